@@ -1,0 +1,39 @@
+# Every target creates/uses the virtual environment in .venv and installs what it needs.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test lint lab bench serve clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+## test: install everything and run lint, types and the whole test suite
+test: $(STAMP)
+	$(BIN)/ruff check explorer tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check explorer tests benchmarks
+	$(BIN)/ruff format --check explorer tests benchmarks
+	$(BIN)/mypy
+
+## serve: run the platform in the foreground (simulated activity on)
+serve: $(STAMP)
+	$(BIN)/explorer serve
+
+## lab: start the platform and JupyterLab on the recipes
+lab: $(STAMP)
+	$(BIN)/explorer lab
+
+## bench: performance goals, each measured side by side in one run, printed as ratios
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,70 @@
+"""Assembles the platform's ASGI app: every resource module's routes, each wrapped by policy.
+
+Mounted paths: ``/api/v1`` (the platform), ``/api/v2/chats/{id}`` (the alias one official
+client uses, reference.md fact 7) and ``/_emulator`` (the control namespace). Errors Starlette
+raises itself (no such path, method not allowed) get the platform's JSON error shape too.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount
+from starlette.routing import Route as StarletteRoute
+
+from explorer.emulator.context import Services
+from explorer.emulator.openapi import describe, extra_schemas
+from explorer.emulator.policy import Route, guard
+from explorer.emulator.resources import chats, control, modules
+from explorer.emulator.responses import ApiError, JSONResponse
+
+log = logging.getLogger("explorer.emulator")
+
+
+def platform_routes() -> list[Route]:
+    """Every route of the platform's API, in matching order."""
+    return [route for module in modules() for route in module.routes]
+
+
+def _mount(routes: list[Route], services: Services) -> list[StarletteRoute]:
+    return [
+        StarletteRoute(r.path, guard(r, services), methods=[r.method], name=f"{r.method} {r.path}")
+        for r in routes
+    ]
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    message = {404: "No such endpoint.", 405: "Method not allowed on this endpoint."}.get(
+        exc.status_code, str(exc.detail)
+    )
+    return ApiError(exc.status_code, message, headers=dict(exc.headers or {})).response()
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return ApiError(500, "Internal error.").response()
+
+
+def build_app(services: Services) -> Starlette:
+    """The ASGI app for one platform instance."""
+    routes = platform_routes()
+    document = describe(routes, extra_schemas(modules()))
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(document)
+
+    api = [*_mount(routes, services), StarletteRoute("/openapi.json", openapi, methods=["GET"])]
+    alias = _mount([r for r in chats.routes if r.path == "/chats/{channel}"], services)
+    return Starlette(
+        routes=[
+            Mount("/api/v1", routes=api),
+            Mount("/api/v2", routes=alias),
+            Mount("/_emulator", routes=_mount(control.routes, services)),
+        ],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+    )

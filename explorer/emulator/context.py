@@ -1,0 +1,143 @@
+"""What a request handler works with: the platform's configuration, services and caller.
+
+``Services`` is built once per running platform; ``Context`` once per request. Handlers take a
+``Context`` and return a JSON-able value or a Starlette response; they never touch policy
+(authentication, CSRF, scopes, rate limits), which runs before them from the route table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
+from starlette.requests import Request
+
+from explorer.emulator.responses import ApiError, bad_request
+from explorer.emulator.shapes import TypeCatalog
+from explorer.emulator.store import Store
+from explorer.emulator.world import iso
+from explorer.ratelimit import Ledger
+
+if TYPE_CHECKING:
+    from explorer.emulator.chathub import ChatHub
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Settings of one platform instance (see ``explorer serve --help``)."""
+
+    seed: int = 0
+    channels: int = 5000
+    rate_limits: bool = True
+    buckets: dict[str, tuple[int, float]] = field(default_factory=dict)
+    session_ttl: float = 30 * 86400.0
+    authkey_ttl: float = 300.0
+    access_token_ttl: float = 6 * 3600.0
+    implicit_token_ttl: float = 365 * 86400.0
+    refresh_token_ttl: float = 90 * 86400.0
+    jwt_ttl: float = 3600.0
+    max_body: int = 1024 * 1024
+    max_upload: int = 2 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Services:
+    """Long-lived parts shared by every request of one platform."""
+
+    config: Config
+    store: Store
+    secret: bytes
+    ledger: Ledger
+    types: TypeCatalog
+    clock: Callable[[], float] = time.time
+    chat: ChatHub | None = None
+    #: Mail the platform "sent" (confirmation codes), readable at ``/_emulator/mail``.
+    mailbox: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who sent a request, and with which credential."""
+
+    user_id: int
+    kind: Literal["session", "bearer", "jwt"]
+    scopes: frozenset[str]
+    session_id: int | None = None
+
+
+@dataclass(slots=True)
+class Context:
+    """One request as a handler sees it."""
+
+    request: Request
+    services: Services
+    caller: Caller | None
+
+    @property
+    def store(self) -> Store:
+        """The platform's store."""
+        return self.services.store
+
+    @property
+    def now(self) -> float:
+        """The platform's clock, in epoch seconds."""
+        return self.services.clock()
+
+    def iso_now(self) -> str:
+        """The platform clock as an ISO-8601 timestamp."""
+        return iso(datetime.fromtimestamp(self.now, UTC))
+
+    @property
+    def params(self) -> Any:
+        """The query parameters."""
+        return self.request.query_params
+
+    def user_id(self) -> int:
+        """The signed-in caller's user id (the route table guarantees one where required)."""
+        if self.caller is None:
+            raise ApiError(401, "You must be signed in to do this.")
+        return self.caller.user_id
+
+    def path_int(self, name: str) -> int:
+        """A numeric path parameter, or 400 naming it."""
+        raw = self.request.path_params[name]
+        if not raw.isdigit() or len(raw) > 18:
+            raise bad_request(f"{name} must be a positive integer.", name)
+        return int(raw)
+
+    async def body(self, limit: int | None = None) -> bytes:
+        """The request body, refused with 413 past ``limit`` bytes (streamed, never buffered
+        whole first)."""
+        cap = limit if limit is not None else self.services.config.max_body
+        declared = self.request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > cap:
+            raise ApiError(413, f"Request body is larger than {cap} bytes.")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in self.request.stream():
+            size += len(chunk)
+            if size > cap:
+                raise ApiError(413, f"Request body is larger than {cap} bytes.")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def json(self) -> Any:
+        """The request body parsed as JSON (400 when malformed, 413 when too large)."""
+        raw = await self.body()
+        if not raw:
+            raise bad_request("A JSON body is required.", "body", "required")
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise bad_request(f"Malformed JSON: {exc.msg}.", "body", "json") from None
+
+    async def json_object(self) -> dict[str, Any]:
+        """The request body as a JSON object (400 for any other JSON value)."""
+        value = await self.json()
+        if not isinstance(value, dict):
+            raise bad_request("The body must be a JSON object.", "body", "object")
+        return value

@@ -1,0 +1,248 @@
+"""The OpenAPI 3 description of the platform, generated from the route table.
+
+Paths, methods, parameters, request bodies, success responses and error statuses all come from
+the same ``Route`` entries the server runs, so the description cannot drift from what is
+served. Shapes of the records live in ``SCHEMAS`` below (reference.md, plus our documented
+choices where it is silent).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Any
+
+from explorer.emulator.policy import Route
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_BOOL = {"type": "boolean"}
+_TIME = {"type": "string", "format": "date-time"}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "nullable": True}
+
+
+USER_PROPERTIES: dict[str, Any] = {
+    "id": _INT,
+    "username": _STR,
+    "level": _INT,
+    "experience": _INT,
+    "sparks": _INT,
+    "avatarUrl": _nullable(_STR),
+    "bio": _nullable(_STR),
+    "social": {"type": "object"},
+    "primaryTeam": _nullable(_INT),
+    "verified": _BOOL,
+    "createdAt": _TIME,
+    "updatedAt": _TIME,
+    "deletedAt": _nullable(_TIME),
+}
+TYPE_PROPERTIES: dict[str, Any] = {
+    "id": _INT,
+    "name": _STR,
+    "parent": _STR,
+    "description": _nullable(_STR),
+    "source": _STR,
+    "viewersCurrent": _INT,
+    "coverUrl": _nullable(_STR),
+    "backgroundUrl": _nullable(_STR),
+    "online": _INT,
+    "availableAt": _nullable(_TIME),
+}
+CHANNEL_PROPERTIES: dict[str, Any] = {
+    "id": _INT,
+    "userId": _INT,
+    "token": _STR,
+    "name": _STR,
+    **{
+        k: _BOOL
+        for k in (
+            "online",
+            "featured",
+            "partnered",
+            "suspended",
+            "interactive",
+            "hasVod",
+            "vodsEnabled",
+            "hasTranscodes",
+        )
+    },
+    "featureLevel": _INT,
+    "ftl": _INT,
+    "audience": {"type": "string", "enum": ["family", "teen", "18+"]},
+    "viewersTotal": _INT,
+    "viewersCurrent": _INT,
+    "numFollowers": _INT,
+    "description": _nullable(_STR),
+    "typeId": _nullable(_INT),
+    "languageId": _nullable(_STR),
+    **{
+        k: _nullable(_INT)
+        for k in (
+            "interactiveGameId",
+            "transcodingProfileId",
+            "coverId",
+            "thumbnailId",
+            "badgeId",
+            "hosteeId",
+        )
+    },
+    "bannerUrl": _nullable(_STR),
+    "costreamId": _nullable(_STR),
+    "createdAt": _TIME,
+    "updatedAt": _TIME,
+    "deletedAt": _nullable(_TIME),
+    "type": _nullable({"$ref": "#/components/schemas/Type"}),
+    "user": {"$ref": "#/components/schemas/User"},
+    "streamKey": _STR,
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "required": ["statusCode", "error"],
+        "properties": {
+            "statusCode": _INT,
+            "error": _STR,
+            "message": _STR,
+            "details": {"type": "array", "items": {"type": "object"}},
+        },
+    },
+    "User": {"type": "object", "required": list(USER_PROPERTIES), "properties": USER_PROPERTIES},
+    "CurrentUser": {
+        "type": "object",
+        "required": ["id", "username", "groups"],
+        "properties": {
+            **USER_PROPERTIES,
+            "channel": {"type": "object"},
+            "email": _STR,
+            "groups": {"type": "array", "items": {"type": "object"}},
+            "preferences": {"type": "object"},
+        },
+    },
+    "Type": {"type": "object", "required": list(TYPE_PROPERTIES), "properties": TYPE_PROPERTIES},
+    "Channel": {"type": "object", "required": ["id"], "properties": CHANNEL_PROPERTIES},
+    "ChatDetails": {
+        "type": "object",
+        "required": ["endpoints", "permissions"],
+        "properties": {
+            "authkey": _STR,
+            "endpoints": {"type": "array", "items": _STR},
+            "permissions": {"type": "array", "items": _STR},
+        },
+    },
+    "Registration": {
+        "type": "object",
+        "required": ["username", "password", "email"],
+        "properties": {"username": _STR, "password": _STR, "email": _STR},
+    },
+    "Login": {
+        "type": "object",
+        "required": ["username", "password"],
+        "properties": {"username": _STR, "password": _STR},
+    },
+    "OAuthClient": {
+        "type": "object",
+        "required": ["id", "name", "redirectUris"],
+        "properties": {
+            "id": _STR,
+            "name": _STR,
+            "website": _nullable(_STR),
+            "ownerId": _nullable(_INT),
+            "confidential": _BOOL,
+            "redirectUris": {"type": "array", "items": _STR},
+            "createdAt": _TIME,
+            "secret": _STR,
+        },
+    },
+    "TokenResponse": {
+        "type": "object",
+        "required": ["access_token", "token_type", "expires_in"],
+        "properties": {
+            "access_token": _STR,
+            "token_type": _STR,
+            "expires_in": _INT,
+            "refresh_token": _STR,
+            "scope": _STR,
+        },
+    },
+}
+
+_PATH_PARAM = re.compile(r"{(\w+)}")
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "summary": route.summary,
+        "operationId": f"{route.method.lower()}{re.sub(r'[^A-Za-z0-9]+', '_', route.path)}",
+        "x-bucket": route.bucket,
+        "parameters": [
+            {"name": name, "in": "path", "required": True, "schema": _STR}
+            for name in _PATH_PARAM.findall(route.path)
+        ]
+        + [
+            {
+                "name": p.name,
+                "in": "query",
+                "required": p.required,
+                "schema": p.schema,
+                "description": p.description,
+            }
+            for p in route.params
+        ],
+    }
+    if route.auth != "none":
+        op["security"] = [{"session": []}, {"bearer": list(route.scopes)}, {"jwt": []}]
+        if route.auth == "optional":
+            op["security"].append({})
+    if route.body is not None:
+        media = route.body.get("content", "application/json")
+        schema = {"type": "object"} if "content" in route.body else route.body
+        op["requestBody"] = {"required": True, "content": {media: {"schema": schema}}}
+    success: dict[str, Any] = {"description": "OK"}
+    if route.response is not None:
+        success["content"] = {route.content_type: {"schema": route.response}}
+    responses: dict[str, Any] = {str(route.status): success}
+    error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    for status in (*route.errors, 429):
+        responses[str(status)] = {"description": "Error", **error}
+    op["responses"] = responses
+    return op
+
+
+def extra_schemas(modules: Iterable[ModuleType]) -> dict[str, Any]:
+    """The component schemas that resource modules declare in ``SCHEMAS``."""
+    found: dict[str, Any] = {}
+    for module in modules:
+        found.update(getattr(module, "SCHEMAS", {}))
+    return found
+
+
+def describe(
+    routes: Iterable[Route], schemas: dict[str, Any] | None = None, base_path: str = "/api/v1"
+) -> dict[str, Any]:
+    """The OpenAPI document for ``routes`` mounted under ``base_path``."""
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "explorer platform",
+            "version": "1.0.0",
+            "description": "The streaming platform of platform.md, emulated.",
+        },
+        "servers": [{"url": base_path}],
+        "paths": paths,
+        "components": {
+            "schemas": {**SCHEMAS, **(schemas or {})},
+            "securitySchemes": {
+                "session": {"type": "apiKey", "in": "cookie", "name": "explorer_session"},
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "jwt": {"type": "apiKey", "in": "header", "name": "Authorization"},
+            },
+        },
+    }

@@ -1,0 +1,240 @@
+"""Who may call what, how often: the route table's rules, applied before every handler.
+
+Each route declares its method, path, bucket, whether it needs a signed-in caller, and the
+OAuth scopes a bearer token must carry. :func:`guard` wraps a handler with exactly those rules,
+in this order:
+
+1. identify the caller: ``Authorization: Bearer`` (OAuth token), ``Authorization: JWT``, or
+   the session cookie; CSRF applies only to the cookie (reference.md fact 9);
+2. a route that relies on the cookie with a missing/invalid ``X-CSRF-Token`` answers 461 with
+   the session's token in the header, so the retry succeeds;
+3. signed-in and scope checks (401 / 403);
+4. the rate-limit buckets (the route's own, ``global``, and any extra such as
+   ``user-login-failed``) counted per identity: the user when signed in, else the address;
+5. the handler; then the buckets are charged by the response status (``counts_status``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from explorer.emulator import credentials
+from explorer.emulator.context import Caller, Context, Services
+from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
+from explorer.query import QueryError
+from explorer.ratelimit import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER, counts_status
+
+SESSION_COOKIE = "explorer_session"
+
+CHAT_SCOPES: tuple[str, ...] = (
+    "chat:connect",
+    "chat:chat",
+    "chat:whisper",
+    "chat:poll_vote",
+    "chat:poll_start",
+    "chat:timeout",
+    "chat:purge",
+    "chat:remove_message",
+    "chat:clear_messages",
+    "chat:giveaway_start",
+)
+REST_SCOPES: tuple[str, ...] = (
+    "user:details:self",
+    "user:update:self",
+    "channel:details:self",
+    "channel:update:self",
+    "channel:follow:self",
+    "channel:streamKey:self",
+    "channel:analytics:self",
+    "interactive:manage:self",
+    "invoice:view:self",
+    "notification:view:self",
+)
+#: Every scope a token may carry; a cookie session holds them all.
+SCOPES: frozenset[str] = frozenset(CHAT_SCOPES + REST_SCOPES)
+
+Auth = Literal["none", "optional", "user"]
+Handler = Callable[[Context], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A documented query parameter (for the OpenAPI description)."""
+
+    name: str
+    schema: dict[str, Any]
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One endpoint: what it does and the rules that guard it."""
+
+    method: str
+    path: str
+    handler: Handler
+    bucket: str
+    auth: Auth = "none"
+    scopes: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
+    summary: str = ""
+    params: tuple[Param, ...] = ()
+    body: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
+    status: int = 200
+    content_type: str = "application/json"
+    errors: tuple[int, ...] = field(default=())
+
+
+def identify(request: Request, services: Services) -> tuple[Caller | None, bool, int | None]:
+    """Find the caller of ``request``.
+
+    Returns ``(caller, csrf_ok, session_id)``: a cookie caller comes back with ``csrf_ok``
+    False when its token is missing or wrong. A bad bearer/JWT raises 401.
+    """
+    store, now = services.store, services.clock()
+    header = request.headers.get("authorization")
+    if header:
+        scheme, _, value = header.partition(" ")
+        scheme, value = scheme.lower(), value.strip()
+        if scheme == "bearer":
+            row = store.one(
+                "SELECT userId, scopes, expiresAt, revoked FROM oauth_tokens "
+                "WHERE token_hash = ? AND kind = 'access'",
+                (credentials.digest(value),),
+            )
+            if row is None or row[3] or row[2] < now:
+                raise ApiError(401, "Invalid or expired access token.")
+            return Caller(row[0], "bearer", frozenset(row[1].split())), True, None
+        if scheme == "jwt":
+            claims = credentials.jwt_decode(services.secret, value)
+            if claims is None or not isinstance(claims.get("exp"), int | float):
+                raise ApiError(401, "Invalid JWT.")
+            if claims["exp"] < now:
+                raise ApiError(401, "Expired JWT.")
+            return (
+                Caller(int(claims["sub"]), "jwt", frozenset(claims.get("scopes", ()))),
+                True,
+                None,
+            )
+        raise ApiError(401, "Unsupported Authorization scheme.")
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if not cookie:
+        return None, True, None
+    row = store.one(
+        "SELECT id, userId, expiresAt FROM sessions WHERE token_hash = ?",
+        (credentials.digest(cookie),),
+    )
+    if row is None or row[2] < now:
+        return None, True, None
+    session_id, user_id = row[0], row[1]
+    expected = credentials.csrf_token(services.secret, session_id)
+    sent = request.headers.get(CSRF_HEADER, "")
+    csrf_ok = credentials.same(sent, expected)
+    return Caller(user_id, "session", SCOPES, session_id), csrf_ok, session_id
+
+
+def _rate_headers(services: Services, bucket: str, identity: str, now: float) -> dict[str, str]:
+    window = services.ledger.window(bucket, identity)
+    remaining = window.remaining(now)
+    return {
+        LIMIT_HEADER: str(window.bucket.count),
+        REMAINING_HEADER: str(remaining),
+        RESET_HEADER: str(int(window.resets_at * 1000)),
+    }
+
+
+def _render(route: Route, result: Any) -> Response:
+    if isinstance(result, Response):
+        return result
+    if result is None:
+        return Response(status_code=204 if route.status == 200 else route.status)
+    return JSONResponse(result, status_code=route.status)
+
+
+def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
+    """The Starlette endpoint for ``route``: the rules above, then the handler."""
+    buckets = (route.bucket, "global", *route.also)
+
+    async def endpoint(request: Request) -> Response:
+        now = services.clock()
+        csrf_session: int | None = None
+        try:
+            caller, csrf_ok, session_id = identify(request, services)
+            if caller is not None and not csrf_ok:
+                # Only routes that rely on the caller need the cookie's CSRF token.
+                if route.auth == "none":
+                    caller = None
+                else:
+                    csrf_session = session_id
+            identity = f"user:{caller.user_id}" if caller else f"addr:{_address(request)}"
+        except ApiError as refused:
+            identity = f"addr:{_address(request)}"
+            return _finish(services, buckets, identity, now, refused.response())
+        if csrf_session is not None:
+            token = credentials.csrf_token(services.secret, csrf_session)
+            csrf = ApiError(461, "Invalid or missing CSRF header", headers={CSRF_HEADER: token})
+            return _finish(services, buckets, identity, now, csrf.response())
+        try:
+            if route.auth == "user" and caller is None:
+                raise ApiError(401, "You must be signed in to do this.")
+            if caller is not None and route.scopes:
+                missing = [s for s in route.scopes if s not in caller.scopes]
+                if missing:
+                    raise ApiError(403, f"Missing scope {missing[0]}.")
+            if services.config.rate_limits:
+                for name in buckets:
+                    if not services.ledger.window(name, identity).allows(now):
+                        error = ApiError(429, "Too Many Requests")
+                        error.headers.update(_rate_headers(services, name, identity, now))
+                        return _finish(
+                            services,
+                            ("global",),
+                            identity,
+                            now,
+                            error.response(),
+                            header_bucket=None,
+                        )
+            response = _render(route, await route.handler(Context(request, services, caller)))
+        except ApiError as error:
+            response = error.response()
+        except QueryError as error:
+            response = ApiError(
+                400,
+                error.message,
+                details=[{"path": error.path, "type": "query", "message": error.message}],
+            ).response()
+        if caller is not None and caller.kind == "session" and caller.session_id is not None:
+            response.headers[CSRF_HEADER] = credentials.csrf_token(
+                services.secret, caller.session_id
+            )
+        return _finish(services, buckets, identity, now, response)
+
+    return endpoint
+
+
+def _finish(
+    services: Services,
+    buckets: tuple[str, ...],
+    identity: str,
+    now: float,
+    response: Response,
+    header_bucket: str | None = "",
+) -> Response:
+    """Charge the buckets this response counts in and describe the route's bucket."""
+    for name in buckets:
+        if counts_status(name, response.status_code):
+            services.ledger.window(name, identity).charge(now)
+    if header_bucket is not None:
+        response.headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
+    return response
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"

@@ -1,0 +1,197 @@
+"""Channels: the ranking list, one channel by id or token, and its details.
+
+``GET /channels`` turns the shared list-query grammar (``explorer.query``) into one SQL
+statement over indexed columns. The order always ends with ``id`` so successive pages are
+successive slices of one stable ordering; suspended channels never appear in listings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Param, Route
+from explorer.emulator.responses import JSONResponse, not_found
+from explorer.emulator.shapes import (
+    CHANNEL_FIELDS,
+    CHANNEL_FROM,
+    CHANNEL_SELECT,
+    find_channel,
+    render_channel,
+)
+from explorer.query import Condition, FieldKind, ListQuery, parse_fields, parse_list_query
+
+FILTERABLE: dict[str, FieldKind] = {
+    "id": "int",
+    "userId": "int",
+    "token": "str",
+    "name": "str",
+    "online": "bool",
+    "featured": "bool",
+    "partnered": "bool",
+    "interactive": "bool",
+    "hasVod": "bool",
+    "vodsEnabled": "bool",
+    "hasTranscodes": "bool",
+    "featureLevel": "int",
+    "ftl": "int",
+    "audience": "str",
+    "viewersTotal": "int",
+    "viewersCurrent": "int",
+    "numFollowers": "int",
+    "typeId": "int",
+    "languageId": "str",
+    "createdAt": "time",
+    "updatedAt": "time",
+}
+PROJECTABLE: tuple[str, ...] = (*CHANNEL_FIELDS, "type", "user")
+_SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+_SCOPE_COLUMNS = {
+    "names": ("c.token",),
+    "titles": ("c.name",),
+    "types": ("t.name",),
+    "all": ("c.token", "c.name", "t.name"),
+}
+
+
+def _condition_sql(cond: Condition, args: list[Any]) -> str:
+    column = f"c.{cond.field}"
+    if cond.op == "in":
+        args.extend(cond.value)
+        return f"{column} IN ({', '.join('?' * len(cond.value))})"
+    args.append(int(cond.value) if isinstance(cond.value, bool) else cond.value)
+    return f"{column} {_SQL_OPS[cond.op]} ?"
+
+
+def build_list_sql(query: ListQuery) -> tuple[str, str, list[Any]]:
+    """The FROM+WHERE clause, the ORDER/LIMIT clause and their arguments for ``query``."""
+    args: list[Any] = []
+    clauses = ["c.suspended = 0"]
+    clauses += [_condition_sql(c, args) for c in query.where]
+    source = CHANNEL_FROM
+    if query.q:
+        pattern = "%" + query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        columns = _SCOPE_COLUMNS[query.scope]
+        if "t.name" in columns:
+            source += " LEFT JOIN types t ON t.id = c.typeId"
+        clauses.append("(" + " OR ".join(f"{col} LIKE ? ESCAPE '\\'" for col in columns) + ")")
+        args.extend([pattern] * len(columns))
+    where = f"FROM {source} WHERE {' AND '.join(clauses)}"
+    order = [f"c.{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
+    if not any(o.field == "id" for o in query.order):
+        order.append("c.id ASC")
+    tail = f"ORDER BY {', '.join(order)} LIMIT ? OFFSET ?"
+    return where, tail, args
+
+
+def _project(item: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+    return item if fields is None else {f: item[f] for f in fields}
+
+
+async def list_channels(ctx: Context) -> Response:
+    """GET /channels: one page of the filtered, ordered channel list."""
+    query = parse_list_query(ctx.params, FILTERABLE, PROJECTABLE)
+    where, tail, args = build_list_sql(query)
+    rows = ctx.store.all(
+        f"SELECT {CHANNEL_SELECT} {where} {tail}", [*args, query.limit, query.page * query.limit]
+    )
+    types = ctx.services.types.all()
+    body = [_project(render_channel(row, types), query.fields) for row in rows]
+    headers = {}
+    if query.count:
+        headers["X-Total-Count"] = str(ctx.store.scalar(f"SELECT COUNT(*) {where}", args))
+    return JSONResponse(body, headers=headers)
+
+
+def channel_or_404(ctx: Context, key: str = "channel") -> tuple[Any, ...]:
+    """The row of the channel named by path parameter ``key`` (id or token), else 404."""
+    row = find_channel(ctx.store, ctx.request.path_params[key])
+    if row is None or (row[CHANNEL_FIELDS.index("suspended")] and not _owns(ctx, row)):
+        raise not_found("Channel")
+    return row
+
+
+def _owns(ctx: Context, row: tuple[Any, ...]) -> bool:
+    return ctx.caller is not None and ctx.caller.user_id == row[CHANNEL_FIELDS.index("userId")]
+
+
+async def get_channel(ctx: Context) -> dict[str, Any]:
+    """GET /channels/{idOrToken}: one channel (the owner also sees ``streamKey``)."""
+    row = channel_or_404(ctx)
+    fields = ctx.params.get("fields")
+    projection = parse_fields(fields, PROJECTABLE) if fields is not None else None
+    owner = (
+        _owns(ctx, row)
+        and ctx.caller is not None
+        and ("channel:streamKey:self" in ctx.caller.scopes)
+    )
+    item = render_channel(row, ctx.services.types.all(), owner_view=owner)
+    if projection is not None and owner:
+        projection = (*projection, "streamKey")
+    return _project(item, projection)
+
+
+async def channel_details(ctx: Context) -> dict[str, Any]:
+    """GET /channels/{idOrToken}/details: the channel plus its media resources."""
+    row = channel_or_404(ctx)
+    item = render_channel(row, ctx.services.types.all(), owner_view=_owns(ctx, row))
+    for name in ("thumbnail", "cover", "badge"):
+        resource_id = item[f"{name}Id"]
+        item[name] = (
+            None
+            if resource_id is None
+            else {
+                "id": resource_id,
+                "url": f"/api/v1/resources/{resource_id}",
+            }
+        )
+    return item
+
+
+_LIST_PARAMS = (
+    Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+    Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (default 50)"),
+    Param("fields", {"type": "string"}, "comma-separated projection"),
+    Param("order", {"type": "string"}, "comma-separated field:asc|desc"),
+    Param("where", {"type": "string"}, "comma-separated field:op:value (AND)"),
+    Param("q", {"type": "string"}, "free-text search"),
+    Param("scope", {"type": "string", "enum": ["names", "titles", "types", "all"]}),
+    Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),
+)
+_CHANNEL = {"$ref": "#/components/schemas/Channel"}
+
+routes = [
+    Route(
+        "GET",
+        "/channels",
+        list_channels,
+        "channel-read",
+        summary="List channels",
+        params=_LIST_PARAMS,
+        response={"type": "array", "items": _CHANNEL},
+        errors=(400,),
+    ),
+    Route(
+        "GET",
+        "/channels/{channel}",
+        get_channel,
+        "channel-read",
+        auth="optional",
+        summary="One channel by id or token",
+        params=(_LIST_PARAMS[2],),
+        response=_CHANNEL,
+        errors=(400, 404),
+    ),
+    Route(
+        "GET",
+        "/channels/{channel}/details",
+        channel_details,
+        "channel-read",
+        auth="optional",
+        summary="A channel with its media resources",
+        response=_CHANNEL,
+        errors=(404,),
+    ),
+]

@@ -1,0 +1,440 @@
+"""OAuth 2.0: client registration, the implicit and authorization-code grants, refresh with
+rotating single-use refresh tokens, and revocation.
+
+Tokens are stored as digests. Every token descends from one grant, its *family*: presenting a
+refresh token a second time (a sign it was stolen) revokes the whole family at once. Only a
+cookie session may authorize a grant, so a token can never mint a broader one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import orjson
+from starlette.responses import RedirectResponse, Response
+
+from explorer.emulator import credentials
+from explorer.emulator.context import Context, Services
+from explorer.emulator.policy import SCOPES, Param, Route
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.store import Store, dumps
+
+BUILTIN_CLIENT = "explorer-toolkit"
+BUILTIN_REDIRECTS = ("http://127.0.0.1/oauth/callback", "http://localhost/oauth/callback")
+CODE_TTL = 600.0
+
+
+def ensure_builtin_client(store: Store, created_at: str) -> None:
+    """Register the toolkit's public client once per database."""
+    if store.one("SELECT 1 FROM oauth_clients WHERE id = ?", (BUILTIN_CLIENT,)) is None:
+        with store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO oauth_clients (id, secret_hash, name, website, ownerId, "
+                "redirectUris, createdAt) VALUES (?, NULL, ?, NULL, NULL, ?, ?)",
+                (BUILTIN_CLIENT, "explorer toolkit", dumps(list(BUILTIN_REDIRECTS)), created_at),
+            )
+
+
+class OAuthError(ApiError):
+    """An RFC 6749 error from the token endpoint: ``error`` is the OAuth error code."""
+
+    def __init__(self, code: str, description: str, status: int = 400) -> None:
+        super().__init__(status, description)
+        self.code = code
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "statusCode": self.status,
+            "error": self.code,
+            "message": self.message,
+            "error_description": self.message,
+        }
+
+
+def _client(store: Store, client_id: str) -> tuple[Any, ...]:
+    row = store.one(
+        "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
+        "FROM oauth_clients WHERE id = ?",
+        (client_id,),
+    )
+    if row is None:
+        raise OAuthError("invalid_client", "Unknown client_id.", 401)
+    return row
+
+
+def _client_body(row: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        "id": row[0],
+        "name": row[2],
+        "website": row[3],
+        "ownerId": row[4],
+        "redirectUris": orjson.loads(row[5]),
+        "confidential": row[1] is not None,
+        "createdAt": row[6],
+    }
+
+
+def _scopes(raw: str) -> list[str]:
+    scopes = sorted(set(raw.replace(",", " ").split()))
+    unknown = [s for s in scopes if s not in SCOPES]
+    if unknown:
+        raise OAuthError("invalid_scope", f"Unknown scope {unknown[0]}.")
+    if not scopes:
+        raise OAuthError("invalid_scope", "Ask for at least one scope.")
+    return scopes
+
+
+def mint_tokens(
+    services: Services,
+    user_id: int,
+    client_id: str,
+    scopes: list[str],
+    family: str,
+    access_ttl: float,
+    refresh: bool,
+) -> dict[str, Any]:
+    """Store a new access token (and refresh token) in ``family``; the token response body."""
+    now = services.clock()
+    access = credentials.new_token()
+    body: dict[str, Any] = {
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": int(access_ttl),
+        "scope": " ".join(scopes),
+    }
+    rows = [(credentials.digest(access), "access", now + access_ttl)]
+    if refresh:
+        body["refresh_token"] = credentials.new_token()
+        rows.append(
+            (
+                credentials.digest(body["refresh_token"]),
+                "refresh",
+                now + services.config.refresh_token_ttl,
+            )
+        )
+    with services.store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO oauth_tokens (token_hash, kind, userId, clientId, scopes, family, "
+            "expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(h, kind, user_id, client_id, " ".join(scopes), family, exp) for h, kind, exp in rows],
+        )
+    return body
+
+
+async def register_client(ctx: Context) -> Response:
+    """POST /oauth/clients: register an OAuth client (a confidential one gets a secret once)."""
+    body = await ctx.json_object()
+    name, uris = body.get("name"), body.get("redirectUris")
+    if not isinstance(name, str) or not 1 <= len(name) <= 100:
+        raise bad_request("name must be a string of 1-100 characters.", "name")
+    if (
+        not isinstance(uris, list)
+        or not 1 <= len(uris) <= 10
+        or not all(
+            isinstance(u, str) and u.startswith(("http://", "https://")) and len(u) < 500
+            for u in uris
+        )
+    ):
+        raise bad_request("redirectUris must list 1-10 http(s) addresses.", "redirectUris")
+    website = body.get("website")
+    if website is not None and not isinstance(website, str):
+        raise bad_request("website must be a string.", "website")
+    confidential = bool(body.get("confidential", False))
+    client_id = credentials.new_token(12)
+    secret = credentials.new_token() if confidential else None
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO oauth_clients (id, secret_hash, name, website, ownerId, redirectUris, "
+            "createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                client_id,
+                credentials.digest(secret) if secret else None,
+                name,
+                website,
+                ctx.user_id(),
+                dumps(uris),
+                ctx.iso_now(),
+            ),
+        )
+    result = _client_body(_client(ctx.store, client_id))
+    if secret:
+        result["secret"] = secret
+    return JSONResponse(result, status_code=201)
+
+
+async def list_clients(ctx: Context) -> list[dict[str, Any]]:
+    """GET /oauth/clients: the caller's own clients."""
+    rows = ctx.store.all(
+        "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
+        "FROM oauth_clients WHERE ownerId = ? ORDER BY createdAt, id",
+        (ctx.user_id(),),
+    )
+    return [_client_body(r) for r in rows]
+
+
+async def get_client(ctx: Context) -> dict[str, Any]:
+    """GET /oauth/clients/{id}: a client's public description."""
+    row = ctx.store.one(
+        "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
+        "FROM oauth_clients WHERE id = ?",
+        (ctx.request.path_params["client"],),
+    )
+    if row is None:
+        raise not_found("Client")
+    return _client_body(row)
+
+
+async def delete_client(ctx: Context) -> None:
+    """DELETE /oauth/clients/{id}: remove one's own client and revoke its tokens."""
+    client_id = ctx.request.path_params["client"]
+    owner = ctx.store.scalar("SELECT ownerId FROM oauth_clients WHERE id = ?", (client_id,))
+    if owner is None:
+        raise not_found("Client")
+    if owner != ctx.user_id():
+        raise ApiError(403, "You can only delete your own clients.")
+    with ctx.store.transaction() as conn:
+        conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE clientId = ?", (client_id,))
+        conn.execute("DELETE FROM oauth_clients WHERE id = ?", (client_id,))
+
+
+async def authorize(ctx: Context) -> Response:
+    """GET /oauth/authorize: a signed-in user grants a client a token (implicit) or a code."""
+    caller = ctx.caller
+    if caller is None or caller.kind != "session":
+        raise ApiError(403, "Authorize with a signed-in session, not a token.")
+    params = ctx.params
+    client = _client(ctx.store, params.get("client_id", ""))
+    redirect = params.get("redirect_uri") or orjson.loads(client[5])[0]
+    if redirect not in orjson.loads(client[5]):
+        raise bad_request("redirect_uri is not registered for this client.", "redirect_uri")
+    state = params.get("state")
+    response_type = params.get("response_type")
+
+    def bounce(values: dict[str, Any], fragment: bool) -> Response:
+        if state is not None:
+            values["state"] = state
+        sep = "#" if fragment else ("&" if "?" in redirect else "?")
+        return RedirectResponse(f"{redirect}{sep}{urlencode(values)}", status_code=302)
+
+    if response_type not in ("token", "code"):
+        return bounce({"error": "unsupported_response_type"}, fragment=False)
+    try:
+        scopes = _scopes(params.get("scope", ""))
+    except OAuthError as error:
+        return bounce(
+            {"error": error.code, "error_description": error.message},
+            fragment=response_type == "token",
+        )
+    family = credentials.new_token(8)
+    if response_type == "token":
+        body = mint_tokens(
+            ctx.services,
+            caller.user_id,
+            client[0],
+            scopes,
+            family,
+            ctx.services.config.implicit_token_ttl,
+            refresh=False,
+        )
+        return bounce(body, fragment=True)
+    code = credentials.new_token(16)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO oauth_codes (code_hash, clientId, userId, scopes, redirectUri, "
+            "expiresAt) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                credentials.digest(code),
+                client[0],
+                caller.user_id,
+                " ".join(scopes),
+                redirect,
+                ctx.now + CODE_TTL,
+            ),
+        )
+    return bounce({"code": code}, fragment=False)
+
+
+def _check_client_secret(client: tuple[Any, ...], form: dict[str, str]) -> None:
+    if client[1] is not None and not credentials.same(
+        credentials.digest(form.get("client_secret", "")), client[1]
+    ):
+        raise OAuthError("invalid_client", "client_secret is wrong or missing.", 401)
+
+
+def _revoke_family(store: Store, family: str) -> None:
+    with store.transaction() as conn:
+        conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE family = ?", (family,))
+
+
+async def _form(ctx: Context) -> dict[str, str]:
+    raw = await ctx.body()
+    try:
+        return dict(parse_qsl(raw.decode(), keep_blank_values=True, strict_parsing=False))
+    except UnicodeDecodeError:
+        raise OAuthError("invalid_request", "The body must be form-encoded text.") from None
+
+
+async def token(ctx: Context) -> dict[str, Any]:
+    """POST /oauth/token (form-encoded): exchange a code, or rotate a refresh token."""
+    form = await _form(ctx)
+    grant = form.get("grant_type")
+    client = _client(ctx.store, form.get("client_id", ""))
+    _check_client_secret(client, form)
+    services, now = ctx.services, ctx.now
+    if grant == "authorization_code":
+        row = ctx.store.one(
+            "SELECT clientId, userId, scopes, redirectUri, expiresAt, used FROM oauth_codes "
+            "WHERE code_hash = ?",
+            (credentials.digest(form.get("code", "")),),
+        )
+        if row is None or row[0] != client[0] or row[4] < now:
+            raise OAuthError("invalid_grant", "The code is unknown, expired or for another client.")
+        if row[3] != form.get("redirect_uri", row[3]):
+            raise OAuthError("invalid_grant", "redirect_uri does not match the authorization.")
+        family = f"code:{credentials.digest(form['code'])[:16]}"
+        if row[5]:
+            _revoke_family(ctx.store, family)
+            raise OAuthError("invalid_grant", "The code was already used; its tokens are revoked.")
+        with ctx.store.transaction() as conn:
+            conn.execute(
+                "UPDATE oauth_codes SET used = 1 WHERE code_hash = ?",
+                (credentials.digest(form["code"]),),
+            )
+            return mint_tokens(
+                services,
+                row[1],
+                client[0],
+                row[2].split(),
+                family,
+                services.config.access_token_ttl,
+                refresh=True,
+            )
+    if grant == "refresh_token":
+        digest = credentials.digest(form.get("refresh_token", ""))
+        row = ctx.store.one(
+            "SELECT userId, clientId, scopes, family, expiresAt, revoked, used FROM oauth_tokens "
+            "WHERE token_hash = ? AND kind = 'refresh'",
+            (digest,),
+        )
+        if row is None or row[1] != client[0] or row[4] < now or row[5]:
+            raise OAuthError("invalid_grant", "The refresh token is unknown, expired or revoked.")
+        if row[6]:
+            _revoke_family(ctx.store, row[3])
+            raise OAuthError(
+                "invalid_grant", "Refresh token reused: every token of this grant is revoked."
+            )
+        with ctx.store.transaction() as conn:
+            conn.execute("UPDATE oauth_tokens SET used = 1 WHERE token_hash = ?", (digest,))
+            conn.execute(
+                "UPDATE oauth_tokens SET revoked = 1 WHERE family = ? AND kind = 'access'",
+                (row[3],),
+            )
+            return mint_tokens(
+                services,
+                row[0],
+                client[0],
+                row[2].split(),
+                row[3],
+                services.config.access_token_ttl,
+                refresh=True,
+            )
+    raise OAuthError(
+        "unsupported_grant_type", "grant_type must be authorization_code or refresh_token."
+    )
+
+
+async def revoke(ctx: Context) -> Response:
+    """POST /oauth/revoke (form-encoded ``token``): revoke a token and its whole family."""
+    form = await _form(ctx)
+    row = ctx.store.one(
+        "SELECT family FROM oauth_tokens WHERE token_hash = ?",
+        (credentials.digest(form.get("token", "")),),
+    )
+    if row is not None:
+        _revoke_family(ctx.store, row[0])
+    return Response(status_code=200)
+
+
+_CLIENT = {"$ref": "#/components/schemas/OAuthClient"}
+_FORM = {"content": "application/x-www-form-urlencoded"}
+
+routes = [
+    Route(
+        "GET",
+        "/oauth/authorize",
+        authorize,
+        "user-write",
+        auth="user",
+        summary="Authorize a client (implicit: response_type=token; or code)",
+        params=tuple(
+            Param(n, {"type": "string"}, required=n in ("client_id", "response_type"))
+            for n in ("response_type", "client_id", "redirect_uri", "scope", "state")
+        ),
+        response=None,
+        status=302,
+        errors=(400, 401, 403, 461),
+    ),
+    Route(
+        "POST",
+        "/oauth/token",
+        token,
+        "user-login",
+        summary="Exchange a code or refresh token (form-encoded)",
+        body=_FORM,
+        response={"$ref": "#/components/schemas/TokenResponse"},
+        errors=(400, 401),
+    ),
+    Route(
+        "POST",
+        "/oauth/revoke",
+        revoke,
+        "user-write",
+        summary="Revoke a token (form-encoded)",
+        body=_FORM,
+        response=None,
+        errors=(400,),
+    ),
+    Route(
+        "POST",
+        "/oauth/clients",
+        register_client,
+        "user-write",
+        auth="user",
+        summary="Register an OAuth client",
+        body={"type": "object"},
+        response=_CLIENT,
+        status=201,
+        errors=(400, 401, 461),
+    ),
+    Route(
+        "GET",
+        "/oauth/clients",
+        list_clients,
+        "user-read",
+        auth="user",
+        summary="The caller's OAuth clients",
+        response={"type": "array", "items": _CLIENT},
+        errors=(401, 461),
+    ),
+    Route(
+        "GET",
+        "/oauth/clients/{client}",
+        get_client,
+        "user-read",
+        summary="One OAuth client",
+        response=_CLIENT,
+        errors=(404,),
+    ),
+    Route(
+        "DELETE",
+        "/oauth/clients/{client}",
+        delete_client,
+        "user-write",
+        auth="user",
+        summary="Delete one's OAuth client",
+        response=None,
+        status=204,
+        errors=(401, 403, 404, 461),
+    ),
+]

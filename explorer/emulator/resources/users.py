@@ -1,0 +1,305 @@
+"""Users and sign-in: registration, confirmation, lookups, and cookie sessions.
+
+Login answers the same 401 message for an unknown user and a wrong password (no account
+enumeration) and is charged to ``user-login-failed`` on failure, which stops brute force after
+8 tries in 15 minutes. Password checks run the slow KDF in a worker thread so chat and other
+requests keep flowing meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from explorer.emulator import credentials
+from explorer.emulator.context import Context
+from explorer.emulator.policy import SESSION_COOKIE, Route
+from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.shapes import (
+    CHANNEL_FROM,
+    CHANNEL_SELECT,
+    USER_FIELDS,
+    render_channel,
+    render_user,
+    user_groups,
+)
+from explorer.emulator.store import dumps
+
+USERNAME = re.compile(r"^[A-Za-z0-9_]{3,20}$")
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}\.[^@\s]{2,}$")
+_USER_SELECT = ", ".join(USER_FIELDS)
+
+
+def user_row(ctx: Context, user_id: int) -> tuple[Any, ...]:
+    """The ``USER_FIELDS`` row of ``user_id``, else 404."""
+    row = ctx.store.one(f"SELECT {_USER_SELECT} FROM users WHERE id = ?", (user_id,))
+    if row is None:
+        raise not_found("User")
+    return row
+
+
+def current_user_body(ctx: Context, user_id: int) -> dict[str, Any]:
+    """The ``GET /users/current`` object: the user plus channel, groups, email, preferences."""
+    user = render_user(user_row(ctx, user_id))
+    email, groups, preferences = ctx.store.one(
+        "SELECT email, groups, preferences FROM users WHERE id = ?", (user_id,)
+    ) or (None, "[]", "{}")
+    channel_row = ctx.store.one(
+        f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.userId = ?", (user_id,)
+    )
+    if channel_row is not None:
+        channel = render_channel(channel_row, ctx.services.types.all())
+        del channel["user"]
+        user["channel"] = channel
+    user["groups"] = user_groups(groups)
+    user["email"] = email
+    user["preferences"] = orjson.loads(preferences)
+    return user
+
+
+def _text(body: dict[str, Any], name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or not value:
+        raise bad_request(f"{name} is required and must be a string.", name, "required")
+    return value
+
+
+async def register(ctx: Context) -> Response:
+    """POST /users: create an account and its channel; the confirm code is mailed (logged)."""
+    body = await ctx.json_object()
+    username, password, email = (
+        _text(body, "username"),
+        _text(body, "password"),
+        _text(body, "email"),
+    )
+    if not USERNAME.match(username):
+        raise bad_request("username must be 3-20 letters, digits or underscores.", "username")
+    if not 8 <= len(password) <= 256:
+        raise bad_request("password must be 8-256 characters.", "password")
+    if not EMAIL.match(email):
+        raise bad_request("email is not a valid address.", "email")
+    password_hash = await asyncio.to_thread(credentials.hash_password, password)
+    now = ctx.iso_now()
+    code = f"{secrets.randbelow(10**6):06d}"
+    store = ctx.store
+    with store.transaction() as conn:
+        if store.one("SELECT 1 FROM users WHERE username = ? COLLATE NOCASE", (username,)):
+            raise ApiError(409, "That username is taken.")
+        cursor = conn.execute(
+            "INSERT INTO users (username, email, password_hash, verified, confirm_code, "
+            "createdAt, updatedAt) VALUES (?, ?, ?, 0, ?, ?, ?)",
+            (username, email, password_hash, code, now, now),
+        )
+        user_id = cursor.lastrowid
+        channel_id = (store.scalar("SELECT MAX(id) FROM channels") or 99_999) + 1
+        conn.execute(
+            "INSERT INTO channels (id, userId, token, name, createdAt, updatedAt, streamKey) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                channel_id,
+                user_id,
+                username,
+                f"{username}'s stream",
+                now,
+                now,
+                f"{channel_id}-{credentials.new_token(16)}",
+            ),
+        )
+        conn.execute(
+            "UPDATE users SET avatarUrl = ? WHERE id = ?",
+            (f"/api/v1/users/{user_id}/avatar", user_id),
+        )
+    assert user_id is not None
+    ctx.services.mailbox.append({"to": email, "userId": user_id, "code": code})
+    return JSONResponse(render_user(user_row(ctx, user_id)), status_code=201)
+
+
+async def confirm(ctx: Context) -> dict[str, Any]:
+    """PUT /users/{id}/confirm: verify the account with the code issued at registration."""
+    user_id = ctx.path_int("user")
+    body = await ctx.json_object()
+    code = _text(body, "code")
+    row = ctx.store.one("SELECT confirm_code, verified FROM users WHERE id = ?", (user_id,))
+    if row is None:
+        raise not_found("User")
+    if row[1]:
+        raise ApiError(409, "This account is already verified.")
+    if not credentials.same(code, row[0] or ""):
+        raise ApiError(403, "That confirmation code is not valid.")
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE users SET verified = 1, confirm_code = NULL, updatedAt = ? WHERE id = ?",
+            (ctx.iso_now(), user_id),
+        )
+    return render_user(user_row(ctx, user_id))
+
+
+async def get_user(ctx: Context) -> dict[str, Any]:
+    """GET /users/{id}: the public User object."""
+    return render_user(user_row(ctx, ctx.path_int("user")))
+
+
+async def get_current(ctx: Context) -> dict[str, Any]:
+    """GET /users/current: the caller, with channel, groups, email and preferences."""
+    return current_user_body(ctx, ctx.user_id())
+
+
+async def login(ctx: Context) -> Response:
+    """POST /users/login: check the password, open a session, hand out the CSRF token."""
+    body = await ctx.json_object()
+    username, password = _text(body, "username"), _text(body, "password")
+    row = ctx.store.one(
+        "SELECT id, password_hash FROM users WHERE username = ? COLLATE NOCASE AND "
+        "deletedAt IS NULL",
+        (username,),
+    )
+    ok = await asyncio.to_thread(credentials.check_password, password, row[1] if row else None)
+    if row is None or not ok:
+        raise ApiError(401, "Invalid username or password.")
+    token = credentials.new_token()
+    now = ctx.now
+    with ctx.store.transaction() as conn:
+        session_id = conn.execute(
+            "INSERT INTO sessions (token_hash, userId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
+            (credentials.digest(token), row[0], now, now + ctx.services.config.session_ttl),
+        ).lastrowid
+    assert session_id is not None
+    response = JSONResponse(current_user_body(ctx, row[0]))
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(ctx.services.config.session_ttl),
+        httponly=True,
+        samesite="lax",
+        path="/",
+    )
+    response.headers[CSRF_HEADER] = credentials.csrf_token(ctx.services.secret, session_id)
+    return response
+
+
+async def logout(ctx: Context) -> Response:
+    """DELETE /users/current/session: end the cookie session (its CSRF token dies with it)."""
+    caller = ctx.caller
+    if caller is None or caller.session_id is None:
+        raise ApiError(400, "This request is not signed in with a session cookie.")
+    with ctx.store.transaction() as conn:
+        conn.execute("DELETE FROM sessions WHERE id = ?", (caller.session_id,))
+    response = Response(status_code=204)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+async def update_user(ctx: Context) -> dict[str, Any]:
+    """PATCH /users/{id}: change one's own bio or social links."""
+    user_id = ctx.path_int("user")
+    if user_id != ctx.user_id():
+        raise ApiError(403, "You can only change your own account.")
+    body = await ctx.json_object()
+    changes: dict[str, Any] = {}
+    if "bio" in body:
+        if body["bio"] is not None and (not isinstance(body["bio"], str) or len(body["bio"]) > 500):
+            raise bad_request("bio must be a string of at most 500 characters or null.", "bio")
+        changes["bio"] = body["bio"]
+    if "social" in body:
+        social = body["social"]
+        if not isinstance(social, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and len(v) < 300 for k, v in social.items()
+        ):
+            raise bad_request("social must map names to link strings.", "social")
+        changes["social"] = dumps(social)
+    if not changes:
+        raise bad_request("Nothing to change: send bio and/or social.", "body")
+    sets = ", ".join(f"{k} = ?" for k in changes)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            f"UPDATE users SET {sets}, updatedAt = ? WHERE id = ?",
+            (*changes.values(), ctx.iso_now(), user_id),
+        )
+    return render_user(user_row(ctx, user_id))
+
+
+_USER = {"$ref": "#/components/schemas/User"}
+_CURRENT = {"$ref": "#/components/schemas/CurrentUser"}
+
+routes = [
+    Route(
+        "POST",
+        "/users",
+        register,
+        "user-register",
+        summary="Register an account",
+        body={"$ref": "#/components/schemas/Registration"},
+        response=_USER,
+        status=201,
+        errors=(400, 409, 413),
+    ),
+    Route(
+        "GET",
+        "/users/current",
+        get_current,
+        "user-read",
+        auth="user",
+        scopes=("user:details:self",),
+        summary="The signed-in user",
+        response=_CURRENT,
+        errors=(401, 403, 461),
+    ),
+    Route(
+        "POST",
+        "/users/login",
+        login,
+        "user-login",
+        also=("user-login-failed",),
+        summary="Sign in with a password (cookie session)",
+        body={"$ref": "#/components/schemas/Login"},
+        response=_CURRENT,
+        errors=(400, 401),
+    ),
+    Route(
+        "DELETE",
+        "/users/current/session",
+        logout,
+        "user-write",
+        auth="user",
+        summary="Sign out (end the cookie session)",
+        response=None,
+        status=204,
+        errors=(400, 401, 461),
+    ),
+    Route(
+        "GET",
+        "/users/{user}",
+        get_user,
+        "user-read",
+        summary="One user",
+        response=_USER,
+        errors=(400, 404),
+    ),
+    Route(
+        "PATCH",
+        "/users/{user}",
+        update_user,
+        "user-write",
+        auth="user",
+        scopes=("user:update:self",),
+        summary="Change one's bio or social links",
+        body={"type": "object"},
+        response=_USER,
+        errors=(400, 401, 403, 461),
+    ),
+    Route(
+        "PUT",
+        "/users/{user}/confirm",
+        confirm,
+        "user-write",
+        summary="Verify an account with its code",
+        body={"type": "object"},
+        response=_USER,
+        errors=(400, 403, 404, 409),
+    ),
+]

@@ -1,0 +1,116 @@
+"""Chat roles of a user in a channel, and the chat permissions those roles grant.
+
+One place answers "what may this user do in this channel", for the REST side (``GET /chats``
+lists the caller's ``permissions``) and for chat nodes (which refuse methods by the same
+table). Roles come from channel ownership, the ``channel_roles`` table and the user's global
+groups; a bearer token further limits permissions to its ``chat:*`` scopes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import orjson
+
+from explorer.emulator.store import Store
+
+#: Every permission name of the spec.
+ALL_PERMISSIONS: tuple[str, ...] = (
+    "chat",
+    "connect",
+    "poll_vote",
+    "poll_start",
+    "giveaway_start",
+    "change_ban",
+    "edit_options",
+    "change_role",
+    "bypass_links",
+    "bypass_slowchat",
+    "remove_message",
+    "clear_messages",
+    "timeout",
+)
+_USER = ("chat", "connect", "poll_vote")
+_MOD = (
+    *_USER,
+    "poll_start",
+    "giveaway_start",
+    "change_ban",
+    "bypass_links",
+    "bypass_slowchat",
+    "remove_message",
+    "clear_messages",
+    "timeout",
+)
+ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    "Owner": ALL_PERMISSIONS,
+    "Staff": ALL_PERMISSIONS,
+    "Founder": ALL_PERMISSIONS,
+    "GlobalMod": _MOD,
+    "Mod": _MOD,
+    "Subscriber": (*_USER, "bypass_slowchat"),
+    "Pro": _USER,
+    "User": _USER,
+    "Muted": ("connect", "poll_vote"),
+    "Banned": ("connect",),
+}
+#: Roles the channel owner (or a mod, for the lower ones) may set through REST.
+ASSIGNABLE_ROLES: frozenset[str] = frozenset({"Mod", "Banned", "Muted", "Subscriber"})
+#: Which token scope unlocks each acting permission for a bearer caller.
+PERMISSION_SCOPES: dict[str, str] = {
+    "chat": "chat:chat",
+    "connect": "chat:connect",
+    "poll_vote": "chat:poll_vote",
+    "poll_start": "chat:poll_start",
+    "giveaway_start": "chat:giveaway_start",
+    "timeout": "chat:timeout",
+    "remove_message": "chat:remove_message",
+    "clear_messages": "chat:clear_messages",
+    "change_ban": "chat:purge",
+}
+_ORDER = (
+    "Banned",
+    "Muted",
+    "User",
+    "Pro",
+    "Subscriber",
+    "Mod",
+    "GlobalMod",
+    "Founder",
+    "Staff",
+    "Owner",
+)
+
+
+def roles_of(store: Store, channel_id: int, user_id: int) -> list[str]:
+    """The chat roles of ``user_id`` in ``channel_id``, lowest first (as the platform lists)."""
+    roles = {"User"}
+    owner = store.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
+    if owner == user_id:
+        roles.add("Owner")
+    extra = store.scalar(
+        "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?", (channel_id, user_id)
+    )
+    if extra:
+        roles.update(orjson.loads(extra))
+    groups = store.scalar("SELECT groups FROM users WHERE id = ?", (user_id,))
+    if groups:
+        roles.update(g for g in orjson.loads(groups) if g in ("Staff", "Pro", "Founder"))
+    if "Banned" in roles:
+        roles = {"Banned"}
+    return sorted(roles, key=_ORDER.index)
+
+
+def permissions_of(roles: Iterable[str], scopes: Iterable[str] | None = None) -> list[str]:
+    """The permissions ``roles`` grant, limited to ``scopes`` when a token carries them."""
+    granted: set[str] = set()
+    role_list = list(roles)
+    if "Banned" in role_list:
+        granted.update(ROLE_PERMISSIONS["Banned"])
+    else:
+        for role in role_list:
+            granted.update(ROLE_PERMISSIONS.get(role, ()))
+    if scopes is not None:
+        held = set(scopes)
+        granted = {p for p in granted if PERMISSION_SCOPES.get(p, "chat:connect") in held}
+    return [p for p in ALL_PERMISSIONS if p in granted]

@@ -1,0 +1,178 @@
+"""Runs one platform: the store, the REST app under uvicorn, and (later) chat nodes.
+
+Everything runs on one asyncio event loop: uvicorn's HTTP server, the chat nodes and the
+simulator share it, and so does the single SQLite connection (no locks needed). ``start()``
+runs that loop in a daemon thread for notebooks and tests (port 0 by default); ``explorer
+serve`` runs it in the main thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+
+import uvicorn
+
+from explorer.emulator import credentials, world
+from explorer.emulator.app import build_app
+from explorer.emulator.context import Config, Services
+from explorer.emulator.resources import schema_ddl
+from explorer.emulator.resources.oauth import ensure_builtin_client
+from explorer.emulator.shapes import TypeCatalog
+from explorer.emulator.store import Store
+from explorer.ratelimit import BUCKETS, Bucket, Ledger
+
+log = logging.getLogger("explorer.emulator")
+
+
+@dataclass
+class PlatformOptions:
+    """How to run a platform (the ``explorer serve`` flags)."""
+
+    db: str = ":memory:"
+    host: str = "127.0.0.1"
+    port: int = 0
+    config: Config = field(default_factory=Config)
+
+
+def open_services(db: str, config: Config) -> Services:
+    """Open (and seed, if new) the store and build the services around it."""
+    store = Store(db, schema_ddl())
+    world.seed_store(store, config.seed, config.channels, credentials.hash_password)
+    secret_hex = store.meta("secret")
+    if secret_hex is None:
+        secret_hex = secrets.token_hex(32)
+        store.set_meta("secret", secret_hex)
+    ensure_builtin_client(store, world.iso(world.WORLD_NOW))
+    buckets = dict(BUCKETS)
+    for name, (count, interval) in config.buckets.items():
+        if name not in buckets:
+            raise ValueError(f"unknown bucket {name!r}")
+        buckets[name] = Bucket(name, count, interval)
+    return Services(
+        config=config,
+        store=store,
+        secret=bytes.fromhex(secret_hex),
+        ledger=Ledger(buckets=buckets),
+        types=TypeCatalog(store),
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (port 0 picks a free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+class Platform:
+    """A running platform; ``base_url`` is its REST root (``.../api/v1``)."""
+
+    def __init__(self, options: PlatformOptions) -> None:
+        self.options = options
+        self.services: Services | None = None
+        self.base_url = ""
+        self.root_url = ""
+        self._server: uvicorn.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    async def run(self, ready: Callable[[Platform], None] | None = None) -> None:
+        """Serve until :meth:`stop` (or a signal, in the main thread), then clean up."""
+        self._loop = asyncio.get_running_loop()
+        services = open_services(self.options.db, self.options.config)
+        self.services = services
+        sock = bind(self.options.host, self.options.port)
+        host, port = sock.getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        self.root_url = f"http://{shown}:{port}"
+        self.base_url = f"{self.root_url}/api/v1"
+        config = uvicorn.Config(
+            build_app(services),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            limit_concurrency=4096,
+        )
+        self._server = uvicorn.Server(config)
+        serving = asyncio.ensure_future(self._server.serve(sockets=[sock]))
+        while not self._server.started and not serving.done():
+            await asyncio.sleep(0.005)
+        try:
+            if serving.done():
+                await serving
+                return
+            if ready is not None:
+                ready(self)
+            await serving
+        finally:
+            sock.close()
+            services.store.close()
+
+    def start_in_thread(self, timeout: float = 30.0) -> Platform:
+        """Run in a daemon thread; return once it serves (re-raising a start-up failure)."""
+        started = threading.Event()
+        failure: list[BaseException] = []
+
+        def main() -> None:
+            try:
+                asyncio.run(self.run(lambda _: started.set()))
+            except BaseException as exc:  # reported to the starting thread below
+                failure.append(exc)
+                started.set()
+
+        self._thread = threading.Thread(target=main, name="explorer-platform", daemon=True)
+        self._thread.start()
+        if not started.wait(timeout):
+            raise TimeoutError("the platform did not start in time")
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread to finish (idempotent)."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(10)
+
+    def __enter__(self) -> Platform:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def start(
+    *,
+    db: str | Path = ":memory:",
+    seed: int = 0,
+    channels: int = 5000,
+    rate_limits: bool = True,
+    buckets: dict[str, tuple[int, float]] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    **config: object,
+) -> Platform:
+    """Start a platform in a background thread and return it once it serves.
+
+    ``buckets`` overrides bucket sizes, e.g. ``{"channel-read": (5, 2.0)}``; other keyword
+    arguments set :class:`Config` fields (``authkey_ttl=1.0``, ...).
+    """
+    base = Config(seed=seed, channels=channels, rate_limits=rate_limits, buckets=buckets or {})
+    options = PlatformOptions(db=str(db), host=host, port=port, config=replace(base, **config))  # type: ignore[arg-type]
+    return Platform(options).start_in_thread()

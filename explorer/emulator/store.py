@@ -1,0 +1,204 @@
+"""SQLite storage for the platform: schema, transactions and the core queries.
+
+One connection, used only from the platform's event-loop thread (``check_same_thread`` stays
+on, so a stray cross-thread call fails loudly). WAL journaling lets readers of the same file
+(another ``explorer serve`` chat node, ``sqlite3`` in a terminal) see committed state while the
+platform writes. Every write runs inside :meth:`Store.transaction`, so a crash or a bad request
+never leaves half a record behind. This module owns the schema of the core records (users,
+channels, types, credentials, chat history); resource modules of the other groups declare
+their own tables (``SCHEMA``) and keep their queries next to their routes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS types (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent TEXT NOT NULL, description TEXT,
+    source TEXT NOT NULL, coverUrl TEXT, backgroundUrl TEXT, availableAt TEXT
+);
+
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY, username TEXT NOT NULL, email TEXT, password_hash TEXT,
+    level INTEGER NOT NULL DEFAULT 0, experience INTEGER NOT NULL DEFAULT 0,
+    sparks INTEGER NOT NULL DEFAULT 0, avatarUrl TEXT, bio TEXT, social TEXT NOT NULL DEFAULT '{}',
+    primaryTeam INTEGER, verified INTEGER NOT NULL DEFAULT 0, confirm_code TEXT,
+    groups TEXT NOT NULL DEFAULT '["User"]', preferences TEXT NOT NULL DEFAULT '{}',
+    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS users_username ON users (username COLLATE NOCASE);
+
+CREATE TABLE IF NOT EXISTS channels (
+    id INTEGER PRIMARY KEY, userId INTEGER NOT NULL UNIQUE REFERENCES users (id),
+    token TEXT NOT NULL, name TEXT NOT NULL, online INTEGER NOT NULL DEFAULT 0,
+    featured INTEGER NOT NULL DEFAULT 0, partnered INTEGER NOT NULL DEFAULT 0,
+    suspended INTEGER NOT NULL DEFAULT 0, interactive INTEGER NOT NULL DEFAULT 0,
+    hasVod INTEGER NOT NULL DEFAULT 0, vodsEnabled INTEGER NOT NULL DEFAULT 1,
+    hasTranscodes INTEGER NOT NULL DEFAULT 0, featureLevel INTEGER NOT NULL DEFAULT 0,
+    ftl INTEGER NOT NULL DEFAULT 0, audience TEXT NOT NULL DEFAULT 'teen',
+    viewersTotal INTEGER NOT NULL DEFAULT 0, viewersCurrent INTEGER NOT NULL DEFAULT 0,
+    numFollowers INTEGER NOT NULL DEFAULT 0, description TEXT, typeId INTEGER REFERENCES types (id),
+    languageId TEXT, interactiveGameId INTEGER, transcodingProfileId INTEGER, coverId INTEGER,
+    thumbnailId INTEGER, badgeId INTEGER, hosteeId INTEGER, bannerUrl TEXT, costreamId TEXT,
+    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT, streamKey TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS channels_token ON channels (token COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS channels_viewers_total ON channels (viewersTotal, id);
+CREATE INDEX IF NOT EXISTS channels_viewers_current ON channels (viewersCurrent, id);
+CREATE INDEX IF NOT EXISTS channels_followers ON channels (numFollowers, id);
+CREATE INDEX IF NOT EXISTS channels_online ON channels (online, viewersCurrent);
+CREATE INDEX IF NOT EXISTS channels_language ON channels (languageId, viewersTotal);
+CREATE INDEX IF NOT EXISTS channels_type ON channels (typeId, viewersTotal);
+
+CREATE TABLE IF NOT EXISTS channel_roles (
+    channelId INTEGER NOT NULL, userId INTEGER NOT NULL, roles TEXT NOT NULL,
+    PRIMARY KEY (channelId, userId)
+);
+
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, userId INTEGER NOT NULL,
+    createdAt REAL NOT NULL, expiresAt REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS oauth_clients (
+    id TEXT PRIMARY KEY, secret_hash TEXT, name TEXT NOT NULL, website TEXT,
+    ownerId INTEGER, redirectUris TEXT NOT NULL, createdAt TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS oauth_codes (
+    code_hash TEXT PRIMARY KEY, clientId TEXT NOT NULL, userId INTEGER NOT NULL,
+    scopes TEXT NOT NULL, redirectUri TEXT NOT NULL, expiresAt REAL NOT NULL,
+    used INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS oauth_tokens (
+    token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, userId INTEGER NOT NULL,
+    clientId TEXT NOT NULL, scopes TEXT NOT NULL, family TEXT NOT NULL,
+    expiresAt REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0, used INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family);
+
+CREATE TABLE IF NOT EXISTS chat_authkeys (
+    key TEXT PRIMARY KEY, channelId INTEGER NOT NULL, userId INTEGER NOT NULL,
+    expiresAt REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_authkeys_owner ON chat_authkeys (channelId, userId);
+
+CREATE TABLE IF NOT EXISTS chat_messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, channelId INTEGER NOT NULL,
+    userId INTEGER NOT NULL, createdAt REAL NOT NULL, data TEXT NOT NULL,
+    deleted INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS chat_messages_channel ON chat_messages (channelId, deleted, seq);
+"""
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """Open ``path`` (or ``":memory:"``) in autocommit mode with WAL and sane pragmas."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=10000")
+    return conn
+
+
+class Store:
+    """The platform's database: schema, transactions and shared lookups."""
+
+    def __init__(self, path: str | Path = ":memory:", extra_ddl: Iterable[str] = ()) -> None:
+        self.path = str(path)
+        self.conn = connect(path)
+        self.conn.executescript(SCHEMA)
+        for ddl in extra_ddl:
+            self.conn.executescript(ddl)
+        self._depth = 0
+        #: Bumped on every committed write; read caches key on it.
+        self.version = 0
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run a block atomically: all of its writes commit, or none do.
+
+        Nested use joins the outer transaction, so helpers can write without knowing who
+        called them. ``BEGIN IMMEDIATE`` takes the write lock up front, which keeps a second
+        process on the same file from interleaving.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.conn
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self.conn
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")
+        self.version += 1
+
+    # --- generic helpers ------------------------------------------------------------------
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        """The first row of ``sql``, or None."""
+        row: tuple[Any, ...] | None = self.conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of ``sql``."""
+        return self.conn.execute(sql, params).fetchall()
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row of ``sql``, or None."""
+        row = self.one(sql, params)
+        return None if row is None else row[0]
+
+    def meta(self, key: str) -> str | None:
+        """A value from the key/value ``meta`` table."""
+        value: str | None = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return value
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a value in the key/value ``meta`` table."""
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def columns(self, table: str) -> list[str]:
+        """Column names of ``table`` in declaration order."""
+        return [row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")]
+
+    def insert_many(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        """Insert dict rows (all with the same keys) in one statement batch."""
+        rows = list(rows)
+        if not rows:
+            return
+        keys = list(rows[0])
+        sql = f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})"
+        with self.transaction() as conn:
+            conn.executemany(sql, [tuple(r[k] for k in keys) for r in rows])
+
+
+def dumps(value: Any) -> str:
+    """JSON text for a TEXT column."""
+    return orjson.dumps(value).decode()
