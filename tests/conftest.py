@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from explorer.emulator import Platform, start
@@ -33,3 +34,27 @@ def make_platform() -> Iterator[Callable[..., Platform]]:
     yield make
     for running in started:
         running.stop()
+
+
+def sign_in(base_url: str, username: str, password: str = "explorer") -> httpx.Client:
+    """An httpx client signed in with a cookie session, sending the CSRF token it was given."""
+    client = httpx.Client(base_url=base_url, timeout=10)
+    response = client.post("/users/login", json={"username": username, "password": password})
+    response.raise_for_status()
+    client.headers["X-CSRF-Token"] = response.headers["X-CSRF-Token"]
+    return client
+
+
+@pytest.fixture
+def signed_in() -> Iterator[Callable[..., httpx.Client]]:
+    """A factory of signed-in clients (``signed_in(base_url, "streamer")``), closed after."""
+    clients: list[httpx.Client] = []
+
+    def make(base_url: str, username: str, password: str = "explorer") -> httpx.Client:
+        client = sign_in(base_url, username, password)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
