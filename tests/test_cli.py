@@ -1,0 +1,57 @@
+"""``explorer serve`` as a real process: ready line, persistence across restarts, clean exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+
+@contextmanager
+def serve(*args: str) -> Iterator[str]:
+    """Run ``explorer serve`` on port 0 and yield its REST base URL; SIGINT it after."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer.cli", "serve", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        assert line.startswith("REST http://127.0.0.1:"), line
+        yield line.split(" ", 1)[1]
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+
+
+def test_serve_prints_the_rest_line_and_serves(tmp_path: Path) -> None:
+    """`explorer serve` prints `REST http://HOST:PORT/api/v1` once it is ready to answer."""
+    with serve("--db", str(tmp_path / "p.db"), "--channels", "100") as base_url:
+        assert base_url.endswith("/api/v1")
+        assert len(httpx.get(base_url + "/channels").json()) == 50
+
+
+def test_serve_keeps_writes_across_restarts(tmp_path: Path) -> None:
+    """A user registered through one `explorer serve` exists after restarting on the same db."""
+    db = str(tmp_path / "p.db")
+    account = {"username": "persisted", "password": "long enough", "email": "p@example.org"}
+    with serve("--db", db, "--channels", "100") as base_url:
+        assert httpx.post(base_url + "/users", json=account).status_code == 201
+    with serve("--db", db, "--channels", "100") as base_url:
+        login = httpx.post(base_url + "/users/login", json=account)
+        assert login.status_code == 200 and login.json()["username"] == "persisted"
+
+
+def test_serve_in_memory(tmp_path: Path) -> None:
+    """`--db :memory:` runs a platform that writes no file."""
+    with serve("--db", ":memory:", "--channels", "100", "--no-rate-limits") as base_url:
+        assert httpx.get(base_url + "/channels/streamer").status_code == 200

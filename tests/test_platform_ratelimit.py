@@ -1,0 +1,162 @@
+"""Rate-limit buckets as the platform enforces them: counts, windows, identities, headers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import closing
+
+import httpx
+import pytest
+
+from explorer.emulator import Platform
+from explorer.ratelimit import BUCKETS
+from tests.conftest import sign_in
+
+#: The spec's Limits table, transcribed by hand (not imported) so a typo in the code shows.
+SPEC_LIMITS = {
+    "channel-follow": (100, 60),
+    "channel-read": (1000, 300),
+    "channel-search": (250, 300),
+    "channel-write": (250, 300),
+    "chats": (500, 60),
+    "contact": (3, 60),
+    "global": (1000, 60),
+    "ingest": (5, 60),
+    "mail-subscribe": (3, 60),
+    "notification-read": (100, 60),
+    "report": (10, 60),
+    "upload": (5, 600),
+    "user-email": (2, 86400),
+    "user-login": (50, 60),
+    "user-login-failed": (8, 900),
+    "user-read": (500, 60),
+    "user-register": (2, 60),
+    "user-write": (100, 60),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_LIMITS))
+def test_bucket_table_matches_the_spec(name: str) -> None:
+    """Each of the 18 buckets has the spec's request count and interval."""
+    bucket = BUCKETS[name]
+    assert (bucket.count, bucket.interval) == SPEC_LIMITS[name]
+
+
+def test_every_route_belongs_to_a_known_bucket(platform: Platform) -> None:
+    """Every documented operation names one of the spec's buckets."""
+    document = httpx.get(platform.base_url + "/openapi.json").json()
+    buckets = {op["x-bucket"] for ops in document["paths"].values() for op in ops.values()}
+    assert buckets <= set(SPEC_LIMITS)
+
+
+def test_headers_describe_the_route_bucket(platform: Platform) -> None:
+    """Responses carry X-Rate-Limit, X-RateLimit-Remaining and an epoch-ms X-RateLimit-Reset."""
+    response = httpx.get(platform.base_url + "/channels", params={"limit": 1})
+    assert response.headers["X-Rate-Limit"] == "1000"
+    assert 0 <= int(response.headers["X-RateLimit-Remaining"]) < 1000
+    reset_ms = int(response.headers["X-RateLimit-Reset"])
+    assert time.time() * 1000 < reset_ms <= (time.time() + 300) * 1000
+
+
+def test_exceeding_a_bucket_is_429(make_platform: Callable[..., Platform]) -> None:
+    """The request after a bucket's count is refused with 429 and the reference body."""
+    platform = make_platform(rate_limits=True, buckets={"channel-read": (3, 60)})
+    remaining = [
+        httpx.get(platform.base_url + "/channels/streamer").headers["X-RateLimit-Remaining"]
+        for _ in range(3)
+    ]
+    assert remaining == ["2", "1", "0"]
+    refused = httpx.get(platform.base_url + "/channels/streamer")
+    assert refused.status_code == 429
+    assert refused.json() == {
+        "statusCode": 429,
+        "error": "Too Many Requests",
+        "message": "Too Many Requests",
+    }
+    assert refused.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_signed_in_users_count_apart_from_the_address(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """A signed-in user has their own window, separate from anonymous calls from the address."""
+    platform = make_platform(rate_limits=True, buckets={"channel-read": (2, 60)})
+    for _ in range(2):
+        httpx.get(platform.base_url + "/channels/streamer")
+    assert httpx.get(platform.base_url + "/channels/streamer").status_code == 429
+    with closing(sign_in(platform.base_url, "viewer")) as client:
+        assert client.get("/channels/streamer").status_code == 200
+
+
+def test_window_resets_after_its_interval(make_platform: Callable[..., Platform]) -> None:
+    """Once the window's interval has passed, requests are allowed again."""
+    platform = make_platform(rate_limits=True, buckets={"channel-read": (1, 0.5)})
+    assert httpx.get(platform.base_url + "/channels/streamer").status_code == 200
+    refused = httpx.get(platform.base_url + "/channels/streamer")
+    assert refused.status_code == 429
+    time.sleep(max(int(refused.headers["X-RateLimit-Reset"]) / 1000 - time.time(), 0) + 0.05)
+    assert httpx.get(platform.base_url + "/channels/streamer").status_code == 200
+
+
+def test_failed_requests_do_not_use_up_a_bucket(make_platform: Callable[..., Platform]) -> None:
+    """Errors (here 404s) are not charged to the route's own bucket."""
+    platform = make_platform(rate_limits=True, buckets={"channel-read": (2, 60)})
+    for _ in range(5):
+        assert httpx.get(platform.base_url + "/channels/no_such_one").status_code == 404
+    assert httpx.get(platform.base_url + "/channels/streamer").status_code == 200
+
+
+def test_global_counts_every_response(make_platform: Callable[..., Platform]) -> None:
+    """The global bucket counts errors too, and then refuses everything."""
+    platform = make_platform(rate_limits=True, buckets={"global": (3, 60)})
+    for _ in range(3):
+        assert httpx.get(platform.base_url + "/channels/no_such_one").status_code == 404
+    assert httpx.get(platform.base_url + "/channels/streamer").status_code == 429
+
+
+def test_login_failures_stop_brute_force(make_platform: Callable[..., Platform]) -> None:
+    """After 8 failed logins even the right password is refused with 429."""
+    platform = make_platform(rate_limits=True)
+    url = platform.base_url + "/users/login"
+    statuses = [
+        httpx.post(url, json={"username": "viewer", "password": f"guess{i}"}).status_code
+        for i in range(8)
+    ]
+    assert statuses == [401] * 8
+    right = httpx.post(url, json={"username": "viewer", "password": "explorer"})
+    assert right.status_code == 429
+    assert right.headers["X-Rate-Limit"] == "8"
+
+
+def test_successful_logins_do_not_count_as_failures(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """Successful logins are not charged to user-login-failed."""
+    platform = make_platform(rate_limits=True, buckets={"user-login-failed": (2, 900)})
+    url = platform.base_url + "/users/login"
+    for _ in range(4):
+        ok = httpx.post(url, json={"username": "viewer", "password": "explorer"})
+        assert ok.status_code == 200
+    assert httpx.post(url, json={"username": "viewer", "password": "wrong-1"}).status_code == 401
+
+
+def test_registration_bucket_allows_two_a_minute(make_platform: Callable[..., Platform]) -> None:
+    """user-register allows 2 registrations per minute, then 429."""
+    platform = make_platform(rate_limits=True)
+    statuses = [
+        httpx.post(
+            platform.base_url + "/users",
+            json={"username": f"user_{i}", "password": "long enough", "email": f"u{i}@example.org"},
+        ).status_code
+        for i in range(3)
+    ]
+    assert statuses == [201, 201, 429]
+
+
+def test_no_rate_limits_still_sends_headers(make_platform: Callable[..., Platform]) -> None:
+    """With enforcement off, nothing is refused but the headers still count down."""
+    platform = make_platform(rate_limits=False, buckets={"channel-read": (2, 60)})
+    responses = [httpx.get(platform.base_url + "/channels/streamer") for _ in range(4)]
+    assert [r.status_code for r in responses] == [200] * 4
+    assert responses[0].headers["X-RateLimit-Remaining"] == "1"

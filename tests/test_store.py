@@ -1,0 +1,52 @@
+"""The SQLite store: atomic transactions, WAL, schema on open."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from explorer.emulator.store import Store
+
+
+def test_failed_transaction_writes_nothing(tmp_path: Path) -> None:
+    """An exception inside a transaction rolls back every write in it."""
+    store = Store(tmp_path / "s.db")
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+        raise RuntimeError("crash mid-write")
+    assert store.meta("a") is None
+    store.close()
+
+
+def test_nested_transactions_commit_together(tmp_path: Path) -> None:
+    """A nested transaction joins the outer one: a later failure undoes both writes."""
+    store = Store(tmp_path / "s.db")
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        with store.transaction() as inner:
+            inner.execute("INSERT INTO meta (key, value) VALUES ('inner', '1')")
+        conn.execute("INSERT INTO meta (key, value) VALUES ('outer', '1')")
+        raise RuntimeError("fails after the inner block")
+    assert store.meta("inner") is None and store.meta("outer") is None
+    store.close()
+
+
+def test_commits_bump_the_version(tmp_path: Path) -> None:
+    """Each committed transaction bumps the version that read caches key on."""
+    store = Store(tmp_path / "s.db")
+    before = store.version
+    store.set_meta("k", "v")
+    assert store.version == before + 1
+    store.close()
+
+
+def test_file_store_uses_wal_and_is_readable_elsewhere(tmp_path: Path) -> None:
+    """A file store is in WAL mode and its commits are visible to another connection."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    store.set_meta("k", "v")
+    with sqlite3.connect(path) as other:
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert other.execute("SELECT value FROM meta WHERE key = 'k'").fetchone()[0] == "v"
+    store.close()
