@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
@@ -11,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer.emulator.context import Config
-from explorer.emulator.server import Platform, PlatformOptions
+from explorer.emulator.server import Platform, PlatformOptions, run_loop
 
 
 def default_db() -> Path:
@@ -46,7 +45,7 @@ def serve(args: argparse.Namespace) -> int:
     config = Config(seed=args.seed, channels=args.channels, rate_limits=not args.no_rate_limits)
     platform = Platform(PlatformOptions(db=db, host=args.host, port=args.port, config=config))
     try:
-        asyncio.run(platform.run(_announce))
+        run_loop(platform.run(_announce))
     except KeyboardInterrupt:
         pass
     except OSError as exc:

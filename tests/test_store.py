@@ -32,12 +32,16 @@ def test_nested_transactions_commit_together(tmp_path: Path) -> None:
     store.close()
 
 
-def test_commits_bump_the_version(tmp_path: Path) -> None:
-    """Each committed transaction bumps the version that read caches key on."""
-    store = Store(tmp_path / "s.db")
-    before = store.version
+def test_catalog_writes_bump_the_catalog_version(tmp_path: Path) -> None:
+    """Writes to channels (from any connection) change the catalog version; others do not."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    before = store.catalog_version()
     store.set_meta("k", "v")
-    assert store.version == before + 1
+    assert store.catalog_version() == before
+    with sqlite3.connect(path) as other:
+        other.execute("INSERT INTO types (id, name, parent, source) VALUES (1, 'a', 'b', 'c')")
+    assert store.catalog_version() == before + 1
     store.close()
 
 

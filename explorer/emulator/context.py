@@ -42,6 +42,18 @@ class Config:
     jwt_ttl: float = 3600.0
     max_body: int = 1024 * 1024
     max_upload: int = 2 * 1024 * 1024
+    #: Chat methods one connection may call per second (sustained), and in a burst.
+    chat_rate: float = 20.0
+    chat_burst: int = 40
+    #: Largest chat frame accepted, in bytes; a larger one closes the connection with 1009.
+    chat_max_frame: int = 64 * 1024
+    #: Unsent bytes queued for one chat connection before it is dropped as too slow.
+    chat_send_buffer: int = 1024 * 1024
+    #: Stored chat messages kept per channel (older ones are pruned).
+    history_keep: int = 1000
+    #: Simulated chat messages per second over all channels, and at most in one channel.
+    sim_rate: float = 40.0
+    sim_channel_rate: float = 5.0
 
 
 @dataclass(slots=True)
@@ -55,6 +67,8 @@ class Services:
     types: TypeCatalog
     clock: Callable[[], float] = time.time
     chat: ChatHub | None = None
+    #: Read caches by name (e.g. encoded channel pages), owned by the modules that fill them.
+    caches: dict[str, Any] = field(default_factory=dict)
     #: Mail the platform "sent" (confirmation codes), readable at ``/_emulator/mail``.
     mailbox: list[dict[str, Any]] = field(default_factory=list)
 

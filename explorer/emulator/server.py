@@ -13,10 +13,11 @@ import logging
 import secrets
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import uvicorn
 
@@ -76,6 +77,18 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def run_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main`` on a new event loop: uvloop where installed (several times faster for
+    HTTP and websockets), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main)
+    else:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(main)
+
+
 class Platform:
     """A running platform; ``base_url`` is its REST root (``.../api/v1``)."""
 
@@ -128,7 +141,7 @@ class Platform:
 
         def main() -> None:
             try:
-                asyncio.run(self.run(lambda _: started.set()))
+                run_loop(self.run(lambda _: started.set()))
             except BaseException as exc:  # reported to the starting thread below
                 failure.append(exc)
                 started.set()

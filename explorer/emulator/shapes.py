@@ -104,7 +104,7 @@ def render_user(row: tuple[Any, ...]) -> dict[str, Any]:
 
 class TypeCatalog:
     """Types with their live aggregates (``online`` channels, ``viewersCurrent``), cached until
-    the next committed write."""
+    the catalog changes."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -113,7 +113,8 @@ class TypeCatalog:
 
     def all(self) -> dict[int, dict[str, Any]]:
         """Every Type object by id."""
-        if self._version != self.store.version or not self._types:
+        version = self.store.catalog_version()
+        if self._version != version or not self._types:
             live = {
                 row[0]: (row[1], row[2])
                 for row in self.store.all(
@@ -128,7 +129,7 @@ class TypeCatalog:
                 item["viewersCurrent"] = viewers
                 item["online"] = online
                 types[item["id"]] = item
-            self._types, self._version = types, self.store.version
+            self._types, self._version = types, version
         return self._types
 
 

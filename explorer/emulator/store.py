@@ -22,6 +22,11 @@ import orjson
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
+-- Bumped by triggers on every write to what channel listings show, from any connection or
+-- process, so read caches can never serve a stale page.
+CREATE TABLE IF NOT EXISTS versions (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO versions (name, value) VALUES ('catalog', 0);
+
 CREATE TABLE IF NOT EXISTS types (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent TEXT NOT NULL, description TEXT,
     source TEXT NOT NULL, coverUrl TEXT, backgroundUrl TEXT, availableAt TEXT
@@ -52,9 +57,10 @@ CREATE TABLE IF NOT EXISTS channels (
     createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT, streamKey TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS channels_token ON channels (token COLLATE NOCASE);
-CREATE INDEX IF NOT EXISTS channels_viewers_total ON channels (viewersTotal, id);
-CREATE INDEX IF NOT EXISTS channels_viewers_current ON channels (viewersCurrent, id);
-CREATE INDEX IF NOT EXISTS channels_followers ON channels (numFollowers, id);
+-- Rankings read highest first with ties by ascending id: these indexes are in that order.
+CREATE INDEX IF NOT EXISTS channels_viewers_total ON channels (viewersTotal DESC, id);
+CREATE INDEX IF NOT EXISTS channels_viewers_current ON channels (viewersCurrent DESC, id);
+CREATE INDEX IF NOT EXISTS channels_followers ON channels (numFollowers DESC, id);
 CREATE INDEX IF NOT EXISTS channels_online ON channels (online, viewersCurrent);
 CREATE INDEX IF NOT EXISTS channels_language ON channels (languageId, viewersTotal);
 CREATE INDEX IF NOT EXISTS channels_type ON channels (typeId, viewersTotal);
@@ -102,6 +108,16 @@ CREATE INDEX IF NOT EXISTS chat_messages_channel ON chat_messages (channelId, de
 """
 
 
+#: Tables whose writes change what channel listings show (see the ``versions`` table).
+CATALOG_TABLES = ("channels", "users", "types")
+CATALOG_TRIGGERS = "\n".join(
+    f"CREATE TRIGGER IF NOT EXISTS {table}_{op.lower()}_catalog AFTER {op} ON {table} "
+    "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'catalog'; END;"
+    for table in CATALOG_TABLES
+    for op in ("INSERT", "UPDATE", "DELETE")
+)
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """Open ``path`` (or ``":memory:"``) in autocommit mode with WAL and sane pragmas."""
     if str(path) != ":memory:":
@@ -121,11 +137,10 @@ class Store:
         self.path = str(path)
         self.conn = connect(path)
         self.conn.executescript(SCHEMA)
+        self.conn.executescript(CATALOG_TRIGGERS)
         for ddl in extra_ddl:
             self.conn.executescript(ddl)
         self._depth = 0
-        #: Bumped on every committed write; read caches key on it.
-        self.version = 0
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -156,7 +171,11 @@ class Store:
             raise
         self._depth = 0
         self.conn.execute("COMMIT")
-        self.version += 1
+
+    def catalog_version(self) -> int:
+        """A number that changes whenever channels, users or types change (by any writer)."""
+        value: int = self.scalar("SELECT value FROM versions WHERE name = 'catalog'")
+        return value
 
     # --- generic helpers ------------------------------------------------------------------
 

@@ -293,4 +293,5 @@ def seed_store(store: Store, seed: int, channels: int, hash_password: Any) -> bo
             "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
             (str(seed), str(channels)),
         )
+    store.conn.execute("ANALYZE")
     return True

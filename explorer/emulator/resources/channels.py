@@ -7,13 +7,16 @@ successive slices of one stable ordering; suspended channels never appear in lis
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from starlette.responses import Response
 
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
-from explorer.emulator.responses import JSONResponse, not_found
+from explorer.emulator.responses import not_found
 from explorer.emulator.shapes import (
     CHANNEL_FIELDS,
     CHANNEL_FROM,
@@ -65,44 +68,95 @@ def _condition_sql(cond: Condition, args: list[Any]) -> str:
     return f"{column} {_SQL_OPS[cond.op]} ?"
 
 
-def build_list_sql(query: ListQuery) -> tuple[str, str, list[Any]]:
-    """The FROM+WHERE clause, the ORDER/LIMIT clause and their arguments for ``query``."""
+@dataclass(frozen=True, slots=True)
+class ListSQL:
+    """SQL for one list request: the rows statement and the total statement, with arguments."""
+
+    rows: str
+    count: str
+    args: list[Any]
+
+
+def build_list_sql(query: ListQuery) -> ListSQL:
+    """The statements that answer ``query`` (the count skips the owner join it does not need)."""
     args: list[Any] = []
     clauses = ["c.suspended = 0"]
     clauses += [_condition_sql(c, args) for c in query.where]
-    source = CHANNEL_FROM
+    types_join = ""
     if query.q:
-        pattern = "%" + query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        escaped = query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
         columns = _SCOPE_COLUMNS[query.scope]
         if "t.name" in columns:
-            source += " LEFT JOIN types t ON t.id = c.typeId"
+            types_join = " LEFT JOIN types t ON t.id = c.typeId"
         clauses.append("(" + " OR ".join(f"{col} LIKE ? ESCAPE '\\'" for col in columns) + ")")
         args.extend([pattern] * len(columns))
-    where = f"FROM {source} WHERE {' AND '.join(clauses)}"
+    where = f"WHERE {' AND '.join(clauses)}"
     order = [f"c.{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
     if not any(o.field == "id" for o in query.order):
         order.append("c.id ASC")
-    tail = f"ORDER BY {', '.join(order)} LIMIT ? OFFSET ?"
-    return where, tail, args
+    ordering = ", ".join(order)
+    # Deferred join: page through channel ids alone (index-only), then fetch 50 full rows.
+    return ListSQL(
+        rows=f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.id IN ("
+        f"SELECT c.id FROM channels c{types_join} {where} ORDER BY {ordering} LIMIT ? OFFSET ?"
+        f") ORDER BY {ordering}",
+        count=f"SELECT COUNT(*) FROM channels c{types_join} {where}",
+        args=args,
+    )
 
 
 def _project(item: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
     return item if fields is None else {f: item[f] for f in fields}
 
 
+class PageCache:
+    """Encoded list pages by query string, each valid while the catalog version is unchanged.
+
+    A full ranking asks every page once, but notebooks re-run cells and the recipes rank the
+    same channels many ways; encoding a page costs ~1 ms and serving a cached one ~0.05 ms.
+    The catalog version comes from triggers, so no writer can leave a stale page behind.
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self.pages: OrderedDict[str, tuple[int, bytes, str | None]] = OrderedDict()
+
+    def get(self, key: str, version: int) -> tuple[bytes, str | None] | None:
+        """The cached body and total for ``key`` if still current."""
+        hit = self.pages.get(key)
+        if hit is None or hit[0] != version:
+            return None
+        self.pages.move_to_end(key)
+        return hit[1], hit[2]
+
+    def put(self, key: str, version: int, body: bytes, total: str | None) -> None:
+        """Remember a page, evicting the least recently used past ``size``."""
+        self.pages[key] = (version, body, total)
+        self.pages.move_to_end(key)
+        if len(self.pages) > self.size:
+            self.pages.popitem(last=False)
+
+
 async def list_channels(ctx: Context) -> Response:
     """GET /channels: one page of the filtered, ordered channel list."""
-    query = parse_list_query(ctx.params, FILTERABLE, PROJECTABLE)
-    where, tail, args = build_list_sql(query)
-    rows = ctx.store.all(
-        f"SELECT {CHANNEL_SELECT} {where} {tail}", [*args, query.limit, query.page * query.limit]
-    )
-    types = ctx.services.types.all()
-    body = [_project(render_channel(row, types), query.fields) for row in rows]
-    headers = {}
-    if query.count:
-        headers["X-Total-Count"] = str(ctx.store.scalar(f"SELECT COUNT(*) {where}", args))
-    return JSONResponse(body, headers=headers)
+    key = ctx.request.url.query
+    version = ctx.store.catalog_version()
+    cache = ctx.services.caches.get("channels")
+    if cache is None:
+        cache = ctx.services.caches["channels"] = PageCache()
+    hit = cache.get(key, version)
+    if hit is None:
+        query = parse_list_query(ctx.params, FILTERABLE, PROJECTABLE)
+        sql = build_list_sql(query)
+        rows = ctx.store.all(sql.rows, [*sql.args, query.limit, query.page * query.limit])
+        types = ctx.services.types.all()
+        body = orjson.dumps([_project(render_channel(row, types), query.fields) for row in rows])
+        total = str(ctx.store.scalar(sql.count, sql.args)) if query.count else None
+        cache.put(key, version, body, total)
+        hit = body, total
+    headers = {"X-Total-Count": hit[1]} if hit[1] is not None else None
+    return Response(hit[0], media_type="application/json", headers=headers)
 
 
 def channel_or_404(ctx: Context, key: str = "channel") -> tuple[Any, ...]:

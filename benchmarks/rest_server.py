@@ -1,0 +1,83 @@
+"""REST benchmark (issue 2): ``GET /channels`` pages per second on the platform against a bare
+Starlette endpoint answering the same bytes, measured side by side in one run.
+
+Goals: the platform at >= 0.5 of the bare endpoint's rate, and p99 under 10 ms with 32
+concurrent connections. The repeated page is served from the platform's page cache (as when a
+notebook re-runs a ranking); a last line measures distinct queries, which all miss it.
+Also prints how long seeding a 5,000-channel world takes (goal: well under 2 s). Servers run
+in their own processes; runs alternate (A, B, A, B, ...) and the median rate of each is
+compared, which keeps drift on a shared machine out of the ratio.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from benchmarks.http_load import LoadResult, load
+from benchmarks.targets import running
+from explorer.emulator import credentials
+from explorer.emulator.store import Store
+from explorer.emulator.world import seed_store
+
+QUERY = "/channels?order=viewersTotal:desc&page=0"
+ROUNDS = 3
+SECONDS = 3.0
+CONCURRENCY = 32
+
+
+def seed_seconds(channels: int = 5000) -> float:
+    """Seconds to seed a fresh in-memory world of ``channels`` channels (KDF included)."""
+    started = time.perf_counter()
+    store = Store(":memory:")
+    seed_store(store, 0, channels, credentials.hash_password)
+    store.close()
+    return time.perf_counter() - started
+
+
+def _summary(name: str, runs: list[LoadResult]) -> str:
+    rate = statistics.median(r.rate for r in runs)
+    p50 = statistics.median(r.p50_ms for r in runs)
+    p99 = statistics.median(r.p99_ms for r in runs)
+    errors = sum(r.errors for r in runs)
+    return (f"  {name:<28} {rate:8.0f} req/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   "
+            f"errors {errors}")
+
+
+def main() -> None:
+    """Run the comparison and print rates, latencies and the ratio."""
+    print("REST server: GET /channels (50 channels a page), 32 connections")
+    print(f"  seeding 5,000 channels: {seed_seconds():.2f} s (goal < 2 s)")
+    with running("platform", "5000") as (platform_url, _):
+        body = httpx.get(platform_url + QUERY).content
+        with tempfile.TemporaryDirectory() as folder:
+            body_file = Path(folder) / "page.json"
+            body_file.write_bytes(body)
+            with running("bare", str(body_file)) as (bare_url, _):
+                assert httpx.get(bare_url + QUERY).content == body
+                ours: list[LoadResult] = []
+                bare: list[LoadResult] = []
+                load(platform_url + QUERY, CONCURRENCY, 1.0)
+                load(bare_url + QUERY, CONCURRENCY, 1.0)
+                for _ in range(ROUNDS):
+                    ours.append(load(platform_url + QUERY, CONCURRENCY, SECONDS))
+                    bare.append(load(bare_url + QUERY, CONCURRENCY, SECONDS))
+        # Every request a different query: each one misses the page cache.
+        distinct = [f"{platform_url}/channels?order=viewersTotal:desc&limit={limit}&page={page}"
+                    for page in range(40) for limit in range(51, 101)]
+        cold = load(distinct, CONCURRENCY, 20.0, len(distinct))
+    print(_summary("platform /channels", ours))
+    print(_summary("bare Starlette, same bytes", bare))
+    ratio = statistics.median(r.rate for r in ours) / statistics.median(r.rate for r in bare)
+    p99 = statistics.median(r.p99_ms for r in ours)
+    print(f"  ratio platform/bare: {ratio:.2f} (goal >= 0.5); platform p99 {p99:.1f} ms "
+          f"(goal < 10 ms)")
+    print(_summary("platform, uncached queries", [cold]) + f"   ({cold.requests} distinct pages)")
+
+
+if __name__ == "__main__":
+    main()

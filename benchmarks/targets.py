@@ -1,0 +1,68 @@
+"""Servers that benchmarks measure, each run in its own process so the load generator does not
+share their GIL: ``python -m benchmarks.targets platform`` (the emulator, limits off, no
+simulation) or ``python -m benchmarks.targets bare FILE`` (a bare Starlette endpoint answering
+FILE's bytes). Each prints its base URL on one line, then serves until killed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def _bare(body_file: str) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    body = Path(body_file).read_bytes()
+
+    async def endpoint(request: Request) -> Response:
+        return Response(body, media_type="application/json")
+
+    app = Starlette(routes=[Route("/api/v1/channels", endpoint)])
+    from explorer.emulator.server import bind
+
+    sock = bind("127.0.0.1", 0)
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/api/v1", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _platform(channels: int) -> None:
+    from explorer.emulator import start
+
+    platform = start(channels=channels, rate_limits=False)
+    print(platform.base_url, flush=True)
+    while True:
+        time.sleep(3600)
+
+
+@contextmanager
+def running(*args: str) -> Iterator[tuple[str, int]]:
+    """Start a target in a subprocess; yield (base URL, pid); terminate that pid after."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.targets", *args], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"target {args} failed to start: {url!r}")
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "bare":
+        _bare(sys.argv[2])
+    else:
+        _platform(int(sys.argv[2]) if len(sys.argv) > 2 else 5000)
