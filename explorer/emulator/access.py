@@ -41,7 +41,8 @@ def channel_ref(ctx: Context, key: str = "channel") -> ChannelRef:
     else:
         row = ctx.store.one(
             "SELECT id, userId, token, online, suspended FROM channels "
-            "WHERE token = ? COLLATE NOCASE", (raw,)
+            "WHERE token = ? COLLATE NOCASE",
+            (raw,),
         )
     if row is None:
         raise not_found("Channel")

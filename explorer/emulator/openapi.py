@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from explorer.emulator.policy import Route
+from explorer.ratelimit import BUCKETS
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -246,3 +247,23 @@ def describe(
             },
         },
     }
+
+
+def bucket_map(routes: Iterable[Route]) -> str:
+    """The endpoint-to-bucket map as a Markdown table (README's "Rate limits" section).
+
+    Every route is also charged to ``global``; login failures also to ``user-login-failed``.
+    """
+    by_bucket: dict[str, list[str]] = {}
+    for route in routes:
+        label = f"`{route.method} {route.path}`"
+        for name in (route.bucket, *route.also):
+            by_bucket.setdefault(name, []).append(label)
+    lines = ["| bucket | count / seconds | endpoints |", "|---|---|---|"]
+    for name in sorted(BUCKETS):
+        bucket = BUCKETS[name]
+        endpoints = ", ".join(by_bucket.get(name, [])) or (
+            "every request" if name == "global" else "(none yet)"
+        )
+        lines.append(f"| {name} | {bucket.count} / {int(bucket.interval)} | {endpoints} |")
+    return "\n".join(lines)

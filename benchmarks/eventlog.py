@@ -1,0 +1,213 @@
+"""EventLog ingestion against a per-event ``pd.concat`` loop, and memory retained per event.
+
+Goals (DESIGN.md, "Performance design"): ingestion at least 100x faster than growing a
+DataFrame per event, and at most 400 bytes retained per event. The naive loop is quadratic, so
+it runs on at most 3,000 events and its rate is extrapolated, which flatters it. Rates are CPU
+time (process_time), so other load on a shared machine skews them less. Memory counts
+what tracemalloc sees (Python objects and numpy buffers) plus pyarrow's allocations (the string
+columns), which tracemalloc does not see. Run with ``python -m benchmarks.eventlog [n]``.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import sys
+import time
+import tracemalloc
+import uuid
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from explorer.eventlog import COLUMNS, EventLog, flatten
+
+NAIVE_LIMIT = 3_000
+_PHRASES = [
+    "hello",
+    "gg",
+    "nice play",
+    "lol what is this",
+    "clutch",
+    "no way",
+    "go team",
+    "pog",
+    "that was close",
+    "how did you do that",
+    "first time here",
+    "love the stream",
+]
+
+
+def make_packets(n: int, seed: int = 0) -> list[bytes]:
+    """``n`` ChatMessage packets as wire bytes: a few hundred chatters, mixed components."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        user = rng.randrange(200)
+        parts: list[dict[str, Any]] = []
+        words = " ".join(rng.choices(_PHRASES, k=rng.randint(1, 6)))
+        parts.append({"type": "text", "data": words, "text": words})
+        roll = rng.random()
+        if roll < 0.2:
+            parts.append(
+                {
+                    "type": "emoticon",
+                    "source": "builtin",
+                    "pack": "default",
+                    "coords": {"x": 24 * rng.randrange(8), "y": 0, "width": 24, "height": 24},
+                    "text": ":)",
+                }
+            )
+        elif roll < 0.25:
+            parts.append({"type": "link", "url": "https://example.org/clip", "text": "clip"})
+        elif roll < 0.35:
+            tagged = rng.randrange(200)
+            parts.append(
+                {
+                    "type": "tag",
+                    "text": f"@viewer{tagged}",
+                    "username": f"viewer{tagged}",
+                    "id": tagged,
+                }
+            )
+        data = {
+            "channel": 4242,
+            "id": str(uuid.UUID(int=rng.getrandbits(128), version=1)),
+            "user_name": f"viewer{user}",
+            "user_id": 10_000 + user,
+            "user_roles": ["Mod", "User"] if user < 5 else ["User"],
+            "user_level": 1 + user % 60,
+            "user_avatar": f"https://uploads.example.org/avatar/{user}.jpg" if user % 3 else None,
+            "message": {"message": parts, "meta": {}},
+        }
+        out.append(orjson.dumps({"type": "event", "event": "ChatMessage", "data": data}))
+    return out
+
+
+def _eventlog_seconds(wire: list[bytes]) -> float:
+    """Decode, flatten and append every packet, then read ``.frame`` once."""
+    started = time.process_time()
+    log = EventLog()
+    for i, raw in enumerate(wire):
+        log.append(orjson.loads(raw), 1_700_000_000.0 + i)
+    rows = len(log.frame)
+    elapsed = time.process_time() - started
+    assert rows == len(wire)
+    return elapsed
+
+
+def _naive_seconds(wire: list[bytes]) -> float:
+    """Decode and flatten every packet the same way, growing a DataFrame per event."""
+    started = time.process_time()
+    frame = pd.DataFrame(columns=list(COLUMNS))
+    for i, raw in enumerate(wire):
+        row = flatten(orjson.loads(raw), 1_700_000_000.0 + i)
+        frame = pd.concat([frame, pd.DataFrame([dict(zip(COLUMNS, row, strict=False))])])
+    elapsed = time.process_time() - started
+    assert len(frame) == len(wire)
+    return elapsed
+
+
+def _arrow_bytes() -> int:
+    try:
+        import pyarrow
+    except ImportError:
+        return 0
+    return int(pyarrow.total_allocated_bytes())
+
+
+def _retained_bytes(wire: list[bytes]) -> tuple[float, float]:
+    """Bytes per event the log keeps after ingest, and after one ``.frame`` read."""
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0] + _arrow_bytes()
+    log = EventLog()
+    for i, raw in enumerate(wire):
+        log.append(orjson.loads(raw), 1_700_000_000.0 + i)
+    gc.collect()
+    ingested = tracemalloc.get_traced_memory()[0] + _arrow_bytes() - base
+    frame = log.frame
+    del frame
+    gc.collect()
+    read = tracemalloc.get_traced_memory()[0] + _arrow_bytes() - base
+    tracemalloc.stop()
+    return ingested / len(wire), read / len(wire)
+
+
+def _read_seconds(n: int, wire: list[bytes]) -> tuple[float, float, float]:
+    """Seconds for a first ``.frame`` of ``n`` rows, for one after 100 more events, and for
+    deduplicating a 100-message ``history`` reply against the whole log."""
+    log = EventLog()
+    log.extend(orjson.loads(b) for b in wire[:n])
+    started = time.perf_counter()
+    log.frame  # noqa: B018 - the read is what is timed
+    first = time.perf_counter() - started
+    log.extend(orjson.loads(b) for b in wire[n : n + 100])
+    started = time.perf_counter()
+    log.frame  # noqa: B018
+    again = time.perf_counter() - started
+    history = [orjson.loads(b)["data"] for b in wire[n : n + 100]]
+    started = time.perf_counter()
+    added = log.add_history(history)
+    dedupe = time.perf_counter() - started
+    assert added == 0
+    return first, again, dedupe
+
+
+def run(n: int = 100_000) -> dict[str, float]:
+    """Measure ingestion rates, their ratio, retained bytes per event and read times."""
+    wire = make_packets(n + 100)
+    events = wire[:n]
+    # Rates use CPU time, best of interleaved runs: the machine may be shared, and noise only
+    # ever slows a run down.
+    naive_n = min(n, NAIVE_LIMIT)
+    log_s, naive_s = [], []
+    for _ in range(2):
+        log_s.append(_eventlog_seconds(events))
+        naive_s.append(_naive_seconds(events[:naive_n]))
+    log_s.append(_eventlog_seconds(events))
+    log_rate = n / min(log_s)
+    naive_rate = naive_n / min(naive_s)
+    ingested, read = _retained_bytes(events)
+    first_read, next_read, dedupe = _read_seconds(n, wire)
+    return {
+        "events": n,
+        "eventlog_events_per_s": log_rate,
+        "naive_concat_events_per_s": naive_rate,
+        "ratio": log_rate / naive_rate,
+        "bytes_per_event": ingested,
+        "bytes_per_event_after_frame": read,
+        "wire_bytes_per_event": sum(map(len, events)) / n,
+        "frame_first_read_s": first_read,
+        "frame_read_after_100_more_s": next_read,
+        "history_dedupe_s": dedupe,
+    }
+
+
+def main() -> None:
+    """Print the measurements and whether each goal is met."""
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    r = run(n)
+    print(f"EventLog ingestion ({n:,} ChatMessage events)")
+    print(f"  EventLog           {r['eventlog_events_per_s']:>12,.0f} events/s")
+    print(
+        f"  per-event concat   {r['naive_concat_events_per_s']:>12,.0f} events/s "
+        f"(first {min(n, NAIVE_LIMIT):,} events, extrapolated)"
+    )
+    print(f"  ratio              {r['ratio']:>12,.0f}x   goal >= 100x")
+    print(
+        f"  retained           {r['bytes_per_event']:>12,.0f} bytes/event   goal <= 400 "
+        f"({r['bytes_per_event_after_frame']:,.0f} after a .frame read; "
+        f"wire packet {r['wire_bytes_per_event']:,.0f})"
+    )
+    print(
+        f"  .frame             {r['frame_first_read_s'] * 1e3:>12,.1f} ms first read, "
+        f"{r['frame_read_after_100_more_s'] * 1e3:,.1f} ms after 100 more events"
+    )
+    print(f"  add_history        {r['history_dedupe_s'] * 1e3:>12,.1f} ms for 100 messages")
+
+
+if __name__ == "__main__":
+    main()

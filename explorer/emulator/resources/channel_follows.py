@@ -1,0 +1,186 @@
+"""Follows: who follows a channel, and the caller following or unfollowing it.
+
+``PUT`` and ``POST`` both follow and are idempotent: a user follows a channel at most once, so
+repeating either leaves one follow and counts it once. ``DELETE`` unfollows, equally
+idempotent. Each answers the caller's follow state with the channel's ``numFollowers``, which
+changes in the same transaction as the follow itself (the seeded ``numFollowers`` also counts
+followers from before the emulated world began, so it may exceed the listed followers).
+Following one's own channel is refused. The historical body ``{"user": <id>}`` is accepted
+but must name the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from explorer.emulator.access import ChannelRef, channel_ref
+from explorer.emulator.context import Context
+from explorer.emulator.openapi import USER_PROPERTIES
+from explorer.emulator.policy import Handler, Route
+from explorer.emulator.resources.channel_pages import PAGE_PARAMS, page_of, paged
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request
+from explorer.emulator.shapes import USER_FIELDS, render_user
+from explorer.emulator.store import Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS channel_follows (
+    channelId INTEGER NOT NULL REFERENCES channels (id),
+    userId INTEGER NOT NULL REFERENCES users (id),
+    createdAt TEXT NOT NULL, PRIMARY KEY (channelId, userId)
+);
+CREATE INDEX IF NOT EXISTS channel_follows_recent ON channel_follows (channelId, createdAt);
+CREATE INDEX IF NOT EXISTS channel_follows_user ON channel_follows (userId, createdAt);
+"""
+
+_USER_SELECT = ", ".join(f"u.{name}" for name in USER_FIELDS)
+
+
+def followed_at(store: Store, channel_id: int, user_id: int) -> str | None:
+    """When ``user_id`` followed ``channel_id``, or None when they do not follow it."""
+    value: str | None = store.scalar(
+        "SELECT createdAt FROM channel_follows WHERE channelId = ? AND userId = ?",
+        (channel_id, user_id),
+    )
+    return value
+
+
+async def _follower(ctx: Context, channel: ChannelRef) -> int:
+    """The caller, after checking the optional historical body ``{"user": id}`` names them."""
+    caller = ctx.user_id()
+    raw = await ctx.body()
+    if raw.strip():
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise bad_request(f"Malformed JSON: {exc.msg}.", "body", "json") from None
+        if not isinstance(body, dict):
+            raise bad_request("The body must be a JSON object.", "body", "object")
+        named = body.get("user", caller)
+        if not isinstance(named, int) or isinstance(named, bool):
+            raise bad_request("user must be a user id.", "user")
+        if named != caller:
+            raise ApiError(403, "You can only follow or unfollow as yourself.")
+    if caller == channel.user_id:
+        raise bad_request("You cannot follow your own channel.", "channel", "self")
+    return caller
+
+
+def _state(ctx: Context, channel: ChannelRef, user_id: int) -> dict[str, Any]:
+    since = followed_at(ctx.store, channel.id, user_id)
+    return {
+        "channelId": channel.id,
+        "userId": user_id,
+        "following": since is not None,
+        "followedAt": since,
+        "numFollowers": ctx.store.scalar(
+            "SELECT numFollowers FROM channels WHERE id = ?", (channel.id,)
+        ),
+    }
+
+
+async def list_followers(ctx: Context) -> JSONResponse:
+    """GET /channels/{id}/follow: the channel's followers, most recent first."""
+    channel = channel_ref(ctx)
+    page = page_of(ctx)
+    rows = ctx.store.all(
+        f"SELECT {_USER_SELECT}, f.createdAt FROM channel_follows f "
+        "JOIN users u ON u.id = f.userId WHERE f.channelId = ? "
+        "ORDER BY f.createdAt DESC, f.rowid DESC LIMIT ? OFFSET ?",
+        (channel.id, page.limit, page.offset),
+    )
+    total = ctx.store.scalar(
+        "SELECT COUNT(*) FROM channel_follows WHERE channelId = ?", (channel.id,)
+    )
+    width = len(USER_FIELDS)
+    return paged([{**render_user(r[:width]), "followedAt": r[width]} for r in rows], total)
+
+
+async def follow(ctx: Context) -> dict[str, Any]:
+    """PUT or POST /channels/{id}/follow: follow the channel (idempotent)."""
+    channel = channel_ref(ctx)
+    user_id = await _follower(ctx, channel)
+    with ctx.store.transaction() as conn:
+        added = conn.execute(
+            "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+            (channel.id, user_id, ctx.iso_now()),
+        ).rowcount
+        if added:
+            conn.execute(
+                "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel.id,)
+            )
+    return _state(ctx, channel, user_id)
+
+
+async def unfollow(ctx: Context) -> dict[str, Any]:
+    """DELETE /channels/{id}/follow: stop following the channel (idempotent)."""
+    channel = channel_ref(ctx)
+    user_id = await _follower(ctx, channel)
+    with ctx.store.transaction() as conn:
+        removed = conn.execute(
+            "DELETE FROM channel_follows WHERE channelId = ? AND userId = ?",
+            (channel.id, user_id),
+        ).rowcount
+        if removed:
+            conn.execute(
+                "UPDATE channels SET numFollowers = MAX(numFollowers - 1, 0) WHERE id = ?",
+                (channel.id,),
+            )
+    return _state(ctx, channel, user_id)
+
+
+_STATE = {"$ref": "#/components/schemas/FollowState"}
+_TIME = {"type": "string", "format": "date-time"}
+
+SCHEMAS: dict[str, Any] = {
+    "Follower": {
+        "type": "object",
+        "required": [*USER_PROPERTIES, "followedAt"],
+        "properties": {**USER_PROPERTIES, "followedAt": _TIME},
+    },
+    "FollowState": {
+        "type": "object",
+        "required": ["channelId", "userId", "following", "followedAt", "numFollowers"],
+        "properties": {
+            "channelId": {"type": "integer"},
+            "userId": {"type": "integer"},
+            "following": {"type": "boolean"},
+            "followedAt": {**_TIME, "nullable": True},
+            "numFollowers": {"type": "integer"},
+        },
+    },
+}
+_WRITE_ERRORS = (400, 401, 403, 404, 413, 461)
+
+
+def _write(method: str, handler: Handler, summary: str) -> Route:
+    return Route(
+        method,
+        "/channels/{channel}/follow",
+        handler,
+        "channel-follow",
+        auth="user",
+        scopes=("channel:follow:self",),
+        summary=f'{summary}; an optional body {{"user": id}} must name the caller',
+        response=_STATE,
+        errors=_WRITE_ERRORS,
+    )
+
+
+routes = [
+    Route(
+        "GET",
+        "/channels/{channel}/follow",
+        list_followers,
+        "channel-read",
+        auth="optional",
+        summary="The channel's followers, most recent first",
+        params=PAGE_PARAMS,
+        response={"type": "array", "items": {"$ref": "#/components/schemas/Follower"}},
+        errors=(400, 404),
+    ),
+    _write("PUT", follow, "Follow the channel (idempotent)"),
+    _write("POST", follow, "Follow the channel (idempotent, same as PUT)"),
+    _write("DELETE", unfollow, "Unfollow the channel (idempotent)"),
+]

@@ -1,0 +1,145 @@
+"""Hosting: a channel shows another channel's stream (its hostee) to its own viewers.
+
+The hostee lives in ``channels.hosteeId``, so a host shows in ``GET /channels`` at once, and
+the hosted channel's ``hosters`` are simply the channels pointing at it. The hosted channel's
+preferences decide whether it may be hosted at all (``hosting:allow``) and whether a channel
+that is itself live may host it (``hosting:allowlive``). Setting the same hostee again and
+ending a host that is not running are harmless no-ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.emulator.access import ChannelRef, channel_ref, require_owner
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.resources.channel_pages import PAGE_PARAMS, channel_page
+from explorer.emulator.resources.channel_preferences import preference
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request
+from explorer.emulator.shapes import find_channel, render_channel
+
+
+def _hosting(ctx: Context, channel_id: int) -> dict[str, Any]:
+    hostee_id = ctx.store.scalar("SELECT hosteeId FROM channels WHERE id = ?", (channel_id,))
+    row = find_channel(ctx.store, hostee_id) if hostee_id is not None else None
+    hostee = render_channel(row, ctx.services.types.all()) if row is not None else None
+    return {"channelId": channel_id, "hosteeId": hostee_id, "hostee": hostee}
+
+
+async def get_hostee(ctx: Context) -> dict[str, Any]:
+    """GET /channels/{id}/hostee: the channel being hosted, if any."""
+    return _hosting(ctx, channel_ref(ctx).id)
+
+
+def _check_hostee(ctx: Context, host: ChannelRef, hostee_id: Any) -> None:
+    if not isinstance(hostee_id, int) or isinstance(hostee_id, bool) or not 0 < hostee_id < 2**63:
+        raise bad_request("id must be the id of the channel to host.", "id")
+    if hostee_id == host.id:
+        raise bad_request("A channel cannot host itself.", "id", "self")
+    row = ctx.store.one("SELECT suspended FROM channels WHERE id = ?", (hostee_id,))
+    if row is None or row[0]:
+        raise bad_request(f"There is no channel {hostee_id} to host.", "id", "not_found")
+    if not preference(ctx.store, hostee_id, "hosting:allow"):
+        raise ApiError(403, "That channel does not allow being hosted.")
+    if host.online and not preference(ctx.store, hostee_id, "hosting:allowlive"):
+        raise ApiError(403, "That channel does not allow being hosted by a live channel.")
+
+
+async def set_hostee(ctx: Context) -> dict[str, Any]:
+    """PUT /channels/{id}/hostee: start hosting the channel given as ``{"id": channelId}``."""
+    host = channel_ref(ctx)
+    require_owner(ctx, host)
+    hostee_id = (await ctx.json_object()).get("id")
+    _check_hostee(ctx, host, hostee_id)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
+            (hostee_id, ctx.iso_now(), host.id, hostee_id),
+        )
+    return _hosting(ctx, host.id)
+
+
+async def end_hosting(ctx: Context) -> None:
+    """DELETE /channels/{id}/hostee: stop hosting."""
+    host = channel_ref(ctx)
+    require_owner(ctx, host)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE channels SET hosteeId = NULL, updatedAt = ? "
+            "WHERE id = ? AND hosteeId IS NOT NULL",
+            (ctx.iso_now(), host.id),
+        )
+
+
+async def list_hosters(ctx: Context) -> JSONResponse:
+    """GET /channels/{id}/hosters: the channels hosting this one, most watched first."""
+    channel = channel_ref(ctx)
+    return channel_page(ctx, "c.hosteeId = ?", (channel.id,), "c.viewersCurrent DESC")
+
+
+_HOSTING = {"$ref": "#/components/schemas/Hosting"}
+
+SCHEMAS: dict[str, Any] = {
+    "Hosting": {
+        "type": "object",
+        "required": ["channelId", "hosteeId", "hostee"],
+        "properties": {
+            "channelId": {"type": "integer"},
+            "hosteeId": {"type": "integer", "nullable": True},
+            "hostee": {"$ref": "#/components/schemas/Channel", "nullable": True},
+        },
+    },
+    "HosteeRequest": {
+        "type": "object",
+        "required": ["id"],
+        "properties": {"id": {"type": "integer", "description": "the channel to host"}},
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/channels/{channel}/hostee",
+        get_hostee,
+        "channel-read",
+        auth="optional",
+        summary="The channel this channel hosts (hostee null when not hosting)",
+        response=_HOSTING,
+        errors=(404,),
+    ),
+    Route(
+        "PUT",
+        "/channels/{channel}/hostee",
+        set_hostee,
+        "channel-write",
+        auth="user",
+        scopes=("channel:update:self",),
+        summary="Host another channel (owner)",
+        body={"$ref": "#/components/schemas/HosteeRequest"},
+        response=_HOSTING,
+        errors=(400, 401, 403, 404, 413, 461),
+    ),
+    Route(
+        "DELETE",
+        "/channels/{channel}/hostee",
+        end_hosting,
+        "channel-write",
+        auth="user",
+        scopes=("channel:update:self",),
+        summary="Stop hosting (owner)",
+        status=204,
+        errors=(401, 403, 404, 461),
+    ),
+    Route(
+        "GET",
+        "/channels/{channel}/hosters",
+        list_hosters,
+        "channel-read",
+        auth="optional",
+        summary="The channels hosting this channel, most watched first",
+        params=PAGE_PARAMS,
+        response={"type": "array", "items": {"$ref": "#/components/schemas/Channel"}},
+        errors=(400, 404),
+    ),
+]

@@ -1,0 +1,71 @@
+"""Paging shared by the lists under a channel: followers, hosters, related channels, users.
+
+Every such list takes the platform's ``page`` (0-based) and ``limit`` (default 50, at most 100)
+parameters, validated by the shared list-query grammar so bad values answer 400 exactly as on
+``GET /channels``, and reports its total in ``X-Total-Count``. This module serves no endpoint
+of its own (``routes`` is empty); it keeps the sub-resource modules from each re-inventing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Param, Route
+from explorer.emulator.responses import JSONResponse
+from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT, render_channel
+from explorer.query import DEFAULT_LIMIT, MAX_LIMIT, parse_list_query
+
+PAGE_PARAMS = (
+    Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+    Param(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+        f"page size (default {DEFAULT_LIMIT})",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One requested slice of a list."""
+
+    limit: int
+    offset: int
+
+
+def page_of(ctx: Context) -> Page:
+    """The page the request asks for (400 for a malformed ``page``/``limit`` or any filter)."""
+    query = parse_list_query(ctx.params, {}, ())
+    return Page(query.limit, query.page * query.limit)
+
+
+def paged(items: list[dict[str, Any]], total: int) -> JSONResponse:
+    """One page of ``items`` with the list's ``total`` in ``X-Total-Count``."""
+    return JSONResponse(items, headers={"X-Total-Count": str(total)})
+
+
+def channel_page(
+    ctx: Context,
+    where: str,
+    args: Sequence[Any],
+    order: str,
+    order_args: Sequence[Any] = (),
+) -> JSONResponse:
+    """A page of unsuspended channels matching ``where``, sorted by ``order`` then id (each
+    clause with the arguments of its placeholders)."""
+    page = page_of(ctx)
+    condition = f"c.suspended = 0 AND {where}"
+    rows = ctx.store.all(
+        f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE {condition} "
+        f"ORDER BY {order}, c.id LIMIT ? OFFSET ?",
+        [*args, *order_args, page.limit, page.offset],
+    )
+    total = ctx.store.scalar(f"SELECT COUNT(*) FROM channels c WHERE {condition}", args)
+    types = ctx.services.types.all()
+    return paged([render_channel(row, types) for row in rows], total)
+
+
+routes: list[Route] = []

@@ -1,0 +1,269 @@
+"""Partnership: a channel applies, staff accept or deny, and partners get redeemable codes.
+
+One application per channel. Applying records the channel's followers and all-time viewers at
+that moment (what staff judge) and is refused while an application is pending or the channel is
+already partnered; a denied channel may apply again, which replaces the old application.
+Accepting sets ``partnered`` on the channel and issues its partnership codes in the same
+transaction; only a pending application can be decided.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.emulator import credentials
+from explorer.emulator.access import channel_ref, require_owner, require_staff
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS partnership_apps (
+    channelId INTEGER PRIMARY KEY REFERENCES channels (id), status TEXT NOT NULL,
+    message TEXT NOT NULL, followers INTEGER NOT NULL, viewersTotal INTEGER NOT NULL,
+    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, decidedAt TEXT, decidedBy INTEGER,
+    reason TEXT
+);
+CREATE TABLE IF NOT EXISTS partnership_codes (
+    id INTEGER PRIMARY KEY, channelId INTEGER NOT NULL REFERENCES channels (id),
+    code TEXT NOT NULL UNIQUE, redeemedById INTEGER, redeemedAt TEXT,
+    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS partnership_codes_channel ON partnership_codes (channelId, id);
+"""
+
+APP_FIELDS = (
+    "channelId",
+    "status",
+    "message",
+    "followers",
+    "viewersTotal",
+    "createdAt",
+    "updatedAt",
+    "decidedAt",
+    "decidedBy",
+    "reason",
+)
+CODES_PER_PARTNER = 5
+STATUSES = ("pending", "accepted", "denied")
+
+
+def _application(ctx: Context, channel_id: int) -> dict[str, Any]:
+    row = ctx.store.one(
+        f"SELECT {', '.join(APP_FIELDS)} FROM partnership_apps WHERE channelId = ?",
+        (channel_id,),
+    )
+    if row is None:
+        raise not_found("Partnership application")
+    return dict(zip(APP_FIELDS, row, strict=True))
+
+
+def _text(body: dict[str, Any], name: str, shortest: int, longest: int) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or not shortest <= len(value.strip()) <= longest:
+        raise bad_request(f"{name} must be a string of {shortest}-{longest} characters.", name)
+    return value.strip()
+
+
+async def get_application(ctx: Context) -> dict[str, Any]:
+    """GET /channels/{id}/partnership/app: the channel's application (owner or staff)."""
+    channel = channel_ref(ctx)
+    require_owner(ctx, channel)
+    return _application(ctx, channel.id)
+
+
+async def apply(ctx: Context) -> JSONResponse:
+    """POST /channels/{id}/partnership/app: apply for partnership with a message (owner)."""
+    channel = channel_ref(ctx)
+    require_owner(ctx, channel, staff_too=False)
+    message = _text(await ctx.json_object(), "message", 20, 2000)
+    standing = ctx.store.one(
+        "SELECT partnered, numFollowers, viewersTotal FROM channels WHERE id = ?", (channel.id,)
+    )
+    assert standing is not None
+    partnered, followers, viewers = standing
+    if partnered:
+        raise ApiError(409, "This channel is already partnered.")
+    now = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        status = conn.execute(
+            "SELECT status FROM partnership_apps WHERE channelId = ?", (channel.id,)
+        ).fetchone()
+        if status is not None and status[0] == "pending":
+            raise ApiError(409, "An application is already pending.")
+        conn.execute(
+            "INSERT OR REPLACE INTO partnership_apps (channelId, status, message, followers, "
+            "viewersTotal, createdAt, updatedAt) VALUES (?, 'pending', ?, ?, ?, ?, ?)",
+            (channel.id, message, followers, viewers, now, now),
+        )
+    return JSONResponse(_application(ctx, channel.id), status_code=201)
+
+
+async def _decide(ctx: Context, status: str, reason: str | None) -> dict[str, Any]:
+    channel = channel_ref(ctx)
+    if _application(ctx, channel.id)["status"] != "pending":
+        raise ApiError(409, "Only a pending application can be decided.")
+    now = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE partnership_apps SET status = ?, decidedAt = ?, decidedBy = ?, reason = ?, "
+            "updatedAt = ? WHERE channelId = ?",
+            (status, now, ctx.user_id(), reason, now, channel.id),
+        )
+        if status == "accepted":
+            conn.execute(
+                "UPDATE channels SET partnered = 1, updatedAt = ? WHERE id = ?", (now, channel.id)
+            )
+            conn.executemany(
+                "INSERT INTO partnership_codes (channelId, code, createdAt, updatedAt) "
+                "VALUES (?, ?, ?, ?)",
+                [
+                    (channel.id, credentials.new_token(8).upper(), now, now)
+                    for _ in range(CODES_PER_PARTNER)
+                ],
+            )
+    return _application(ctx, channel.id)
+
+
+async def deny(ctx: Context) -> dict[str, Any]:
+    """POST /channels/{id}/partnership/app/deny: deny the pending application with a reason
+    (staff)."""
+    require_staff(ctx)
+    reason = _text(await ctx.json_object(), "reason", 1, 500)
+    return await _decide(ctx, "denied", reason)
+
+
+async def accept(ctx: Context) -> dict[str, Any]:
+    """POST /channels/{id}/partnership/app/accept: accept the pending application (staff)."""
+    require_staff(ctx)
+    return await _decide(ctx, "accepted", None)
+
+
+async def list_codes(ctx: Context) -> list[dict[str, Any]]:
+    """GET /channels/{id}/partnership/codes: the partner's redeemable codes (owner or staff)."""
+    channel = channel_ref(ctx)
+    require_owner(ctx, channel)
+    rows = ctx.store.all(
+        "SELECT id, code, redeemedById, redeemedAt, createdAt, updatedAt FROM partnership_codes "
+        "WHERE channelId = ? ORDER BY id",
+        (channel.id,),
+    )
+    return [
+        {
+            "id": code_id,
+            "ownerId": channel.user_id,
+            "state": "unredeemed" if redeemed_by is None else "redeemed",
+            "code": code,
+            "redeemedById": redeemed_by,
+            "redeemedAt": redeemed_at,
+            "createdAt": created,
+            "updatedAt": updated,
+        }
+        for code_id, code, redeemed_by, redeemed_at, created, updated in rows
+    ]
+
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_TIME = {"type": "string", "format": "date-time"}
+_APP = {"$ref": "#/components/schemas/PartnershipApplication"}
+
+SCHEMAS: dict[str, Any] = {
+    "PartnershipApplication": {
+        "type": "object",
+        "required": list(APP_FIELDS),
+        "properties": {
+            "channelId": _INT,
+            "status": {"type": "string", "enum": list(STATUSES)},
+            "message": _STR,
+            "followers": _INT,
+            "viewersTotal": _INT,
+            "createdAt": _TIME,
+            "updatedAt": _TIME,
+            "decidedAt": {**_TIME, "nullable": True},
+            "decidedBy": {**_INT, "nullable": True},
+            "reason": {**_STR, "nullable": True},
+        },
+    },
+    "Redeemable": {
+        "type": "object",
+        "required": ["id", "ownerId", "state", "code", "createdAt", "updatedAt"],
+        "properties": {
+            "id": _INT,
+            "ownerId": _INT,
+            "state": {"type": "string", "enum": ["unredeemed", "redeemed"]},
+            "code": _STR,
+            "redeemedById": {**_INT, "nullable": True},
+            "redeemedAt": {**_TIME, "nullable": True},
+            "createdAt": _TIME,
+            "updatedAt": _TIME,
+        },
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/channels/{channel}/partnership/app",
+        get_application,
+        "channel-read",
+        auth="user",
+        scopes=("channel:details:self",),
+        summary="The channel's partnership application (owner or staff)",
+        response=_APP,
+        errors=(401, 403, 404, 461),
+    ),
+    Route(
+        "POST",
+        "/channels/{channel}/partnership/app",
+        apply,
+        "channel-write",
+        auth="user",
+        scopes=("channel:update:self",),
+        summary="Apply for partnership (owner)",
+        body={
+            "type": "object",
+            "required": ["message"],
+            "properties": {"message": {**_STR, "minLength": 20, "maxLength": 2000}},
+        },
+        response=_APP,
+        status=201,
+        errors=(400, 401, 403, 404, 409, 413, 461),
+    ),
+    Route(
+        "POST",
+        "/channels/{channel}/partnership/app/deny",
+        deny,
+        "channel-write",
+        auth="user",
+        summary="Deny the pending application, giving a reason (staff)",
+        body={
+            "type": "object",
+            "required": ["reason"],
+            "properties": {"reason": {**_STR, "minLength": 1, "maxLength": 500}},
+        },
+        response=_APP,
+        errors=(400, 401, 403, 404, 409, 413, 461),
+    ),
+    Route(
+        "POST",
+        "/channels/{channel}/partnership/app/accept",
+        accept,
+        "channel-write",
+        auth="user",
+        summary="Accept the pending application: the channel becomes partnered (staff)",
+        response=_APP,
+        errors=(401, 403, 404, 409, 461),
+    ),
+    Route(
+        "GET",
+        "/channels/{channel}/partnership/codes",
+        list_codes,
+        "channel-read",
+        auth="user",
+        scopes=("channel:details:self",),
+        summary="The partner's redeemable codes (owner or staff)",
+        response={"type": "array", "items": {"$ref": "#/components/schemas/Redeemable"}},
+        errors=(401, 403, 404, 461),
+    ),
+]

@@ -1,0 +1,74 @@
+"""Suspension: staff take a channel off the platform and bring it back.
+
+A suspended channel drops out of every listing (``GET /channels`` filters ``suspended = 0``)
+and answers 404 to everyone but its owner and staff. Suspending also ends its broadcast (it goes
+offline with no viewers) and ends every host of it, since nobody may watch it. Both actions are
+idempotent and answer the channel as staff see it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.emulator.access import channel_ref, require_staff
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.shapes import find_channel, render_channel
+
+
+def _render(ctx: Context, channel_id: int) -> dict[str, Any]:
+    row = find_channel(ctx.store, channel_id)
+    assert row is not None
+    return render_channel(row, ctx.services.types.all())
+
+
+async def suspend(ctx: Context) -> dict[str, Any]:
+    """POST /channels/{id}/suspend: suspend the channel (staff)."""
+    require_staff(ctx)
+    channel = channel_ref(ctx)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE channels SET suspended = 1, online = 0, viewersCurrent = 0, updatedAt = ? "
+            "WHERE id = ? AND suspended = 0",
+            (ctx.iso_now(), channel.id),
+        )
+        conn.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel.id,))
+    return _render(ctx, channel.id)
+
+
+async def unsuspend(ctx: Context) -> dict[str, Any]:
+    """DELETE /channels/{id}/suspend: lift the suspension (staff)."""
+    require_staff(ctx)
+    channel = channel_ref(ctx)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE channels SET suspended = 0, updatedAt = ? WHERE id = ? AND suspended = 1",
+            (ctx.iso_now(), channel.id),
+        )
+    return _render(ctx, channel.id)
+
+
+_CHANNEL = {"$ref": "#/components/schemas/Channel"}
+
+routes = [
+    Route(
+        "POST",
+        "/channels/{channel}/suspend",
+        suspend,
+        "channel-write",
+        auth="user",
+        summary="Suspend a channel (staff): it leaves listings and goes offline",
+        response=_CHANNEL,
+        errors=(401, 403, 404, 461),
+    ),
+    Route(
+        "DELETE",
+        "/channels/{channel}/suspend",
+        unsuspend,
+        "channel-write",
+        auth="user",
+        summary="Lift a channel's suspension (staff)",
+        response=_CHANNEL,
+        errors=(401, 403, 404, 461),
+    ),
+]

@@ -1,0 +1,245 @@
+"""Chat wire format: decode and encode method, reply and event packets, and chat error objects.
+
+The platform's chat node decodes methods and encodes replies and events; the toolkit's chat
+client does the reverse. Both import this one module so the format cannot drift between them,
+and the golden fixtures in ``tests/fixtures/chat/`` (written from the spec, not from this code)
+keep the two from agreeing on the same mistake. Pure: no I/O.
+
+Packets (platform.md, "Chat interface")::
+
+    method  {"type": "method", "method": str, "arguments": [...], "id": int}   client -> server
+    reply   {"type": "reply", "error": null | error, "data": any, "id": int}     server -> client
+    event   {"type": "event", "event": str, "data": any}                         server -> client
+
+A reply has no ``data`` key at all after ``ping``, ``purge``, ``attachEmotes`` and after every
+failed method; :class:`Reply` keeps that apart from ``"data": null`` with ``has_data``.
+
+Error objects are always ``{code, message, stacktrace: [], data: {}}``. The spec names only
+code 1; reference.md names the messages ``UNOTJSON`` and ``UACCESS`` and the range 4000-4007
+for other method errors, but not which code means what. Our table (:class:`ChatErrorCode`)::
+
+    code  name               message and condition
+    1     UNOTFOUND          "UNOTFOUND": ``auth`` matched no record (the spec's own code)
+    4000  BAD_REQUEST        "UNOTJSON" when the frame is not JSON; a human message when the
+                             packet is JSON but malformed or a method's arguments are wrong
+    4001  UNKNOWN_METHOD     no method of that name
+    4002  ACCESS_DENIED      "UACCESS" for a bare denial (banned, no access to the channel);
+                             a human message naming what is missing otherwise
+    4003  NOT_AUTHENTICATED  the method needs an authenticated connection
+    4004  THROTTLED          sending too fast (slow chat, method rate)
+    4005  NOT_FOUND          the message or user named in the arguments does not exist
+    4006  POLL_ERROR         no poll running, a poll already running, no such option
+    4007  TIMED_OUT          "You are timed out for 42 more seconds."
+
+A malformed packet still gets exactly one reply (reference.md fact 5): :class:`PacketError`
+carries the packet's ``id`` when one could be read from it (an integer 0..2**53-1) and ``0``
+otherwise, and the server replies with that id.
+
+Text frames: the encoders return ``bytes``, orjson's native output. websockets (since 14.0,
+checked against 17.4) sends ``bytes`` as a Binary frame unless told otherwise, and chat
+clients expect Text frames, so send with ``text=True``: ``await ws.send(payload, text=True)``
+and ``websockets.broadcast(connections, payload, text=True)``. That writes the UTF-8 bytes as a
+Text frame with no ``str`` round trip, the cheapest way to a text frame. On the receiving side
+``await ws.recv(decode=False)`` hands the frame's bytes straight to :func:`decode`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, TypedDict, cast
+
+import orjson
+
+#: Largest id a JavaScript client can represent exactly (Number.MAX_SAFE_INTEGER).
+MAX_ID = 2**53 - 1
+
+#: Error messages with a fixed spelling (platform.md and reference.md).
+UNOTFOUND = "UNOTFOUND"
+UNOTJSON = "UNOTJSON"
+UACCESS = "UACCESS"
+
+
+class ChatErrorCode(IntEnum):
+    """Chat error codes; the table and its rationale are in the module docstring."""
+
+    UNOTFOUND = 1
+    BAD_REQUEST = 4000
+    UNKNOWN_METHOD = 4001
+    ACCESS_DENIED = 4002
+    NOT_AUTHENTICATED = 4003
+    THROTTLED = 4004
+    NOT_FOUND = 4005
+    POLL_ERROR = 4006
+    TIMED_OUT = 4007
+
+
+class ChatErrorObj(TypedDict):
+    """The spec's error object, as it travels in a reply's ``error`` field."""
+
+    code: int
+    message: str
+    stacktrace: list[Any]
+    data: dict[str, Any]
+
+
+def error_object(code: int, message: str, data: Mapping[str, Any] | None = None) -> ChatErrorObj:
+    """Build the spec's error object ``{code, message, stacktrace: [], data: {}}``."""
+    return {"code": int(code), "message": message, "stacktrace": [], "data": dict(data or {})}
+
+
+class ChatError(Exception):
+    """A chat method failed: the server raises it to reply with an error, the client to report one.
+
+    ``str()`` gives ``"<message> (code <code>)"``.
+    """
+
+    def __init__(self, code: int, message: str, data: Mapping[str, Any] | None = None) -> None:
+        super().__init__(code, message, data)
+        self.code = int(code)
+        self.message = message
+        self.data: dict[str, Any] = dict(data or {})
+
+    def __str__(self) -> str:
+        return f"{self.message} (code {self.code})"
+
+    def to_object(self) -> ChatErrorObj:
+        """The error object to put in a reply."""
+        return error_object(self.code, self.message, self.data)
+
+    @classmethod
+    def from_object(cls, error: Mapping[str, Any]) -> ChatError:
+        """The exception for a reply's error object (``code``/``message`` default to 0/"")."""
+        code = error.get("code")
+        message = error.get("message")
+        data = error.get("data")
+        return cls(
+            code if isinstance(code, int) else 0,
+            message if isinstance(message, str) else "",
+            data if isinstance(data, Mapping) else None,
+        )
+
+
+class PacketError(ChatError):
+    """A frame is not a valid packet; ``id`` is the id to reply with (0 when none was usable)."""
+
+    def __init__(self, code: int, message: str, id: int = 0) -> None:
+        super().__init__(code, message)
+        self.args = (code, message, id)
+        self.id = id
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """A method packet (client to server)."""
+
+    method: str
+    arguments: list[Any]
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A reply packet (server to client); ``has_data`` is False when the ``data`` key is absent."""
+
+    id: int
+    error: ChatErrorObj | None = None
+    data: Any = None
+    has_data: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """An event packet (server to client)."""
+
+    event: str
+    data: Any
+
+
+Packet = Method | Reply | Event
+
+
+def decode(raw: str | bytes) -> Packet:
+    """Parse one websocket frame into a packet, or raise :class:`PacketError` (code 4000)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise PacketError(ChatErrorCode.BAD_REQUEST, UNOTJSON) from None
+    if type(obj) is not dict:
+        raise PacketError(ChatErrorCode.BAD_REQUEST, "A packet must be a JSON object.")
+    kind = obj.get("type")
+    if kind == "event":
+        name = obj.get("event")
+        if type(name) is not str:
+            raise PacketError(ChatErrorCode.BAD_REQUEST, "An event packet needs a string event.")
+        return Event(name, obj.get("data"))
+    raw_id = obj.get("id")
+    packet_id = raw_id if type(raw_id) is int and 0 <= raw_id <= MAX_ID else None
+    reply_id = 0 if packet_id is None else packet_id
+    if kind == "method":
+        method = obj.get("method")
+        arguments = obj.get("arguments")
+        if type(method) is not str:
+            raise PacketError(
+                ChatErrorCode.BAD_REQUEST, "A method packet needs a string method.", reply_id
+            )
+        if type(arguments) is not list:
+            raise PacketError(
+                ChatErrorCode.BAD_REQUEST, "A method packet needs an arguments array.", reply_id
+            )
+        if packet_id is None:
+            raise PacketError(
+                ChatErrorCode.BAD_REQUEST, f"A packet id must be an integer 0..{MAX_ID}."
+            )
+        return Method(method, arguments, packet_id)
+    if kind == "reply":
+        error = obj.get("error")
+        if packet_id is None:
+            raise PacketError(
+                ChatErrorCode.BAD_REQUEST, f"A packet id must be an integer 0..{MAX_ID}."
+            )
+        if error is not None and not (
+            type(error) is dict
+            and type(error.get("code")) is int
+            and type(error.get("message")) is str
+        ):
+            raise PacketError(
+                ChatErrorCode.BAD_REQUEST,
+                "A reply error must be null or an error object.",
+                reply_id,
+            )
+        return Reply(packet_id, cast("ChatErrorObj | None", error), obj.get("data"), "data" in obj)
+    raise PacketError(ChatErrorCode.BAD_REQUEST, f"Unknown packet type {kind!r}.", reply_id)
+
+
+def encode_method(method: str, arguments: Sequence[Any], id: int) -> bytes:
+    """Encode a method packet; send it as a Text frame (``text=True``, see module doc)."""
+    return orjson.dumps({"type": "method", "method": method, "arguments": arguments, "id": id})
+
+
+def encode_reply(
+    id: int, data: Any = None, error: ChatErrorObj | None = None, omit_data: bool = False
+) -> bytes:
+    """Encode a reply packet; send it as a Text frame (``text=True``, see module doc).
+
+    The ``data`` key is left out when ``omit_data`` is true (``ping``, ``purge``,
+    ``attachEmotes``) and whenever ``error`` is given, as the spec has it for failed methods.
+    """
+    if error is not None or omit_data:
+        return orjson.dumps({"type": "reply", "error": error, "id": id})
+    return orjson.dumps({"type": "reply", "error": None, "data": data, "id": id})
+
+
+def encode_event(event: str, data: Any) -> bytes:
+    """Encode an event packet; broadcast it as a Text frame (``text=True``, see module doc)."""
+    return orjson.dumps({"type": "event", "event": event, "data": data})
+
+
+def encode(packet: Packet) -> bytes:
+    """Encode any decoded packet back to its wire form (the inverse of :func:`decode`)."""
+    if isinstance(packet, Event):
+        return encode_event(packet.event, packet.data)
+    if isinstance(packet, Reply):
+        return encode_reply(packet.id, packet.data, packet.error, omit_data=not packet.has_data)
+    return encode_method(packet.method, packet.arguments, packet.id)
