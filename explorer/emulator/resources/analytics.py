@@ -1,0 +1,502 @@
+"""Channel analytics: ``/analytics/viewers`` and every ``/analytics/tsdb/*`` series.
+
+Owner-only, as on the historical platform (the owner or staff; a bearer token needs
+``channel:analytics:self``). Every series is a deterministic simulation of the channel's past,
+so the same query always gives the same numbers:
+
+- A channel's *profile* (audience size, followers, game, partnership, creation time) is taken
+  from its row the first time its analytics are read and kept in ``analytics_profiles``. Later
+  drift of the live counters (the simulator moves ``viewersCurrent``) does not rewrite history.
+- Everything else comes from RNGs keyed by (world seed, channel, what, when): whether the
+  channel streamed on a UTC day and when, how many watched in an hour, which emotes they used.
+  A bucket's value never depends on the range asked for, so overlapping ranges agree.
+
+Ranges: ``from``/``to`` are ISO-8601 (a timestamp without offset is UTC). Defaults: ``to`` =
+now, ``from`` = ``to`` - 7 days; ``from`` must be before ``to`` and the span at most 90 days,
+else 400 with ``details``. A series holds the buckets (UTC hours or UTC days) that overlap the
+range and have fully elapsed by the platform clock (no data from the future, and the current
+hour or day appears once it is over), and none before the channel was created. Event series
+(``streamSessions``, ``streamHosts``) hold the events inside the range up to now.
+
+Every point carries ``channel`` (id) and ``time`` (ISO, the start of its bucket or the event's
+moment); the shapes per series are in ``SCHEMAS`` and follow the historical clients' models.
+
+This module holds the machinery (range, profile, timeline, route factory) and the audience
+series; ``analytics_earnings`` (subscriptions, revenue, ads, sparks) and ``analytics_rankings``
+(emotes, games) build their series on it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from explorer.emulator.access import channel_ref, require_owner
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Handler, Param, Route
+from explorer.emulator.responses import bad_request
+from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso
+
+HOUR = 3600
+DAY = 86400
+DEFAULT_SPAN = 7 * DAY
+MAX_SPAN = 90 * DAY
+#: The day the seeded world describes: counters (followers, subscribers) reach the profile's
+#: values on this day and keep growing along the same curve after it.
+WORLD_DAY = int(WORLD_NOW.timestamp()) // DAY
+#: Relative audience by UTC hour of day (peaks in the European and American evenings).
+DIURNAL: tuple[float, ...] = (
+    1.15, 1.2, 1.15, 1.05, 0.9, 0.7, 0.55, 0.45, 0.4, 0.4, 0.45, 0.5,
+    0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.0, 1.05, 1.1, 1.1, 1.1,
+)  # fmt: skip
+COUNTRIES = (
+    ("US", 36), ("GB", 9), ("DE", 8), ("CA", 6), ("FR", 5), ("BR", 5), ("AU", 4),
+    ("ES", 4), ("NL", 3), ("SE", 3), ("PL", 3), ("MX", 3), ("JP", 2), ("RU", 2),
+)  # fmt: skip
+BROWSERS = (("chrome", 55), ("firefox", 14), ("edge", 12), ("safari", 9), ("app", 10))
+PLATFORMS = (("windows", 52), ("mac", 9), ("linux", 3), ("android", 17), ("ios", 12), ("xbox", 7))
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS analytics_profiles (
+    channelId INTEGER PRIMARY KEY, viewers INTEGER NOT NULL, followers INTEGER NOT NULL,
+    typeId INTEGER, partnered INTEGER NOT NULL, createdAt REAL NOT NULL, takenAt TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The validated range of one query, in epoch seconds: ``[start, end)``, ``end`` <= now."""
+
+    start: float
+    end: float
+    now: float
+
+    def buckets(self, size: int, since: float) -> list[int]:
+        """Indices ``i`` of the buckets ``[i*size, (i+1)*size)`` that overlap the range, have
+        elapsed by now and end after ``since`` (the channel's creation)."""
+        first, stop = int(self.start // size), math.ceil(self.end / size)
+        return [i for i in range(first, stop) if since < (i + 1) * size <= self.now]
+
+    def holds(self, moment: float) -> bool:
+        """True when an event at ``moment`` belongs to the range."""
+        return self.start <= moment < self.end
+
+
+def _moment(ctx: Context, name: str) -> float | None:
+    """Query parameter ``name`` as epoch seconds (None when absent, 400 when malformed)."""
+    raw = ctx.params.get(name)
+    if raw is None:
+        return None
+    try:
+        if len(raw) > 40:
+            raise ValueError(raw)
+        moment = datetime.fromisoformat(raw)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.timestamp()
+    except (ValueError, OverflowError):
+        raise bad_request(
+            f"{name} must be an ISO-8601 timestamp such as 2020-07-01T00:00:00.000Z.",
+            name,
+            "date",
+        ) from None
+
+
+def parse_window(ctx: Context) -> Window:
+    """The ``from``/``to`` range of the request, validated (400 naming the bad parameter)."""
+    now = ctx.now
+    to = _moment(ctx, "to")
+    to = now if to is None else to
+    start = _moment(ctx, "from")
+    start = to - DEFAULT_SPAN if start is None else start
+    if start >= to:
+        raise bad_request("from must be before to.", "from", "range")
+    if to - start > MAX_SPAN:
+        raise bad_request(f"The range may span at most {MAX_SPAN // DAY} days.", "to", "range")
+    return Window(start, min(to, now), now)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What the simulation knows about one channel (snapshotted, see the module docstring)."""
+
+    seed: int
+    channel: int
+    viewers: int
+    followers: int
+    type_id: int | None
+    partnered: bool
+    created: float
+    world_channels: int
+
+    def rng(self, *key: object) -> random.Random:
+        """The RNG for one (what, when) of this channel: same key, same numbers."""
+        return random.Random(":".join(str(k) for k in (self.seed, self.channel, *key)))
+
+    def session(self, day: int) -> tuple[float, float] | None:
+        """The stream the channel ran on UTC ``day`` (start, end), or None."""
+        rng = self.rng("session", day)
+        chance = min(0.9, 0.3 + 0.12 * math.log10(self.viewers + 1))
+        if rng.random() >= chance:
+            return None
+        start = day * DAY + rng.randint(12 * 60, 23 * 60) * 60
+        if start < self.created:
+            return None
+        return float(start), float(start + rng.randint(90, 360) * 60)
+
+    def counter(self, base: int, day: int, key: str) -> int:
+        """A growing total (followers, subscribers) on ``day``: ``base`` on the world's day,
+        a power curve since the channel's creation around it, with a little daily wobble."""
+        born = int(self.created // DAY)
+        growth = (max(day - born + 1, 1) / max(WORLD_DAY - born + 1, 1)) ** 0.8
+        wobble = 1 + 0.0005 * (self.rng(key, day).random() - 0.5)
+        return max(0, round(base * growth * wobble))
+
+    def other_channel(self, rng: random.Random) -> int:
+        """A seeded channel other than this one (for hosting events)."""
+        count = max(self.world_channels, 2)
+        offset = rng.randrange(count)
+        if FIRST_CHANNEL_ID + offset == self.channel:
+            offset = (offset + 1) % count
+        return FIRST_CHANNEL_ID + offset
+
+
+def load_profile(ctx: Context, channel_id: int) -> Profile:
+    """The channel's profile, snapshotted from its row on first use."""
+    store = ctx.store
+    select = (
+        "SELECT viewers, followers, typeId, partnered, createdAt FROM analytics_profiles "
+        "WHERE channelId = ?"
+    )
+    row = store.one(select, (channel_id,))
+    if row is None:
+        channel = store.one(
+            "SELECT viewersTotal, viewersCurrent, numFollowers, typeId, partnered, createdAt "
+            "FROM channels WHERE id = ?",
+            (channel_id,),
+        )
+        assert channel is not None  # channel_ref found it in this same request
+        total, current, followers, type_id, partnered, created = channel
+        with store.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO analytics_profiles (channelId, viewers, followers, "
+                "typeId, partnered, createdAt, takenAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    channel_id,
+                    max(current, total // 500, 1),
+                    followers,
+                    type_id,
+                    partnered,
+                    datetime.fromisoformat(created).timestamp(),
+                    ctx.iso_now(),
+                ),
+            )
+        row = store.one(select, (channel_id,))
+        assert row is not None
+    return Profile(
+        seed=int(store.meta("seed") or 0),
+        channel=channel_id,
+        viewers=row[0],
+        followers=row[1],
+        type_id=row[2],
+        partnered=bool(row[3]),
+        created=row[4],
+        world_channels=int(store.meta("channels") or 0),
+    )
+
+
+@dataclass(slots=True)
+class Timeline:
+    """One channel's simulated activity around one window, computed once per request."""
+
+    profile: Profile
+    window: Window
+    sessions: list[tuple[float, float]] = field(init=False)
+    _audience: dict[int, tuple[int, int]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # From the day before the range: its stream may run past midnight into the range.
+        first, last = int(self.window.start // DAY) - 1, int(self.window.end // DAY)
+        found = (self.profile.session(day) for day in range(first, last + 1))
+        self.sessions = [s for s in found if s is not None]
+
+    def point(self, moment: float, **values: Any) -> dict[str, Any]:
+        """A series point: channel, ISO time, then ``values``."""
+        stamp = iso(datetime.fromtimestamp(moment, UTC))
+        return {"channel": self.profile.channel, "time": stamp, **values}
+
+    def hours(self) -> list[int]:
+        """The hourly buckets of the window."""
+        return self.window.buckets(HOUR, self.profile.created)
+
+    def days(self) -> list[int]:
+        """The daily buckets of the window."""
+        return self.window.buckets(DAY, self.profile.created)
+
+    def on_air(self, hour: int) -> float:
+        """The fraction of ``hour`` the channel was live."""
+        lo, hi = hour * HOUR, (hour + 1) * HOUR
+        return sum(max(0.0, min(hi, end) - max(lo, start)) for start, end in self.sessions) / HOUR
+
+    def audience(self, hour: int) -> tuple[int, int]:
+        """Average (anonymous, signed-in) viewers during ``hour``."""
+        cached = self._audience.get(hour)
+        if cached is None:
+            on = self.on_air(hour)
+            if on == 0:
+                cached = (0, 0)
+            else:
+                rng = self.profile.rng("audience", hour)
+                level = self.profile.viewers * on * DIURNAL[hour % 24] * rng.lognormvariate(0, 0.2)
+                total = round(level)
+                anon = round(total * rng.uniform(0.25, 0.45))
+                cached = (anon, total - anon)
+            self._audience[hour] = cached
+        return cached
+
+    def watched(self, day: int) -> list[int]:
+        """Viewers per hour of UTC ``day`` (24 values)."""
+        return [sum(self.audience(hour)) for hour in range(day * 24, day * 24 + 24)]
+
+
+Series = Callable[[Timeline, Context], list[dict[str, Any]]]
+
+
+def viewer_summary(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
+    """Daily: peak and average concurrent viewers, viewer-hours and hours live."""
+    points = []
+    for day in t.days():
+        hourly = t.watched(day)
+        live = sum(1 for hour in range(day * 24, day * 24 + 24) if t.on_air(hour))
+        total = sum(hourly)
+        points.append(
+            t.point(
+                day * DAY,
+                peak=max(hourly),
+                average=round(total / live, 1) if live else 0.0,
+                viewerHours=total,
+                hoursLive=live,
+            )
+        )
+    return points
+
+
+def viewers(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
+    """Hourly: average anonymous and signed-in viewers (0 while offline)."""
+    points = []
+    for hour in t.hours():
+        anon, authed = t.audience(hour)
+        points.append(t.point(hour * HOUR, anon=anon, authed=authed))
+    return points
+
+
+def pick(rng: random.Random, pairs: tuple[tuple[str, int], ...]) -> str:
+    """One name from (name, weight) ``pairs``."""
+    return rng.choices([p[0] for p in pairs], weights=[p[1] for p in pairs])[0]
+
+
+def viewer_metrics(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
+    """Daily: unique viewers of the day's ten most common (country, browser, platform)
+    combinations, estimated from a sample of at most 200 viewers."""
+    points = []
+    for day in t.days():
+        uniques = round(sum(t.watched(day)) * 1.4)
+        if not uniques:
+            continue
+        rng = t.profile.rng("metrics", day)
+        sample = min(uniques, 200)
+        combos = Counter(
+            (pick(rng, COUNTRIES), pick(rng, BROWSERS), pick(rng, PLATFORMS)) for _ in range(sample)
+        )
+        for (country, browser, platform), seen in combos.most_common(10):
+            count = max(1, round(seen * uniques / sample))
+            points.append(
+                t.point(day * DAY, country=country, browser=browser, platform=platform, count=count)
+            )
+    return points
+
+
+def stream_sessions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
+    """Events: the channel going online, then offline with the stream's duration and game."""
+    points = []
+    partnered = t.profile.partnered
+    for start, end in t.sessions:
+        if t.window.holds(start):
+            points.append(t.point(start, online=True, partnered=partnered))
+        if t.window.holds(end):
+            points.append(
+                t.point(
+                    end,
+                    online=False,
+                    partnered=partnered,
+                    duration=int(end - start),
+                    type=t.profile.type_id,
+                )
+            )
+    return points
+
+
+def stream_hosts(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
+    """Events: another channel hosting this one (``hoster``), or this one hosting another
+    after its stream (``hostee``)."""
+    events: list[tuple[float, int | None, int | None]] = []
+    chance = min(0.8, 0.2 + 0.1 * math.log10(t.profile.viewers + 1))
+    for start, end in t.sessions:
+        rng = t.profile.rng("hosts", start)
+        if rng.random() < chance:
+            at = start + rng.random() * (end - start)
+            events.append((at, t.profile.other_channel(rng), None))
+        if rng.random() < 0.3:
+            events.append((end, None, t.profile.other_channel(rng)))
+    return [
+        t.point(at, hoster=hoster, hostee=hostee)
+        for at, hoster, hostee in sorted(events, key=lambda e: e[0])
+        if t.window.holds(at)
+    ]
+
+
+def counter_series(t: Timeline, base: int, key: str) -> list[dict[str, Any]]:
+    """Daily: a ``Profile.counter`` total at ``base`` scale and its change over the day."""
+    points = []
+    for day in t.days():
+        total = t.profile.counter(base, day, key)
+        delta = total - t.profile.counter(base, day - 1, key)
+        points.append(t.point(day * DAY, total=total, delta=delta))
+    return points
+
+
+def followers(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
+    """Daily: total followers at the end of the day and the change over the day."""
+    return counter_series(t, t.profile.followers, "followers")
+
+
+# --- the route table ---------------------------------------------------------------------
+
+INT = {"type": "integer"}
+NULL_INT = {"type": "integer", "nullable": True}
+STR = {"type": "string"}
+
+
+def point_schema(optional: dict[str, Any] | None = None, **required: Any) -> dict[str, Any]:
+    """A point's schema: ``channel``, ``time``, the ``required`` values, maybe ``optional``."""
+    props = {"channel": INT, "time": {"type": "string", "format": "date-time"}, **required}
+    return {"type": "object", "required": list(props), "properties": {**props, **(optional or {})}}
+
+
+COUNTER_SHAPE = ("AnalyticCounter", point_schema(total=INT, delta=INT))
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesRoute:
+    """One analytics endpoint: its path below ``/channels/{id}/analytics/``, the series, and
+    its point shape as (component name, schema)."""
+
+    path: str
+    compute: Series
+    shape: tuple[str, dict[str, Any]]
+    summary: str
+    extra: tuple[Param, ...] = ()
+
+
+RANGE_PARAMS = (
+    Param("from", {"type": "string", "format": "date-time"}, "range start (default: to - 7 days)"),
+    Param("to", {"type": "string", "format": "date-time"}, "range end (default: now)"),
+)
+
+
+def _endpoint(series: SeriesRoute) -> Handler:
+    async def handle(ctx: Context) -> list[dict[str, Any]]:
+        channel = channel_ref(ctx)
+        require_owner(ctx, channel)
+        window = parse_window(ctx)
+        return series.compute(Timeline(load_profile(ctx, channel.id), window), ctx)
+
+    handle.__doc__ = f"GET /channels/{{id}}/analytics/{series.path}: {series.summary}."
+    return handle
+
+
+def series_routes(table: tuple[SeriesRoute, ...]) -> list[Route]:
+    """The owner-only routes of a table of series."""
+    return [
+        Route(
+            "GET",
+            f"/channels/{{channel}}/analytics/{series.path}",
+            _endpoint(series),
+            "channel-read",
+            auth="user",
+            scopes=("channel:analytics:self",),
+            summary=f"{series.summary} (owner only)",
+            params=RANGE_PARAMS + series.extra,
+            response={
+                "type": "array",
+                "items": {"$ref": f"#/components/schemas/{series.shape[0]}"},
+            },
+            errors=(400, 401, 403, 404, 461),
+        )
+        for series in table
+    ]
+
+
+def series_schemas(table: tuple[SeriesRoute, ...]) -> dict[str, Any]:
+    """The component schemas of a table of series (shared shapes appear once)."""
+    return dict(series.shape for series in table)
+
+
+SERIES: tuple[SeriesRoute, ...] = (
+    SeriesRoute(
+        "viewers",
+        viewer_summary,
+        (
+            "AnalyticViewerSummary",
+            point_schema(peak=INT, average={"type": "number"}, viewerHours=INT, hoursLive=INT),
+        ),
+        "Daily viewer summary",
+    ),
+    SeriesRoute(
+        "tsdb/viewers",
+        viewers,
+        ("AnalyticViewers", point_schema(anon=INT, authed=INT)),
+        "Viewers per hour",
+    ),
+    SeriesRoute(
+        "tsdb/viewersMetrics",
+        viewer_metrics,
+        (
+            "AnalyticViewerMetric",
+            point_schema(country=STR, browser=STR, platform=STR, count=INT),
+        ),
+        "Viewers by origin per day",
+    ),
+    SeriesRoute(
+        "tsdb/streamSessions",
+        stream_sessions,
+        (
+            "AnalyticStreamSession",
+            point_schema(
+                {
+                    "duration": {**INT, "description": "seconds; offline events only"},
+                    "type": {**NULL_INT, "description": "game id; offline events only"},
+                },
+                online={"type": "boolean"},
+                partnered={"type": "boolean"},
+            ),
+        ),
+        "Going online and offline",
+    ),
+    SeriesRoute(
+        "tsdb/streamHosts",
+        stream_hosts,
+        ("AnalyticStreamHost", point_schema(hoster=NULL_INT, hostee=NULL_INT)),
+        "Hosting events",
+    ),
+    SeriesRoute("tsdb/followers", followers, COUNTER_SHAPE, "Followers per day"),
+)
+
+SCHEMAS = series_schemas(SERIES)
+routes = series_routes(SERIES)

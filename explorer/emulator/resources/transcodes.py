@@ -1,0 +1,78 @@
+"""Unlocking transcodes: ``POST /channels/{id}/transcodes/unlock``.
+
+A channel without ``hasTranscodes`` is watched only at its source quality; its owner can pay
+sparks to unlock the ladder of lower qualities (which then appear in the channel's manifests).
+The charge and the unlock are one transaction: both happen or neither does. Refusals: 403 for
+anyone but the owner (the sparks are the owner's, so staff cannot do it for them), 409 when the
+channel already has transcodes (nothing is charged twice), and 402 Payment Required when the
+owner holds fewer sparks than ``UNLOCK_COST``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.emulator.access import channel_ref, require_owner
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError
+
+#: Sparks it costs to unlock transcodes.
+UNLOCK_COST = 10_000
+
+
+async def unlock_transcodes(ctx: Context) -> dict[str, Any]:
+    """POST /channels/{id}/transcodes/unlock: charge the owner's sparks, set ``hasTranscodes``."""
+    channel = channel_ref(ctx)
+    require_owner(ctx, channel, staff_too=False)
+    user_id = ctx.user_id()
+    with ctx.store.transaction() as conn:
+        if ctx.store.scalar("SELECT hasTranscodes FROM channels WHERE id = ?", (channel.id,)):
+            raise ApiError(409, "Transcodes are already unlocked on this channel.")
+        sparks = ctx.store.scalar("SELECT sparks FROM users WHERE id = ?", (user_id,))
+        if sparks < UNLOCK_COST:
+            raise ApiError(
+                402, f"Unlocking transcodes costs {UNLOCK_COST} sparks; you have {sparks}."
+            )
+        now = ctx.iso_now()
+        conn.execute(
+            "UPDATE users SET sparks = sparks - ?, updatedAt = ? WHERE id = ?",
+            (UNLOCK_COST, now, user_id),
+        )
+        conn.execute(
+            "UPDATE channels SET hasTranscodes = 1, updatedAt = ? WHERE id = ?", (now, channel.id)
+        )
+    return {
+        "channelId": channel.id,
+        "hasTranscodes": True,
+        "sparksSpent": UNLOCK_COST,
+        "sparks": sparks - UNLOCK_COST,
+    }
+
+
+SCHEMAS: dict[str, Any] = {
+    "TranscodeUnlock": {
+        "type": "object",
+        "required": ["channelId", "hasTranscodes", "sparksSpent", "sparks"],
+        "properties": {
+            "channelId": {"type": "integer"},
+            "hasTranscodes": {"type": "boolean"},
+            "sparksSpent": {"type": "integer"},
+            "sparks": {"type": "integer", "description": "the owner's sparks left"},
+        },
+    },
+}
+
+routes = [
+    Route(
+        "POST",
+        "/channels/{channel}/transcodes/unlock",
+        unlock_transcodes,
+        "channel-write",
+        auth="user",
+        scopes=("channel:update:self",),
+        summary=f"Unlock transcodes for {UNLOCK_COST} of the owner's sparks (owner only)",
+        response={"$ref": "#/components/schemas/TranscodeUnlock"},
+        errors=(401, 402, 403, 404, 409, 461),
+    ),
+]

@@ -1,0 +1,277 @@
+"""Uploaded images: channel thumbnails, badges and banners, served back from ``/resources/{id}``.
+
+Images arrive as ``multipart/form-data`` with the image in a part named ``file``. The bytes are
+kept in SQLite (table ``uploads``), never on the filesystem, so no name a client sends can
+reach a path. Each (kind, record) holds one upload: storing a new one replaces the old in the
+same transaction that points the owning record at it. Other resource groups reuse the whole
+flow through :func:`store_upload` (game covers, for one).
+
+Refusals, checked in this order after the caller's ownership:
+
+- 415: the request is not ``multipart/form-data``, or the file is not a PNG or JPEG (told by
+  its magic bytes; the client's declared type and file name are ignored);
+- 413: the body is larger than ``Config.max_upload`` plus a small multipart envelope (refused
+  from ``Content-Length`` before reading, or as soon as the stream passes it), or the file
+  itself is larger than ``Config.max_upload``;
+- 400 with ``details``: a malformed multipart body, no ``file`` part, an empty file.
+
+An upload is answered 201 with the Resource ``{id, type, relid, url, contentType, size,
+createdAt}``; ``url`` is this platform's path ``/api/v1/resources/{id}``, which serves the exact
+bytes with their content type. Ids are never reused, so those responses are cacheable forever.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
+
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.responses import Response
+
+from explorer.emulator.access import channel_ref, require_owner
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Handler, Route
+from explorer.emulator.responses import ApiError, bad_request, not_found
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS uploads (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, relid INTEGER NOT NULL,
+    contentType TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, data BLOB NOT NULL,
+    createdAt TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS uploads_owner ON uploads (kind, relid);
+"""
+
+#: Accepted images by their leading bytes.
+IMAGE_TYPES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+)
+#: Room for the multipart envelope (boundaries, part headers, small fields) beside the file.
+ENVELOPE = 16 * 1024
+RESOURCE_FIELDS = ("id", "type", "relid", "contentType", "size", "createdAt")
+_SELECT = "SELECT id, kind, relid, contentType, size, createdAt FROM uploads"
+
+#: Called inside the upload's transaction with the new Resource: update the owning record.
+Link = Callable[[sqlite3.Connection, dict[str, Any]], None]
+
+
+def resource_url(resource_id: int) -> str:
+    """Where upload ``resource_id`` is served."""
+    return f"/api/v1/resources/{resource_id}"
+
+
+def render_resource(row: tuple[Any, ...]) -> dict[str, Any]:
+    """The Resource object of an ``uploads`` row selected as ``RESOURCE_FIELDS``."""
+    resource = dict(zip(RESOURCE_FIELDS, row, strict=True))
+    resource["url"] = resource_url(resource["id"])
+    return resource
+
+
+def _unsupported(message: str, path: str) -> ApiError:
+    return ApiError(415, message, details=[{"path": path, "type": "media", "message": message}])
+
+
+async def _replay(data: bytes) -> AsyncGenerator[bytes, None]:
+    yield data
+
+
+async def read_image(ctx: Context) -> tuple[bytes, str]:
+    """The image in the request's ``file`` part and its content type (refusals: see module)."""
+    limit = ctx.services.config.max_upload
+    if not ctx.request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
+        raise _unsupported("Send the image as multipart/form-data in a part named file.", "body")
+    raw = await ctx.body(limit + ENVELOPE)
+    parser = MultiPartParser(
+        ctx.request.headers, _replay(raw), max_files=1, max_fields=16, max_part_size=ENVELOPE
+    )
+    parser.spool_max_size = len(raw) + 1  # keep the file in memory: never a temporary file
+    try:
+        form = await parser.parse()
+    except MultiPartException as error:
+        raise bad_request(
+            f"Malformed multipart body: {error.message}", "body", "multipart"
+        ) from None
+    try:
+        part = form.get("file")
+        if not isinstance(part, UploadFile):
+            raise bad_request("A file part named file is required.", "file", "required")
+        data = await part.read()
+    finally:
+        await form.close()
+    if len(data) > limit:
+        raise ApiError(413, f"The file is larger than {limit} bytes.")
+    if not data:
+        raise bad_request("The file is empty.", "file", "empty")
+    for magic, content_type in IMAGE_TYPES:
+        if data.startswith(magic):
+            return data, content_type
+    raise _unsupported("Only PNG and JPEG images are accepted.", "file")
+
+
+async def store_upload(ctx: Context, kind: str, relid: int, link: Link) -> dict[str, Any]:
+    """Store the request's image as the ``kind`` upload of record ``relid`` and return its
+    Resource object.
+
+    Reads the ``multipart/form-data`` part named ``file`` (refusing with 415, 413 or 400 as the
+    module docstring lists), then in one transaction: inserts the bytes, deletes the previous
+    ``kind`` upload of ``relid`` (its URL then answers 404), and calls ``link(conn, resource)``
+    so the caller updates its own record (e.g. ``UPDATE games SET coverUrl = resource["url"]``)
+    atomically with the upload. Authorize the caller before calling this, so a refused
+    caller's body is never read. ``kind`` becomes the Resource's ``type``.
+    """
+    data, content_type = await read_image(ctx)
+    created = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        cursor = conn.execute(
+            "INSERT INTO uploads (kind, relid, contentType, size, sha256, data, createdAt) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (kind, relid, content_type, len(data), hashlib.sha256(data).hexdigest(), data, created),
+        )
+        resource_id = cursor.lastrowid
+        assert resource_id is not None
+        conn.execute(
+            "DELETE FROM uploads WHERE kind = ? AND relid = ? AND id != ?",
+            (kind, relid, resource_id),
+        )
+        resource = render_resource((resource_id, kind, relid, content_type, len(data), created))
+        link(conn, resource)
+    return resource
+
+
+#: Channel media: the upload kind, the channel column that points at it and the Resource
+#: field it holds.
+CHANNEL_MEDIA: dict[str, tuple[str, str]] = {
+    "thumbnail": ("thumbnailId", "id"),
+    "badge": ("badgeId", "id"),
+    "banner": ("bannerUrl", "url"),
+}
+
+
+def _channel_upload(kind: str) -> Handler:
+    column, field = CHANNEL_MEDIA[kind]
+
+    async def upload(ctx: Context) -> dict[str, Any]:
+        channel = channel_ref(ctx)
+        require_owner(ctx, channel)
+        updated = ctx.iso_now()
+
+        def link(conn: sqlite3.Connection, resource: dict[str, Any]) -> None:
+            conn.execute(
+                f"UPDATE channels SET {column} = ?, updatedAt = ? WHERE id = ?",
+                (resource[field], updated, channel.id),
+            )
+
+        return await store_upload(ctx, kind, channel.id, link)
+
+    upload.__doc__ = f"POST /channels/{{id}}/{kind}: upload the channel's {kind} (owner only)."
+    return upload
+
+
+async def get_banner(ctx: Context) -> dict[str, Any]:
+    """GET /channels/{id}/banner: the Resource of the channel's uploaded banner, else 404."""
+    channel = channel_ref(ctx)
+    row = ctx.store.one(f"{_SELECT} WHERE kind = 'banner' AND relid = ?", (channel.id,))
+    if row is None:
+        raise not_found("Banner")
+    return render_resource(row)
+
+
+async def delete_banner(ctx: Context) -> None:
+    """DELETE /channels/{id}/banner: drop the banner (idempotent: 204 even when there was none)."""
+    channel = channel_ref(ctx)
+    require_owner(ctx, channel)
+    with ctx.store.transaction() as conn:
+        conn.execute("DELETE FROM uploads WHERE kind = 'banner' AND relid = ?", (channel.id,))
+        conn.execute(
+            "UPDATE channels SET bannerUrl = NULL, updatedAt = ? WHERE id = ?",
+            (ctx.iso_now(), channel.id),
+        )
+
+
+async def get_resource(ctx: Context) -> Response:
+    """GET /resources/{id}: the uploaded bytes, with their content type."""
+    row = ctx.store.one(
+        "SELECT contentType, data, sha256 FROM uploads WHERE id = ?", (ctx.path_int("resource"),)
+    )
+    if row is None:
+        raise not_found("Resource")
+    content_type, data, digest = row
+    headers = {
+        "ETag": f'"{digest}"',
+        "Cache-Control": "public, max-age=31536000, immutable",
+        "X-Content-Type-Options": "nosniff",
+    }
+    return Response(data, media_type=content_type, headers=headers)
+
+
+_RESOURCE = {"$ref": "#/components/schemas/Resource"}
+_WRITE_ERRORS = (400, 401, 403, 404, 461)
+
+SCHEMAS: dict[str, Any] = {
+    "Resource": {
+        "type": "object",
+        "required": [*RESOURCE_FIELDS, "url"],
+        "properties": {
+            "id": {"type": "integer"},
+            "type": {"type": "string", "description": "thumbnail, badge, banner, cover, ..."},
+            "relid": {"type": "integer", "description": "id of the record it belongs to"},
+            "url": {"type": "string", "description": "path serving the bytes on this host"},
+            "contentType": {"type": "string", "enum": [t for _, t in IMAGE_TYPES]},
+            "size": {"type": "integer", "description": "bytes"},
+            "createdAt": {"type": "string", "format": "date-time"},
+        },
+    },
+}
+
+routes = [
+    *(
+        Route(
+            "POST",
+            f"/channels/{{channel}}/{kind}",
+            _channel_upload(kind),
+            "upload",
+            auth="user",
+            scopes=("channel:update:self",),
+            summary=f"Upload the channel's {kind} (PNG or JPEG, owner only)",
+            body={"content": "multipart/form-data"},
+            response=_RESOURCE,
+            status=201,
+            errors=(*_WRITE_ERRORS, 413, 415),
+        )
+        for kind in CHANNEL_MEDIA
+    ),
+    Route(
+        "GET",
+        "/channels/{channel}/banner",
+        get_banner,
+        "channel-read",
+        summary="The channel's banner",
+        response=_RESOURCE,
+        errors=(404,),
+    ),
+    Route(
+        "DELETE",
+        "/channels/{channel}/banner",
+        delete_banner,
+        "channel-write",
+        auth="user",
+        scopes=("channel:update:self",),
+        summary="Remove the channel's banner (owner only)",
+        status=204,
+        errors=_WRITE_ERRORS,
+    ),
+    Route(
+        "GET",
+        "/resources/{resource}",
+        get_resource,
+        "channel-read",
+        summary="The bytes of an uploaded image",
+        response={"type": "string", "format": "binary"},
+        content_type="image/*",
+        errors=(400, 404),
+    ),
+]
