@@ -52,8 +52,13 @@ REST_SCOPES: tuple[str, ...] = (
     "channel:streamKey:self",
     "channel:analytics:self",
     "interactive:manage:self",
+    "interactive:robot:self",
     "invoice:view:self",
+    "invoice:capture:self",
     "notification:view:self",
+    "notification:update:self",
+    "achievement:view:self",
+    "announcement:create",
 )
 #: Every scope a token may carry; a cookie session holds them all.
 SCOPES: frozenset[str] = frozenset(CHAT_SCOPES + REST_SCOPES)

@@ -1,0 +1,150 @@
+"""Achievements: the catalogue of what a user can earn, and who earned what.
+
+Each entry has reference.md's shape ``{slug, name, description, sparks}``. A signed-in caller
+whose credential carries ``achievement:view:self`` (a cookie session holds every scope) also
+sees their own progress on each entry: ``earned`` and ``earnedAt``. The list stays public, so
+a token without that scope gets the bare catalogue rather than a refusal.
+
+Other groups record earnings with :func:`award`, inside the transaction of the action that
+earned it (creating an interactive game earns ``game-creator``); an award credits the
+achievement's sparks to the user exactly once and notifies them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from typing import Any
+
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.resources.notifications import notify
+from explorer.emulator.store import Store
+from explorer.emulator.world import WORLD_NOW, iso
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS achievements (
+    slug TEXT PRIMARY KEY, name TEXT NOT NULL, description TEXT NOT NULL,
+    sparks INTEGER NOT NULL, position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS achievement_earnings (
+    userId INTEGER NOT NULL, slug TEXT NOT NULL REFERENCES achievements (slug),
+    earnedAt TEXT NOT NULL, PRIMARY KEY (userId, slug)
+);
+"""
+
+#: The catalogue, in display order: slug, name, description, sparks.
+CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
+    ("welcome", "Welcome aboard", "Sign in for the first time.", 100),
+    ("first-follow", "Follower", "Follow a channel.", 100),
+    ("chatterbox", "Chatterbox", "Send 100 chat messages.", 250),
+    ("first-stream", "On the air", "Go live for the first time.", 500),
+    ("partner", "Partnered", "Become a partner.", 5000),
+    ("game-creator", "Game maker", "Create an interactive game.", 1000),
+)
+#: What each demo account has earned in the seeded world (the streamer and the viewer own
+#: seeded interactive games, hence ``game-creator``).
+DEMO_EARNINGS: dict[str, tuple[str, ...]] = {
+    "streamer": ("welcome", "chatterbox", "first-stream", "partner", "game-creator"),
+    "moderator": ("welcome", "first-follow", "chatterbox"),
+    "viewer": ("welcome", "first-follow", "game-creator"),
+    "viewer2": ("welcome",),
+    "staff": ("welcome",),
+}
+
+
+def seed(store: Store, world_seed: int) -> None:
+    """Store the catalogue (kept current on every start) and the demo accounts' earnings."""
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO achievements (slug, name, description, sparks, position) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(*entry, position) for position, entry in enumerate(CATALOGUE)],
+        )
+        if store.scalar("SELECT COUNT(*) FROM achievement_earnings"):
+            return
+        for username, slugs in DEMO_EARNINGS.items():
+            user_id = store.scalar("SELECT id FROM users WHERE username = ?", (username,))
+            conn.executemany(
+                "INSERT INTO achievement_earnings (userId, slug, earnedAt) VALUES (?, ?, ?)",
+                [
+                    (user_id, slug, iso(WORLD_NOW - timedelta(days=30 * (len(slugs) - i))))
+                    for i, slug in enumerate(slugs)
+                ],
+            )
+
+
+def award(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> bool:
+    """Record that ``user_id`` earned ``slug``, credit its sparks and notify them; False if
+    already held.
+
+    Runs inside the caller's transaction, so the earning and the action stand or fall together.
+    """
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO achievement_earnings (userId, slug, earnedAt) VALUES (?, ?, ?)",
+        (user_id, slug, when),
+    )
+    if cursor.rowcount == 0:
+        return False
+    conn.execute(
+        "UPDATE users SET sparks = sparks + (SELECT sparks FROM achievements WHERE slug = ?) "
+        "WHERE id = ?",
+        (slug, user_id),
+    )
+    notify(conn, user_id, "achievement", {"slug": slug}, when)
+    return True
+
+
+async def list_achievements(ctx: Context) -> list[dict[str, Any]]:
+    """GET /achievements: the catalogue, with the caller's earned state when allowed."""
+    rows = ctx.store.all(
+        "SELECT slug, name, description, sparks FROM achievements ORDER BY position"
+    )
+    items = [
+        {"slug": slug, "name": name, "description": description, "sparks": sparks}
+        for slug, name, description, sparks in rows
+    ]
+    caller = ctx.caller
+    if caller is None or "achievement:view:self" not in caller.scopes:
+        return items
+    earned = dict(
+        ctx.store.all(
+            "SELECT slug, earnedAt FROM achievement_earnings WHERE userId = ?", (caller.user_id,)
+        )
+    )
+    for item in items:
+        item["earned"] = item["slug"] in earned
+        item["earnedAt"] = earned.get(item["slug"])
+    return items
+
+
+SCHEMAS: dict[str, Any] = {
+    "Achievement": {
+        "type": "object",
+        "required": ["slug", "name", "description", "sparks"],
+        "properties": {
+            "slug": {"type": "string"},
+            "name": {"type": "string"},
+            "description": {"type": "string"},
+            "sparks": {"type": "integer", "description": "Sparks credited when earned."},
+            "earned": {
+                "type": "boolean",
+                "description": "Only for a signed-in caller with achievement:view:self.",
+            },
+            "earnedAt": {"type": "string", "format": "date-time", "nullable": True},
+        },
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/achievements",
+        list_achievements,
+        "user-read",
+        auth="optional",
+        summary="Every achievement; signed in, also whether the caller earned it",
+        response={"type": "array", "items": {"$ref": "#/components/schemas/Achievement"}},
+        errors=(401, 461),
+    ),
+]

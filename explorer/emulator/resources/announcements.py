@@ -1,0 +1,105 @@
+"""Announcements: platform-wide messages from staff, delivered as notifications.
+
+Only staff may announce (and a bearer token needs ``announcement:create``). An announcement is
+stored, and in the same transaction every current user receives an ``announcement``
+notification carrying it, so it is read through ``GET /notifications``. Levels say how loudly
+a client should show it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from explorer.emulator.access import require_staff
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.resources.notifications import deliver_to_all
+from explorer.emulator.responses import JSONResponse, bad_request
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS announcements (
+    id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL, message TEXT NOT NULL,
+    level TEXT NOT NULL, createdAt TEXT NOT NULL, recipients INTEGER NOT NULL
+);
+"""
+
+LEVELS: tuple[str, ...] = ("info", "warning", "critical")
+MAX_MESSAGE = 1000
+
+
+async def announce(ctx: Context) -> Response:
+    """POST /announcements: store a staff announcement and notify every user of it."""
+    require_staff(ctx)
+    body = await ctx.json_object()
+    message = body.get("message")
+    if not isinstance(message, str) or not message.strip() or len(message) > MAX_MESSAGE:
+        raise bad_request(f"message must be 1-{MAX_MESSAGE} characters.", "message")
+    level = body.get("level", "info")
+    if level not in LEVELS:
+        raise bad_request(f"level must be one of {', '.join(LEVELS)}.", "level")
+    author, now = ctx.user_id(), ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        announcement_id = conn.execute(
+            "INSERT INTO announcements (authorId, message, level, createdAt, recipients) "
+            "VALUES (?, ?, ?, ?, 0)",
+            (author, message, level, now),
+        ).lastrowid
+        payload = {"announcementId": announcement_id, "message": message, "level": level}
+        recipients = deliver_to_all(conn, "announcement", payload, now)
+        conn.execute(
+            "UPDATE announcements SET recipients = ? WHERE id = ?", (recipients, announcement_id)
+        )
+    item = {
+        "id": announcement_id,
+        "authorId": author,
+        "message": message,
+        "level": level,
+        "createdAt": now,
+        "recipients": recipients,
+    }
+    return JSONResponse(item, status_code=201)
+
+
+SCHEMAS: dict[str, Any] = {
+    "AnnouncementRequest": {
+        "type": "object",
+        "required": ["message"],
+        "properties": {
+            "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE},
+            "level": {"type": "string", "enum": list(LEVELS), "default": "info"},
+        },
+    },
+    "Announcement": {
+        "type": "object",
+        "required": ["id", "authorId", "message", "level", "createdAt", "recipients"],
+        "properties": {
+            "id": {"type": "integer"},
+            "authorId": {"type": "integer"},
+            "message": {"type": "string"},
+            "level": {"type": "string", "enum": list(LEVELS)},
+            "createdAt": {"type": "string", "format": "date-time"},
+            "recipients": {
+                "type": "integer",
+                "description": "How many users received it as a notification.",
+            },
+        },
+    },
+}
+
+routes = [
+    Route(
+        "POST",
+        "/announcements",
+        announce,
+        "user-write",
+        auth="user",
+        scopes=("announcement:create",),
+        summary="Announce to every user (staff only); delivered as notifications",
+        body={"$ref": "#/components/schemas/AnnouncementRequest"},
+        response={"$ref": "#/components/schemas/Announcement"},
+        status=201,
+        errors=(400, 401, 403, 413, 461),
+    ),
+]

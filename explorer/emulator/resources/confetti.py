@@ -1,0 +1,329 @@
+"""Confetti: the particle bursts a channel can fire in celebrations.
+
+A confetti belongs to one channel, or to no channel (``channelId`` null): a platform-wide one
+every channel may use. ``GET /channels/{id}/confetti`` lists exactly what a channel may use:
+the platform-wide ones plus its own. Creating (``PUT /confetti``, the spec's verb) for a
+channel takes its owner (or staff); platform-wide ones take staff. Changing or deleting takes
+the confetti's creator, the owner of its channel, or staff. Reads are public.
+
+A burst is ``count`` particles over ``durationMs``, drawn from ``particles``: each a ``color``
+(``#rrggbb``), an ``emoji`` (up to 8 characters) or an ``image`` (an http(s) or
+platform-relative URL).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from explorer.emulator.access import channel_ref, is_staff
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.store import Store, dumps
+from explorer.emulator.world import WORLD_NOW, iso
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS confetti (
+    id INTEGER PRIMARY KEY, channelId INTEGER, creatorId INTEGER NOT NULL, name TEXT NOT NULL,
+    particles TEXT NOT NULL, count INTEGER NOT NULL, durationMs INTEGER NOT NULL,
+    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS confetti_channel ON confetti (channelId, id);
+"""
+
+MAX_NAME = 50
+MAX_PARTICLES = 10
+#: Integer settings: (lowest, highest, default).
+LIMITS: dict[str, tuple[int, int, int]] = {"count": (1, 500, 100), "durationMs": (500, 15000, 3000)}
+_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+_PARTICLE_CHECKS = {
+    "color": lambda text: bool(_COLOR.match(text)),
+    "emoji": lambda text: 1 <= len(text) <= 8,
+    "image": lambda text: text.startswith(("https://", "http://", "/")) and len(text) <= 500,
+}
+_FIELDS = (
+    "id",
+    "channelId",
+    "creatorId",
+    "name",
+    "particles",
+    "count",
+    "durationMs",
+    "createdAt",
+    "updatedAt",
+)
+_COLUMNS = ", ".join(_FIELDS)
+
+
+def seed(store: Store, world_seed: int) -> None:
+    """Two platform-wide confetti (by staff) and one of the streamer's, once per database."""
+    if store.scalar("SELECT COUNT(*) FROM confetti"):
+        return
+    staff = store.scalar("SELECT id FROM users WHERE username = 'staff'")
+    streamer, channel = store.one(
+        "SELECT u.id, c.id FROM users u JOIN channels c ON c.userId = u.id "
+        "WHERE u.username = 'streamer'"
+    ) or (None, None)
+    colors = [{"type": "color", "value": v} for v in ("#ff3b30", "#ffcc00", "#34c759", "#0a84ff")]
+    party = [{"type": "emoji", "value": v} for v in ("🎉", "✨", "🎊")]
+    sparkle = [{"type": "emoji", "value": "⭐"}, {"type": "color", "value": "#ffd700"}]
+    when = iso(WORLD_NOW)
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO confetti (channelId, creatorId, name, particles, count, durationMs, "
+            "createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (None, staff, "Classic", dumps(colors), 150, 3000, when, when),
+                (None, staff, "Party", dumps(party), 80, 4000, when, when),
+                (channel, streamer, "Streamer sparkle", dumps(sparkle), 200, 5000, when, when),
+            ],
+        )
+
+
+def render(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A Confetti object from a row of ``_COLUMNS``."""
+    item = dict(zip(_FIELDS, row, strict=True))
+    item["particles"] = orjson.loads(item["particles"])
+    return item
+
+
+def _particles(value: Any) -> str:
+    """The validated ``particles`` list, as stored JSON."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_PARTICLES:
+        raise bad_request(f"particles must be a list of 1-{MAX_PARTICLES} particles.", "particles")
+    clean = []
+    for index, particle in enumerate(value):
+        kind = particle.get("type") if isinstance(particle, dict) else None
+        text = particle.get("value") if isinstance(particle, dict) else None
+        check = _PARTICLE_CHECKS.get(kind) if isinstance(kind, str) else None
+        if check is None or not isinstance(text, str) or not check(text):
+            raise bad_request(
+                "Each particle is {type: color|emoji|image, value}: a #rrggbb color, an emoji "
+                "of up to 8 characters, or an image URL.",
+                f"particles.{index}",
+            )
+        clean.append({"type": kind, "value": text})
+    return dumps(clean)
+
+
+def _settings(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
+    """The validated column values ``body`` sets (all of them, with defaults, when creating)."""
+    values: dict[str, Any] = {}
+    if creating or "name" in body:
+        name = body.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            raise bad_request(f"name must be 1-{MAX_NAME} characters.", "name")
+        values["name"] = name
+    if creating or "particles" in body:
+        values["particles"] = _particles(body.get("particles"))
+    for field, (low, high, default) in LIMITS.items():
+        if field not in body:
+            if creating:
+                values[field] = default
+            continue
+        number = body[field]
+        if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
+            raise bad_request(f"{field} must be an integer from {low} to {high}.", field)
+        values[field] = number
+    return values
+
+
+def _target_channel(ctx: Context, body: dict[str, Any]) -> int | None:
+    """The channel a new confetti is for: given, else the caller's own; None = platform-wide."""
+    if "channelId" not in body:
+        return int(ctx.store.scalar("SELECT id FROM channels WHERE userId = ?", (ctx.user_id(),)))
+    channel_id = body["channelId"]
+    if channel_id is None:
+        if not is_staff(ctx):
+            raise ApiError(403, "Only staff can create platform-wide confetti.")
+        return None
+    if isinstance(channel_id, bool) or not isinstance(channel_id, int):
+        raise bad_request("channelId must be a channel id or null.", "channelId")
+    owner = ctx.store.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
+    if owner is None:
+        raise not_found("Channel")
+    if owner != ctx.user_id() and not is_staff(ctx):
+        raise ApiError(403, "Only the channel owner can add confetti to it.")
+    return channel_id
+
+
+async def create_confetti(ctx: Context) -> Response:
+    """PUT /confetti: create a confetti for a channel (or platform-wide, for staff)."""
+    body = await ctx.json_object()
+    channel_id = _target_channel(ctx, body)
+    values = _settings(body, creating=True)
+    now = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        confetti_id = conn.execute(
+            f"INSERT INTO confetti (channelId, creatorId, {', '.join(values)}, createdAt, "
+            f"updatedAt) VALUES (?, ?, {', '.join('?' * len(values))}, ?, ?)",
+            (channel_id, ctx.user_id(), *values.values(), now, now),
+        ).lastrowid
+    assert confetti_id is not None
+    return JSONResponse(render(_row(ctx, confetti_id)), status_code=201)
+
+
+def _row(ctx: Context, confetti_id: int) -> tuple[Any, ...]:
+    row = ctx.store.one(f"SELECT {_COLUMNS} FROM confetti WHERE id = ?", (confetti_id,))
+    if row is None:
+        raise not_found("Confetti")
+    return row
+
+
+def _editable(ctx: Context) -> tuple[Any, ...]:
+    """The confetti of the path, if the caller created it, owns its channel or is staff."""
+    row = _row(ctx, ctx.path_int("confetti"))
+    user_id = ctx.user_id()
+    owner = ctx.store.scalar("SELECT userId FROM channels WHERE id = ?", (row[1],))
+    if user_id not in (row[2], owner) and not is_staff(ctx):
+        raise ApiError(403, "Only its creator, the channel owner or staff can change this.")
+    return row
+
+
+async def get_confetti(ctx: Context) -> dict[str, Any]:
+    """GET /confetti/{id}: one confetti."""
+    return render(_row(ctx, ctx.path_int("confetti")))
+
+
+async def update_confetti(ctx: Context) -> dict[str, Any]:
+    """PATCH /confetti/{id}: change name, particles, count or duration."""
+    row = _editable(ctx)
+    body = await ctx.json_object()
+    values = _settings(body, creating=False)
+    if not values:
+        raise bad_request("Nothing to change: send name, particles, count or durationMs.", "body")
+    sets = ", ".join(f"{column} = ?" for column in values)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            f"UPDATE confetti SET {sets}, updatedAt = ? WHERE id = ?",
+            (*values.values(), ctx.iso_now(), row[0]),
+        )
+    return render(_row(ctx, row[0]))
+
+
+async def delete_confetti(ctx: Context) -> None:
+    """DELETE /confetti/{id}: remove a confetti."""
+    row = _editable(ctx)
+    with ctx.store.transaction() as conn:
+        conn.execute("DELETE FROM confetti WHERE id = ?", (row[0],))
+
+
+async def channel_confetti(ctx: Context) -> list[dict[str, Any]]:
+    """GET /channels/{id}/confetti: the platform-wide confetti plus the channel's own."""
+    channel = channel_ref(ctx)
+    rows = ctx.store.all(
+        f"SELECT {_COLUMNS} FROM confetti WHERE channelId IS NULL OR channelId = ? ORDER BY id",
+        (channel.id,),
+    )
+    return [render(row) for row in rows]
+
+
+_CONFETTI = {"$ref": "#/components/schemas/Confetti"}
+_WRITE = ("channel:update:self",)
+_PARTICLE = {
+    "type": "object",
+    "required": ["type", "value"],
+    "properties": {
+        "type": {"type": "string", "enum": list(_PARTICLE_CHECKS)},
+        "value": {"type": "string"},
+    },
+}
+_SETTINGS = {
+    "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+    "particles": {"type": "array", "items": _PARTICLE, "minItems": 1, "maxItems": MAX_PARTICLES},
+    **{
+        field: {"type": "integer", "minimum": low, "maximum": high, "default": default}
+        for field, (low, high, default) in LIMITS.items()
+    },
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Confetti": {
+        "type": "object",
+        "required": list(_FIELDS),
+        "properties": {
+            "id": {"type": "integer"},
+            "channelId": {"type": "integer", "nullable": True, "description": "null: any"},
+            "creatorId": {"type": "integer"},
+            **_SETTINGS,
+            "createdAt": {"type": "string", "format": "date-time"},
+            "updatedAt": {"type": "string", "format": "date-time"},
+        },
+    },
+    "ConfettiCreate": {
+        "type": "object",
+        "required": ["name", "particles"],
+        "properties": {
+            "channelId": {
+                "type": "integer",
+                "nullable": True,
+                "description": "Default: the caller's channel; null: platform-wide (staff).",
+            },
+            **_SETTINGS,
+        },
+    },
+    "ConfettiChange": {"type": "object", "properties": _SETTINGS},
+}
+
+routes = [
+    Route(
+        "PUT",
+        "/confetti",
+        create_confetti,
+        "channel-write",
+        auth="user",
+        scopes=_WRITE,
+        summary="Create a confetti for a channel (or platform-wide, staff)",
+        body={"$ref": "#/components/schemas/ConfettiCreate"},
+        response=_CONFETTI,
+        status=201,
+        errors=(400, 401, 403, 404, 413, 461),
+    ),
+    Route(
+        "GET",
+        "/confetti/{confetti}",
+        get_confetti,
+        "channel-read",
+        summary="One confetti",
+        response=_CONFETTI,
+        errors=(400, 404),
+    ),
+    Route(
+        "PATCH",
+        "/confetti/{confetti}",
+        update_confetti,
+        "channel-write",
+        auth="user",
+        scopes=_WRITE,
+        summary="Change a confetti (creator, channel owner or staff)",
+        body={"$ref": "#/components/schemas/ConfettiChange"},
+        response=_CONFETTI,
+        errors=(400, 401, 403, 404, 413, 461),
+    ),
+    Route(
+        "DELETE",
+        "/confetti/{confetti}",
+        delete_confetti,
+        "channel-write",
+        auth="user",
+        scopes=_WRITE,
+        summary="Delete a confetti (creator, channel owner or staff)",
+        response=None,
+        status=204,
+        errors=(400, 401, 403, 404, 461),
+    ),
+    Route(
+        "GET",
+        "/channels/{channel}/confetti",
+        channel_confetti,
+        "channel-read",
+        auth="optional",
+        summary="The confetti a channel may use: platform-wide plus its own",
+        response={"type": "array", "items": _CONFETTI},
+        errors=(404, 461),
+    ),
+]

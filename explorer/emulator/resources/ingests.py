@@ -1,0 +1,146 @@
+"""Ingests: the servers a broadcaster streams to, and the best one to pick right now.
+
+Each ingest has reference.md's shape ``{name, host, pingTest, protocols: [{type}]}`` plus
+``load``: its share of capacity in use. The world has no geography, so every live channel is
+taken to stream through ingest number ``channel id mod ingest count`` (ingests in id order);
+``load`` is that number of live channels over the ingest's stored capacity. ``/ingests/best``
+is the least-loaded ingest (ties broken by name): deterministic for a given world state, and
+it moves as channels go live or offline. ``protocol`` narrows either list to the ingests that
+accept it. Hosts are simulated (``.invalid``); nothing listens there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Param, Route
+from explorer.emulator.responses import bad_request, not_found
+from explorer.emulator.store import Store, dumps
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ingests (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
+    capacity INTEGER NOT NULL, protocols TEXT NOT NULL
+);
+"""
+
+PROTOCOLS: tuple[str, ...] = ("rtmp", "ftl")
+#: Seeded ingests: name, host code, capacity (live streams), protocols.
+INGESTS: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
+    ("US West: Seattle", "sea", 400, PROTOCOLS),
+    ("US West: San Jose", "sjc", 400, PROTOCOLS),
+    ("US Central: Dallas", "dfw", 300, PROTOCOLS),
+    ("US East: Washington", "iad", 500, PROTOCOLS),
+    ("Canada: Toronto", "yyz", 200, ("rtmp",)),
+    ("EU West: Amsterdam", "ams", 400, PROTOCOLS),
+    ("EU West: London", "lhr", 300, PROTOCOLS),
+    ("EU Central: Frankfurt", "fra", 300, ("rtmp",)),
+    ("Asia: Tokyo", "tyo", 200, PROTOCOLS),
+    ("Oceania: Sydney", "syd", 150, ("rtmp",)),
+    ("South America: Sao Paulo", "gru", 150, ("rtmp",)),
+)
+
+
+def seed(store: Store, world_seed: int) -> None:
+    """Store the seeded ingests (those already stored are left as they are)."""
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR IGNORE INTO ingests (name, host, capacity, protocols) VALUES (?, ?, ?, ?)",
+            [
+                (name, f"ingest-{code}.explorer.invalid", capacity, dumps(list(protocols)))
+                for name, code, capacity, protocols in INGESTS
+            ],
+        )
+
+
+def _ingests(ctx: Context) -> list[dict[str, Any]]:
+    """Every ingest accepting the ``protocol`` parameter (if given), with its live load."""
+    protocol = ctx.params.get("protocol")
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise bad_request(f"protocol must be one of {', '.join(PROTOCOLS)}.", "protocol")
+    rows = ctx.store.all("SELECT name, host, capacity, protocols FROM ingests ORDER BY id")
+    streams = dict(
+        ctx.store.all(
+            "SELECT id % ?, COUNT(*) FROM channels WHERE online = 1 AND suspended = 0 "
+            "GROUP BY id % ?",
+            (len(rows), len(rows)),
+        )
+    )
+    found = []
+    for slot, (name, host, capacity, raw_protocols) in enumerate(rows):
+        protocols = orjson.loads(raw_protocols)
+        if protocol is not None and protocol not in protocols:
+            continue
+        found.append(
+            {
+                "name": name,
+                "host": host,
+                "pingTest": f"wss://{host}/pingtest",
+                "protocols": [{"type": p} for p in protocols],
+                "load": round(streams.get(slot, 0) / capacity, 4),
+            }
+        )
+    return found
+
+
+async def list_ingests(ctx: Context) -> list[dict[str, Any]]:
+    """GET /ingests: every ingest (accepting ``protocol``, if given)."""
+    return _ingests(ctx)
+
+
+async def best_ingest(ctx: Context) -> dict[str, Any]:
+    """GET /ingests/best: the least-loaded ingest (accepting ``protocol``, if given)."""
+    candidates = _ingests(ctx)
+    if not candidates:
+        raise not_found("Ingest")
+    return min(candidates, key=lambda ingest: (ingest["load"], ingest["name"]))
+
+
+_INGEST = {"$ref": "#/components/schemas/Ingest"}
+_PROTOCOL = Param("protocol", {"type": "string", "enum": list(PROTOCOLS)}, "only ingests with it")
+
+SCHEMAS: dict[str, Any] = {
+    "Ingest": {
+        "type": "object",
+        "required": ["name", "host", "pingTest", "protocols", "load"],
+        "properties": {
+            "name": {"type": "string"},
+            "host": {"type": "string"},
+            "pingTest": {"type": "string", "description": "wss:// address for latency tests"},
+            "protocols": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"type": {"type": "string", "enum": list(PROTOCOLS)}},
+                },
+            },
+            "load": {"type": "number", "description": "Live streams over capacity."},
+        },
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/ingests",
+        list_ingests,
+        "ingest",
+        summary="Every ingest server, with its current load",
+        params=(_PROTOCOL,),
+        response={"type": "array", "items": _INGEST},
+        errors=(400,),
+    ),
+    Route(
+        "GET",
+        "/ingests/best",
+        best_ingest,
+        "ingest",
+        summary="The least-loaded ingest (deterministic for a world state)",
+        params=(_PROTOCOL,),
+        response=_INGEST,
+        errors=(400, 404),
+    ),
+]

@@ -1,0 +1,600 @@
+"""Interactive games: create, read, update and delete games, and manage their editors.
+
+This module owns the interactive tables (games, editors, versions; versions' routes are in
+``interactive_versions``). Who may do what with a game:
+
+| who | sees drafts | edits game and versions | manages editors | deletes game |
+|---|---|---|---|---|
+| owner | yes | yes | yes | yes |
+| editor | yes | yes | leaves only | no |
+| staff | yes | reviews versions | no | yes |
+| anyone else | no | no | no | no |
+
+A game without a published version is visible only to those who see drafts (404 for the
+rest); a visible game that the caller may not change answers 403. Listings: ``/games`` is the
+public catalogue (games with a published version), ``/owned`` the caller's games, ``/shared``
+those they edit for someone else, ``/editor`` both, and ``/reviewing`` (staff) the games
+with a version awaiting review. Creating a first game earns the ``game-creator`` achievement.
+Covers are uploaded through the shared upload flow (``uploads.store_upload``); ``coverUrl``
+then serves the image, until the game is deleted.
+
+Routes with a literal segment (``/games/owned``) come before ``/games/{game}``, and this
+module sorts before ``interactive_hosts``, whose ``/interactive/{channel}`` would otherwise
+catch ``/interactive/games``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from starlette.responses import Response
+
+from explorer.emulator.access import is_staff, require_staff
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Param, Route
+from explorer.emulator.resources.achievements import award
+from explorer.emulator.resources.uploads import store_upload
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.store import Store, dumps
+from explorer.emulator.world import WORLD_NOW, iso
+from explorer.query import parse_list_query
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS interactive_games (
+    id INTEGER PRIMARY KEY, ownerId INTEGER NOT NULL, name TEXT NOT NULL, description TEXT,
+    coverUrl TEXT, controlVersion TEXT NOT NULL, installation TEXT,
+    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS interactive_games_owner ON interactive_games (ownerId, id);
+
+CREATE TABLE IF NOT EXISTS interactive_editors (
+    gameId INTEGER NOT NULL REFERENCES interactive_games (id) ON DELETE CASCADE,
+    userId INTEGER NOT NULL, addedAt TEXT NOT NULL, PRIMARY KEY (gameId, userId)
+);
+CREATE INDEX IF NOT EXISTS interactive_editors_user ON interactive_editors (userId, gameId);
+
+CREATE TABLE IF NOT EXISTS interactive_versions (
+    id INTEGER PRIMARY KEY,
+    gameId INTEGER NOT NULL REFERENCES interactive_games (id) ON DELETE CASCADE,
+    version TEXT NOT NULL, versionOrder INTEGER NOT NULL, state TEXT NOT NULL,
+    changelog TEXT, installation TEXT, download TEXT, controlVersion TEXT NOT NULL,
+    controls TEXT NOT NULL, createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL,
+    UNIQUE (gameId, version)
+);
+CREATE INDEX IF NOT EXISTS interactive_versions_state ON interactive_versions (state, gameId);
+"""
+
+GAME_FIELDS: tuple[str, ...] = (
+    "id",
+    "ownerId",
+    "name",
+    "description",
+    "coverUrl",
+    "controlVersion",
+    "installation",
+    "createdAt",
+    "updatedAt",
+)
+_PUBLISHED = (
+    "EXISTS (SELECT 1 FROM interactive_versions v WHERE v.gameId = g.id AND v.state = 'published')"
+)
+_SELECT = (
+    f"SELECT {', '.join(f'g.{f}' for f in GAME_FIELDS)}, {_PUBLISHED} FROM interactive_games g"
+)
+_EDITED_BY = "g.id IN (SELECT gameId FROM interactive_editors WHERE userId = ?)"
+#: Text fields of a game: the longest value each may hold.
+GAME_TEXT: dict[str, int] = {
+    "name": 80,
+    "description": 2000,
+    "controlVersion": 16,
+    "installation": 2000,
+}
+_GAME_NOT_NULL = ("name", "controlVersion")
+#: The upload kind of game covers (distinct from any channel media kind, as ids may overlap).
+COVER_KIND = "gameCover"
+
+
+def render_game(row: tuple[Any, ...]) -> dict[str, Any]:
+    """An InteractiveGame object from a row of ``_SELECT``."""
+    game = dict(zip(GAME_FIELDS, row, strict=False))
+    game["hasPublishedVersions"] = bool(row[len(GAME_FIELDS)])
+    return game
+
+
+@dataclass(frozen=True, slots=True)
+class GameAccess:
+    """A game and what the caller may do with it."""
+
+    row: tuple[Any, ...]
+    owner: bool
+    editor: bool
+    staff: bool
+
+    @property
+    def id(self) -> int:
+        """The game's id."""
+        return int(self.row[0])
+
+    @property
+    def can_edit(self) -> bool:
+        """Owner or editor: may change the game and its versions."""
+        return self.owner or self.editor
+
+    @property
+    def sees_drafts(self) -> bool:
+        """May see unpublished versions (and games with nothing published)."""
+        return self.can_edit or self.staff
+
+    def require_edit(self) -> None:
+        """403 unless the caller is the owner or an editor."""
+        if not self.can_edit:
+            raise ApiError(403, "Only the game's owner or its editors can do this.")
+
+    def require_owner(self, *, staff_too: bool = False) -> None:
+        """403 unless the caller owns the game (or is staff, when ``staff_too``)."""
+        if not (self.owner or (staff_too and self.staff)):
+            raise ApiError(403, "Only the game's owner can do this.")
+
+
+def game_access(ctx: Context, game_id: int) -> GameAccess:
+    """The game ``game_id`` as the caller may see it; 404 when missing or hidden from them."""
+    row = ctx.store.one(f"{_SELECT} WHERE g.id = ?", (game_id,))
+    if row is None:
+        raise not_found("Game")
+    user_id = ctx.caller.user_id if ctx.caller else None
+    editor = user_id is not None and bool(
+        ctx.store.one(
+            "SELECT 1 FROM interactive_editors WHERE gameId = ? AND userId = ?",
+            (game_id, user_id),
+        )
+    )
+    access = GameAccess(row, row[1] == user_id, editor, is_staff(ctx))
+    if not row[len(GAME_FIELDS)] and not access.sees_drafts:
+        raise not_found("Game")
+    return access
+
+
+def text_values(
+    body: dict[str, Any],
+    limits: dict[str, int],
+    *,
+    required: tuple[str, ...] = (),
+    not_null: tuple[str, ...] = (),
+) -> dict[str, str | None]:
+    """The text fields of ``limits`` that ``body`` sets, validated (400 naming the field).
+
+    Fields in ``required`` must be present; those and the ``not_null`` ones must be non-empty
+    strings, the others may also be null.
+    """
+    values: dict[str, str | None] = {}
+    for field, limit in limits.items():
+        if field not in body and field not in required:
+            continue
+        value = body.get(field)
+        nullable = field not in required and field not in not_null
+        if value is None and nullable:
+            values[field] = None
+        elif isinstance(value, str) and value.strip() and len(value) <= limit:
+            values[field] = value
+        else:
+            allowed = " or null" if nullable else ""
+            raise bad_request(f"{field} must be a string of 1-{limit} characters{allowed}.", field)
+    return values
+
+
+def seed(store: Store, world_seed: int) -> None:
+    """A published game of the streamer (edited by the moderator, run on their channel) and a
+    private prototype of the viewer, once per database."""
+    if store.scalar("SELECT COUNT(*) FROM interactive_games"):
+        return
+    users = dict(
+        store.all(
+            "SELECT username, id FROM users WHERE username IN ('streamer', 'moderator', 'viewer')"
+        )
+    )
+    made = iso(WORLD_NOW - timedelta(days=60))
+    when = iso(WORLD_NOW)
+    controls = dumps({"scenes": [{"sceneID": "default", "controls": []}]})
+    with store.transaction() as conn:
+        games = {}
+        for owner, name, description in (
+            ("streamer", "Streamer Trivia", "Answer questions live to win sparks."),
+            ("viewer", "Prototype Racer", "A racing game in the works."),
+        ):
+            games[owner] = conn.execute(
+                "INSERT INTO interactive_games (ownerId, name, description, controlVersion, "
+                "installation, createdAt, updatedAt) VALUES (?, ?, ?, '2.0', ?, ?, ?)",
+                (users[owner], name, description, "Add the board to your stream.", made, when),
+            ).lastrowid
+        conn.execute(
+            "INSERT INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?)",
+            (games["streamer"], users["moderator"], made),
+        )
+        conn.executemany(
+            "INSERT INTO interactive_versions (gameId, version, versionOrder, state, changelog, "
+            "installation, download, controlVersion, controls, createdAt, updatedAt) "
+            "VALUES (?, ?, ?, ?, ?, NULL, NULL, '2.0', ?, ?, ?)",
+            [
+                (
+                    games["streamer"],
+                    "1.0.0",
+                    1,
+                    "published",
+                    "First release.",
+                    controls,
+                    made,
+                    made,
+                ),
+                (games["streamer"], "1.1.0", 2, "pending", "More questions.", controls, when, when),
+                (games["streamer"], "1.2.0", 3, "draft", "Team mode.", controls, when, when),
+                (games["viewer"], "0.1.0", 1, "draft", "Prototype.", controls, when, when),
+            ],
+        )
+        conn.execute(
+            "UPDATE channels SET interactive = 1, interactiveGameId = ? WHERE userId = ?",
+            (games["streamer"], users["streamer"]),
+        )
+
+
+def _games_page(ctx: Context, where: str, args: tuple[Any, ...]) -> Response:
+    """One page of the games matching ``where`` (and the ``q`` name search), by id."""
+    query = parse_list_query(ctx.params, {}, ())
+    clauses, values = [where], list(args)
+    if query.q:
+        clauses.append("g.name LIKE ? ESCAPE '\\'")
+        escaped = query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        values.append(f"%{escaped}%")
+    condition = " AND ".join(clauses)
+    rows = ctx.store.all(
+        f"{_SELECT} WHERE {condition} ORDER BY g.id LIMIT ? OFFSET ?",
+        (*values, query.limit, query.page * query.limit),
+    )
+    headers = {}
+    if query.count:
+        total = ctx.store.scalar(
+            f"SELECT COUNT(*) FROM interactive_games g WHERE {condition}", values
+        )
+        headers["X-Total-Count"] = str(total)
+    return JSONResponse([render_game(row) for row in rows], headers=headers)
+
+
+async def list_games(ctx: Context) -> Response:
+    """GET /interactive/games: the public catalogue (games with a published version)."""
+    return _games_page(ctx, _PUBLISHED, ())
+
+
+async def owned_games(ctx: Context) -> Response:
+    """GET /interactive/games/owned: the caller's own games."""
+    return _games_page(ctx, "g.ownerId = ?", (ctx.user_id(),))
+
+
+async def shared_games(ctx: Context) -> Response:
+    """GET /interactive/games/shared: games the caller edits for someone else."""
+    return _games_page(ctx, _EDITED_BY, (ctx.user_id(),))
+
+
+async def editor_games(ctx: Context) -> Response:
+    """GET /interactive/games/editor: every game the caller may edit (owned or shared)."""
+    user_id = ctx.user_id()
+    return _games_page(ctx, f"(g.ownerId = ? OR {_EDITED_BY})", (user_id, user_id))
+
+
+async def reviewing_games(ctx: Context) -> Response:
+    """GET /interactive/games/reviewing: games with a version awaiting review (staff)."""
+    require_staff(ctx)
+    pending = (
+        "EXISTS (SELECT 1 FROM interactive_versions v WHERE v.gameId = g.id "
+        "AND v.state = 'pending')"
+    )
+    return _games_page(ctx, pending, ())
+
+
+async def create_game(ctx: Context) -> Response:
+    """POST /interactive/games: create a game owned by the caller."""
+    body = await ctx.json_object()
+    values = text_values(body, GAME_TEXT, required=("name",), not_null=_GAME_NOT_NULL)
+    values.setdefault("controlVersion", "2.0")
+    owner, now = ctx.user_id(), ctx.iso_now()
+    columns = ", ".join(values)
+    with ctx.store.transaction() as conn:
+        game_id = conn.execute(
+            f"INSERT INTO interactive_games (ownerId, {columns}, createdAt, updatedAt) "
+            f"VALUES (?, {', '.join('?' * len(values))}, ?, ?)",
+            (owner, *values.values(), now, now),
+        ).lastrowid
+        award(conn, owner, "game-creator", now)
+    assert game_id is not None
+    return JSONResponse(render_game(game_access(ctx, game_id).row), status_code=201)
+
+
+async def get_game(ctx: Context) -> dict[str, Any]:
+    """GET /interactive/games/{game}: one game."""
+    return render_game(game_access(ctx, ctx.path_int("game")).row)
+
+
+async def update_game(ctx: Context) -> dict[str, Any]:
+    """PUT /interactive/games/{game}: change name, description, controlVersion, installation."""
+    access = game_access(ctx, ctx.path_int("game"))
+    access.require_edit()
+    body = await ctx.json_object()
+    values = text_values(body, GAME_TEXT, not_null=_GAME_NOT_NULL)
+    if not values:
+        raise bad_request(f"Nothing to change: send {', '.join(GAME_TEXT)}.", "body")
+    sets = ", ".join(f"{column} = ?" for column in values)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            f"UPDATE interactive_games SET {sets}, updatedAt = ? WHERE id = ?",
+            (*values.values(), ctx.iso_now(), access.id),
+        )
+    return render_game(game_access(ctx, access.id).row)
+
+
+async def delete_game(ctx: Context) -> None:
+    """DELETE /interactive/games/{game}: delete a game with its versions, editors and cover;
+    channels that ran it stop being interactive."""
+    access = game_access(ctx, ctx.path_int("game"))
+    access.require_owner(staff_too=True)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE channels SET interactive = 0, interactiveGameId = NULL, updatedAt = ? "
+            "WHERE interactiveGameId = ?",
+            (ctx.iso_now(), access.id),
+        )
+        conn.execute("DELETE FROM interactive_games WHERE id = ?", (access.id,))
+        conn.execute("DELETE FROM uploads WHERE kind = ? AND relid = ?", (COVER_KIND, access.id))
+
+
+async def upload_cover(ctx: Context) -> dict[str, Any]:
+    """POST /interactive/games/{game}/cover: upload the cover image (owner or editor); the
+    game's ``coverUrl`` points at it from the same transaction."""
+    access = game_access(ctx, ctx.path_int("game"))
+    access.require_edit()
+    updated = ctx.iso_now()
+
+    def link(conn: sqlite3.Connection, resource: dict[str, Any]) -> None:
+        conn.execute(
+            "UPDATE interactive_games SET coverUrl = ?, updatedAt = ? WHERE id = ?",
+            (resource["url"], updated, access.id),
+        )
+
+    return await store_upload(ctx, COVER_KIND, access.id, link)
+
+
+def _editors(ctx: Context, game_id: int) -> list[dict[str, Any]]:
+    rows = ctx.store.all(
+        "SELECT e.userId, u.username, e.addedAt FROM interactive_editors e "
+        "JOIN users u ON u.id = e.userId WHERE e.gameId = ? ORDER BY e.addedAt, e.userId",
+        (game_id,),
+    )
+    return [{"userId": u, "username": name, "addedAt": added} for u, name, added in rows]
+
+
+async def list_editors(ctx: Context) -> list[dict[str, Any]]:
+    """GET /interactive/games/{game}/editors: who may edit the game besides its owner."""
+    return _editors(ctx, game_access(ctx, ctx.path_int("game")).id)
+
+
+async def add_editor(ctx: Context) -> Response:
+    """POST /interactive/games/{game}/editors: let another user edit the game (owner only)."""
+    access = game_access(ctx, ctx.path_int("game"))
+    access.require_owner()
+    body = await ctx.json_object()
+    user_id = body.get("userId")
+    if isinstance(user_id, bool) or not isinstance(user_id, int):
+        raise bad_request("userId must be a user id.", "userId")
+    if user_id == access.row[1]:
+        raise bad_request("The owner edits the game already.", "userId")
+    if ctx.store.one("SELECT 1 FROM users WHERE id = ? AND deletedAt IS NULL", (user_id,)) is None:
+        raise not_found("User")
+    with ctx.store.transaction() as conn:
+        added = conn.execute(
+            "INSERT OR IGNORE INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?)",
+            (access.id, user_id, ctx.iso_now()),
+        ).rowcount
+    if not added:
+        raise ApiError(409, "That user is an editor already.")
+    editor = next(e for e in _editors(ctx, access.id) if e["userId"] == user_id)
+    return JSONResponse(editor, status_code=201)
+
+
+async def remove_editor(ctx: Context) -> None:
+    """DELETE /interactive/games/{game}/editors/{user}: the owner removes an editor, or an
+    editor leaves."""
+    access = game_access(ctx, ctx.path_int("game"))
+    user_id = ctx.path_int("user")
+    if not (access.owner or user_id == ctx.user_id()):
+        raise ApiError(403, "Only the game's owner can remove another editor.")
+    with ctx.store.transaction() as conn:
+        removed = conn.execute(
+            "DELETE FROM interactive_editors WHERE gameId = ? AND userId = ?",
+            (access.id, user_id),
+        ).rowcount
+    if not removed:
+        raise not_found("Editor")
+
+
+_GAME = {"$ref": "#/components/schemas/InteractiveGame"}
+_GAMES = {"type": "array", "items": _GAME}
+_MANAGE = ("interactive:manage:self",)
+_PAGE_PARAMS = (
+    Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+    Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (default 50)"),
+    Param("q", {"type": "string"}, "name contains"),
+    Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),
+)
+_GAME_TEXT_SCHEMA = {
+    field: {"type": "string", "maxLength": limit, "nullable": field not in _GAME_NOT_NULL}
+    for field, limit in GAME_TEXT.items()
+}
+
+SCHEMAS: dict[str, Any] = {
+    "InteractiveGame": {
+        "type": "object",
+        "required": [*GAME_FIELDS, "hasPublishedVersions"],
+        "properties": {
+            "id": {"type": "integer"},
+            "ownerId": {"type": "integer"},
+            **_GAME_TEXT_SCHEMA,
+            "coverUrl": {"type": "string", "nullable": True},
+            "hasPublishedVersions": {"type": "boolean"},
+            "createdAt": {"type": "string", "format": "date-time"},
+            "updatedAt": {"type": "string", "format": "date-time"},
+        },
+    },
+    "InteractiveGameCreate": {
+        "type": "object",
+        "required": ["name"],
+        "properties": _GAME_TEXT_SCHEMA,
+    },
+    "InteractiveGameChange": {"type": "object", "properties": _GAME_TEXT_SCHEMA},
+    "InteractiveEditor": {
+        "type": "object",
+        "required": ["userId", "username", "addedAt"],
+        "properties": {
+            "userId": {"type": "integer"},
+            "username": {"type": "string"},
+            "addedAt": {"type": "string", "format": "date-time"},
+        },
+    },
+    "InteractiveEditorAdd": {
+        "type": "object",
+        "required": ["userId"],
+        "properties": {"userId": {"type": "integer"}},
+    },
+}
+
+
+def _listing(path: str, handler: Any, summary: str) -> Route:
+    """A signed-in listing of games under ``/interactive/games``."""
+    return Route(
+        "GET",
+        path,
+        handler,
+        "channel-read",
+        auth="user",
+        scopes=_MANAGE,
+        summary=summary,
+        params=_PAGE_PARAMS,
+        response=_GAMES,
+        errors=(400, 401, 403, 461),
+    )
+
+
+routes = [
+    Route(
+        "GET",
+        "/interactive/games",
+        list_games,
+        "channel-read",
+        summary="Games with a published version",
+        params=_PAGE_PARAMS,
+        response=_GAMES,
+        errors=(400,),
+    ),
+    Route(
+        "POST",
+        "/interactive/games",
+        create_game,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Create a game owned by the caller",
+        body={"$ref": "#/components/schemas/InteractiveGameCreate"},
+        response=_GAME,
+        status=201,
+        errors=(400, 401, 403, 413, 461),
+    ),
+    _listing("/interactive/games/owned", owned_games, "The caller's own games"),
+    _listing("/interactive/games/shared", shared_games, "Games the caller edits for others"),
+    _listing("/interactive/games/editor", editor_games, "Every game the caller may edit"),
+    _listing(
+        "/interactive/games/reviewing",
+        reviewing_games,
+        "Games with a version awaiting review (staff)",
+    ),
+    Route(
+        "GET",
+        "/interactive/games/{game}",
+        get_game,
+        "channel-read",
+        auth="optional",
+        summary="One game",
+        response=_GAME,
+        errors=(400, 404, 461),
+    ),
+    Route(
+        "PUT",
+        "/interactive/games/{game}",
+        update_game,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Change a game (owner or editor)",
+        body={"$ref": "#/components/schemas/InteractiveGameChange"},
+        response=_GAME,
+        errors=(400, 401, 403, 404, 413, 461),
+    ),
+    Route(
+        "DELETE",
+        "/interactive/games/{game}",
+        delete_game,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Delete a game with its versions (owner or staff)",
+        response=None,
+        status=204,
+        errors=(400, 401, 403, 404, 461),
+    ),
+    Route(
+        "POST",
+        "/interactive/games/{game}/cover",
+        upload_cover,
+        "upload",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Upload the game's cover (PNG or JPEG; owner or editor)",
+        body={"content": "multipart/form-data"},
+        response={"$ref": "#/components/schemas/Resource"},
+        status=201,
+        errors=(400, 401, 403, 404, 413, 415, 461),
+    ),
+    Route(
+        "GET",
+        "/interactive/games/{game}/editors",
+        list_editors,
+        "channel-read",
+        auth="optional",
+        summary="The game's editors",
+        response={"type": "array", "items": {"$ref": "#/components/schemas/InteractiveEditor"}},
+        errors=(400, 404, 461),
+    ),
+    Route(
+        "POST",
+        "/interactive/games/{game}/editors",
+        add_editor,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Add an editor (owner only)",
+        body={"$ref": "#/components/schemas/InteractiveEditorAdd"},
+        response={"$ref": "#/components/schemas/InteractiveEditor"},
+        status=201,
+        errors=(400, 401, 403, 404, 409, 413, 461),
+    ),
+    Route(
+        "DELETE",
+        "/interactive/games/{game}/editors/{user}",
+        remove_editor,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Remove an editor (owner), or leave (the editor)",
+        response=None,
+        status=204,
+        errors=(400, 401, 403, 404, 461),
+    ),
+]

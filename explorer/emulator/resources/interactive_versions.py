@@ -1,0 +1,310 @@
+"""Interactive game versions: drafts, review and publication.
+
+A version belongs to one game (tables and access rules in ``interactive_games``). States::
+
+    draft --submit (owner/editor)--> pending --publish (staff)--> published
+      ^                                 |
+      +--- withdraw (owner/editor) -----+
+      +--- reject (staff) --------------+
+
+Only a draft's content (``version``, ``changelog``, ``installation``, ``download``,
+``controlVersion``, ``controls``) can change; a published version is final and cannot be
+deleted. A move is a PUT with ``state``; a move not drawn above answers 409, a move the caller
+may not make 403. Unpublished versions are visible only to the owner, editors and staff.
+``version`` is ``major.minor.patch``, unique within the game; ``versionOrder`` numbers a
+game's versions in creation order.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.resources.interactive_games import GameAccess, game_access, text_values
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.store import dumps
+
+STATES: tuple[str, ...] = ("draft", "pending", "published")
+#: Allowed moves, and who may make each: "editor" (owner or editor) and/or "staff".
+TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
+    ("draft", "pending"): frozenset({"editor"}),
+    ("pending", "draft"): frozenset({"editor", "staff"}),
+    ("pending", "published"): frozenset({"staff"}),
+}
+VERSION_FIELDS: tuple[str, ...] = (
+    "id",
+    "gameId",
+    "version",
+    "versionOrder",
+    "state",
+    "changelog",
+    "installation",
+    "download",
+    "controlVersion",
+    "controls",
+    "createdAt",
+    "updatedAt",
+)
+#: Text content of a version: the longest value each may hold.
+VERSION_TEXT: dict[str, int] = {
+    "version": 32,
+    "changelog": 5000,
+    "installation": 2000,
+    "download": 500,
+    "controlVersion": 16,
+}
+_NOT_NULL = ("version", "controlVersion")
+_SEMVER = re.compile(r"^\d{1,9}\.\d{1,9}\.\d{1,9}$")
+_SELECT = f"SELECT {', '.join(VERSION_FIELDS)} FROM interactive_versions"
+
+
+def render_version(row: tuple[Any, ...]) -> dict[str, Any]:
+    """An InteractiveVersion object from a row of ``VERSION_FIELDS``."""
+    version = dict(zip(VERSION_FIELDS, row, strict=True))
+    version["controls"] = orjson.loads(version["controls"])
+    return version
+
+
+def latest_published(ctx: Context, game_id: int) -> tuple[Any, ...] | None:
+    """The newest published version of ``game_id`` (the one channels run), or None."""
+    return ctx.store.one(
+        f"{_SELECT} WHERE gameId = ? AND state = 'published' ORDER BY versionOrder DESC LIMIT 1",
+        (game_id,),
+    )
+
+
+def _content(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
+    """The validated content columns ``body`` sets."""
+    values: dict[str, Any] = text_values(
+        body, VERSION_TEXT, required=("version",) if creating else (), not_null=_NOT_NULL
+    )
+    if "version" in values and not _SEMVER.match(values["version"]):
+        raise bad_request("version must be major.minor.patch, e.g. 1.0.0.", "version")
+    if "controls" in body:
+        if not isinstance(body["controls"], dict):
+            raise bad_request("controls must be a JSON object.", "controls")
+        values["controls"] = dumps(body["controls"])
+    return values
+
+
+def _version(ctx: Context) -> tuple[tuple[Any, ...], GameAccess]:
+    """The version of the path and its game's access; 404 when the caller may not see it."""
+    row = ctx.store.one(f"{_SELECT} WHERE id = ?", (ctx.path_int("version"),))
+    if row is None:
+        raise not_found("Version")
+    access = game_access(ctx, row[1])
+    if row[4] != "published" and not access.sees_drafts:
+        raise not_found("Version")
+    return row, access
+
+
+def _check_unique(ctx: Context, game_id: int, version: str, own_id: int | None = None) -> None:
+    clash = ctx.store.scalar(
+        "SELECT id FROM interactive_versions WHERE gameId = ? AND version = ?", (game_id, version)
+    )
+    if clash is not None and clash != own_id:
+        raise ApiError(409, f"Version {version} of this game exists already.")
+
+
+async def create_version(ctx: Context) -> Response:
+    """POST /interactive/versions: add a draft version to a game (owner or editor)."""
+    body = await ctx.json_object()
+    game_id = body.get("gameId")
+    if isinstance(game_id, bool) or not isinstance(game_id, int):
+        raise bad_request("gameId must be a game id.", "gameId")
+    access = game_access(ctx, game_id)
+    access.require_edit()
+    values = _content(body, creating=True)
+    values.setdefault("controlVersion", access.row[5])
+    values.setdefault("controls", "{}")
+    now = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        _check_unique(ctx, game_id, values["version"])
+        order = ctx.store.scalar(
+            "SELECT COALESCE(MAX(versionOrder), 0) + 1 FROM interactive_versions WHERE gameId = ?",
+            (game_id,),
+        )
+        version_id = conn.execute(
+            f"INSERT INTO interactive_versions (gameId, versionOrder, state, {', '.join(values)}, "
+            f"createdAt, updatedAt) VALUES (?, ?, 'draft', {', '.join('?' * len(values))}, ?, ?)",
+            (game_id, order, *values.values(), now, now),
+        ).lastrowid
+        conn.execute("UPDATE interactive_games SET updatedAt = ? WHERE id = ?", (now, game_id))
+    row = ctx.store.one(f"{_SELECT} WHERE id = ?", (version_id,))
+    assert row is not None
+    return JSONResponse(render_version(row), status_code=201)
+
+
+async def get_version(ctx: Context) -> dict[str, Any]:
+    """GET /interactive/versions/{version}: one version."""
+    return render_version(_version(ctx)[0])
+
+
+def _check_move(access: GameAccess, current: str, target: str) -> None:
+    """409 for a move the state machine does not have, 403 for one the caller may not make."""
+    allowed = TRANSITIONS.get((current, target))
+    if allowed is None:
+        raise ApiError(409, f"A {current} version cannot become {target}.")
+    if not (("editor" in allowed and access.can_edit) or ("staff" in allowed and access.staff)):
+        who = " or ".join("staff" if role == "staff" else "its editors" for role in sorted(allowed))
+        raise ApiError(403, f"Only {who} can move a version from {current} to {target}.")
+
+
+async def update_version(ctx: Context) -> dict[str, Any]:
+    """PUT /interactive/versions/{version}: change a draft's content and/or move its state."""
+    row, access = _version(ctx)
+    if not (access.can_edit or access.staff):
+        raise ApiError(403, "Only the game's owner, its editors or staff can change a version.")
+    body = await ctx.json_object()
+    values = _content(body, creating=False)
+    current, target = row[4], body.get("state", row[4])
+    if target not in STATES:
+        raise bad_request(f"state must be one of {', '.join(STATES)}.", "state")
+    if not values and target == current:
+        raise bad_request("Nothing to change: send content fields or a new state.", "body")
+    if values:
+        access.require_edit()
+        if current != "draft":
+            raise ApiError(409, f"Only a draft can change; this version is {current}.")
+        if "version" in values:
+            _check_unique(ctx, access.id, values["version"], own_id=row[0])
+    if target != current:
+        _check_move(access, current, target)
+        values["state"] = target
+    now = ctx.iso_now()
+    sets = ", ".join(f"{column} = ?" for column in values)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            f"UPDATE interactive_versions SET {sets}, updatedAt = ? WHERE id = ?",
+            (*values.values(), now, row[0]),
+        )
+        conn.execute("UPDATE interactive_games SET updatedAt = ? WHERE id = ?", (now, access.id))
+    return render_version(_version(ctx)[0])
+
+
+async def delete_version(ctx: Context) -> None:
+    """DELETE /interactive/versions/{version}: delete an unpublished version (owner/editor)."""
+    row, access = _version(ctx)
+    access.require_edit()
+    if row[4] == "published":
+        raise ApiError(409, "A published version cannot be deleted.")
+    with ctx.store.transaction() as conn:
+        conn.execute("DELETE FROM interactive_versions WHERE id = ?", (row[0],))
+
+
+async def game_versions(ctx: Context) -> list[dict[str, Any]]:
+    """GET /interactive/games/{game}/versions: the game's versions, newest first (published
+    only, unless the caller sees drafts)."""
+    access = game_access(ctx, ctx.path_int("game"))
+    published_only = "" if access.sees_drafts else " AND state = 'published'"
+    rows = ctx.store.all(
+        f"{_SELECT} WHERE gameId = ?{published_only} ORDER BY versionOrder DESC", (access.id,)
+    )
+    return [render_version(row) for row in rows]
+
+
+_VERSION = {"$ref": "#/components/schemas/InteractiveVersion"}
+_MANAGE = ("interactive:manage:self",)
+_TEXT_SCHEMA = {
+    field: {"type": "string", "maxLength": limit, "nullable": field not in _NOT_NULL}
+    for field, limit in VERSION_TEXT.items()
+}
+_CONTENT_SCHEMA = {**_TEXT_SCHEMA, "controls": {"type": "object"}}
+
+SCHEMAS: dict[str, Any] = {
+    "InteractiveVersion": {
+        "type": "object",
+        "required": list(VERSION_FIELDS),
+        "properties": {
+            "id": {"type": "integer"},
+            "gameId": {"type": "integer"},
+            "versionOrder": {"type": "integer"},
+            "state": {"type": "string", "enum": list(STATES)},
+            **_CONTENT_SCHEMA,
+            "createdAt": {"type": "string", "format": "date-time"},
+            "updatedAt": {"type": "string", "format": "date-time"},
+        },
+    },
+    "InteractiveVersionCreate": {
+        "type": "object",
+        "required": ["gameId", "version"],
+        "properties": {"gameId": {"type": "integer"}, **_CONTENT_SCHEMA},
+    },
+    "InteractiveVersionChange": {
+        "type": "object",
+        "properties": {
+            **_CONTENT_SCHEMA,
+            "state": {
+                "type": "string",
+                "enum": list(STATES),
+                "description": "draft->pending (editors), pending->draft (editors or staff), "
+                "pending->published (staff)",
+            },
+        },
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/interactive/games/{game}/versions",
+        game_versions,
+        "channel-read",
+        auth="optional",
+        summary="A game's versions, newest first",
+        response={"type": "array", "items": _VERSION},
+        errors=(400, 404, 461),
+    ),
+    Route(
+        "POST",
+        "/interactive/versions",
+        create_version,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Add a draft version to a game (owner or editor)",
+        body={"$ref": "#/components/schemas/InteractiveVersionCreate"},
+        response=_VERSION,
+        status=201,
+        errors=(400, 401, 403, 404, 409, 413, 461),
+    ),
+    Route(
+        "GET",
+        "/interactive/versions/{version}",
+        get_version,
+        "channel-read",
+        auth="optional",
+        summary="One version",
+        response=_VERSION,
+        errors=(400, 404, 461),
+    ),
+    Route(
+        "PUT",
+        "/interactive/versions/{version}",
+        update_version,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Change a draft and/or move its state (submit, withdraw, reject, publish)",
+        body={"$ref": "#/components/schemas/InteractiveVersionChange"},
+        response=_VERSION,
+        errors=(400, 401, 403, 404, 409, 413, 461),
+    ),
+    Route(
+        "DELETE",
+        "/interactive/versions/{version}",
+        delete_version,
+        "channel-write",
+        auth="user",
+        scopes=_MANAGE,
+        summary="Delete an unpublished version (owner or editor)",
+        response=None,
+        status=204,
+        errors=(400, 401, 403, 404, 409, 461),
+    ),
+]

@@ -1,0 +1,194 @@
+"""Invoices: a user's purchases in sparks, and capturing them exactly once.
+
+An invoice belongs to one user and lists ``items``, each with the sparks it moves: positive
+lines credit the user (a spark pack bought), negative lines charge them (a skill spent). Its
+``sparks`` is the net of its lines. States::
+
+    pending --capture--> captured
+
+Capture is one transaction: the invoice moves from ``pending`` to ``captured`` only if it is
+still pending (a second capture answers 409), and the user's balance moves by ``sparks`` only
+if it stays non-negative (else 402 and nothing changes). Only the owner captures; staff may
+read anyone's invoices. ``GET /invoices`` (the caller's own, newest first) is our addition so
+the seeded invoices can be found.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import orjson
+
+from explorer.emulator.access import is_staff
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError, not_found
+from explorer.emulator.store import Store, dumps
+from explorer.emulator.world import WORLD_NOW, iso
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS invoices (
+    id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, status TEXT NOT NULL,
+    items TEXT NOT NULL, sparks INTEGER NOT NULL, createdAt TEXT NOT NULL,
+    updatedAt TEXT NOT NULL, capturedAt TEXT
+);
+CREATE INDEX IF NOT EXISTS invoices_user ON invoices (userId, id);
+"""
+
+_COLUMNS = "id, userId, status, items, sparks, createdAt, updatedAt, capturedAt"
+
+#: The seeded invoices of every demo account: status and items (name, quantity, sparks).
+_DEMO_INVOICES: tuple[tuple[str, tuple[tuple[str, int, int], ...]], ...] = (
+    ("captured", (("Spark pack (small)", 1, 5_000),)),
+    ("pending", (("Spark pack (medium)", 2, 25_000), ("Launch bonus", 1, 1_000))),
+    ("pending", (("Chat skill: confetti", 1, -500),)),
+)
+#: viewer2 also holds an invoice no seeded balance can pay, to show the 402 path.
+_UNPAYABLE = ("pending", (("Founder's bundle", 1, -10_000_000),))
+
+
+def seed(store: Store, world_seed: int) -> None:
+    """Give each demo account its invoices, once per database (ids in account order)."""
+    if store.scalar("SELECT COUNT(*) FROM invoices"):
+        return
+    accounts = store.all(
+        "SELECT id, username FROM users WHERE username IN "
+        "('streamer', 'moderator', 'viewer', 'viewer2', 'staff') ORDER BY id"
+    )
+    rows = []
+    for user_id, username in accounts:
+        invoices = _DEMO_INVOICES + ((_UNPAYABLE,) if username == "viewer2" else ())
+        for index, (status, items) in enumerate(invoices):
+            created = iso(WORLD_NOW - timedelta(days=len(invoices) - index))
+            lines = [{"name": n, "quantity": q, "sparks": s} for n, q, s in items]
+            net = sum(sparks for _, _, sparks in items)
+            captured = created if status == "captured" else None
+            rows.append((user_id, status, dumps(lines), net, created, created, captured))
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO invoices (userId, status, items, sparks, createdAt, updatedAt, "
+            "capturedAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+
+def render(row: tuple[Any, ...]) -> dict[str, Any]:
+    """An Invoice object from a row of ``_COLUMNS``."""
+    item = dict(zip(("id", "userId", "status"), row[:3], strict=True))
+    item["items"] = orjson.loads(row[3])
+    item.update(zip(("sparks", "createdAt", "updatedAt", "capturedAt"), row[4:], strict=True))
+    return item
+
+
+def _invoice(ctx: Context, *, staff_may_read: bool) -> tuple[Any, ...]:
+    """The row of path parameter ``invoice``: 404 unknown, 403 someone else's."""
+    row = ctx.store.one(f"SELECT {_COLUMNS} FROM invoices WHERE id = ?", (ctx.path_int("invoice"),))
+    if row is None:
+        raise not_found("Invoice")
+    if row[1] != ctx.user_id() and not (staff_may_read and is_staff(ctx)):
+        raise ApiError(403, "This invoice belongs to another user.")
+    return row
+
+
+async def list_invoices(ctx: Context) -> list[dict[str, Any]]:
+    """GET /invoices: the caller's invoices, newest first."""
+    rows = ctx.store.all(
+        f"SELECT {_COLUMNS} FROM invoices WHERE userId = ? ORDER BY id DESC", (ctx.user_id(),)
+    )
+    return [render(row) for row in rows]
+
+
+async def get_invoice(ctx: Context) -> dict[str, Any]:
+    """GET /invoices/{id}: one of the caller's invoices (staff may read any)."""
+    return render(_invoice(ctx, staff_may_read=True))
+
+
+async def capture(ctx: Context) -> dict[str, Any]:
+    """POST /invoices/{id}/capture: settle a pending invoice and move the sparks, once."""
+    row = _invoice(ctx, staff_may_read=False)
+    invoice_id, user_id, net = row[0], row[1], row[4]
+    now = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        moved = conn.execute(
+            "UPDATE invoices SET status = 'captured', capturedAt = ?, updatedAt = ? "
+            "WHERE id = ? AND status = 'pending'",
+            (now, now, invoice_id),
+        ).rowcount
+        if not moved:
+            raise ApiError(409, "This invoice is already captured.")
+        paid = conn.execute(
+            "UPDATE users SET sparks = sparks + ? WHERE id = ? AND sparks + ? >= 0",
+            (net, user_id, net),
+        ).rowcount
+        if not paid:
+            raise ApiError(402, f"Not enough sparks: this invoice needs {-net}.")
+    return render(_invoice(ctx, staff_may_read=False))
+
+
+_INVOICE = {"$ref": "#/components/schemas/Invoice"}
+_VIEW = ("invoice:view:self",)
+
+SCHEMAS: dict[str, Any] = {
+    "Invoice": {
+        "type": "object",
+        "required": ["id", "userId", "status", "items", "sparks", "createdAt", "updatedAt"],
+        "properties": {
+            "id": {"type": "integer"},
+            "userId": {"type": "integer"},
+            "status": {"type": "string", "enum": ["pending", "captured"]},
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "quantity", "sparks"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "quantity": {"type": "integer"},
+                        "sparks": {"type": "integer", "description": "+ credits, - charges"},
+                    },
+                },
+            },
+            "sparks": {"type": "integer", "description": "Net change of the balance on capture."},
+            "createdAt": {"type": "string", "format": "date-time"},
+            "updatedAt": {"type": "string", "format": "date-time"},
+            "capturedAt": {"type": "string", "format": "date-time", "nullable": True},
+        },
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/invoices",
+        list_invoices,
+        "user-read",
+        auth="user",
+        scopes=_VIEW,
+        summary="The caller's invoices, newest first",
+        response={"type": "array", "items": _INVOICE},
+        errors=(401, 403, 461),
+    ),
+    Route(
+        "GET",
+        "/invoices/{invoice}",
+        get_invoice,
+        "user-read",
+        auth="user",
+        scopes=_VIEW,
+        summary="One invoice (the caller's own; staff may read any)",
+        response=_INVOICE,
+        errors=(400, 401, 403, 404, 461),
+    ),
+    Route(
+        "POST",
+        "/invoices/{invoice}/capture",
+        capture,
+        "user-write",
+        auth="user",
+        scopes=(*_VIEW, "invoice:capture:self"),
+        summary="Capture a pending invoice: move its sparks, exactly once",
+        response=_INVOICE,
+        errors=(400, 401, 402, 403, 404, 409, 461),
+    ),
+]
