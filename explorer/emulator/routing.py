@@ -1,0 +1,46 @@
+"""Route dispatch indexed by (first path segment, number of segments).
+
+Starlette's router tries routes one by one; with the platform's ~130 routes that costs tens of
+microseconds per request before any work starts, more than serving a cached page. Every
+platform path starts with a literal segment and no parameter spans segments, so a request can
+only match routes with the same first segment and depth: this dispatcher looks that group up
+in a dict and hands the request to a plain Starlette ``Router`` over just that group, which
+keeps Starlette's own matching, 405 handling and path parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.exceptions import HTTPException
+from starlette.routing import BaseRoute, Route, Router
+from starlette.types import Receive, Scope, Send
+
+
+def _key(path: str) -> tuple[str, int]:
+    parts = path.strip("/").split("/")
+    return parts[0], len(parts)
+
+
+class IndexedRouter:
+    """An ASGI app dispatching to per-(segment, depth) Starlette routers."""
+
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        groups: dict[tuple[str, int], list[BaseRoute]] = {}
+        for route in routes:
+            assert isinstance(route, Route), "only plain routes are indexed"
+            key = _key(route.path)
+            if key[0].startswith("{"):
+                raise ValueError(f"{route.path}: a first segment must be literal to be indexed")
+            groups.setdefault(key, []).append(route)
+        self.routers = {
+            key: Router(routes=group, redirect_slashes=False) for key, group in groups.items()
+        }
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        root = scope.get("root_path", "")
+        path: str = scope["path"]
+        router = self.routers.get(_key(path[len(root) :] if path.startswith(root) else path))
+        if router is None:
+            raise HTTPException(status_code=404)
+        await router(scope, receive, send)

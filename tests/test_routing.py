@@ -1,0 +1,82 @@
+"""The indexed route dispatcher: same answers as Starlette's router, found by (segment, depth)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from explorer.emulator.routing import IndexedRouter
+
+
+async def _echo(request: Request) -> Response:
+    return PlainTextResponse(f"{request.method} {request.url.path} {dict(request.path_params)}")
+
+
+ROUTES = [
+    Route("/things", _echo, methods=["GET"]),
+    Route("/things/owned", _echo, methods=["GET"]),
+    Route("/things/{thing}", _echo, methods=["GET", "DELETE"]),
+    Route("/things/{thing}/parts", _echo, methods=["GET"]),
+]
+
+
+def call(router: IndexedRouter, method: str, path: str) -> tuple[int, str]:
+    """Send one request through ``router`` and return (status, body)."""
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "root_path": "",
+        "headers": [],
+        "query_string": b"",
+        "app": object(),
+    }
+    asyncio.run(router(scope, receive, send))  # type: ignore[arg-type]
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")  # type: ignore[misc]
+    return int(sent[0]["status"]), body.decode()  # type: ignore[call-overload]
+
+
+def test_literal_route_wins_over_parameter_in_declared_order() -> None:
+    """Within a group, routes keep their declared order (a literal before a parameter)."""
+    assert call(IndexedRouter(ROUTES), "GET", "/things/owned")[1] == "GET /things/owned {}"
+
+
+def test_parameters_are_extracted() -> None:
+    """Path parameters reach the endpoint as with Starlette's router."""
+    assert call(IndexedRouter(ROUTES), "GET", "/things/7/parts")[1] == (
+        "GET /things/7/parts {'thing': '7'}"
+    )
+
+
+def test_wrong_method_is_405() -> None:
+    """A path that matches with another method answers 405, not 404."""
+    with pytest.raises(HTTPException) as raised:
+        call(IndexedRouter(ROUTES), "POST", "/things/7")
+    assert raised.value.status_code == 405
+
+
+@pytest.mark.parametrize("path", ["/nothing", "/things/7/parts/extra", "/"])
+def test_unknown_paths_are_404(path: str) -> None:
+    """Paths with no route of their segment and depth raise 404."""
+    with pytest.raises(HTTPException) as raised:
+        call(IndexedRouter(ROUTES), "GET", path)
+    assert raised.value.status_code == 404
+
+
+def test_parameter_first_segment_is_refused() -> None:
+    """A route whose first segment is a parameter cannot be indexed and is refused early."""
+    with pytest.raises(ValueError, match="literal"):
+        IndexedRouter([Route("/{anything}", _echo)])
