@@ -147,14 +147,16 @@ def test_suspended_channel_drops_out_of_listings(
     assert listed.json() == [] and listed.headers["X-Total-Count"] == "0"
 
 
-def test_suspended_channel_is_hidden_from_all_but_owner(
+def test_suspended_channel_is_hidden_from_all_but_owner_and_staff(
     make_platform: Callable[..., Platform], signed_in: SignIn
 ) -> None:
-    """A suspended channel is 404 to others and still readable by its owner."""
+    """A suspended channel is 404 to others and still readable by its owner and staff."""
     platform = make_platform()
-    signed_in(platform.base_url, "staff").post("/channels/viewer/suspend")
+    staff = signed_in(platform.base_url, "staff")
+    staff.post("/channels/viewer/suspend")
     assert signed_in(platform.base_url, "viewer2").get("/channels/viewer").status_code == 404
     assert signed_in(platform.base_url, "viewer").get("/channels/viewer").status_code == 200
+    assert staff.get("/channels/viewer/details").status_code == 200
 
 
 def test_lifting_a_suspension_lists_the_channel_again(

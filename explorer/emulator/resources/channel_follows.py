@@ -18,8 +18,8 @@ import orjson
 from explorer.emulator.access import ChannelRef, channel_ref
 from explorer.emulator.context import Context
 from explorer.emulator.openapi import USER_PROPERTIES
+from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Handler, Route
-from explorer.emulator.resources.channel_pages import PAGE_PARAMS, page_of, paged
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import Store

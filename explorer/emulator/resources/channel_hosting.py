@@ -13,8 +13,8 @@ from typing import Any
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
-from explorer.emulator.resources.channel_pages import PAGE_PARAMS, channel_page
 from explorer.emulator.resources.channel_preferences import preference
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
 from explorer.emulator.shapes import find_channel, render_channel

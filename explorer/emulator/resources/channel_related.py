@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
+from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
-from explorer.emulator.resources.channel_pages import PAGE_PARAMS, channel_page
 from explorer.emulator.responses import JSONResponse
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
+from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
-from explorer.emulator.responses import not_found
 from explorer.emulator.shapes import (
     CHANNEL_FIELDS,
     CHANNEL_FROM,
@@ -160,10 +160,13 @@ async def list_channels(ctx: Context) -> Response:
 
 
 def channel_or_404(ctx: Context, key: str = "channel") -> tuple[Any, ...]:
-    """The row of the channel named by path parameter ``key`` (id or token), else 404."""
-    row = find_channel(ctx.store, ctx.request.path_params[key])
-    if row is None or (row[CHANNEL_FIELDS.index("suspended")] and not _owns(ctx, row)):
-        raise not_found("Channel")
+    """The row of the channel named by path parameter ``key`` (id or token), else 404.
+
+    Who may see it is :func:`~explorer.emulator.access.channel_ref`'s rule (a suspended
+    channel only for its owner and staff), so every group hides channels alike.
+    """
+    row = find_channel(ctx.store, channel_ref(ctx, key).id)
+    assert row is not None  # channel_ref found it in this same request
     return row
 
 

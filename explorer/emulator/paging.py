@@ -2,8 +2,8 @@
 
 Every such list takes the platform's ``page`` (0-based) and ``limit`` (default 50, at most 100)
 parameters, validated by the shared list-query grammar so bad values answer 400 exactly as on
-``GET /channels``, and reports its total in ``X-Total-Count``. This module serves no endpoint
-of its own (``routes`` is empty); it keeps the sub-resource modules from each re-inventing it.
+``GET /channels``, and reports its total in ``X-Total-Count``. It serves no endpoint, so it
+lives beside the resource groups rather than among them; it keeps each from re-inventing it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.emulator.context import Context
-from explorer.emulator.policy import Param, Route
+from explorer.emulator.policy import Param
 from explorer.emulator.responses import JSONResponse
 from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT, render_channel
 from explorer.query import DEFAULT_LIMIT, MAX_LIMIT, parse_list_query
@@ -66,6 +66,3 @@ def channel_page(
     total = ctx.store.scalar(f"SELECT COUNT(*) FROM channels c WHERE {condition}", args)
     types = ctx.services.types.all()
     return paged([render_channel(row, types) for row in rows], total)
-
-
-routes: list[Route] = []
