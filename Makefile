@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint lab bench serve clean
+.PHONY: test lint lab bench serve docs clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -34,6 +34,10 @@ lab: $(STAMP)
 ## bench: performance goals, each measured side by side in one run, printed as ratios
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+## docs: regenerate README's endpoint-to-bucket map from the route table
+docs: $(STAMP)
+	$(BIN)/python -m explorer.emulator.docs README.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -160,3 +160,12 @@ def test_no_rate_limits_still_sends_headers(make_platform: Callable[..., Platfor
     responses = [httpx.get(platform.base_url + "/channels/streamer") for _ in range(4)]
     assert [r.status_code for r in responses] == [200] * 4
     assert responses[0].headers["X-RateLimit-Remaining"] == "1"
+
+
+def test_searches_are_charged_to_channel_search(make_platform: Callable[..., Platform]) -> None:
+    """A listing with q uses the channel-search bucket; a plain listing keeps channel-read."""
+    platform = make_platform(rate_limits=True, buckets={"channel-search": (1, 60)})
+    search = httpx.get(platform.base_url + "/channels", params={"q": "stream"})
+    assert search.headers["X-Rate-Limit"] == "1"
+    assert httpx.get(platform.base_url + "/channels", params={"q": "x"}).status_code == 429
+    assert httpx.get(platform.base_url + "/channels").headers["X-Rate-Limit"] == "1000"

@@ -180,6 +180,8 @@ def _operation(route: Route) -> dict[str, Any]:
         "summary": route.summary,
         "operationId": f"{route.method.lower()}{re.sub(r'[^A-Za-z0-9]+', '_', route.path)}",
         "x-bucket": route.bucket,
+        **({"x-bucket-when": {"parameter": route.when[0], "bucket": route.when[1]}}
+           if route.when else {}),
         "parameters": [
             {"name": name, "in": "path", "required": True, "schema": _STR}
             for name in _PATH_PARAM.findall(route.path)
@@ -208,7 +210,10 @@ def _operation(route: Route) -> dict[str, Any]:
         success["content"] = {route.content_type: {"schema": route.response}}
     responses: dict[str, Any] = {str(route.status): success}
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-    for status in (*route.errors, 429):
+    # A path parameter that cannot address anything (one holding ``/`` or a line break, say)
+    # reaches no route at all: 404, whatever the route itself documents.
+    unroutable = (404,) if _PATH_PARAM.search(route.path) else ()
+    for status in sorted({*route.errors, *unroutable, 429}):
         responses[str(status)] = {"description": "Error", **error}
     op["responses"] = responses
     return op
@@ -259,11 +264,15 @@ def bucket_map(routes: Iterable[Route]) -> str:
         label = f"`{route.method} {route.path}`"
         for name in (route.bucket, *route.also):
             by_bucket.setdefault(name, []).append(label)
+        if route.when:
+            by_bucket.setdefault(route.when[1], []).append(
+                f"`{route.method} {route.path}` with `{route.when[0]}`"
+            )
     lines = ["| bucket | count / seconds | endpoints |", "|---|---|---|"]
     for name in sorted(BUCKETS):
         bucket = BUCKETS[name]
         endpoints = ", ".join(by_bucket.get(name, [])) or (
-            "every request" if name == "global" else "(none yet)"
+            "every request" if name == "global" else "(no endpoint of this platform uses it)"
         )
         lines.append(f"| {name} | {bucket.count} / {int(bucket.interval)} | {endpoints} |")
     return "\n".join(lines)

@@ -88,6 +88,9 @@ class Route:
     auth: Auth = "none"
     scopes: tuple[str, ...] = ()
     also: tuple[str, ...] = ()
+    #: ``(parameter, bucket)``: requests carrying that query parameter use this bucket instead
+    #: (a search is charged to ``channel-search``, a plain listing to ``channel-read``).
+    when: tuple[str, str] | None = None
     summary: str = ""
     params: tuple[Param, ...] = ()
     body: dict[str, Any] | None = None
@@ -165,10 +168,12 @@ def _render(route: Route, result: Any) -> Response:
 
 def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
     """The Starlette endpoint for ``route``: the rules above, then the handler."""
-    buckets = (route.bucket, "global", *route.also)
+    plain = (route.bucket, "global", *route.also)
+    switched = (route.when[1], "global", *route.also) if route.when else plain
 
     async def endpoint(request: Request) -> Response:
         now = services.clock()
+        buckets = switched if route.when and route.when[0] in request.query_params else plain
         csrf_session: int | None = None
         try:
             caller, csrf_ok, session_id = identify(request, services)
