@@ -1,0 +1,92 @@
+"""The private event loop that runs the sync API, in one daemon thread per process.
+
+Why a thread of our own: a Jupyter kernel already runs an asyncio loop in the main thread, so
+``asyncio.run`` fails there and ``nest_asyncio`` hangs "Run All" under ipykernel 7. Instead
+every blocking call submits its coroutine to this loop with
+:func:`asyncio.run_coroutine_threadsafe` and waits for the result, which works the same from a
+script, a thread, or a cell of a running kernel. The loop also keeps background work (chat
+sockets) alive while a cell blocks in ``time.sleep``.
+
+The loop starts lazily on first use and is restarted after ``fork``. Calling :func:`run` from
+the loop's own thread raises :class:`~explorer.errors.LoopThreadError` instead of deadlocking.
+An interrupt (Ctrl-C, the kernel's stop button) cancels the submitted coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from explorer.errors import LoopThreadError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Runner:
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    pid: int
+
+
+_lock = threading.Lock()
+_runner: _Runner | None = None
+
+
+def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
+    asyncio.set_event_loop(loop)
+    loop.call_soon(ready.set)
+    loop.run_forever()
+
+
+def _current() -> _Runner:
+    global _runner
+    with _lock:
+        runner = _runner
+        if runner is None or runner.pid != os.getpid() or not runner.thread.is_alive():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+            thread = threading.Thread(
+                target=_serve, args=(loop, ready), name="explorer-loop", daemon=True
+            )
+            thread.start()
+            ready.wait()
+            runner = _runner = _Runner(loop, thread, os.getpid())
+        return runner
+
+
+def get_loop() -> asyncio.AbstractEventLoop:
+    """The toolkit's event loop, started on first use; for scheduling background tasks."""
+    return _current().loop
+
+
+def run(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run ``coro`` on the toolkit's loop and block until it finishes; return its result.
+
+    Raises what the coroutine raises, :class:`TimeoutError` (after cancelling it) when
+    ``timeout`` seconds pass first, and :class:`~explorer.errors.LoopThreadError` when called
+    from the loop's own thread.
+    """
+    runner = _current()
+    if threading.current_thread() is runner.thread:
+        coro.close()
+        raise LoopThreadError(
+            "The blocking explorer API was called from its own event-loop thread, where it "
+            "would wait for itself forever; inside a coroutine use explorer.AsyncClient and "
+            "await its methods."
+        )
+    future = asyncio.run_coroutine_threadsafe(coro, runner.loop)
+    try:
+        return future.result(timeout)
+    except TimeoutError:
+        if future.done():
+            raise
+        future.cancel()
+        raise TimeoutError(f"explorer call did not finish within {timeout} s") from None
+    except BaseException:
+        future.cancel()
+        raise

@@ -1,0 +1,282 @@
+"""JSON records to pandas DataFrames, with declared columns and dtypes per resource.
+
+Every REST listing ends here once, after all its pages arrived: one list of values per column,
+each converted to its dtype in one vectorised call. On 5,000 channels that is about twice as
+fast as ``json_normalize`` + ``concat`` per page, and the columns come out typed (see
+``benchmarks/rest_client.py``).
+
+What a frame looks like:
+
+- Embedded objects flatten to dotted columns (``user.username``, ``type.name``); a null object
+  gives missing values in all its columns. Lists and free-form objects (``user.social``,
+  ``groups``) stay as Python objects in one column.
+- Declared dtypes: ``Int64`` for integers (nullable), ``boolean``, ``float64``, the default
+  ``str`` for text, ``category`` for small enums (``audience``, ``languageId``) and
+  ``datetime64[ns, UTC]`` for timestamps (ISO strings or epoch milliseconds).
+- The column set is the schema's, whatever the records hold, so code written against a frame
+  keeps working on an empty page. A column marked optional (``streamKey``, only in the
+  owner's view) appears only when a record has it. Fields the schema does not declare are
+  kept after the declared ones, with inferred dtypes.
+- ``fields=`` (the API's projection) keeps exactly the named fields in that order (an object
+  field brings all of its dotted columns), still typed.
+- ``id`` becomes the index where it identifies the record (channels, users, types).
+- :func:`time_series` gives a sorted UTC ``DatetimeIndex`` for time-series endpoints.
+
+Pure: pandas, numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any, Literal, TypeAlias, Union
+
+import numpy as np
+import pandas as pd
+
+Kind = Literal["int", "float", "bool", "str", "category", "time", "object"]
+Spec: TypeAlias = Union[Kind, "Schema"]
+Record: TypeAlias = Mapping[str, Any]
+
+_EMPTY: dict[str, Any] = {}
+_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """The declared shape of one resource: its fields in display order and their kinds.
+
+    A field whose spec is another :class:`Schema` is an embedded object, flattened with its
+    name as prefix. ``categories`` fixes the category order of an enum column (values outside
+    it are still kept); ``optional`` fields appear only when present.
+    """
+
+    fields: Mapping[str, Spec]
+    index: str | None = None
+    categories: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    optional: frozenset[str] = frozenset()
+
+
+TYPE = Schema(
+    {
+        "id": "int",
+        "name": "str",
+        "parent": "str",
+        "description": "str",
+        "source": "str",
+        "viewersCurrent": "int",
+        "coverUrl": "str",
+        "backgroundUrl": "str",
+        "online": "int",
+        "availableAt": "time",
+    },
+    index="id",
+)
+
+USER = Schema(
+    {
+        "id": "int",
+        "username": "str",
+        "level": "int",
+        "experience": "int",
+        "sparks": "int",
+        "avatarUrl": "str",
+        "bio": "str",
+        "social": "object",
+        "primaryTeam": "int",
+        "verified": "bool",
+        "createdAt": "time",
+        "updatedAt": "time",
+        "deletedAt": "time",
+    },
+    index="id",
+)
+
+_CHANNEL_FIELDS: dict[str, Spec] = {
+    "id": "int",
+    "userId": "int",
+    "token": "str",
+    "name": "str",
+    "online": "bool",
+    "featured": "bool",
+    "partnered": "bool",
+    "suspended": "bool",
+    "interactive": "bool",
+    "hasVod": "bool",
+    "vodsEnabled": "bool",
+    "hasTranscodes": "bool",
+    "featureLevel": "int",
+    "ftl": "int",
+    "audience": "category",
+    "viewersTotal": "int",
+    "viewersCurrent": "int",
+    "numFollowers": "int",
+    "description": "str",
+    "typeId": "int",
+    "languageId": "category",
+    "interactiveGameId": "int",
+    "transcodingProfileId": "int",
+    "coverId": "int",
+    "thumbnailId": "int",
+    "badgeId": "int",
+    "hosteeId": "int",
+    "bannerUrl": "str",
+    "costreamId": "str",
+    "createdAt": "time",
+    "updatedAt": "time",
+    "deletedAt": "time",
+    "streamKey": "str",
+}
+_AUDIENCES = {"audience": ("family", "teen", "18+")}
+
+#: A channel as listed and fetched: with its ``type`` and owner ``user`` embedded.
+CHANNEL = Schema(
+    {**_CHANNEL_FIELDS, "type": TYPE, "user": USER},
+    index="id",
+    categories=_AUDIENCES,
+    optional=frozenset({"streamKey"}),
+)
+
+#: ``GET /users/current``: the user with their own channel, groups, email and preferences.
+CURRENT_USER = Schema(
+    {
+        **USER.fields,
+        "channel": Schema(
+            _CHANNEL_FIELDS, categories=_AUDIENCES, optional=frozenset({"streamKey"})
+        ),
+        "groups": "object",
+        "email": "str",
+        "preferences": "object",
+    },
+    index="id",
+)
+
+#: Anything without a declared schema: every field inferred, ``id`` the index when present.
+GENERIC = Schema({}, index="id")
+
+
+def frame(
+    records: Sequence[Record],
+    schema: Schema = GENERIC,
+    *,
+    fields: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """One DataFrame from ``records`` shaped by ``schema`` (see the module docstring).
+
+    ``fields`` is the projection the records were fetched with: only those columns come back.
+    """
+    rows = list(records)
+    columns: dict[str, Any] = {}
+    _flatten(rows, schema, "", columns, tuple(fields) if fields is not None else None)
+    index = None
+    if schema.index is not None and schema.index in columns:
+        index = _index(columns.pop(schema.index), schema.index)
+    result = pd.DataFrame(columns, index=index, copy=False)
+    if index is None:
+        result.index = pd.RangeIndex(len(rows))
+    return result
+
+
+def time_series(
+    records: Sequence[Record], time_field: str = "time", schema: Schema = GENERIC
+) -> pd.DataFrame:
+    """A frame of ``records`` indexed by ``time_field`` as a sorted UTC ``DatetimeIndex``."""
+    fields = {**schema.fields, time_field: "time"}
+    table = frame(records, Schema(fields, None, schema.categories, schema.optional))
+    return table.set_index(time_field).sort_index(kind="stable")
+
+
+def _flatten(
+    rows: Sequence[Record],
+    schema: Schema,
+    prefix: str,
+    out: dict[str, Any],
+    projection: tuple[str, ...] | None,
+) -> None:
+    """Add the columns of ``rows`` (records or embedded objects) to ``out``."""
+    present: set[str] = set().union(*rows) if rows else set()
+    declared = schema.fields
+    names: list[str]
+    if projection is not None:
+        names = list(projection)
+    else:
+        names = [n for n in declared if n not in schema.optional or n in present]
+        if not present.issubset(declared):
+            names += [n for n in dict.fromkeys(chain.from_iterable(rows)) if n not in declared]
+    for name in names:
+        values = [row.get(name) for row in rows]
+        spec = declared.get(name)
+        objects = [v for v in values if v is not None]
+        if spec is None and objects and all(isinstance(v, dict) for v in objects):
+            spec = GENERIC
+        if isinstance(spec, Schema):
+            embedded = [v if isinstance(v, dict) else _EMPTY for v in values]
+            _flatten(embedded, spec, f"{prefix}{name}.", out, None)
+        else:
+            kind = spec if spec is not None else _infer(values)
+            out[prefix + name] = _column(values, kind, schema.categories.get(name))
+
+
+def _infer(values: list[Any]) -> Kind:
+    """The kind of an undeclared field, from its values (ISO-8601 text is a timestamp)."""
+    kinds = {type(v) for v in values if v is not None}
+    if not kinds:
+        return "object"
+    if kinds == {bool}:
+        return "bool"
+    if kinds == {int}:
+        return "int"
+    if kinds <= {int, float}:
+        return "float"
+    if kinds == {str}:
+        sample = next(v for v in values if v is not None)
+        return "time" if _ISO.fullmatch(sample) else "str"
+    return "object"
+
+
+def _column(values: list[Any], kind: Kind, categories: tuple[str, ...] | None = None) -> Any:
+    """An array of dtype ``kind`` from Python ``values`` (None for missing)."""
+    if kind == "int":
+        return pd.array(values, dtype="Int64")
+    if kind == "bool":
+        return pd.array(values, dtype="boolean")
+    if kind == "float":
+        return np.array([math.nan if v is None else v for v in values], dtype="float64")
+    if kind == "str":
+        return pd.array(values, dtype="str")
+    if kind == "category":
+        observed = sorted({v for v in values if v is not None} - set(categories or ()))
+        return pd.Categorical(values, categories=[*(categories or ()), *observed])
+    if kind == "time":
+        return _timestamps(values)
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def _timestamps(values: list[Any]) -> Any:
+    """``datetime64[ns, UTC]`` from ISO-8601 strings or epoch milliseconds.
+
+    The platform writes UTC as ``...Z``; numpy parses those (without the ``Z``) about three
+    times faster than pandas' general ISO-8601 parser, which handles everything else.
+    """
+    sample = next((v for v in values if v is not None), None)
+    if isinstance(sample, int | float) and not isinstance(sample, bool):
+        return pd.to_datetime(values, unit="ms", utc=True).as_unit("ns").array
+    if all(v is None or (type(v) is str and v.endswith("Z")) for v in values):
+        try:
+            naive = np.array([v[:-1] if v else "NaT" for v in values], dtype="datetime64[ns]")
+        except ValueError:
+            pass
+        else:
+            return pd.DatetimeIndex(naive).tz_localize("UTC").array
+    return pd.to_datetime(values, utc=True, format="ISO8601").as_unit("ns").array
+
+
+def _index(values: Any, name: str) -> pd.Index:
+    """The index from an identifier column: plain ``int64`` when it has no gaps."""
+    index = pd.Index(values, name=name)
+    if isinstance(index.dtype, pd.Int64Dtype) and not index.hasnans:
+        return index.astype("int64")
+    return index

@@ -1,0 +1,354 @@
+"""The REST clients themselves: resources, errors, settings, sync/async parity, closing."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import httpx
+import pandas as pd
+import pytest
+
+import explorer
+from explorer import embedded, loop
+from explorer.emulator import Platform
+from explorer.errors import (
+    BadRequest,
+    ClientClosed,
+    ConnectionFailed,
+    LoopThreadError,
+    NotFound,
+    PlatformError,
+    ServerError,
+    error_for,
+)
+from explorer.rest import AsyncClient, Client, bucket_of
+from explorer.settings import Settings, resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def api(platform: Platform) -> Iterator[explorer.Client]:
+    """A sync client on the shared platform, without progress bars."""
+    with explorer.connect(platform.base_url, progress=False) as client:
+        yield client
+
+
+# -- resources --------------------------------------------------------------------------------
+
+
+def test_user_is_a_one_row_frame(api: explorer.Client) -> None:
+    """user(id) gives that user, indexed by id."""
+    user = api.user(1)
+    assert user.index.tolist() == [1]
+    assert user["username"].tolist() == ["streamer"]
+
+
+def test_types_are_indexed_by_id(api: explorer.Client) -> None:
+    """types() lists every type; online=True keeps those with live channels."""
+    every, live = api.types(), api.types(online=True)
+    assert every.index.name == "id" and every.index.is_unique
+    assert set(live.index) <= set(every.index) and (live["online"] > 0).all()
+    assert api.game_type(int(every.index[0]))["name"].tolist() == [every["name"].iloc[0]]
+
+
+def test_get_json_returns_decoded_json(api: explorer.Client) -> None:
+    """get_json reaches any path and returns what it answered."""
+    rows = api.get_json("/channels", limit=2, order="id:asc")
+    assert isinstance(rows, list) and len(rows) == 2 and rows[0]["id"] < rows[1]["id"]
+
+
+def test_get_frame_follows_pages_when_a_total_is_given(
+    api: explorer.Client, platform: Platform
+) -> None:
+    """A listing with X-Total-Count is fetched to the end in pages of the size asked."""
+    total = int(httpx.get(f"{platform.base_url}/channels?limit=1").headers["X-Total-Count"])
+    frame = api.get_frame("/channels", limit=40)
+    assert len(frame) == total and frame.index.name == "id"
+    assert frame["user.username"].dtype == "str"
+
+
+def test_get_frame_with_a_page_fetches_only_that_page(api: explorer.Client) -> None:
+    """Passing page= asks for exactly one page."""
+    assert len(api.get_frame("/channels", page=1, limit=30)) == 30
+
+
+def test_request_sends_any_method_with_a_body(platform: Platform) -> None:
+    """request() covers writes the client has no method for."""
+    with explorer.connect(platform.base_url, username="viewer2", password="explorer") as client:
+        me = client.current_user()
+        user_id, bio = int(me.index[0]), me["bio"].iloc[0]
+        changed = client.request("PATCH", f"/users/{user_id}", json={"bio": "hello there"})
+        client.request("PATCH", f"/users/{user_id}", json={"bio": None if pd.isna(bio) else bio})
+    assert changed["bio"] == "hello there"
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+
+def test_not_found_is_a_typed_error_with_the_message(api: explorer.Client) -> None:
+    """A 404 raises NotFound carrying the platform's status, error and message."""
+    with pytest.raises(NotFound) as info:
+        api.channel("no_such_channel_anywhere")
+    error = info.value
+    assert (error.status, error.error) == (404, "Not Found")
+    assert "not found" in error.message.lower()
+    assert isinstance(error, PlatformError)
+
+
+def test_bad_request_carries_the_details(api: explorer.Client) -> None:
+    """A 400 raises BadRequest with the per-field details."""
+    with pytest.raises(BadRequest, match=r"where\.nope") as info:
+        api.channels(where="nope:eq:1")
+    assert info.value.details[0]["path"] == "where.nope"
+
+
+def test_an_unknown_endpoint_raises_not_found(api: explorer.Client) -> None:
+    """Paths the platform does not serve raise NotFound too."""
+    with pytest.raises(NotFound):
+        api.get_json("/no/such/endpoint")
+
+
+def test_an_unreachable_platform_raises_connection_failed() -> None:
+    """Network failures surface as ConnectionFailed (a ConnectionError), not as httpx errors."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with (
+        explorer.connect(f"http://127.0.0.1:{port}/api/v1") as client,
+        pytest.raises(ConnectionFailed) as info,
+    ):
+        client.channels()
+    assert isinstance(info.value, ConnectionError)
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+
+
+def flaky(failure: Exception) -> tuple[httpx.MockTransport, list[str]]:
+    """A transport whose first request fails with ``failure``; later ones answer ``[]``."""
+    calls: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        calls.append(request.method)
+        if len(calls) == 1:
+            raise failure
+        return httpx.Response(200, json=[])
+
+    return httpx.MockTransport(handle), calls
+
+
+def send_through(transport: httpx.MockTransport, method: str) -> object:
+    """One ``method /channels`` request through a client on ``transport``."""
+
+    async def send() -> object:
+        async with AsyncClient("http://platform.invalid/api/v1", transport=transport) as client:
+            return await client.request(method, "/channels")
+
+    return asyncio.run(send())
+
+
+def test_a_dropped_connection_is_retried_once_for_a_get() -> None:
+    """A GET whose keep-alive connection was closed under it is sent again."""
+    transport, calls = flaky(httpx.RemoteProtocolError("Server disconnected"))
+    assert send_through(transport, "GET") == []
+    assert calls == ["GET", "GET"]
+
+
+@pytest.mark.parametrize(
+    ("method", "failure"),
+    [
+        ("POST", httpx.RemoteProtocolError("Server disconnected")),
+        ("GET", httpx.ReadTimeout("timed out")),
+    ],
+    ids=["write", "timeout"],
+)
+def test_writes_and_timeouts_are_not_retried(method: str, failure: Exception) -> None:
+    """Only safe requests are repeated, and a timeout is not repeated at all."""
+    transport, calls = flaky(failure)
+    with pytest.raises(ConnectionFailed):
+        send_through(transport, method)
+    assert calls == [method]
+
+
+def test_error_for_picks_the_class_by_status() -> None:
+    """Statuses map to their classes; unknown 5xx become ServerError; odd bodies are tolerated."""
+    assert type(error_for(404, {"statusCode": 404, "error": "Not Found"})) is NotFound
+    assert type(error_for(503, "down", "Service Unavailable")) is ServerError
+    odd = error_for(418, ["not", "an", "object"], "I'm a teapot")
+    assert (type(odd), odd.status, odd.error, odd.message) == (
+        PlatformError,
+        418,
+        "I'm a teapot",
+        "I'm a teapot",
+    )
+
+
+# -- the sync API and its loop ----------------------------------------------------------------
+
+
+def test_sync_client_works_inside_a_running_event_loop(platform: Platform) -> None:
+    """The blocking API can be called from a coroutine (as in a Jupyter cell)."""
+
+    async def cell() -> int:
+        with explorer.connect(platform.base_url, progress=False) as client:
+            return len(client.channels(max_rows=120))
+
+    assert asyncio.run(cell()) == 120
+
+
+def test_sync_client_on_the_loop_thread_raises_loop_thread_error(api: explorer.Client) -> None:
+    """Calling the blocking API from the toolkit's own loop raises a clear error."""
+
+    async def inside() -> None:
+        api.user(1)
+
+    with pytest.raises(LoopThreadError):
+        loop.run(inside(), timeout=5)
+
+
+def test_async_client_works_as_a_context_manager(platform: Platform) -> None:
+    """AsyncClient signs in on entry and closes on exit."""
+
+    async def scenario() -> tuple[list[str], bool]:
+        async with AsyncClient(
+            platform.base_url, username="viewer", password="explorer", progress=False
+        ) as client:
+            me = await client.current_user()
+        return me["username"].tolist(), client.closed
+
+    assert asyncio.run(scenario()) == (["viewer"], True)
+
+
+def test_a_closed_client_refuses_requests(platform: Platform) -> None:
+    """After the with-block the client is closed; using it raises ClientClosed."""
+    with explorer.connect(platform.base_url) as client:
+        client.user(1)
+    assert client.closed
+    client.close()
+    with pytest.raises(ClientClosed):
+        client.user(1)
+
+
+def test_every_async_method_has_a_sync_twin() -> None:
+    """Client exposes each public coroutine of AsyncClient with the same parameters and docs."""
+    coroutines = {
+        name
+        for name, member in inspect.getmembers(AsyncClient, inspect.iscoroutinefunction)
+        if not name.startswith("_") and name not in {"open", "aclose"}
+    }
+    twins = {name for name in vars(Client) if hasattr(vars(Client)[name], "_method")}
+    assert coroutines == twins
+    with explorer.Client("http://platform.invalid/api/v1") as client:
+        for name in coroutines:
+            method = getattr(client, name)
+            async_parameters = list(inspect.signature(getattr(AsyncClient, name)).parameters)
+            assert list(inspect.signature(method).parameters) == async_parameters[1:]
+            assert method.__doc__ == getattr(AsyncClient, name).__doc__
+
+
+# -- settings and the embedded platform -------------------------------------------------------
+
+
+def test_settings_prefer_arguments_over_the_environment() -> None:
+    """Explicit arguments win; the environment fills the rest; the URL loses its slash."""
+    environ = {"EXPLORER_BASE_URL": "http://env/api/v1/", "EXPLORER_TOKEN": "env-token"}
+    assert resolve(environ=environ) == Settings(base_url="http://env/api/v1", token="env-token")
+    assert resolve("http://arg/api/v1", token="t", environ=environ) == Settings(
+        base_url="http://arg/api/v1", token="t"
+    )
+
+
+def test_settings_take_credentials_from_one_source() -> None:
+    """An explicit username is not mixed with an environment token or password."""
+    environ = {"EXPLORER_TOKEN": "env-token", "EXPLORER_PASSWORD": "env-secret"}
+    assert resolve(username="viewer", password="explorer", environ=environ) == Settings(
+        username="viewer", password="explorer"
+    )
+    env_login = {"EXPLORER_USERNAME": "viewer", "EXPLORER_PASSWORD": "explorer"}
+    assert resolve(environ=env_login) == Settings(username="viewer", password="explorer")
+
+
+def test_settings_read_progress_from_the_environment() -> None:
+    """EXPLORER_PROGRESS=0 turns bars off unless progress= says otherwise."""
+    assert resolve(environ={"EXPLORER_PROGRESS": "0"}).progress is False
+    assert resolve(progress=True, environ={"EXPLORER_PROGRESS": "0"}).progress is True
+
+
+def test_connect_uses_the_base_url_from_the_environment(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without an argument, EXPLORER_BASE_URL names the platform."""
+    monkeypatch.setenv("EXPLORER_BASE_URL", platform.base_url)
+    with explorer.connect(progress=False) as client:
+        assert client.base_url == platform.base_url
+        assert client.user(1)["username"].tolist() == ["streamer"]
+
+
+def test_without_a_base_url_the_embedded_platform_starts_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No URL anywhere: the embedded platform starts on first need, is logged once, reused."""
+    started: list[dict[str, object]] = []
+
+    def fake_start(**options: object) -> SimpleNamespace:
+        started.append(options)
+        return SimpleNamespace(base_url="http://127.0.0.1:1/api/v1", stop=lambda: None)
+
+    monkeypatch.delenv("EXPLORER_BASE_URL", raising=False)
+    monkeypatch.setattr("explorer.emulator.start", fake_start)
+    monkeypatch.setattr(embedded, "_platform", None)
+    caplog.set_level(logging.INFO, logger="explorer.embedded")
+    with explorer.Client() as first, explorer.Client() as second:
+        assert first.base_url == second.base_url == "http://127.0.0.1:1/api/v1"
+    assert len(started) == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "explorer: started the embedded platform at http://127.0.0.1:1/api/v1"
+    ]
+
+
+def test_the_embedded_platform_really_serves() -> None:
+    """In a fresh process with no URL set, connect() starts the real embedded platform."""
+    script = (
+        "import explorer\n"
+        "with explorer.connect(progress=False) as api:\n"
+        "    print(len(api.channels(order='viewersTotal:desc', max_rows=250)), api.base_url)\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("EXPLORER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    rows, url = done.stdout.split()
+    assert rows == "250" and url.startswith("http://127.0.0.1:") and url.endswith("/api/v1")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "bucket"),
+    [
+        ("GET", "/channels", "channel-read"),
+        ("GET", "/channels/streamer", "channel-read"),
+        ("GET", "/types/3", "channel-read"),
+        ("GET", "/users/current", "user-read"),
+        ("GET", "/chats/100164", "chats"),
+        ("GET", "/oauth/authorize?response_type=token", "user-write"),
+        ("POST", "/users/login", "user-login"),
+        ("POST", "/users", "user-register"),
+        ("GET", "/ingests", "GET /ingests"),
+    ],
+)
+def test_requests_are_paced_under_their_bucket(method: str, path: str, bucket: str) -> None:
+    """Endpoints sharing a platform bucket share one allowance; others are grouped by path."""
+    assert bucket_of(method, path) == bucket
