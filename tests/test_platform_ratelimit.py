@@ -50,8 +50,9 @@ def test_every_route_belongs_to_a_known_bucket(platform: Platform) -> None:
     assert buckets <= set(SPEC_LIMITS)
 
 
-def test_headers_describe_the_route_bucket(platform: Platform) -> None:
+def test_headers_describe_the_route_bucket(make_platform: Callable[..., Platform]) -> None:
     """Responses carry X-Rate-Limit, X-RateLimit-Remaining and an epoch-ms X-RateLimit-Reset."""
+    platform = make_platform(rate_limits=True)
     response = httpx.get(platform.base_url + "/channels", params={"limit": 1})
     assert response.headers["X-Rate-Limit"] == "1000"
     assert 0 <= int(response.headers["X-RateLimit-Remaining"]) < 1000

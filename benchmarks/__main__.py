@@ -1,0 +1,25 @@
+"""``make bench``: run every benchmark in turn (or those named: ``python -m benchmarks rest_server``).
+
+Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
+the same run and prints the ratio against the issue's goal. Loopback only; every load loop is
+bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+SUITES = ("rest_server", "rest_client", "eventlog")
+
+
+def main(names: list[str]) -> int:
+    """Run the named suites (all by default)."""
+    for name in names or SUITES:
+        print(f"\n== {name} ==", flush=True)
+        importlib.import_module(f"benchmarks.{name}").main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
