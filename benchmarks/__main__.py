@@ -1,4 +1,4 @@
-"""``make bench``: run every benchmark in turn (or those named: ``python -m benchmarks rest_server``).
+"""``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`).
 
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
 the same run and prints the ratio against the issue's goal. Loopback only; every load loop is
