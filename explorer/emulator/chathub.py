@@ -1,14 +1,15 @@
 """The seam between the REST side and the chat side of the platform.
 
-REST handlers only need a few things from chat: which node addresses are live, and a way to
-tell rooms that something changed (a user's roles). Keeping that to this small protocol lets
-the chat side run in-process (the default) or in other processes behind a broker without the
-REST side knowing.
+REST handlers only need a few things from chat: which node addresses are live, who is present
+in a channel's chat, a way to tell rooms that something changed (a user's roles), and, for the
+control namespace, stopping and starting single nodes. Keeping that to this small protocol lets
+the chat side run in-process (the default, :class:`~explorer.emulator.cluster.ChatCluster`) or
+in other processes behind a broker without the REST side knowing.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class ChatHub(Protocol):
@@ -20,4 +21,20 @@ class ChatHub(Protocol):
 
     async def user_updated(self, channel_id: int, user_id: int) -> None:
         """Tell the channel's room that a user's roles changed (sends ``UserUpdate``)."""
+        ...
+
+    def present_users(self, channel_id: int) -> list[int]:
+        """Ids of the signed-in users in the channel's chat, in the order they joined."""
+        ...
+
+    def node_status(self) -> list[dict[str, Any]]:
+        """One entry per chat node: index, endpoint, running, server id, connections."""
+        ...
+
+    async def stop_node(self, index: int) -> None:
+        """Stop one node (its clients are disconnected), for fault drills."""
+        ...
+
+    async def start_node(self, index: int) -> None:
+        """Start a stopped node again on its address."""
         ...

@@ -1,4 +1,4 @@
-"""Runs one platform: the store, the REST app under uvicorn, and (later) chat nodes.
+"""Runs one platform: the store, the REST app under uvicorn, the chat nodes and the simulator.
 
 Everything runs on one asyncio event loop: uvicorn's HTTP server, the chat nodes and the
 simulator share it, and so does the single SQLite connection (no locks needed). ``start()``
@@ -13,6 +13,7 @@ import logging
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,10 +24,12 @@ import uvicorn
 
 from explorer.emulator import credentials, world
 from explorer.emulator.app import build_app
+from explorer.emulator.cluster import ChatCluster
 from explorer.emulator.context import Config, Services
-from explorer.emulator.resources import schema_ddl
+from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
+from explorer.emulator.simulate import Simulator, seed_history
 from explorer.emulator.store import Store
 from explorer.ratelimit import BUCKETS, Bucket, Ledger
 
@@ -41,12 +44,23 @@ class PlatformOptions:
     host: str = "127.0.0.1"
     port: int = 0
     config: Config = field(default_factory=Config)
+    #: Chat nodes to run, each a websocket server on its own port next to REST.
+    chat_nodes: int = 2
+    #: Run the simulated live activity (bots chat, vote, moderate; viewers drift).
+    simulate: bool = False
 
 
 def open_services(db: str, config: Config) -> Services:
     """Open (and seed, if new) the store and build the services around it."""
     store = Store(db, schema_ddl())
-    world.seed_store(store, config.seed, config.channels, credentials.hash_password)
+    if world.seed_store(store, config.seed, config.channels, credentials.hash_password):
+        seed_history(store, config.seed, time.time())
+    for module in modules():
+        # Resource groups seed their own tables; each hook is idempotent, so a database made
+        # before a group existed gets its data on the next start.
+        hook = getattr(module, "seed", None)
+        if callable(hook):
+            hook(store, config.seed)
     secret_hex = store.meta("secret")
     if secret_hex is None:
         secret_hex = secrets.token_hex(32)
@@ -95,6 +109,7 @@ class Platform:
     def __init__(self, options: PlatformOptions) -> None:
         self.options = options
         self.services: Services | None = None
+        self.chat: ChatCluster | None = None
         self.base_url = ""
         self.root_url = ""
         self._server: uvicorn.Server | None = None
@@ -120,10 +135,16 @@ class Platform:
             limit_concurrency=4096,
         )
         self._server = uvicorn.Server(config)
-        serving = asyncio.ensure_future(self._server.serve(sockets=[sock]))
-        while not self._server.started and not serving.done():
-            await asyncio.sleep(0.005)
+        chat = ChatCluster(services, self.options.host, self.options.chat_nodes)
+        simulator = Simulator(services, chat) if self.options.simulate else None
         try:
+            await chat.start()
+            services.chat = self.chat = chat
+            if simulator is not None:
+                await simulator.start()
+            serving = asyncio.ensure_future(self._server.serve(sockets=[sock]))
+            while not self._server.started and not serving.done():
+                await asyncio.sleep(0.005)
             if serving.done():
                 await serving
                 return
@@ -131,8 +152,16 @@ class Platform:
                 ready(self)
             await serving
         finally:
+            if simulator is not None:
+                await simulator.stop()
+            await chat.close()
             sock.close()
             services.store.close()
+
+    @property
+    def chat_endpoints(self) -> list[str]:
+        """The websocket addresses of the running chat nodes."""
+        return self.chat.endpoints() if self.chat is not None else []
 
     def start_in_thread(self, timeout: float = 30.0) -> Platform:
         """Run in a daemon thread; return once it serves (re-raising a start-up failure)."""
@@ -179,13 +208,24 @@ def start(
     buckets: dict[str, tuple[int, float]] | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
+    chat_nodes: int = 2,
+    simulate: bool = False,
     **config: object,
 ) -> Platform:
     """Start a platform in a background thread and return it once it serves.
 
+    ``chat_nodes`` websocket servers run beside REST; ``simulate`` turns on the bots and
+    viewer drift (off by default here, for tests; ``explorer serve`` turns it on).
     ``buckets`` overrides bucket sizes, e.g. ``{"channel-read": (5, 2.0)}``; other keyword
-    arguments set :class:`Config` fields (``authkey_ttl=1.0``, ...).
+    arguments set :class:`Config` fields (``authkey_ttl=1.0``, ``sim_rate=5``, ...).
     """
     base = Config(seed=seed, channels=channels, rate_limits=rate_limits, buckets=buckets or {})
-    options = PlatformOptions(db=str(db), host=host, port=port, config=replace(base, **config))  # type: ignore[arg-type]
+    options = PlatformOptions(
+        db=str(db),
+        host=host,
+        port=port,
+        config=replace(base, **config),  # type: ignore[arg-type]
+        chat_nodes=chat_nodes,
+        simulate=simulate,
+    )
     return Platform(options).start_in_thread()

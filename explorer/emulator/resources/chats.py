@@ -1,39 +1,42 @@
 """Chat connection details: which nodes to dial, what the caller may do, and an authkey.
 
-An authkey is bound to one channel and one user and is reused (not reissued) while it is
-valid, so official clients that re-send the same key on every reconnect keep working until it
-expires (reference.md fact 6).
+``GET /chats/{channelId}`` (also served at ``/api/v2/chats/{channelId}``, reference.md fact 7)
+lists every live chat node, the caller's permissions in that channel, and, for a signed-in
+caller, an authkey for the chat ``auth`` method (see :mod:`explorer.emulator.authkeys`: bound
+to channel, user and the credential's scopes, reused while valid). ``GET /chats/endpoints``
+lists the live nodes alone. Who is in a chat is served by :mod:`.chatters`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator import credentials
+from explorer.emulator import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import not_found
 from explorer.emulator.roles import permissions_of, roles_of
 
+SCHEMA = authkeys.SCHEMA
+SCHEMAS: dict[str, Any] = {
+    "ChatEndpoints": {
+        "type": "object",
+        "required": ["endpoints"],
+        "properties": {"endpoints": {"type": "array", "items": {"type": "string"}}},
+        "description": "The websocket addresses of every live chat node.",
+    },
+}
 
-def issue_authkey(ctx: Context, channel_id: int, user_id: int) -> str:
-    """A valid authkey for (channel, user): the live one if there is one, else a new one."""
-    now = ctx.now
-    row = ctx.store.one(
-        "SELECT key FROM chat_authkeys WHERE channelId = ? AND userId = ? AND expiresAt > ? "
-        "ORDER BY expiresAt DESC LIMIT 1",
-        (channel_id, user_id, now + 5),
-    )
-    if row is not None:
-        return str(row[0])
-    key = credentials.new_token(16)
-    with ctx.store.transaction() as conn:
-        conn.execute("DELETE FROM chat_authkeys WHERE expiresAt < ?", (now,))
-        conn.execute(
-            "INSERT INTO chat_authkeys (key, channelId, userId, expiresAt) VALUES (?, ?, ?, ?)",
-            (key, channel_id, user_id, now + ctx.services.config.authkey_ttl),
-        )
-    return key
+
+def live_endpoints(ctx: Context) -> list[str]:
+    """The addresses of the running chat nodes."""
+    chat = ctx.services.chat
+    return chat.endpoints() if chat is not None else []
+
+
+async def chat_endpoints(ctx: Context) -> dict[str, Any]:
+    """GET /chats/endpoints: the live chat nodes."""
+    return {"endpoints": live_endpoints(ctx)}
 
 
 async def chat_details(ctx: Context) -> dict[str, Any]:
@@ -44,21 +47,35 @@ async def chat_details(ctx: Context) -> dict[str, Any]:
         is None
     ):
         raise not_found("Channel")
-    chat = ctx.services.chat
-    body: dict[str, Any] = {"endpoints": chat.endpoints() if chat else [], "permissions": []}
+    body: dict[str, Any] = {"endpoints": live_endpoints(ctx), "permissions": []}
     caller = ctx.caller
     if caller is None:
         return body
     scopes = None if caller.kind == "session" else caller.scopes
     body["permissions"] = permissions_of(roles_of(ctx.store, channel_id, caller.user_id), scopes)
     if scopes is None or "chat:connect" in scopes:
-        body["authkey"] = issue_authkey(ctx, channel_id, caller.user_id)
+        body["authkey"] = authkeys.issue(
+            ctx.store,
+            channel_id,
+            caller.user_id,
+            scopes,
+            ctx.now,
+            ctx.services.config.authkey_ttl,
+        )
     return body
 
 
 _DETAILS = {"$ref": "#/components/schemas/ChatDetails"}
 
 routes = [
+    Route(
+        "GET",
+        "/chats/endpoints",
+        chat_endpoints,
+        "chats",
+        summary="Live chat node addresses",
+        response={"$ref": "#/components/schemas/ChatEndpoints"},
+    ),
     Route(
         "GET",
         "/chats/{channel}",

@@ -1,15 +1,19 @@
 """The emulator's control namespace (``/_emulator/...``), apart from the platform's own API.
 
-Tests and notebooks use it to read the mail the platform "sent" (confirmation codes) and to
-check health. Chat fault drills (stopping and restarting a node) are added by the chat side.
+Tests and notebooks use it to read the mail the platform "sent" (confirmation codes), to
+check health, and for chat fault drills: ``GET /_emulator/chat/nodes`` lists the nodes,
+``POST /_emulator/chat/nodes/{n}/stop`` stops node ``n`` (its clients are disconnected with
+1001 and must reconnect to another endpoint) and ``.../start`` brings it back on its address.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from explorer.emulator.chathub import ChatHub
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError, not_found
 
 
 async def health(ctx: Context) -> dict[str, Any]:
@@ -27,7 +31,46 @@ async def mail(ctx: Context) -> list[dict[str, Any]]:
     return ctx.services.mailbox
 
 
+def _chat(ctx: Context) -> ChatHub:
+    if ctx.services.chat is None:
+        raise ApiError(503, "Chat is not running.")
+    return ctx.services.chat
+
+
+def _node(ctx: Context, chat: ChatHub) -> int:
+    index = ctx.path_int("node")
+    if index >= len(chat.node_status()):
+        raise not_found("Chat node")
+    return index
+
+
+async def chat_nodes(ctx: Context) -> list[dict[str, Any]]:
+    """GET /_emulator/chat/nodes: every chat node, running or stopped."""
+    return _chat(ctx).node_status()
+
+
+async def stop_chat_node(ctx: Context) -> dict[str, Any]:
+    """POST /_emulator/chat/nodes/{n}/stop: stop one node (idempotent)."""
+    chat = _chat(ctx)
+    index = _node(ctx, chat)
+    await chat.stop_node(index)
+    return chat.node_status()[index]
+
+
+async def start_chat_node(ctx: Context) -> dict[str, Any]:
+    """POST /_emulator/chat/nodes/{n}/start: start a stopped node on its address (idempotent)."""
+    chat = _chat(ctx)
+    index = _node(ctx, chat)
+    await chat.start_node(index)
+    return chat.node_status()[index]
+
+
 routes = [
     Route("GET", "/health", health, "global", summary="Emulator health"),
     Route("GET", "/mail", mail, "global", summary="Mail sent by the emulator"),
+    Route("GET", "/chat/nodes", chat_nodes, "global", summary="Chat nodes"),
+    Route("POST", "/chat/nodes/{node}/stop", stop_chat_node, "global", summary="Stop a chat node"),
+    Route(
+        "POST", "/chat/nodes/{node}/start", start_chat_node, "global", summary="Start a chat node"
+    ),
 ]

@@ -1,0 +1,358 @@
+"""One chat endpoint: a websockets server whose connections authenticate and join rooms.
+
+Each connection gets ``WelcomeEvent {server}`` as soon as it opens (before or regardless of
+``auth``) and then exactly one reply per frame, carrying the method's id (0 when no id could be
+read). The node itself answers the connection-level methods:
+
+* ``auth``: ``[ch]`` or ``[ch, null, null(, null)]`` joins anonymously (a channel id sent as a
+  numeric string is accepted here, as one old client sends it); ``[ch, user, key]`` with an
+  optional 4th access-key argument joins as that user when the key was issued for exactly
+  that channel and user and is live. Authenticated auth is strict about types (numbers,
+  string key), as the spec lists "not encoded as a number" among the UNOTFOUND causes. Any
+  mismatch answers ``UNOTFOUND`` (code 1) and leaves the connection as it was. Calling
+  ``auth`` again moves the connection (anonymous to signed in, or to another channel).
+* ``ping`` (a reply without data) and ``attachEmotes``.
+
+Every other method goes to the connection's :class:`~explorer.emulator.rooms.Room`.
+
+Protection (each connection alone pays for its misbehaviour):
+
+* frames over ``Config.chat_max_frame`` bytes close the connection with 1009 (websockets'
+  ``max_size``); frames are read with a bounded queue (``max_queue``), so a fast writer is
+  held back by TCP, not buffered;
+* a token bucket per connection (``chat_rate`` per second, ``chat_burst``) answers excess
+  methods with 4004 and slows reading that connection;
+* events go out with ``websockets.broadcast`` (no awaiting, so one slow reader cannot stall a
+  room); the kernel holds at most ``KERNEL_SEND_BUFFER`` bytes per connection, and a
+  connection whose unsent data passes ``chat_send_buffer`` bytes is closed with 1008 ("too
+  slow") by a watchdog;
+* a frame that is not JSON answers ``UNOTJSON``; an unexpected error inside a method is
+  logged and answered, never raised into the server.
+
+Binary frames carrying JSON are treated like text frames; everything the node sends is a text
+frame. Any path and query string is accepted (``?version=1.0&Client-ID=...``), and
+permessage-deflate is negotiated when the client offers it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import socket
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
+
+from explorer.emulator import authkeys
+from explorer.emulator.broker import Broker, Delivery
+from explorer.emulator.context import Config
+from explorer.emulator.rooms import METHODS, NO_DATA, Member, Room, Rooms
+from explorer.packets import (
+    UNOTFOUND,
+    ChatError,
+    ChatErrorCode,
+    Method,
+    PacketError,
+    decode,
+    encode_event,
+    encode_reply,
+    error_object,
+)
+
+log = logging.getLogger("explorer.emulator.chat")
+
+#: Close code and reason for a connection that does not read what it is sent.
+TOO_SLOW = (1008, "Too slow: send buffer full.")
+#: Kernel send buffer per connection: caps what the kernel holds for a reader that stalls,
+#: so a slow connection shows up in the user-space buffer the watchdog checks.
+KERNEL_SEND_BUFFER = 256 * 1024
+_WATCH_INTERVAL = 0.5
+_DROP_GRACE = 2.0
+_connection_ids = itertools.count(1)
+
+
+def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
+    """``(channel, user, key)`` of ``auth`` arguments (user and key None: anonymous).
+
+    Raises ``UNOTFOUND`` for every shape the spec lists as matching no record.
+    """
+    refused = ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+    if len(args) not in (1, 3, 4):
+        raise refused
+    channel = args[0]
+    if len(args) == 1 or all(arg is None for arg in args[1:]):
+        if type(channel) is str and channel.isascii() and channel.isdigit() and len(channel) < 16:
+            channel = int(channel)
+        if type(channel) is not int:
+            raise refused
+        return channel, None, None
+    user, key = args[1], args[2]
+    if type(channel) is not int or type(user) is not int or type(key) is not str:
+        raise refused
+    return channel, user, key
+
+
+@dataclass(eq=False, slots=True)
+class Session:
+    """One open connection: where it is, as whom, and its method allowance."""
+
+    ws: ServerConnection
+    key: str
+    tokens: float
+    refilled: float
+    room: Room | None = None
+    member: Member = field(default_factory=lambda: Member(None))
+    emotes: bool = False
+
+
+class ChatNode:
+    """One websocket chat server; several nodes share rooms through the broker."""
+
+    def __init__(
+        self, index: int, rooms: Rooms, broker: Broker, config: Config, host: str, port: int = 0
+    ) -> None:
+        self.index = index
+        self.rooms = rooms
+        self.broker = broker
+        self.config = config
+        self.host = host
+        self.port = port
+        self.server_id = ""
+        self._server: Server | None = None
+        self._watchdog: asyncio.Task[None] | None = None
+        self._welcome = b""
+        self._sessions: dict[ServerConnection, Session] = {}
+        self._channels: dict[int, dict[ServerConnection, Session]] = {}
+        self._dropping: set[ServerConnection] = set()
+
+    @property
+    def running(self) -> bool:
+        """True while the node accepts connections."""
+        return self._server is not None
+
+    @property
+    def url(self) -> str:
+        """The node's websocket address."""
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"ws://{shown}:{self.port}"
+
+    @property
+    def connections(self) -> int:
+        """Open connections on this node."""
+        return len(self._sessions)
+
+    async def start(self) -> None:
+        """Listen (on the same port as before, after a restart) with a new server id."""
+        if self._server is not None:
+            return
+        self.server_id = str(uuid.uuid4())
+        self._welcome = encode_event("WelcomeEvent", {"server": self.server_id})
+        self._server = await serve(
+            self._handle,
+            self.host,
+            self.port,
+            max_size=self.config.chat_max_frame,
+            max_queue=16,
+            write_limit=64 * 1024,
+            close_timeout=_DROP_GRACE,
+            server_header=None,
+        )
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch())
+
+    async def stop(self) -> None:
+        """Stop listening and close every connection with 1001 (going away)."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        server.close()
+        try:
+            await asyncio.wait_for(server.wait_closed(), 2 * _DROP_GRACE)
+        except TimeoutError:  # a client that never reads cannot hold the node open
+            for ws in list(self._sessions):
+                ws.transport.abort()
+            await server.wait_closed()
+
+    # --- delivery ---------------------------------------------------------------------
+
+    def deliver(self, channel_id: int, delivery: Delivery) -> None:
+        """Write ``delivery`` to this node's members of ``channel_id`` (broker callback)."""
+        members = self._channels.get(channel_id)
+        if not members:
+            return
+        if delivery.refresh_user is not None:
+            for session in members.values():
+                if session.member.user_id == delivery.refresh_user:
+                    self.rooms.refresh(session.member, channel_id)
+        targets: Iterable[ServerConnection] = members
+        if delivery.users is not None:
+            users = delivery.users
+            targets = [ws for ws, s in members.items() if s.member.user_id in users]
+        elif delivery.skip is not None:
+            skip = delivery.skip
+            targets = [ws for ws, s in members.items() if s.key != skip]
+        if delivery.emotes_payload is None:
+            broadcast(targets, delivery.payload, text=True)
+            return
+        attached = [ws for ws in targets if members[ws].emotes]
+        if attached:
+            chosen = set(attached)
+            broadcast([ws for ws in targets if ws not in chosen], delivery.payload, text=True)
+            broadcast(attached, delivery.emotes_payload, text=True)
+        else:
+            broadcast(targets, delivery.payload, text=True)
+
+    async def _watch(self) -> None:
+        """Drop connections that fall too far behind (see ``Config.chat_send_buffer``)."""
+        limit = self.config.chat_send_buffer
+        while True:
+            await asyncio.sleep(_WATCH_INTERVAL)
+            for ws in list(self._sessions):
+                if ws not in self._dropping and ws.transport.get_write_buffer_size() > limit:
+                    self._dropping.add(ws)
+                    asyncio.get_running_loop().create_task(self._drop(ws))
+
+    async def _drop(self, ws: ServerConnection) -> None:
+        """Queue a 1008 close frame behind the backlog (no awaiting a drain that may never
+        come, the way ``broadcast`` writes), then cut the connection if it is still open."""
+        try:
+            if ws.protocol.state is State.OPEN:
+                ws.protocol.send_close(*TOO_SLOW)
+                ws.send_data()
+            await asyncio.sleep(_DROP_GRACE)
+            ws.transport.abort()
+        finally:
+            self._dropping.discard(ws)
+
+    # --- connections ------------------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        loop = asyncio.get_running_loop()
+        session = Session(
+            ws, f"{self.server_id}:{next(_connection_ids)}", self.config.chat_burst, loop.time()
+        )
+        self._sessions[ws] = session
+        sock = ws.transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KERNEL_SEND_BUFFER)
+        try:
+            await ws.send(self._welcome, text=True)
+            while True:
+                frame = await ws.recv(decode=False)
+                if self._allow(session, loop.time()):
+                    await ws.send(self._answer(session, frame), text=True)
+                else:
+                    await ws.send(self._throttled(frame), text=True)
+                    await asyncio.sleep(1 / self.config.chat_rate)
+        except ConnectionClosed:
+            pass
+        finally:
+            del self._sessions[ws]
+            self._leave(session)
+
+    def _allow(self, session: Session, now: float) -> bool:
+        """Take one token from the connection's bucket, if there is one."""
+        rate, burst = self.config.chat_rate, self.config.chat_burst
+        session.tokens = min(burst, session.tokens + (now - session.refilled) * rate)
+        session.refilled = now
+        if session.tokens < 1:
+            return False
+        session.tokens -= 1
+        return True
+
+    @staticmethod
+    def _throttled(frame: bytes) -> bytes:
+        try:
+            packet = decode(frame)
+            reply_id = packet.id if isinstance(packet, Method) else 0
+        except PacketError as malformed:
+            reply_id = malformed.id
+        slow_down = error_object(ChatErrorCode.THROTTLED, "You are sending too fast; slow down.")
+        return encode_reply(reply_id, error=slow_down)
+
+    def _answer(self, session: Session, frame: bytes) -> bytes:
+        """The one reply to one frame."""
+        try:
+            packet = decode(frame)
+        except PacketError as malformed:
+            return encode_reply(malformed.id, error=malformed.to_object())
+        if not isinstance(packet, Method):
+            wrong = error_object(ChatErrorCode.BAD_REQUEST, "Only method packets are accepted.")
+            return encode_reply(getattr(packet, "id", 0), error=wrong)
+        try:
+            result = self._call(session, packet)
+        except ChatError as refused:
+            return encode_reply(packet.id, error=refused.to_object())
+        except Exception:
+            log.exception("chat method %s failed", packet.method)
+            failed = error_object(ChatErrorCode.BAD_REQUEST, "Internal error; please retry.")
+            return encode_reply(packet.id, error=failed)
+        if result is NO_DATA:
+            return encode_reply(packet.id, omit_data=True)
+        return encode_reply(packet.id, result)
+
+    def _call(self, session: Session, packet: Method) -> Any:
+        name, args = packet.method, packet.arguments
+        if name == "auth":
+            return self._auth(session, args)
+        if name == "ping":
+            return NO_DATA
+        if name == "attachEmotes":
+            session.emotes = session.member.emotes = True
+            return NO_DATA
+        if name not in METHODS:
+            raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
+        if session.room is None:
+            raise ChatError(ChatErrorCode.NOT_AUTHENTICATED, "Call auth first to join a chat.")
+        return session.room.call(session.member, name, args)
+
+    def _auth(self, session: Session, args: list[Any]) -> dict[str, Any]:
+        channel_id, user_id, key = parse_auth(args)
+        room = self.rooms.get(channel_id)
+        if room is None:
+            raise ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+        if user_id is None or key is None:
+            member = Member(None)
+        else:
+            grant = authkeys.verify(self.rooms.store, key, channel_id, user_id, self.rooms.clock())
+            if grant is None:
+                raise ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+            member = self.rooms.member(channel_id, user_id, grant.scopes)
+        member.emotes = session.emotes
+        self._enter(session, room, member)
+        return {"authenticated": member.user_id is not None, "roles": member.roles}
+
+    def _enter(self, session: Session, room: Room, member: Member) -> None:
+        """Move ``session`` into ``room`` as ``member`` (leaving where it was)."""
+        if session.room is room and session.member.user_id == member.user_id:
+            session.member = member  # same identity, fresh roles: no leave/join events
+            return
+        self._leave(session)
+        session.room, session.member = room, member
+        members = self._channels.get(room.channel_id)
+        if members is None:
+            members = self._channels[room.channel_id] = {}
+            self.broker.subscribe(room.channel_id, self)
+        members[session.ws] = session
+        room.join(member, session.key)
+
+    def _leave(self, session: Session) -> None:
+        room = session.room
+        if room is None:
+            return
+        members = self._channels.get(room.channel_id)
+        if members is not None:
+            members.pop(session.ws, None)
+            if not members:
+                del self._channels[room.channel_id]
+                self.broker.unsubscribe(room.channel_id, self)
+        session.room = None
+        room.leave(session.member)

@@ -1,0 +1,135 @@
+"""Chat message data: a typed line of text turned into the components every client renders.
+
+``msg``, ``whisper``, the giveaway announcement, the simulator's bots and the seeded history
+all build their ``ChatMessage`` data here, so every message has one shape (platform.md, "Chat
+message data"; reference.md adds ``user_level`` and ``user_avatar``). Parsing splits the text
+on whitespace and recognises, word by word:
+
+* an emoticon of the built-in pack (``:)``, ``<3``, ...; see :mod:`emoticons`);
+* a link starting with ``http://``, ``https://`` or ``www.`` (``text`` drops the scheme);
+* ``@name`` of a known user (a ``tag`` with that user's id; trailing punctuation stays text);
+* everything else is text, adjacent text merged into one component.
+
+A leading ``/me `` sets ``meta.me``. Pure apart from the user lookup it is given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from explorer.emulator.emoticons import EMOTICONS, PACK, image
+
+#: Longest message text accepted, in characters.
+MAX_LENGTH = 360
+
+_TOKENS = re.compile(r"\s+|\S+")
+_LINK = re.compile(r"(?:https?://|www\.)\w", re.IGNORECASE)
+_TRAILING = re.compile(r"[.,!?;:)\]'\"]+$")
+_TAG = re.compile(r"@([A-Za-z0-9_]{1,32})(.*)", re.DOTALL)
+
+#: Finds a user by name: ``(id, canonical username)`` or None.
+UserLookup = Callable[[str], tuple[int, str] | None]
+Component = dict[str, Any]
+
+
+def text_component(text: str) -> Component:
+    """A plain text component."""
+    return {"type": "text", "data": text, "text": text}
+
+
+def tag_component(user_id: int, username: str, typed: str | None = None) -> Component:
+    """A tag component for ``@username``."""
+    return {"type": "tag", "text": f"@{typed or username}", "username": username, "id": user_id}
+
+
+def _special(word: str, lookup: UserLookup) -> tuple[Component, str] | None:
+    """The non-text component a word starts with, and the text left after it."""
+    emoticon = EMOTICONS.get(word)
+    if emoticon is not None:
+        component = {
+            "type": "emoticon",
+            "source": "builtin",
+            "pack": PACK,
+            "coords": emoticon.coords,
+            "text": word,
+        }
+        return component, ""
+    if _LINK.match(word):
+        trailing = _TRAILING.search(word)
+        rest = trailing.group() if trailing else ""
+        link = word[: len(word) - len(rest)]
+        url = link if "://" in link else f"https://{link}"
+        return {"type": "link", "url": url, "text": url.split("://", 1)[1]}, rest
+    tag = _TAG.fullmatch(word)
+    if tag is not None:
+        found = lookup(tag.group(1))
+        if found is not None:
+            return tag_component(found[0], found[1], tag.group(1)), tag.group(2)
+    return None
+
+
+def compose(text: str, lookup: UserLookup) -> tuple[list[Component], dict[str, Any]]:
+    """The components and ``meta`` of a message typed as ``text`` (see the module docstring)."""
+    meta: dict[str, Any] = {}
+    if text.startswith("/me "):
+        meta["me"] = True
+        text = text[4:]
+    components: list[Component] = []
+    pending: list[str] = []
+    for word in _TOKENS.findall(text):
+        found = None if word[0].isspace() else _special(word, lookup)
+        if found is None:
+            pending.append(word)
+            continue
+        if pending:
+            components.append(text_component("".join(pending)))
+            pending = []
+        components.append(found[0])
+        if found[1]:
+            pending.append(found[1])
+    if pending:
+        components.append(text_component("".join(pending)))
+    return components, meta
+
+
+def message_data(
+    channel_id: int,
+    message_id: str,
+    identity: dict[str, Any],
+    components: list[Component],
+    meta: dict[str, Any],
+    target: str | None = None,
+) -> dict[str, Any]:
+    """The ``ChatMessage`` data (also the ``msg``/``whisper`` reply and a ``history`` item).
+
+    ``identity`` carries ``user_name``, ``user_id``, ``user_roles``, ``user_level`` and
+    ``user_avatar`` of the sender.
+    """
+    data = {
+        "channel": channel_id,
+        "id": message_id,
+        **identity,
+        "message": {"message": components, "meta": meta},
+    }
+    if target is not None:
+        data["target"] = target
+    return data
+
+
+def has_emoticons(data: dict[str, Any]) -> bool:
+    """True when the message shows at least one emoticon."""
+    return any(c["type"] == "emoticon" for c in data["message"]["message"])
+
+
+def with_emoticons(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with ``meta.emoticons`` mapping each emoticon text to its base64 PNG (the
+    form a connection that called ``attachEmotes`` receives)."""
+    images = {
+        c["text"]: image(c["text"]) for c in data["message"]["message"] if c["type"] == "emoticon"
+    }
+    if not images:
+        return data
+    message = data["message"]
+    return {**data, "message": {**message, "meta": {**message["meta"], "emoticons": images}}}

@@ -1,0 +1,155 @@
+"""Simulated live activity: a seeded script, heavy-tailed rates, bots in real rooms."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from explorer.emulator import Platform, simulate
+from explorer.emulator.context import Config
+from explorer.emulator.simulate import Script, script_for
+from explorer.emulator.store import Store
+from explorer.emulator.world import seed_store
+from tests.chatkit import World, run
+
+
+@pytest.fixture(scope="module")
+def store() -> Iterator[Store]:
+    """A seeded 2,000-channel world in memory."""
+    seeded = Store(":memory:")
+    seed_store(seeded, 0, 2000, lambda password: "x")
+    yield seeded
+    seeded.close()
+
+
+def test_script_is_deterministic_per_seed(store: Store) -> None:
+    """The same seed gives the same sequence of actions; another seed differs."""
+    config = Config()
+
+    def actions(seed: int) -> list[tuple[object, ...]]:
+        script = script_for(store, seed, config)
+        return [
+            (round(a.delay, 9), a.channel, a.kind, a.actor, a.args)
+            for a in (script.next() for _ in range(2000))
+        ]
+
+    assert actions(1) == actions(1) != actions(2)
+    kinds = {kind for _, _, kind, _, _ in actions(1)}
+    assert {"msg", "whisper", "churn"} <= kinds
+
+
+def test_rates_are_heavy_tailed_and_bounded(store: Store) -> None:
+    """Busy channels chat several times a second, most rarely; the total stays in budget."""
+    config = Config(sim_rate=40.0, sim_channel_rate=5.0)
+    script = script_for(store, 0, config)
+    rates = sorted((plan.rate for plan in script.channels), reverse=True)
+    assert sum(rates) == pytest.approx(40.0, rel=1e-3)
+    assert rates[0] <= 5.0 + 1e-9 and rates[0] >= 2.0
+    assert statistics.median(rates) < 0.1
+    assert all(2 <= len(plan.bots) <= simulate.MAX_BOTS for plan in script.channels)
+
+
+def test_poll_votes_are_planned_from_the_seed() -> None:
+    """Vote plans are seeded per channel and poll, and stay within the poll's duration."""
+    first = Script.votes(0, 100, 0, list(range(1, 31)), 3, 20.0)
+    assert first == Script.votes(0, 100, 0, list(range(1, 31)), 3, 20.0)
+    assert first != Script.votes(0, 100, 1, list(range(1, 31)), 3, 20.0)
+    assert all(0 <= offset < 20.0 and 0 <= choice < 3 for offset, _, choice in first)
+    assert len({voter for _, voter, _ in first}) >= 15
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[World]:
+    """A platform with simulation on, chatting fast so tests see traffic quickly."""
+    running = World.start(simulate=True, sim_rate=60.0, sim_channel_rate=15.0)
+    yield running
+    running.stop()
+
+
+def busiest(world: World) -> dict[str, object]:
+    """The online channel with the most current viewers."""
+    page = httpx.get(
+        f"{world.base_url}/channels",
+        params={"where": "online:eq:1", "order": "viewersCurrent:desc", "limit": 1},
+        timeout=10,
+    ).json()
+    return dict(page[0])
+
+
+def test_bots_chat_through_the_rooms(live: World) -> None:
+    """Bots' messages reach websocket clients as ordinary ChatMessages and land in history."""
+    channel = int(str(busiest(live)["id"]))
+
+    async def scenario() -> None:
+        chat = await live.join(None, channel)
+        message = await chat.event("ChatMessage", timeout=5)
+        assert message["channel"] == channel and message["user_roles"]
+        assert message["message"]["message"] and len(message["id"]) == 36
+        history = await chat.ok("history", 100)
+        assert message["id"] in {m["id"] for m in history}
+        await chat.close()
+
+    run(scenario())
+
+
+def test_bots_are_present_in_chat_users(live: World) -> None:
+    """The simulated chatters of a busy channel are listed by GET /chats/{id}/users."""
+    channel = busiest(live)
+    users = httpx.get(f"{live.base_url}/chats/{channel['id']}/users", timeout=10)
+    names = {u["userName"] for u in users.json()}
+    assert len(names) >= 3 and channel["token"] in names
+
+
+def test_bots_vote_in_a_users_poll(live: World) -> None:
+    """A poll started by a real user gets votes from the channel's bots."""
+
+    async def scenario() -> None:
+        owner = await live.join("streamer")
+        packet = await owner.call("vote:start", "Bots, vote!", ["red", "blue"], 2)
+        if packet["error"] is not None:  # a simulated poll is running: wait for it to end
+            assert packet["error"]["code"] == 4006
+            await owner.event("PollEnd", timeout=95)
+            await owner.ok("vote:start", "Bots, vote!", ["red", "blue"], 2)
+        while (end := await owner.event("PollEnd", timeout=4))["q"] != "Bots, vote!":
+            pass
+        assert end["voters"] >= 2 and sum(end["responsesByIndex"]) == end["voters"]
+        await owner.close()
+
+    run(scenario(), timeout=120)
+
+
+def test_viewer_counts_drift(
+    make_platform: Callable[..., Platform], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """viewersCurrent of online channels changes while the simulation runs."""
+    monkeypatch.setattr(simulate, "DRIFT_INTERVAL", 0.2)
+    platform = make_platform(rate_limits=False, simulate=True, sim_rate=1.0)
+    url = f"{platform.base_url}/channels"
+    params = {"where": "online:eq:1", "order": "id:asc", "fields": "id,viewersCurrent"}
+    before = httpx.get(url, params=params, timeout=10).json()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        if httpx.get(url, params=params, timeout=10).json() != before:
+            return
+    raise AssertionError("viewersCurrent never moved")
+
+
+def test_simulation_is_off_by_default_in_start(make_platform: Callable[..., Platform]) -> None:
+    """start() runs no bots unless asked: a busy channel stays silent."""
+    world = World(make_platform(rate_limits=False))
+    channel = int(str(busiest(world)["id"]))
+
+    async def scenario() -> None:
+        chat = await world.join(None, channel)
+        await chat.no_event("ChatMessage", wait=0.5)
+        await chat.close()
+        await asyncio.sleep(0)
+
+    run(scenario())
+    world.stop()
