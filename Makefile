@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-## test: install everything and run lint, types and the whole test suite
+## test: install everything (Python and Debian packages) and run lint, types and all tests
 test: $(STAMP)
+	bash .ci/system-packages
 	$(BIN)/ruff check explorer tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
