@@ -1,8 +1,8 @@
 """One module per resource group. Each exports ``routes`` (a list of policy ``Route`` s) and
 may export ``SCHEMA`` (DDL for its own tables, applied at start-up), ``SCHEMAS`` (OpenAPI
 component schemas of its records) and ``seed(store, world_seed)`` (an idempotent hook that
-fills its tables, called on every start in module order). Modules are discovered, so adding a group touches no
-central file; ``control`` (the ``/_emulator`` namespace) is mounted apart.
+fills its tables, called on every start in module order). Modules are discovered, so adding
+a group touches no central file; ``control`` (the ``/_emulator`` namespace) is mounted apart.
 """
 
 from __future__ import annotations
