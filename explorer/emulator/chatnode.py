@@ -77,6 +77,10 @@ _DROP_GRACE = 2.0
 _connection_ids = itertools.count(1)
 
 
+#: Ids a record can have: SQLite's positive integers (a larger one would overflow the query).
+_IDS = range(1, 2**63)
+
+
 def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     """``(channel, user, key)`` of ``auth`` arguments (user and key None: anonymous).
 
@@ -89,11 +93,13 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     if len(args) == 1 or all(arg is None for arg in args[1:]):
         if type(channel) is str and channel.isascii() and channel.isdigit() and len(channel) < 16:
             channel = int(channel)
-        if type(channel) is not int:
+        if type(channel) is not int or channel not in _IDS:
             raise refused
         return channel, None, None
     user, key = args[1], args[2]
     if type(channel) is not int or type(user) is not int or type(key) is not str:
+        raise refused
+    if channel not in _IDS or user not in _IDS:
         raise refused
     return channel, user, key
 

@@ -3,8 +3,8 @@
 Passwords use scrypt (a slow, memory-hard KDF from the standard library) with a per-password
 salt; bearer tokens, session cookies and codes are random and stored only as SHA-256 digests,
 so a copy of the database does not hand out live credentials. CSRF tokens are an HMAC of the
-session id: bound to exactly one session, dead with it, and identical for concurrent requests
-(so a 461 retry never races another request into a fresh 461).
+session's cookie: bound to exactly one session, dead with it, and identical for concurrent
+requests (so a 461 retry never races another request into a fresh 461).
 """
 
 from __future__ import annotations
@@ -48,9 +48,15 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def csrf_token(secret: bytes, session_id: int) -> str:
-    """The CSRF token of session ``session_id``: alphanumeric, bound to that session."""
-    return hmac.new(secret, f"csrf:{session_id}".encode(), hashlib.sha256).hexdigest()[:40]
+def csrf_token(secret: bytes, session_cookie: str) -> str:
+    """The CSRF token of the session whose cookie is ``session_cookie``: alphanumeric, bound
+    to that session alone.
+
+    Keyed by the cookie's random value, not the session's row id: SQLite hands a deleted
+    row's id to the next session, so a token derived from the id would outlive its logout
+    and work for whoever signs in next.
+    """
+    return hmac.new(secret, f"csrf:{session_cookie}".encode(), hashlib.sha256).hexdigest()[:40]
 
 
 def same(sent: str, expected: str) -> bool:

@@ -138,12 +138,20 @@ SCHEMAS: dict[str, Any] = {
     "Registration": {
         "type": "object",
         "required": ["username", "password", "email"],
-        "properties": {"username": _STR, "password": _STR, "email": _STR},
+        "properties": {
+            # The same rules as users.py checks (USERNAME, EMAIL, the password length).
+            "username": {"type": "string", "pattern": "^[A-Za-z0-9_]{3,20}$"},
+            "password": {"type": "string", "minLength": 8, "maxLength": 256},
+            "email": {"type": "string", "pattern": "^[^@\\s]{1,64}@[^@\\s]{1,255}\\.[^@\\s]{2,}$"},
+        },
     },
     "Login": {
         "type": "object",
         "required": ["username", "password"],
-        "properties": {"username": _STR, "password": _STR},
+        "properties": {
+            "username": {"type": "string", "minLength": 1},
+            "password": {"type": "string", "minLength": 1},
+        },
     },
     "OAuthClient": {
         "type": "object",
@@ -173,6 +181,27 @@ SCHEMAS: dict[str, Any] = {
 }
 
 _PATH_PARAM = re.compile(r"{(\w+)}")
+#: A numeric id in a path, as ``Context.path_int`` reads it (digits only, at most 18).
+_ID = {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}
+#: Path parameters by name. A channel is addressed by id or by token (its name) everywhere;
+#: the other records only by numeric id; OAuth clients by their string id.
+PATH_SCHEMAS: dict[str, dict[str, Any]] = {
+    "channel": {"type": "string", "description": "channel id or token (name)"},
+    "client": _STR,
+    **{
+        name: _ID
+        for name in (
+            "user",
+            "game",
+            "version",
+            "invoice",
+            "notification",
+            "confetti",
+            "type",
+            "resource",
+        )
+    },
+}
 
 
 def _operation(route: Route) -> dict[str, Any]:
@@ -180,10 +209,13 @@ def _operation(route: Route) -> dict[str, Any]:
         "summary": route.summary,
         "operationId": f"{route.method.lower()}{re.sub(r'[^A-Za-z0-9]+', '_', route.path)}",
         "x-bucket": route.bucket,
-        **({"x-bucket-when": {"parameter": route.when[0], "bucket": route.when[1]}}
-           if route.when else {}),
+        **(
+            {"x-bucket-when": {"parameter": route.when[0], "bucket": route.when[1]}}
+            if route.when
+            else {}
+        ),
         "parameters": [
-            {"name": name, "in": "path", "required": True, "schema": _STR}
+            {"name": name, "in": "path", "required": True, "schema": PATH_SCHEMAS.get(name, _STR)}
             for name in _PATH_PARAM.findall(route.path)
         ]
         + [
@@ -203,7 +235,11 @@ def _operation(route: Route) -> dict[str, Any]:
             op["security"].append({})
     if route.body is not None:
         media = route.body.get("content", "application/json")
-        schema = {"type": "object"} if "content" in route.body else route.body
+        # A body of another media type says so in ``content`` (and may describe its fields
+        # in ``schema``); any other body dict is the JSON schema itself.
+        schema = (
+            route.body.get("schema", {"type": "object"}) if "content" in route.body else route.body
+        )
         op["requestBody"] = {"required": True, "content": {media: {"schema": schema}}}
     success: dict[str, Any] = {"description": "OK"}
     if route.response is not None:

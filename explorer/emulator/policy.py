@@ -142,7 +142,7 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
     if row is None or row[2] < now:
         return None, True, None
     session_id, user_id = row[0], row[1]
-    expected = credentials.csrf_token(services.secret, session_id)
+    expected = credentials.csrf_token(services.secret, cookie)
     sent = request.headers.get(CSRF_HEADER, "")
     csrf_ok = credentials.same(sent, expected)
     return Caller(user_id, "session", SCOPES, session_id), csrf_ok, session_id
@@ -188,7 +188,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             identity = f"addr:{_address(request)}"
             return _finish(services, buckets, identity, now, refused.response())
         if csrf_session is not None:
-            token = credentials.csrf_token(services.secret, csrf_session)
+            token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
             csrf = ApiError(461, "Invalid or missing CSRF header", headers={CSRF_HEADER: token})
             return _finish(services, buckets, identity, now, csrf.response())
         try:
@@ -220,9 +220,10 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 error.message,
                 details=[{"path": error.path, "type": "query", "message": error.message}],
             ).response()
-        if caller is not None and caller.kind == "session" and caller.session_id is not None:
+        if caller is not None and caller.kind == "session" and CSRF_HEADER not in response.headers:
+            # (A handler's own token wins: signing in again answers the new session's.)
             response.headers[CSRF_HEADER] = credentials.csrf_token(
-                services.secret, caller.session_id
+                services.secret, request.cookies[SESSION_COOKIE]
             )
         return _finish(services, buckets, identity, now, response)
 

@@ -24,7 +24,7 @@ from explorer.emulator.shapes import (
     find_channel,
     render_channel,
 )
-from explorer.query import Condition, FieldKind, ListQuery, parse_fields, parse_list_query
+from explorer.query import MAX_PAGE, Condition, FieldKind, ListQuery, parse_fields, parse_list_query
 
 FILTERABLE: dict[str, FieldKind] = {
     "id": "int",
@@ -208,9 +208,9 @@ async def channel_details(ctx: Context) -> dict[str, Any]:
 
 
 _LIST_PARAMS = (
-    Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+    Param("page", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE}, "0-based page number"),
     Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (default 50)"),
-    Param("fields", {"type": "string"}, "comma-separated projection"),
+    Param("fields", {"type": "string", "pattern": "[^,]"}, "comma-separated projection"),
     Param("order", {"type": "string"}, "comma-separated field:asc|desc"),
     Param("where", {"type": "string"}, "comma-separated field:op:value (AND)"),
     Param("q", {"type": "string"}, "free-text search"),

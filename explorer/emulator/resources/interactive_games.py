@@ -40,7 +40,7 @@ from explorer.emulator.resources.uploads import store_upload
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
-from explorer.query import parse_list_query
+from explorer.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactive_games (
@@ -420,7 +420,7 @@ _GAME = {"$ref": "#/components/schemas/InteractiveGame"}
 _GAMES = {"type": "array", "items": _GAME}
 _MANAGE = ("interactive:manage:self",)
 _PAGE_PARAMS = (
-    Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+    Param("page", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE}, "0-based page number"),
     Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (default 50)"),
     Param("q", {"type": "string"}, "name contains"),
     Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),

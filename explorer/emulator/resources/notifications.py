@@ -26,7 +26,7 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
-from explorer.query import parse_list_query
+from explorer.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notifications (
@@ -260,7 +260,11 @@ routes = [
         scopes=_READ,
         summary="The caller's notifications, newest first",
         params=(
-            Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+            Param(
+                "page",
+                {"type": "integer", "minimum": 0, "maximum": MAX_PAGE},
+                "0-based page number",
+            ),
             Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size"),
         ),
         response={"type": "array", "items": _NOTIFICATION},

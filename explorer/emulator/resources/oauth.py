@@ -347,9 +347,12 @@ async def token(ctx: Context) -> dict[str, Any]:
 async def revoke(ctx: Context) -> Response:
     """POST /oauth/revoke (form-encoded ``token``): revoke a token and its whole family."""
     form = await _form(ctx)
+    if not form.get("token"):
+        # RFC 7009 2.1: the token is required; an unknown one is still a 200 (2.2).
+        raise OAuthError("invalid_request", "token is required.")
     row = ctx.store.one(
         "SELECT family FROM oauth_tokens WHERE token_hash = ?",
-        (credentials.digest(form.get("token", "")),),
+        (credentials.digest(form["token"]),),
     )
     if row is not None:
         _revoke_family(ctx.store, row[0])
@@ -357,7 +360,30 @@ async def revoke(ctx: Context) -> Response:
 
 
 _CLIENT = {"$ref": "#/components/schemas/OAuthClient"}
-_FORM = {"content": "application/x-www-form-urlencoded"}
+_FORM_MEDIA = "application/x-www-form-urlencoded"
+_TOKEN_FORM = {
+    "content": _FORM_MEDIA,
+    "schema": {
+        "type": "object",
+        "required": ["grant_type", "client_id"],
+        "properties": {
+            "grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]},
+            "client_id": {"type": "string"},
+            "client_secret": {"type": "string"},
+            "code": {"type": "string"},
+            "redirect_uri": {"type": "string"},
+            "refresh_token": {"type": "string"},
+        },
+    },
+}
+_REVOKE_FORM = {
+    "content": _FORM_MEDIA,
+    "schema": {
+        "type": "object",
+        "required": ["token"],
+        "properties": {"token": {"type": "string", "minLength": 1}},
+    },
+}
 
 routes = [
     Route(
@@ -381,7 +407,7 @@ routes = [
         token,
         "user-login",
         summary="Exchange a code or refresh token (form-encoded)",
-        body=_FORM,
+        body=_TOKEN_FORM,
         response={"$ref": "#/components/schemas/TokenResponse"},
         errors=(400, 401),
     ),
@@ -391,7 +417,7 @@ routes = [
         revoke,
         "user-write",
         summary="Revoke a token (form-encoded)",
-        body=_FORM,
+        body=_REVOKE_FORM,
         response=None,
         errors=(400,),
     ),

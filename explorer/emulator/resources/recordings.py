@@ -32,7 +32,7 @@ from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
 from explorer.emulator.responses import JSONResponse
 from explorer.emulator.store import dumps
 from explorer.emulator.world import WORLD_NOW, iso
-from explorer.query import FieldKind, QueryError, parse_list_query
+from explorer.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS recordings (
@@ -242,7 +242,11 @@ routes = [
         auth="optional",
         summary="A channel's recordings with their VODs",
         params=(
-            Param("page", {"type": "integer", "minimum": 0}, "0-based page number"),
+            Param(
+                "page",
+                {"type": "integer", "minimum": 0, "maximum": MAX_PAGE},
+                "0-based page number",
+            ),
             Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "default 50"),
             Param("order", {"type": "string"}, "comma-separated field:asc|desc"),
             Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),

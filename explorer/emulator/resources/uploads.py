@@ -227,6 +227,15 @@ SCHEMAS: dict[str, Any] = {
     },
 }
 
+_FILE_PART = {
+    "content": "multipart/form-data",
+    "schema": {
+        "type": "object",
+        "required": ["file"],
+        "properties": {"file": {"type": "string", "format": "binary"}},
+    },
+}
+
 routes = [
     *(
         Route(
@@ -237,7 +246,7 @@ routes = [
             auth="user",
             scopes=("channel:update:self",),
             summary=f"Upload the channel's {kind} (PNG or JPEG, owner only)",
-            body={"content": "multipart/form-data"},
+            body=_FILE_PART,
             response=_RESOURCE,
             status=201,
             errors=(*_WRITE_ERRORS, 413, 415),

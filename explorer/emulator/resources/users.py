@@ -178,7 +178,7 @@ async def login(ctx: Context) -> Response:
         samesite="lax",
         path="/",
     )
-    response.headers[CSRF_HEADER] = credentials.csrf_token(ctx.services.secret, session_id)
+    response.headers[CSRF_HEADER] = credentials.csrf_token(ctx.services.secret, token)
     return response
 
 
@@ -288,7 +288,17 @@ routes = [
         auth="user",
         scopes=("user:update:self",),
         summary="Change one's bio or social links",
-        body={"type": "object"},
+        body={
+            "type": "object",
+            "properties": {
+                "bio": {"type": "string", "maxLength": 500, "nullable": True},
+                "social": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string", "maxLength": 299},
+                },
+            },
+            "anyOf": [{"required": ["bio"]}, {"required": ["social"]}],
+        },
         response=_USER,
         errors=(400, 401, 403, 461),
     ),
@@ -298,7 +308,11 @@ routes = [
         confirm,
         "user-write",
         summary="Verify an account with its code",
-        body={"type": "object"},
+        body={
+            "type": "object",
+            "required": ["code"],
+            "properties": {"code": {"type": "string", "minLength": 1}},
+        },
         response=_USER,
         errors=(400, 403, 404, 409),
     ),
