@@ -61,11 +61,12 @@ def test_parameters_are_extracted() -> None:
     )
 
 
-def test_wrong_method_is_405() -> None:
-    """A path that matches with another method answers 405, not 404."""
+def test_wrong_method_is_405_allowing_every_method_of_the_path() -> None:
+    """A path served with other methods answers 405 with all of them in Allow."""
     with pytest.raises(HTTPException) as raised:
         call(IndexedRouter(ROUTES), "POST", "/things/7")
     assert raised.value.status_code == 405
+    assert raised.value.headers == {"Allow": "DELETE, GET, HEAD"}
 
 
 @pytest.mark.parametrize("path", ["/nothing", "/things/7/parts/extra", "/"])

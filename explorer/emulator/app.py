@@ -38,47 +38,12 @@ def _mount(routes: list[Route], services: Services) -> list[StarletteRoute]:
     ]
 
 
-def _allowed_methods(request: Request) -> str:
-    """Every method served at the request's path, for a 405's ``Allow`` header.
-
-    Each route is mounted on its own, so Starlette's own header names only the first route
-    whose path matched; RFC 9110 wants every method of the resource.
-    """
-    path = request.scope["path"]
-    allowed: set[str] = set()
-    best = -1
-    for mount in request.app.routes:
-        if not isinstance(mount, Mount) or not path.startswith(mount.path + "/"):
-            continue
-        rest = path[len(mount.path) :]
-        app = mount.app
-        routes = (
-            [r for router in app.routers.values() for r in router.routes]
-            if isinstance(app, IndexedRouter)
-            else mount.routes
-        )
-        for route in routes:
-            if not (isinstance(route, StarletteRoute) and route.path_regex.match(rest)):
-                continue
-            # /users/current is its own resource, not /users/{user} with user "current":
-            # only the routes naming the most literal segments describe it.
-            literal = route.path.count("/") - route.path.count("{")
-            if literal > best:
-                best, allowed = literal, set()
-            if literal == best:
-                allowed |= route.methods or set()
-    return ", ".join(sorted(allowed))
-
-
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     message = {404: "No such endpoint.", 405: "Method not allowed on this endpoint."}.get(
         exc.status_code, str(exc.detail)
     )
-    headers = dict(exc.headers or {})
-    if exc.status_code == 405:
-        headers["Allow"] = _allowed_methods(request) or headers.get("Allow", "")
-    return ApiError(exc.status_code, message, headers=headers).response()
+    return ApiError(exc.status_code, message, headers=dict(exc.headers or {})).response()
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:

@@ -40,7 +40,34 @@ class IndexedRouter:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         root = scope.get("root_path", "")
         path: str = scope["path"]
-        router = self.routers.get(_key(path[len(root) :] if path.startswith(root) else path))
+        path = path[len(root) :] if path.startswith(root) else path
+        router = self.routers.get(_key(path))
         if router is None:
             raise HTTPException(status_code=404)
-        await router(scope, receive, send)
+        try:
+            await router(scope, receive, send)
+        except HTTPException as exc:
+            if exc.status_code != 405:
+                raise
+            allow = ", ".join(sorted(allowed_methods(router, path)))
+            raise HTTPException(status_code=405, headers={"Allow": allow}) from None
+
+
+def allowed_methods(router: Router, path: str) -> set[str]:
+    """Every method served at ``path``, for a 405's ``Allow`` header (RFC 9110).
+
+    Routes are mounted one method each, so Starlette's own header names only the first route
+    whose path matched. ``/users/current`` is its own resource, not ``/users/{user}`` with user
+    "current": only the matching routes with the most literal segments describe it.
+    """
+    allowed: set[str] = set()
+    best = -1
+    for route in router.routes:
+        if not (isinstance(route, Route) and route.path_regex.match(path)):
+            continue
+        literal = route.path.count("/") - route.path.count("{")
+        if literal > best:
+            best, allowed = literal, set()
+        if literal == best:
+            allowed |= route.methods or set()
+    return allowed
