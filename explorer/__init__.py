@@ -1,11 +1,27 @@
 """explorer: the live-streaming platform from Python and Jupyter, with the platform embedded.
 
 ``explorer.connect()`` gives a blocking client whose REST results are pandas DataFrames;
-``explorer.AsyncClient`` is its async twin. Errors live in ``explorer.errors``.
+``explorer.AsyncClient`` is its async twin. ``client.chat(channel)`` joins a channel's live
+chat (a blocking :class:`Chat`, or a :class:`ChatClient` from the async client) whose events
+grow an :class:`EventLog`. Errors live in ``explorer.errors``.
 """
 
 from explorer.auth import Grant
+from explorer.chat import Chat, ChatClient
+from explorer.eventlog import EventLog
+from explorer.packets import ChatError
 from explorer.rest import AsyncClient, ChatDetails, Client, connect
 from explorer.tables import time_series
 
-__all__ = ["AsyncClient", "ChatDetails", "Client", "Grant", "connect", "time_series"]
+__all__ = [
+    "AsyncClient",
+    "Chat",
+    "ChatClient",
+    "ChatDetails",
+    "ChatError",
+    "Client",
+    "EventLog",
+    "Grant",
+    "connect",
+    "time_series",
+]

@@ -2,13 +2,26 @@
 
 Why this shape (DESIGN.md, "Performance design"): growing a DataFrame per event (``pd.concat``
 or ``df.loc[len(df)] = row``) copies the table every time and manages about a thousand events
-a second. Here an event is flattened into one tuple appended to a plain list, the open *tail*.
-Every ``chunk_rows`` rows the tail is *sealed*: transposed and built once, column by column
-with declared dtypes, into a DataFrame chunk. :attr:`EventLog.frame` concatenates the sealed
-chunks and the tail; the sealed part of that result then replaces the chunks it was built
-from (sharing its memory), so the next read concatenates one piece plus what is new, and an
-unchanged log returns its last frame without rebuilding. :meth:`EventLog.tail` builds only
-the last rows, for live views.
+a second. A live chat client must also never fall behind its socket, so adding an event does
+as little as possible, and the DataFrame work waits until a DataFrame is wanted:
+
+* adding keeps the event's time, name, packet (the JSON as it came, text or the websocket
+  frame's bytes) and message id in the open *tail*, one list per field;
+* every ``chunk_rows`` rows the tail is *sealed*: the packets become one zstd-compressed JSON
+  array (about 45 bytes per chat message) and the other fields small numpy arrays;
+* reading builds rows from packets: :meth:`EventLog.materialise` (which the chat client calls
+  while its socket is quiet) and :attr:`EventLog.frame` decode each sealed chunk not built yet,
+  flatten every packet into a row and build a DataFrame column by column with declared dtypes.
+  ``.frame`` concatenates those with the tail's rows; the sealed part of the result then
+  replaces what it was built from (sharing its memory), so the next read builds only what is
+  new, and an unchanged log returns its last frame without rebuilding. :meth:`EventLog.tail`
+  builds only the rows it returns, for live views.
+
+Measured (``benchmarks/eventlog.py``, ``benchmarks/chat_ingest.py``): adding costs under a
+microsecond per event, which lets the chat client ingest at over 0.8 of the speed of a bare
+websockets client that only parses JSON; building costs about 5 us per row when read (the
+packet is decoded a second time). Flattening at ingest instead would cost the socket path
+about 1.5 us more per event, for reads that are then almost free.
 
 Columns, in this order (:data:`COLUMNS`, dtypes in :data:`DTYPES`; missing values are ``<NA>``):
 
@@ -40,26 +53,33 @@ from_history        boolean                 row came from a ``history`` reply
 ==================  ======================  ================================================
 
 The index is the row number since the log began (``row``), stable across reads and trims.
-Strings use pandas' nullable ``string`` dtype (pyarrow storage when pyarrow is installed).
+Strings use pandas' nullable ``string`` dtype, stored in pyarrow.
 
-Raw packets are not a column. Measured with ``benchmarks/eventlog.py`` on realistic
-ChatMessage packets (about 400 bytes on the wire), a decoded packet dict retains about 2 kB
-and its JSON text about 460 bytes, while all the flattened columns together take about 270, so
-a ``raw`` column of either kind would break the budget of 400 bytes per event on its own.
-Instead each sealed chunk keeps its packets as one zlib-compressed JSON array (about 60 bytes
-per event, 330 in all) and :meth:`EventLog.packets` decodes them on demand, for instance
-``log.packets(log.messages().index)``. The open tail keeps each packet as JSON text rather than
-as the dict: thousands of live dicts would make every garbage collection pass slower.
+Raw packets are not a column. On realistic ChatMessage packets (about 400 bytes on the wire)
+a decoded packet dict retains about 2 kB and its JSON about 460 bytes, while the flattened
+columns together take about 270, so a ``raw`` column of either kind would break the budget of
+400 bytes per event on its own. The compressed chunks keep them instead (about 75 bytes per
+event with the sealed fields, 330 once the rows are built), and :meth:`EventLog.packets`
+decodes them on demand, for instance ``log.packets(log.messages().index)``.
 
-Reconnects: :meth:`EventLog.add_history` skips messages whose ids are already kept. The check
-scans the kept ``message_id`` column (about 3 ms per 100,000 rows) instead of keeping a set
-of ids, which would cost about 125 bytes per message; it runs once per reconnect.
+Garbage collection shapes the code: a tuple or dict kept per event counts towards the next
+collection, and at chat rates that means hundreds of collections per 100,000 events, each
+walking every young object and now and then the whole heap (about 10 % of ingest and 20 % of
+reading, measured). So the tail keeps its fields in lists of plain values, packets are decoded
+one at a time while rows are built, and rows are transposed a few hundred at a time.
 
-Threads: one writer thread calls :meth:`~EventLog.append`, :meth:`~EventLog.extend` and
-:meth:`~EventLog.add_history`; any thread may read. A row is one tuple added with one
-``list.append``, so a reader can never see half a row; a short lock guards the swap of tail
-and chunks at sealing and the reader's snapshot of them. No lock is held while a DataFrame is
-built. Pure: no I/O, and time comes from the caller or the injected ``clock``.
+Reconnects: :meth:`EventLog.add_history` skips messages whose ids are already kept. Sealed
+chunks keep 32 bits of each message id's hash (4 bytes a row, where a set of every id would
+cost about 125); a hit is confirmed against its packet. It runs once per reconnect.
+
+Threads: one writer thread calls :meth:`~EventLog.append`, :meth:`~EventLog.append_event`,
+:meth:`~EventLog.extend` and :meth:`~EventLog.add_history`; any thread may read. The writer
+appends a row's message id last, so a reader that counts the ids sees only whole rows; a short
+lock guards the swap of tail and chunks at sealing and the readers' snapshot of them. Readers
+share the rows built so far under a second lock, never held by the writer, and
+:meth:`~EventLog.tail` and :meth:`~EventLog.materialise` never wait for it, so a live view on
+the writer's thread is not held up by a long read elsewhere. Pure: no I/O, and time comes from
+the caller or the injected ``clock``.
 """
 
 from __future__ import annotations
@@ -68,15 +88,16 @@ import bisect
 import os
 import threading
 import time
-import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import islice
+from typing import Any, cast
 
 import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa
 
 #: Event names from the spec's Events table, the first categories of ``event``.
 KNOWN_EVENTS: tuple[str, ...] = (
@@ -95,6 +116,12 @@ KNOWN_EVENTS: tuple[str, ...] = (
 
 _TIME = pd.DatetimeTZDtype("ns", "UTC")
 _STRING = pd.StringDtype()
+_LARGE = pa.large_string()
+#: pandas keeps ``string`` columns in pyarrow (when it is installed, as here): build them there.
+_ARROW_STRINGS = _STRING.storage == "pyarrow"
+#: Sealed packets: zstd at level 1 packs chat JSON to 11 % in 0.4 us per packet (zlib -1: 15 %
+#: in 1.6 us).
+_CODEC = pa.Codec("zstd", compression_level=1)
 _INT = pd.Int64Dtype()
 _BOOL = pd.BooleanDtype()
 _OBJECT = np.dtype(object)
@@ -132,9 +159,11 @@ DTYPES: dict[str, Any] = {name: dtype for name, dtype, _ in _SCHEMA}
 
 _POS = {name: i for i, name in enumerate(COLUMNS)}
 _MESSAGE_ID = _POS["message_id"]
-_RAW = len(COLUMNS)  # rows carry the packet after the columns, for packets()
-_BLANK: tuple[Any, ...] = (None,) * (len(COLUMNS) + 1)
+_BLANK: tuple[Any, ...] = (None,) * len(COLUMNS)
 _INT64_MAX = 2**63 - 1
+#: Rows transposed at once: fewer than the allocations that set off a garbage collection (700).
+_TRANSPOSE_ROWS = 512
+_UINT32_MAX = 2**32 - 1
 
 _MESSAGE_COLUMNS = [
     "received_at",
@@ -150,6 +179,8 @@ _MESSAGE_COLUMNS = [
     "target",
     "from_history",
 ]
+#: The events that carry poll data.
+POLL_EVENTS = ("PollStart", "PollEnd")
 _POLL_DTYPES = {
     "time": _TIME,
     "question": _STRING,
@@ -168,6 +199,9 @@ _USER_DTYPES = {
 }
 
 Row = tuple[Any, ...]
+#: A packet's JSON: text, or the bytes of the websocket frame it came in.
+Raw = str | bytes | bytearray | memoryview
+_NO_MESSAGE: dict[str, Any] = {}
 
 
 # Flattening: one tuple per event, in COLUMNS order plus the packet.
@@ -181,31 +215,31 @@ def _name(user: Any) -> Any:
     return user.get("user_name") if isinstance(user, dict) else None
 
 
-def _row(received_at: float, event: str, packet: Mapping[str, Any], **fields: Any) -> Row:
+def _row(received_at: float, event: str, **fields: Any) -> Row:
     row = list(_BLANK)
     row[0] = received_at
     row[1] = event
-    row[_RAW] = _encode(packet)
     for name, value in fields.items():
         row[_POS[name]] = value
     return tuple(row)
 
 
-def _encode(packet: Mapping[str, Any]) -> str:
-    # Kept as str: orjson's bytes hold a 4 kB buffer however short the JSON; decode() is exact.
-    return orjson.dumps(packet, default=str).decode()
-
-
-def _chat_message(
-    received_at: float, data: dict[str, Any], packet: Mapping[str, Any], history: bool
-) -> Row:
-    # The hot path: a literal tuple in COLUMNS order is ten times cheaper than _row().
+def _chat_message(received_at: float, data: dict[str, Any], history: bool) -> Row:
+    # The common row: a literal tuple in COLUMNS order is ten times cheaper than _row(), and
+    # most messages have one component, which needs no join.
     get = data.get
-    message = get("message") or {}
-    parts = message.get("message") or ()
+    message = get("message") or _NO_MESSAGE
+    parts: Sequence[Any] = message.get("message") or ()
     meta = message.get("meta")
     roles = get("user_roles")
     channel = get("channel")
+    if len(parts) == 1:
+        part = parts[0]
+        text = part["text"] if "text" in part else part.get("data", "")
+        types = part.get("type", "")
+    else:
+        text = "".join([p["text"] if "text" in p else p.get("data", "") for p in parts])
+        types = ",".join([p.get("type", "") for p in parts])
     return (
         received_at,
         "ChatMessage",
@@ -214,8 +248,8 @@ def _chat_message(
         get("user_name"),
         get("user_id"),
         ",".join(roles) if roles is not None else None,
-        "".join([p["text"] if "text" in p else p.get("data", "") for p in parts]),
-        ",".join([p.get("type", "") for p in parts]),
+        text,
+        types,
         meta.get("whisper") is True if meta else False,
         meta.get("me") is True if meta else False,
         get("target"),
@@ -229,7 +263,6 @@ def _chat_message(
         None,  # target_user_id
         None,  # duration_ms
         history,
-        orjson.dumps(packet, default=str).decode(),  # _encode(), inlined
     )
 
 
@@ -286,30 +319,30 @@ _FLATTEN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def flatten(packet: Mapping[str, Any], received_at: float, from_history: bool = False) -> Row:
-    """One row for an event packet: the :data:`COLUMNS` values, then the packet as JSON text.
+    """One row for an event packet: its :data:`COLUMNS` values.
 
     Fields of the wrong shape leave their columns empty instead of failing the event. When the
     rows are built, numbers of the wrong type are blanked and other values in a string column
     are written as text.
     """
     event = packet.get("event")
+    if not isinstance(event, str):
+        raise ValueError(f"Not an event packet: event is {event!r}.")
     data = packet.get("data")
     if event == "ChatMessage" and type(data) is dict:
         try:
-            return _chat_message(received_at, data, packet, from_history)
+            return _chat_message(received_at, data, from_history)
         except (AttributeError, TypeError):
             pass  # a malformed message keeps the common columns only
-    elif not isinstance(event, str):
-        raise ValueError(f"Not an event packet: event is {event!r}.")
     if type(data) is not dict:
-        return _row(received_at, event, packet, from_history=from_history)
+        return _row(received_at, event, from_history=from_history)
     flatten_data = _FLATTEN.get(event)
     try:
         fields = flatten_data(data) if flatten_data else {}
     except (AttributeError, TypeError):
         fields = {}
     channel = data.get("channel", data.get("originatingChannel"))
-    return _row(received_at, event, packet, channel=channel, from_history=from_history, **fields)
+    return _row(received_at, event, channel=channel, from_history=from_history, **fields)
 
 
 # Building columns: one pandas array per column, from a transposed list of rows.
@@ -349,6 +382,12 @@ def _array(kind: str, dtype: Any, values: Sequence[Any]) -> Any:
         return _missing(kind, dtype, n)
     if kind == "bool" and missing == 0:
         return pd.arrays.BooleanArray(np.array(values, dtype=bool), np.zeros(n, bool))
+    if kind == "str" and _ARROW_STRINGS:
+        try:
+            # Ten times faster than pd.array(), which checks every value first.
+            return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, _LARGE)]))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass  # not all text: pd.array() below writes other values as text
     if kind in ("str", "bool"):
         # Flattening makes every boolean; the string dtype writes any other value as text.
         return pd.array(values, dtype=dtype)
@@ -361,10 +400,17 @@ def _array(kind: str, dtype: Any, values: Sequence[Any]) -> Any:
         return _array(kind, dtype, [_as_int(v) for v in values])
 
 
-def _build(rows: Sequence[Row], events: pd.CategoricalDtype) -> pd.DataFrame:
-    """The DataFrame for ``rows``, built column-wise with the declared dtypes."""
-    # One list per column; zip(*rows) would allocate an iterator per row and wake the GC.
-    columns = [[row[i] for row in rows] for i in range(len(_SCHEMA))]
+def _build(rows: Iterable[Row], events: pd.CategoricalDtype) -> pd.DataFrame:
+    """The DataFrame for ``rows``, built column-wise with the declared dtypes.
+
+    Rows are transposed a few hundred at a time: thousands of row tuples kept for one
+    transpose would set off a garbage collection every few hundred rows.
+    """
+    columns: list[list[Any]] = [[] for _ in _SCHEMA]
+    pending = iter(rows)
+    while batch := list(islice(pending, _TRANSPOSE_ROWS)):
+        for column, values in zip(columns, zip(*batch, strict=True), strict=True):
+            column.extend(values)
     data = {
         name: _array(kind, events if kind == "category" else dtype, columns[i])
         for i, (name, dtype, kind) in enumerate(_SCHEMA)
@@ -379,9 +425,72 @@ def _with_events(frame: pd.DataFrame, events: pd.CategoricalDtype) -> pd.DataFra
     return frame.assign(event=frame["event"].astype(events))
 
 
+# The log: events kept as compressed packets, turned into DataFrames when one is read.
+
+
+class _Tail:
+    """The open rows, one list per field. Columns rather than a tuple per row: every tuple
+    would be one more object for the garbage collector, and at chat rates it would then run
+    hundreds of times more often (about 10 % of ingest time, measured).
+
+    The writer appends to ``ids`` last, so ``len(ids)`` rows are complete in every list.
+    """
+
+    __slots__ = ("at", "events", "history", "ids", "packets", "text")
+
+    def __init__(self) -> None:
+        self.at: list[float] = []
+        self.events: list[str] = []
+        self.packets: list[Raw] = []
+        self.history: list[bool] = []
+        #: The ChatMessage id of each row (None for other events).
+        self.ids: list[str | None] = []
+        #: Whether some packet is text (str) rather than bytes.
+        self.text = False
+
+
+def _as_bytes(raw: Raw) -> bytes | bytearray | memoryview:
+    return raw.encode() if isinstance(raw, str) else raw
+
+
+def _hashes(ids: list[str | None]) -> np.ndarray:
+    """32 bits of each id's ``hash()`` (a constant for None)."""
+    return np.fromiter(map(hash, ids), np.int64, len(ids)).astype(np.uint32)
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """Sealed rows ``start .. end``: their packets as one compressed JSON array, and the
+    fields that are needed without parsing it, one numpy array each."""
+
+    start: int
+    #: ``[p0,p1,...]`` compressed; packet ``i`` is ``json[offsets[i] : offsets[i + 1] - 1]``.
+    packets: bytes
+    offsets: np.ndarray
+    received_at: np.ndarray
+    #: Event codes into the log's categories at sealing (categories only ever grow).
+    codes: np.ndarray
+    history: np.ndarray
+    #: :func:`_hashes` of the ChatMessage ids (None for other rows): a first, cheap test for
+    #: add_history, whose hits are confirmed against the packets.
+    ids: np.ndarray
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.received_at)
+
+    def json(self) -> bytes:
+        """The uncompressed JSON array."""
+        return bytes(_CODEC.decompress(self.packets, int(self.offsets[-1]), asbytes=True))
+
+    def packet(self, json: bytes, index: int) -> Any:
+        """Packet ``index`` (relative to ``start``) decoded from :meth:`json`'s result."""
+        return orjson.loads(json[self.offsets[index] : self.offsets[index + 1] - 1])
+
+
 @dataclass(frozen=True, slots=True)
 class _Segment:
-    """Sealed rows ``start .. start + len(frame)`` as one DataFrame."""
+    """Materialised sealed rows ``start .. start + len(frame)`` as one DataFrame."""
 
     start: int
     frame: pd.DataFrame
@@ -392,22 +501,16 @@ class _Segment:
 
 
 @dataclass(frozen=True, slots=True)
-class _Chunk:
-    """The packets of sealed rows ``start .. start + count``: a zlib-compressed JSON array."""
-
-    start: int
-    count: int
-    packets: bytes
-
-
-@dataclass(frozen=True, slots=True)
 class _Snapshot:
-    segments: tuple[_Segment, ...]
     chunks: tuple[_Chunk, ...]
-    rows: list[Row]
+    tail: _Tail
     tail_start: int
     end: int
     events: pd.CategoricalDtype
+
+    def open_rows(self, first: int) -> slice:
+        """The positions in ``tail``'s lists of open rows ``first .. end``."""
+        return slice(max(first - self.tail_start, 0), self.end - self.tail_start)
 
 
 class EventLog:
@@ -431,20 +534,34 @@ class EventLog:
         self._max_rows = max_rows
         self._chunk_rows = chunk_rows
         self._clock = clock
+        # The writer's lock: swaps of tail and chunks, category growth, reader snapshots.
         self._lock = threading.Lock()
-        self._rows: list[Row] = []
+        self._tail = _Tail()
         self._tail_start = 0
-        self._segments: list[_Segment] = []
         self._chunks: deque[_Chunk] = deque()
         self._events = pd.CategoricalDtype(KNOWN_EVENTS)
         self._counts: dict[str, int] = {}
+        # The readers' lock and cache: materialised sealed rows, and the last frame read.
+        self._read_lock = threading.Lock()
+        self._segments: list[_Segment] = []
         self._last: tuple[int, int, pd.DataFrame] | None = None
 
     # Writing (one thread).
 
     def append(self, packet: Mapping[str, Any], received_at: float | None = None) -> None:
         """Add one event packet ``{type, event, data}`` received at ``received_at`` (epoch s)."""
-        self._add(flatten(packet, self._clock() if received_at is None else float(received_at)))
+        self._add_packet(packet, self._clock() if received_at is None else float(received_at))
+
+    def append_event(
+        self, event: str, data: Any, raw: Raw, received_at: float, message_id: str | None
+    ) -> None:
+        """Add one event already decoded from ``raw``, the JSON text or bytes it came in.
+
+        The chat client's path: ``raw`` is kept as the packet, so nothing is encoded again, and
+        the caller, which has read the ChatMessage's id already, passes it as ``message_id``
+        (what :meth:`add_history` and :meth:`seen_message` find the message by).
+        """
+        self._add(received_at, event, raw, False, message_id)
 
     def extend(
         self, packets: Iterable[Mapping[str, Any]], received_at: float | None = None
@@ -452,7 +569,7 @@ class EventLog:
         """Add several event packets, all stamped with ``received_at`` (one clock read if None)."""
         when = self._clock() if received_at is None else float(received_at)
         for packet in packets:
-            self._add(flatten(packet, when))
+            self._add_packet(packet, when)
 
     def add_history(
         self, messages: Iterable[Mapping[str, Any]], received_at: float | None = None
@@ -466,7 +583,7 @@ class EventLog:
         when = self._clock() if received_at is None else float(received_at)
         messages = list(messages)
         ids = (m.get("id") for m in messages)
-        seen = self._kept_message_ids({i for i in ids if isinstance(i, str)})
+        seen = self.kept_message_ids({i for i in ids if isinstance(i, str)})
         added = 0
         for message in messages:
             message_id = message.get("id")
@@ -475,12 +592,27 @@ class EventLog:
                     continue
                 seen.add(message_id)
             packet = {"type": "event", "event": "ChatMessage", "data": message}
-            self._add(flatten(packet, when, from_history=True))
+            self._add_packet(packet, when, from_history=True)
             added += 1
         return added
 
-    def _add(self, row: Row) -> None:
-        event = row[1]
+    def _add_packet(
+        self, packet: Mapping[str, Any], received_at: float, from_history: bool = False
+    ) -> None:
+        event = packet.get("event")
+        if not isinstance(event, str):
+            raise ValueError(f"Not an event packet: event is {event!r}.")
+        data = packet.get("data")
+        message_id = data.get("id") if event == "ChatMessage" and type(data) is dict else None
+        # Text, not orjson's bytes: those hold a 4 kB buffer however short the JSON.
+        raw = orjson.dumps(packet, default=str).decode()
+        self._tail.text = True
+        message_id = message_id if type(message_id) is str else None
+        self._add(received_at, event, raw, from_history, message_id)
+
+    def _add(
+        self, received_at: float, event: str, raw: Raw, from_history: bool, message_id: str | None
+    ) -> None:
         try:
             self._counts[event] += 1
         except KeyError:
@@ -488,33 +620,45 @@ class EventLog:
                 with self._lock:
                     self._events = pd.CategoricalDtype([*self._events.categories, event])
             self._counts[event] = 1
-        rows = self._rows
-        rows.append(row)
-        if len(rows) >= self._chunk_rows:
+        tail = self._tail
+        tail.at.append(received_at)
+        tail.events.append(event)
+        tail.packets.append(raw)
+        tail.history.append(from_history)
+        tail.ids.append(message_id)
+        if len(tail.ids) >= self._chunk_rows:
             self._seal()
 
     def _seal(self) -> None:
-        rows = self._rows
-        frame = _build(rows, self._events)
+        tail = self._tail
+        packets = (
+            [_as_bytes(raw) for raw in tail.packets]
+            if tail.text
+            else cast("list[bytes | bytearray | memoryview]", tail.packets)
+        )
+        n = len(packets)
+        offsets = np.empty(n + 1, np.int64)
+        offsets[0] = 1
+        np.cumsum(np.fromiter(map(len, packets), np.int64, n) + 1, out=offsets[1:])
+        offsets[1:] += 1
+        codes = {name: code for code, name in enumerate(self._events.categories)}
         chunk = _Chunk(
             self._tail_start,
-            len(rows),
-            zlib.compress(("[" + ",".join([r[_RAW] for r in rows]) + "]").encode(), 1),
+            _CODEC.compress(b"[%b]" % b",".join(packets), asbytes=True),
+            offsets.astype(np.uint32) if offsets[-1] <= _UINT32_MAX else offsets,
+            np.array(tail.at, np.float64),
+            np.fromiter(map(codes.__getitem__, tail.events), np.int16, n),
+            np.array(tail.history, bool),
+            _hashes(tail.ids),
         )
         with self._lock:
-            self._segments.append(_Segment(self._tail_start, frame))
             self._chunks.append(chunk)
-            self._tail_start += len(rows)
-            self._rows = []
+            self._tail_start = chunk.end
+            self._tail = _Tail()
             if self._max_rows is not None:
-                self._drop_before(self._tail_start - self._max_rows)
-
-    def _drop_before(self, floor: int) -> None:
-        """Forget sealed rows wholly older than row ``floor`` (lock held)."""
-        while self._segments and self._segments[0].end <= floor:
-            del self._segments[0]
-        while self._chunks and self._chunks[0].start + self._chunks[0].count <= floor:
-            self._chunks.popleft()
+                floor = self._tail_start - self._max_rows
+                while self._chunks and self._chunks[0].end <= floor:
+                    self._chunks.popleft()
 
     # Reading (any thread).
 
@@ -522,7 +666,7 @@ class EventLog:
     def total(self) -> int:
         """Events ever added, including rows no longer kept."""
         with self._lock:
-            return self._tail_start + len(self._rows)
+            return self._tail_start + len(self._tail.ids)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -530,41 +674,40 @@ class EventLog:
         return dict(self._counts)
 
     def seen_message(self, message_id: str) -> bool:
-        """Whether a kept ChatMessage row has this id (one vectorised scan of the kept rows)."""
-        return bool(self._kept_message_ids({message_id}))
+        """Whether a kept ChatMessage row has this id."""
+        return bool(self.kept_message_ids({message_id}))
 
-    def _kept_message_ids(self, ids: set[str]) -> set[str]:
+    def kept_message_ids(self, ids: set[str]) -> set[str]:
         """Which of ``ids`` are ids of kept ChatMessage rows.
 
-        A scan instead of an id set: a set of every id costs about 125 bytes per message, a
-        third of the memory budget, for a lookup needed once per reconnect.
+        Sealed rows are matched by 32 bits of the hash of their id and each hit is confirmed
+        against its packet: a set of every id would cost about 125 bytes per message.
         """
         snap = self._snapshot()
         start = self._start(snap)
-        found = {
-            r[_MESSAGE_ID]
-            for r in snap.rows[max(start - snap.tail_start, 0) :]
-            if r[_MESSAGE_ID] in ids and r[1] == "ChatMessage"
-        }
-        for segment in snap.segments:
-            if segment.end > start:
-                kept = slice(max(start - segment.start, 0), None)
-                message_ids = segment.frame["message_id"].iloc[kept]
-                hits = message_ids.isin(list(ids)).to_numpy()
-                if hits.any():
-                    events = segment.frame["event"].iloc[kept][hits]
-                    found.update(message_ids[hits][(events == "ChatMessage").to_numpy()])
+        found = {i for i in snap.tail.ids[snap.open_rows(start)] if i in ids}
+        hashes = _hashes(list(ids))
+        for chunk in snap.chunks:
+            first = max(start - chunk.start, 0)
+            hits = np.flatnonzero(np.isin(chunk.ids[first:], hashes)) + first
+            if len(hits):
+                json = chunk.json()
+                for index in hits.tolist():
+                    packet = chunk.packet(json, index)
+                    data = packet.get("data")
+                    event = packet.get("event")
+                    if event == "ChatMessage" and isinstance(data, dict) and data.get("id") in ids:
+                        found.add(data["id"])
         return found
 
     def _snapshot(self) -> _Snapshot:
         with self._lock:
-            rows = self._rows
+            tail = self._tail
             return _Snapshot(
-                tuple(self._segments),
                 tuple(self._chunks),
-                rows,
+                tail,
                 self._tail_start,
-                self._tail_start + len(rows),
+                self._tail_start + len(tail.ids),
                 self._events,
             )
 
@@ -574,88 +717,118 @@ class EventLog:
             return 0
         return max(0, snap.end - self._max_rows)
 
-    def _assemble(self, snap: _Snapshot, start: int) -> tuple[pd.DataFrame, int]:
-        """Rows ``start .. snap.end`` as one frame, and how many of them are sealed rows."""
-        pieces = [
-            _with_events(
-                s.frame if s.start >= start else s.frame.iloc[start - s.start :], snap.events
-            )
-            for s in snap.segments
-            if s.end > start
-        ]
-        first_tail = max(start, snap.tail_start)
-        if first_tail < snap.end or not pieces:
-            rows = snap.rows[first_tail - snap.tail_start : snap.end - snap.tail_start]
-            pieces.append(_build(rows, snap.events))
-        frame = (
-            pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0].copy(deep=False)
-        )
-        frame.index = pd.RangeIndex(start, snap.end, name="row")
-        return frame, first_tail - start
+    def materialise(self, max_chunks: int | None = None) -> int:
+        """Build the DataFrame rows of sealed chunks not built yet, oldest first, at most
+        ``max_chunks`` of them; the number of rows built.
+
+        Reads do this on demand. The chat client calls it while its socket is quiet, so that
+        reads stay fast and a busy chat never waits for it. Returns 0 at once while another
+        thread is reading.
+        """
+        if not self._read_lock.acquire(blocking=False):
+            return 0
+        try:
+            snap = self._snapshot()
+            return self._catch_up(snap, self._start(snap), max_chunks)
+        finally:
+            self._read_lock.release()
+
+    def _catch_up(self, snap: _Snapshot, start: int, max_chunks: int | None) -> int:
+        """Materialise ``snap``'s pending chunks (read lock held); rows built."""
+        segments = [s for s in self._segments if s.end > start]
+        done = segments[-1].end if segments else start
+        pending = [chunk for chunk in snap.chunks if chunk.end > done][:max_chunks]
+        for chunk in pending:
+            frame = _materialise(chunk, snap.events)
+            first = max(done - chunk.start, 0)
+            segments.append(_Segment(chunk.start + first, frame.iloc[first:]))
+        self._segments = segments
+        return pending[-1].end - done if pending else 0
 
     @property
     def frame(self) -> pd.DataFrame:
         """All kept rows (see the module docstring for columns)."""
-        snap = self._snapshot()
-        start = self._start(snap)
-        last = self._last
-        if last is not None and last[0] == start and last[1] == snap.end:
-            return last[2].copy(deep=False)
-        frame, sealed = self._assemble(snap, start)
-        if snap.segments:
+        with self._read_lock:
+            snap = self._snapshot()
+            start = self._start(snap)
+            last = self._last
+            if last is not None and last[0] == start and last[1] == snap.end:
+                return last[2].copy(deep=False)
+            self._catch_up(snap, start, None)
+            pieces = [
+                _with_events(s.frame.iloc[max(start - s.start, 0) :], snap.events)
+                for s in self._segments
+            ]
+            first_open = max(start, snap.tail_start)
+            if first_open < snap.end or not pieces:
+                pieces.append(_flattened(snap, np.arange(first_open, snap.end)))
+            frame = (
+                pd.concat(pieces, ignore_index=True)
+                if len(pieces) > 1
+                else pieces[0].copy(deep=False)
+            )
+            frame.index = pd.RangeIndex(start, snap.end, name="row")
+            sealed = first_open - start
             # The sealed rows of this frame stand in for the segments they were copied from.
-            self._replace(snap.segments, _Segment(start, frame.iloc[:sealed]))
-        self._last = (start, snap.end, frame)
+            self._segments = [_Segment(start, frame.iloc[:sealed])] if sealed else []
+            self._last = (start, snap.end, frame)
         return frame.copy(deep=False)
 
-    def _replace(self, segments: tuple[_Segment, ...], merged: _Segment) -> None:
-        """Put ``merged`` in place of ``segments`` unless the writer trimmed them meanwhile."""
-        with self._lock:
-            current = self._segments[: len(segments)]
-            if len(current) == len(segments) and all(
-                a is b for a, b in zip(current, segments, strict=True)
-            ):
-                self._segments[: len(segments)] = [merged] if len(merged.frame) else []
-
-    def tail(self, n: int = 20) -> pd.DataFrame:
-        """The last ``n`` kept rows, built without touching older ones (for live views)."""
+    def tail(self, n: int = 20, event: str | Collection[str] | None = None) -> pd.DataFrame:
+        """The last ``n`` kept rows, or the last ``n`` rows of ``event`` (a name or several),
+        built from those rows alone: for live views, and never waiting for another reader."""
         snap = self._snapshot()
-        return self._assemble(snap, max(self._start(snap), snap.end - max(n, 0)))[0]
+        start = self._start(snap)
+        n = max(n, 0)
+        if event is None:
+            return self._rows_frame(snap, np.arange(max(start, snap.end - n), snap.end))
+        names = {event} if isinstance(event, str) else set(event)
+        first_open = max(start, snap.tail_start)
+        open_events = snap.tail.events[snap.open_rows(first_open)]
+        hits = [first_open + i for i, name in enumerate(open_events) if name in names]
+        numbers = [np.array(hits[-n:] if n else [], np.int64)]
+        need = n - len(numbers[0])
+        codes = [code for code, name in enumerate(snap.events.categories) if name in names]
+        for chunk in reversed(snap.chunks):
+            if need <= 0 or chunk.end <= start:
+                break
+            first = max(start - chunk.start, 0)
+            positions = np.flatnonzero(np.isin(chunk.codes[first:], codes))[-need:] + first
+            numbers.insert(0, positions + chunk.start)
+            need -= len(positions)
+        return self._rows_frame(snap, np.concatenate(numbers))
+
+    def _rows_frame(self, snap: _Snapshot, numbers: np.ndarray) -> pd.DataFrame:
+        """Kept rows ``numbers`` (ascending): taken from materialised segments where they are,
+        else flattened from their packets."""
+        segments = self._segments  # replaced whole, never changed: no lock needed
+        low = int(np.searchsorted(numbers, segments[0].start)) if segments else 0
+        high = int(np.searchsorted(numbers, segments[-1].end)) if segments else 0
+        pieces = [_flattened(snap, numbers[:low])] if low else []
+        for segment in segments:
+            inside = numbers[low:high]
+            inside = inside[(inside >= segment.start) & (inside < segment.end)]
+            if len(inside):
+                rows = segment.frame.iloc[inside - segment.start]
+                pieces.append(_with_events(rows, snap.events))
+        if high < len(numbers) or not pieces:
+            pieces.append(_flattened(snap, numbers[high:]))
+        frame = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0].copy()
+        frame.index = pd.Index(numbers, dtype=np.int64, name="row")
+        return frame
 
     def messages(self) -> pd.DataFrame:
         """ChatMessage rows with the message columns only."""
         frame = self.frame
         return frame.loc[frame["event"] == "ChatMessage", _MESSAGE_COLUMNS]
 
-    def polls(self) -> pd.DataFrame:
-        """Poll progress in long form: one row per answer per PollStart/PollEnd event.
-
-        Columns: time, question, answer, votes, voters, ended (True for PollEnd rows).
-        """
+    def polls(self, last: int | None = None) -> pd.DataFrame:
+        """Poll progress in long form (:func:`poll_progress`) of every poll event, or of the
+        last ``last`` of them, read through :meth:`tail` (for live charts)."""
+        if last is not None:
+            return poll_progress(self.tail(last, POLL_EVENTS))
         frame = self.frame
-        polls = frame.loc[frame["event"].isin(["PollStart", "PollEnd"])]
-        records = []
-        for at, event, question, answers, voters, responses in zip(
-            polls["received_at"],
-            polls["event"],
-            polls["poll_q"],
-            polls["poll_answers"],
-            polls["poll_voters"],
-            polls["poll_responses"],
-            strict=True,
-        ):
-            counts = responses if isinstance(responses, dict) else {}
-            for answer in answers if isinstance(answers, list) else list(counts):
-                records.append(
-                    (at, question, answer, _as_int(counts.get(answer)), voters, event == "PollEnd")
-                )
-        columns = list(zip(*records, strict=True)) if records else [()] * len(_POLL_DTYPES)
-        return pd.DataFrame(
-            {
-                name: pd.array(values, dtype=dtype) if name != "ended" else np.array(values, bool)
-                for (name, dtype), values in zip(_POLL_DTYPES.items(), columns, strict=True)
-            }
-        )
+        return poll_progress(frame.loc[frame["event"].isin(POLL_EVENTS)])
 
     def users(self) -> pd.DataFrame:
         """One row per user id seen: latest name and roles, message count, first and last seen."""
@@ -685,21 +858,11 @@ class EventLog:
         """
         snap = self._snapshot()
         start = self._start(snap)
-        wanted = range(start, snap.end) if rows is None else rows
-        starts = [c.start for c in snap.chunks]
-        decoded: dict[int, list[Any]] = {}
-        out = []
+        wanted = range(start, snap.end) if rows is None else list(rows)
         for row in wanted:
             if not start <= row < snap.end:
                 raise KeyError(row)
-            if row >= snap.tail_start:
-                out.append(orjson.loads(snap.rows[row - snap.tail_start][_RAW]))
-                continue
-            chunk = snap.chunks[bisect.bisect_right(starts, row) - 1]
-            if chunk.start not in decoded:
-                decoded[chunk.start] = orjson.loads(zlib.decompress(chunk.packets))
-            out.append(decoded[chunk.start][row - chunk.start])
-        return out
+        return [packet for packet, _, _ in _locate(snap, wanted)]
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`frame` to Parquet; ``poll_responses`` is stored as JSON text."""
@@ -708,3 +871,74 @@ class EventLog:
             lambda r: None if r is None else orjson.dumps(r).decode()
         )
         frame.assign(poll_responses=responses).to_parquet(path)
+
+
+def poll_progress(rows: pd.DataFrame) -> pd.DataFrame:
+    """Poll progress in long form from PollStart/PollEnd rows of a log's frame: one row per
+    answer per event, in order. Columns: time, question, answer, votes, voters, ended (True
+    for PollEnd rows)."""
+    records = []
+    for at, event, question, answers, voters, responses in zip(
+        rows["received_at"],
+        rows["event"],
+        rows["poll_q"],
+        rows["poll_answers"],
+        rows["poll_voters"],
+        rows["poll_responses"],
+        strict=True,
+    ):
+        counts = responses if isinstance(responses, dict) else {}
+        for answer in answers if isinstance(answers, list) else list(counts):
+            records.append(
+                (at, question, answer, _as_int(counts.get(answer)), voters, event == "PollEnd")
+            )
+    columns = list(zip(*records, strict=True)) if records else [()] * len(_POLL_DTYPES)
+    return pd.DataFrame(
+        {
+            name: pd.array(values, dtype=dtype) if name != "ended" else np.array(values, bool)
+            for (name, dtype), values in zip(_POLL_DTYPES.items(), columns, strict=True)
+        }
+    )
+
+
+def _materialise(chunk: _Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:
+    """A sealed chunk as a DataFrame: decode its packets, flatten them, build the columns."""
+    # One packet at a time: decoding the whole array at once would keep thousands of dicts
+    # alive, and every garbage collection pass meanwhile would walk them all (8x slower).
+    json = memoryview(chunk.json())
+    offsets = chunk.offsets.tolist()
+    rows = (
+        flatten(orjson.loads(json[offsets[i] : offsets[i + 1] - 1]), at, history)
+        for i, (at, history) in enumerate(
+            zip(chunk.received_at.tolist(), chunk.history.tolist(), strict=True)
+        )
+    )
+    return _build(rows, events)
+
+
+def _flattened(snap: _Snapshot, numbers: np.ndarray) -> pd.DataFrame:
+    """Kept rows ``numbers`` built from their packets."""
+    return _build((flatten(*located) for located in _locate(snap, numbers.tolist())), snap.events)
+
+
+def _locate(
+    snap: _Snapshot, numbers: Iterable[int]
+) -> Iterator[tuple[dict[str, Any], float, bool]]:
+    """``(packet, received_at, from_history)`` of kept rows ``numbers``, in that order; each
+    chunk involved is decompressed once."""
+    starts = [chunk.start for chunk in snap.chunks]
+    json: tuple[_Chunk, bytes] | None = None
+    for row in numbers:
+        if row >= snap.tail_start:
+            tail, index = snap.tail, row - snap.tail_start
+            yield orjson.loads(tail.packets[index]), tail.at[index], tail.history[index]
+            continue
+        chunk = snap.chunks[bisect.bisect_right(starts, row) - 1]
+        if json is None or json[0] is not chunk:
+            json = (chunk, chunk.json())
+        index = row - chunk.start
+        yield (
+            chunk.packet(json[1], index),
+            float(chunk.received_at[index]),
+            bool(chunk.history[index]),
+        )

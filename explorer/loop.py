@@ -10,20 +10,27 @@ sockets) alive while a cell blocks in ``time.sleep``.
 The loop starts lazily on first use and is restarted after ``fork``. Calling :func:`run` from
 the loop's own thread raises :class:`~explorer.errors.LoopThreadError` instead of deadlocking.
 An interrupt (Ctrl-C, the kernel's stop button) cancels the submitted coroutine.
+
+:class:`Blocking` makes the methods of a blocking twin (``rest.Client``, ``chat.Chat``) out of
+the coroutine methods of the async object it wraps, so the two cannot drift apart.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from explorer.errors import LoopThreadError
 
 T = TypeVar("T")
+A = TypeVar("A")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +97,39 @@ def run(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     except BaseException:
         future.cancel()
         raise
+
+
+class Twin(Protocol):
+    """A blocking twin: it wraps its async counterpart in ``_aio``."""
+
+    _aio: Any
+
+
+class Blocking(Generic[A, P, T]):
+    """A method of a :class:`Twin` that runs the same-named coroutine method of its ``_aio``
+    object on the toolkit's loop and returns the result; keeps the coroutine's name, docs and
+    signature (without ``self``)."""
+
+    def __init__(self, method: Callable[Concatenate[A, P], Coroutine[Any, Any, T]]) -> None:
+        self._method = method
+        signature = inspect.signature(method)
+        self._signature = signature.replace(parameters=list(signature.parameters.values())[1:])
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Blocking[A, P, T]: ...
+
+    @overload
+    def __get__(self, instance: Twin, owner: type) -> Callable[P, T]: ...
+
+    def __get__(self, instance: Twin | None, owner: type) -> Blocking[A, P, T] | Callable[P, T]:
+        if instance is None:
+            return self
+        method, target = self._method, instance._aio
+
+        @functools.wraps(method)
+        def blocking(*args: P.args, **kwargs: P.kwargs) -> T:
+            return run(method(target, *args, **kwargs))
+
+        blocking.__signature__ = self._signature  # type: ignore[attr-defined]
+        return blocking

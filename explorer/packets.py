@@ -149,9 +149,13 @@ class Reply:
     has_data: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Event:
-    """An event packet (server to client)."""
+    """An event packet (server to client).
+
+    Not frozen: a chat client builds one per event, and a frozen dataclass's ``__init__``
+    costs twice as much.
+    """
 
     event: str
     data: Any
@@ -160,7 +164,7 @@ class Event:
 Packet = Method | Reply | Event
 
 
-def decode(raw: str | bytes) -> Packet:
+def decode(raw: str | bytes | bytearray | memoryview) -> Packet:
     """Parse one websocket frame into a packet, or raise :class:`PacketError` (code 4000)."""
     try:
         obj = orjson.loads(raw)

@@ -17,22 +17,25 @@ not. A 429 that still happens (another client on the same identity) is waited ou
 retried, at most ``MAX_ATTEMPTS`` times; other methods are never retried. Transport failures
 become :class:`~explorer.errors.ConnectionFailed` and error answers the typed
 :class:`~explorer.errors.PlatformError` subclasses, so no httpx exception escapes.
+
+This module holds the transport and the core resources (channels, types, users, chat details,
+signing in). Every other resource group (follows, hosting, analytics, uploads, interactive
+games, invoices, ...) is a method of the :class:`~explorer.groups.Groups` mixin that
+``AsyncClient`` inherits: one module for what endpoints mean, one for how requests travel.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import math
 import re
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from types import TracebackType
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -50,7 +53,10 @@ from explorer.auth import (
     authorize_url,
     parse_grant,
 )
+from explorer.chat import Chat, ChatClient, join
 from explorer.errors import ClientClosed, ConnectionFailed, PlatformError, error_for
+from explorer.groups import Groups, present
+from explorer.loop import Blocking
 from explorer.query import MAX_LIMIT, format_order, format_where
 from explorer.ratelimit import (
     BUCKETS,
@@ -61,8 +67,6 @@ from explorer.ratelimit import (
 )
 from explorer.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, resolve
 
-P = ParamSpec("P")
-R = TypeVar("R")
 Record = dict[str, Any]
 Status = Callable[[str | None], None]
 
@@ -79,13 +83,30 @@ _DEFAULT_INTERVAL = 60.0
 _ROUTE_BUCKETS: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
     (method, re.compile(pattern), bucket)
     for method, pattern, bucket in (
-        ("GET", r"/(channels|types)(/[^/]+(/details)?)?", "channel-read"),
-        ("GET", r"/users/[^/]+", "user-read"),
-        ("GET", r"/chats/[^/]+", "chats"),
+        ("GET", r"/(channels|types|interactive|confetti|language|resources)(/.*)?", "channel-read"),
+        (
+            "GET",
+            r"/users/.+|/achievements|/frontendVersions|/(invoices|oauth/clients)(/.*)?",
+            "user-read",
+        ),
+        ("GET", r"/chats/.+", "chats"),
+        ("GET", r"/notifications(/.*)?", "notification-read"),
         ("GET", r"/oauth/authorize", "user-write"),
         ("POST", r"/users/login|/jwt/authorize|/oauth/token", "user-login"),
         ("POST", r"/users", "user-register"),
-        ("PUT|PATCH|DELETE", r"/users/.+", "user-write"),
+        ("POST", r"/notifications/emailUnsubscribe", "mail-subscribe"),
+        ("PUT|POST|DELETE", r"/channels/[^/]+/follow", "channel-follow"),
+        (
+            "POST",
+            r"/channels/[^/]+/(thumbnail|badge|banner)|/interactive/games/[^/]+/cover",
+            "upload",
+        ),
+        ("PUT|PATCH|POST|DELETE", r"/(channels|interactive|confetti)(/.*)?", "channel-write"),
+        (
+            "PUT|PATCH|POST|DELETE",
+            r"/(users|invoices|notifications|oauth)/.+|/announcements",
+            "user-write",
+        ),
     )
 )
 
@@ -231,11 +252,7 @@ def _join(names: str | Iterable[str] | None) -> tuple[str, ...] | None:
     return tuple(n.strip() for n in parts if n.strip())
 
 
-def _list_params(**params: Any) -> dict[str, Any]:
-    return {k: v for k, v in params.items() if v is not None}
-
-
-class AsyncClient:
+class AsyncClient(Groups):
     """Async client for the platform's REST API; results come back as DataFrames.
 
     ``base_url`` defaults to ``EXPLORER_BASE_URL``, else the embedded platform (started once per
@@ -244,7 +261,8 @@ class AsyncClient:
     ``EXPLORER_PASSWORD``, else anonymous. ``progress`` shows tqdm bars on multi-page fetches,
     ``concurrency`` is how many pages of one listing are in flight at once, ``transport`` an
     httpx transport to use instead of the network (tests). Use ``async with`` or
-    :meth:`aclose`.
+    :meth:`aclose`. The methods of every other resource group come from
+    :class:`~explorer.groups.Groups`.
     """
 
     def __init__(
@@ -325,6 +343,7 @@ class AsyncClient:
         *,
         params: Mapping[str, Any] | None = None,
         json: Any = None,
+        files: Mapping[str, Any] | None = None,
         status: Status | None = None,
         sign_in: bool = True,
     ) -> httpx.Response:
@@ -340,7 +359,9 @@ class AsyncClient:
             attempt += 1
             await self._pacer.acquire(bucket, status)
             try:
-                response = await self._http.request(method, path, params=params, json=json)
+                response = await self._http.request(
+                    method, path, params=params, json=json, files=files
+                )
             except httpx.RequestError as exc:
                 self._pacer.release(bucket)
                 # Once, for a keep-alive connection the server closed meanwhile.
@@ -395,11 +416,21 @@ class AsyncClient:
     ) -> Any:
         return self._decode(await self._send(method, path, params=params, json=json, status=status))
 
-    async def _object(self, path: str, params: Mapping[str, Any] | None = None) -> Record:
-        body = await self._json("GET", path, params=params)
+    async def _object(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        method: str = "GET",
+        json: Any = None,
+        files: Mapping[str, Any] | None = None,
+    ) -> Record:
+        """The JSON object ``method path`` answers; anything else is a bad reply."""
+        response = await self._send(method, path, params=params, json=json, files=files)
+        body = self._decode(response)
         if not isinstance(body, dict):
             raise ConnectionFailed(
-                f"GET {path} answered with {type(body).__name__}, not an object."
+                f"{method} {path} answered with {type(body).__name__}, not an object."
             )
         return body
 
@@ -533,7 +564,7 @@ class AsyncClient:
         offset paging (``frame[~frame.index.duplicated()]`` drops repeats).
         """
         field_names = _join(fields)
-        params = _list_params(
+        params = present(
             order=format_order(order),
             where=format_where(where),
             fields=",".join(field_names) if field_names is not None else None,
@@ -702,36 +733,28 @@ class AsyncClient:
         """Any request (``PUT``, ``POST``, ...) with a JSON body; the decoded JSON answer."""
         return await self._json(method.upper(), path, params=params, json=json)
 
+    # -- chat ----------------------------------------------------------------------------
 
-class _Blocking(Generic[P, R]):
-    """A :class:`Client` method that runs the same-named :class:`AsyncClient` coroutine on the
-    toolkit's loop and returns its result; keeps the coroutine's name, docs and signature."""
+    def chat(self, channel: int | str, **options: Any) -> ChatClient:
+        """The live chat of ``channel`` (an id, or the channel's name) as a
+        :class:`~explorer.chat.ChatClient`: signed in, it joins as the user, otherwise
+        anonymously. Join with ``chat = await api.chat(channel)`` or ``async with``;
+        ``options`` go to ChatClient (``max_rows``, ``backlog``, timeouts, ...)."""
+        resolved: list[int] = []
 
-    def __init__(self, method: Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, R]]):
-        self._method = method
-        signature = inspect.signature(method)
-        self._signature = signature.replace(parameters=list(signature.parameters.values())[1:])
-        self.__doc__ = method.__doc__
+        async def details() -> ChatDetails:
+            if not resolved:
+                if isinstance(channel, int) or channel.isdigit():
+                    resolved.append(int(channel))
+                else:
+                    found = await self._object(f"/channels/{quote(channel)}", {"fields": "id"})
+                    resolved.append(int(found["id"]))
+            return await self.chat_details(resolved[0])
 
-    @overload
-    def __get__(self, instance: None, owner: type[Client]) -> _Blocking[P, R]: ...
+        async def user_id() -> int:
+            return int((await self._object("/users/current"))["id"])
 
-    @overload
-    def __get__(self, instance: Client, owner: type[Client]) -> Callable[P, R]: ...
-
-    def __get__(
-        self, instance: Client | None, owner: type[Client]
-    ) -> _Blocking[P, R] | Callable[P, R]:
-        if instance is None:
-            return self
-        method, target = self._method, instance._aio
-
-        @functools.wraps(method)
-        def blocking(*args: P.args, **kwargs: P.kwargs) -> R:
-            return loop.run(method(target, *args, **kwargs))
-
-        blocking.__signature__ = self._signature  # type: ignore[attr-defined]
-        return blocking
+        return ChatClient(details, user_id=user_id, **options)
 
 
 class Client:
@@ -801,23 +824,108 @@ class Client:
     ) -> None:
         self.close()
 
-    channels = _Blocking(AsyncClient.channels)
-    channel = _Blocking(AsyncClient.channel)
-    channel_details = _Blocking(AsyncClient.channel_details)
-    types = _Blocking(AsyncClient.types)
-    game_type = _Blocking(AsyncClient.game_type)
-    user = _Blocking(AsyncClient.user)
-    current_user = _Blocking(AsyncClient.current_user)
-    chat_details = _Blocking(AsyncClient.chat_details)
-    register = _Blocking(AsyncClient.register)
-    confirm = _Blocking(AsyncClient.confirm)
-    login = _Blocking(AsyncClient.login)
-    logout = _Blocking(AsyncClient.logout)
-    authorize = _Blocking(AsyncClient.authorize)
-    authorize_jwt = _Blocking(AsyncClient.authorize_jwt)
-    get_json = _Blocking(AsyncClient.get_json)
-    get_frame = _Blocking(AsyncClient.get_frame)
-    request = _Blocking(AsyncClient.request)
+    channels = Blocking(AsyncClient.channels)
+    channel = Blocking(AsyncClient.channel)
+    channel_details = Blocking(AsyncClient.channel_details)
+    types = Blocking(AsyncClient.types)
+    game_type = Blocking(AsyncClient.game_type)
+    user = Blocking(AsyncClient.user)
+    current_user = Blocking(AsyncClient.current_user)
+    chat_details = Blocking(AsyncClient.chat_details)
+    register = Blocking(AsyncClient.register)
+    confirm = Blocking(AsyncClient.confirm)
+    login = Blocking(AsyncClient.login)
+    logout = Blocking(AsyncClient.logout)
+    authorize = Blocking(AsyncClient.authorize)
+    authorize_jwt = Blocking(AsyncClient.authorize_jwt)
+    get_json = Blocking(AsyncClient.get_json)
+    get_frame = Blocking(AsyncClient.get_frame)
+    request = Blocking(AsyncClient.request)
+
+    def chat(self, channel: int | str, **options: Any) -> Chat:
+        """The live chat of ``channel`` (an id, or the channel's name), joined: a
+        :class:`~explorer.chat.Chat` whose methods block while its events keep flowing into
+        ``chat.log`` in the background. ``options`` go to :class:`~explorer.chat.ChatClient`."""
+        return join(self._aio.chat(channel, **options))
+
+    # resource groups (explorer.groups)
+    followers = Blocking(AsyncClient.followers)
+    follow = Blocking(AsyncClient.follow)
+    unfollow = Blocking(AsyncClient.unfollow)
+    channel_users = Blocking(AsyncClient.channel_users)
+    set_roles = Blocking(AsyncClient.set_roles)
+    relationship = Blocking(AsyncClient.relationship)
+    hostee = Blocking(AsyncClient.hostee)
+    set_hostee = Blocking(AsyncClient.set_hostee)
+    stop_hosting = Blocking(AsyncClient.stop_hosting)
+    hosters = Blocking(AsyncClient.hosters)
+    related_channels = Blocking(AsyncClient.related_channels)
+    update_channel = Blocking(AsyncClient.update_channel)
+    reset_stream_key = Blocking(AsyncClient.reset_stream_key)
+    preferences = Blocking(AsyncClient.preferences)
+    set_preferences = Blocking(AsyncClient.set_preferences)
+    emoticons = Blocking(AsyncClient.emoticons)
+    set_emoticons = Blocking(AsyncClient.set_emoticons)
+    discord = Blocking(AsyncClient.discord)
+    set_discord = Blocking(AsyncClient.set_discord)
+    discord_channels = Blocking(AsyncClient.discord_channels)
+    discord_roles = Blocking(AsyncClient.discord_roles)
+    discord_invite = Blocking(AsyncClient.discord_invite)
+    new_discord_invite = Blocking(AsyncClient.new_discord_invite)
+    partnership = Blocking(AsyncClient.partnership)
+    apply_for_partnership = Blocking(AsyncClient.apply_for_partnership)
+    partnership_codes = Blocking(AsyncClient.partnership_codes)
+    suspend = Blocking(AsyncClient.suspend)
+    unsuspend = Blocking(AsyncClient.unsuspend)
+    recordings = Blocking(AsyncClient.recordings)
+    manifest = Blocking(AsyncClient.manifest)
+    upload_image = Blocking(AsyncClient.upload_image)
+    banner = Blocking(AsyncClient.banner)
+    remove_banner = Blocking(AsyncClient.remove_banner)
+    image = Blocking(AsyncClient.image)
+    unlock_transcodes = Blocking(AsyncClient.unlock_transcodes)
+    analytics = Blocking(AsyncClient.analytics)
+    chat_users = Blocking(AsyncClient.chat_users)
+    chat_user = Blocking(AsyncClient.chat_user)
+    chat_friends = Blocking(AsyncClient.chat_friends)
+    confetti = Blocking(AsyncClient.confetti)
+    create_confetti = Blocking(AsyncClient.create_confetti)
+    update_confetti = Blocking(AsyncClient.update_confetti)
+    delete_confetti = Blocking(AsyncClient.delete_confetti)
+    interactive_games = Blocking(AsyncClient.interactive_games)
+    interactive_game = Blocking(AsyncClient.interactive_game)
+    create_game = Blocking(AsyncClient.create_game)
+    update_game = Blocking(AsyncClient.update_game)
+    delete_game = Blocking(AsyncClient.delete_game)
+    upload_game_cover = Blocking(AsyncClient.upload_game_cover)
+    game_editors = Blocking(AsyncClient.game_editors)
+    add_game_editor = Blocking(AsyncClient.add_game_editor)
+    remove_game_editor = Blocking(AsyncClient.remove_game_editor)
+    game_versions = Blocking(AsyncClient.game_versions)
+    game_version = Blocking(AsyncClient.game_version)
+    create_version = Blocking(AsyncClient.create_version)
+    update_version = Blocking(AsyncClient.update_version)
+    delete_version = Blocking(AsyncClient.delete_version)
+    interactive_hosts = Blocking(AsyncClient.interactive_hosts)
+    interactive_channel = Blocking(AsyncClient.interactive_channel)
+    interactive_robot = Blocking(AsyncClient.interactive_robot)
+    achievements = Blocking(AsyncClient.achievements)
+    invoices = Blocking(AsyncClient.invoices)
+    invoice = Blocking(AsyncClient.invoice)
+    capture_invoice = Blocking(AsyncClient.capture_invoice)
+    notifications = Blocking(AsyncClient.notifications)
+    notification = Blocking(AsyncClient.notification)
+    share_subscription = Blocking(AsyncClient.share_subscription)
+    unsubscribe_email = Blocking(AsyncClient.unsubscribe_email)
+    update_user = Blocking(AsyncClient.update_user)
+    oauth_clients = Blocking(AsyncClient.oauth_clients)
+    create_oauth_client = Blocking(AsyncClient.create_oauth_client)
+    delete_oauth_client = Blocking(AsyncClient.delete_oauth_client)
+    announce = Blocking(AsyncClient.announce)
+    frontend_versions = Blocking(AsyncClient.frontend_versions)
+    ingests = Blocking(AsyncClient.ingests)
+    best_ingest = Blocking(AsyncClient.best_ingest)
+    languages = Blocking(AsyncClient.languages)
 
 
 def connect(

@@ -408,6 +408,46 @@ def test_tail_is_the_frames_last_rows() -> None:
     assert len(log.tail(0)) == 0
 
 
+@pytest.mark.parametrize("chunk_rows", [2, 100])
+def test_tail_of_one_event_or_several(chunk_rows: int) -> None:
+    """tail(n, event) is the last n rows of that event (or events), across chunks and with
+    some rows already built."""
+    log = EventLog(chunk_rows=chunk_rows)
+    for i in range(12):
+        log.append(chat(i) if i % 4 else packet("user_join.json"), i)
+        if i == 5:
+            log.materialise()
+    frame = log.frame.copy()
+    log.append(packet("user_leave.json"), 12)
+    joins = frame.loc[frame["event"] == "UserJoin"]
+    assert_frame_equal(log.tail(2, "UserJoin"), joins.tail(2), check_index_type=False)
+    both = log.tail(3, ("UserJoin", "UserLeave"))
+    assert list(both.index) == [4, 8, 12]
+    assert list(both["event"]) == ["UserJoin", "UserJoin", "UserLeave"]
+    assert len(log.tail(5, "PollEnd")) == 0
+
+
+def test_materialise_builds_sealed_rows_ahead_of_reads() -> None:
+    """materialise() builds sealed chunks oldest first, as many as asked; .frame is the same."""
+    log = EventLog(chunk_rows=3)
+    log.extend([chat(i) for i in range(10)], T)
+    assert log.materialise(max_chunks=2) == 6
+    assert log.materialise() == 3
+    assert log.materialise() == 0
+    assert_frame_equal(log.frame, golden(*[chat_row(i, received_at=AT) for i in range(10)]))
+
+
+def test_append_event_keeps_the_frame_it_came_in() -> None:
+    """append_event() records a decoded event with its frame's bytes as the packet and finds
+    the message by the id given."""
+    frame = bytearray(orjson.dumps(chat(1)))
+    log = EventLog(chunk_rows=1)
+    log.append_event("ChatMessage", chat(1)["data"], frame, 1, "m1")
+    assert_frame_equal(log.frame, golden(chat_row(1)))
+    assert log.packets() == [chat(1)]
+    assert log.kept_message_ids({"m1", "m2"}) == {"m1"}
+
+
 def history_messages() -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = packet("history_reply.json")["data"]
     return messages
@@ -494,6 +534,17 @@ def test_polls_long_format() -> None:
         }
     )
     assert_frame_equal(log.polls(), expected)
+
+
+def test_polls_of_the_last_events() -> None:
+    """polls(last=n) reads only the last n poll events."""
+    log = EventLog()
+    log.append(poll("PollStart", 0, (0, 0)), T)
+    log.append(chat(1), T)
+    log.append(poll("PollEnd", 3, (1, 2)), T)
+    last = log.polls(last=1)
+    assert list(last["votes"]) == [1, 2] and last["ended"].all()
+    assert_frame_equal(log.polls().iloc[2:].reset_index(drop=True), last)
 
 
 def test_polls_of_empty_log() -> None:

@@ -1,0 +1,893 @@
+"""Live chat over websockets: join a channel, stay joined across node failures, call methods,
+and stream every event into an :class:`~explorer.eventlog.EventLog`.
+
+:class:`ChatClient` is the async core (``chat = await api.chat(channel)``, or ``async with``);
+:class:`Chat` is its blocking twin for scripts and notebooks (``chat = explorer.connect().chat(
+channel)``), whose methods run on the toolkit's private loop (``loop.py``), so chat keeps
+flowing while a notebook cell blocks. What a frame or a lost connection means is decided by
+the sans-I/O :class:`~explorer.session.Session`; this module owns the sockets and the timers.
+
+Joining (platform.md, "Chat interface"): fetch ``GET /chats/{id}`` (endpoints, permissions, an
+authkey when signed in), open a websocket to a random endpoint, call ``auth`` (``[channel]``
+without an authkey, else ``[channel, user, key]``), then ``history`` (see below). A refused key
+(``UNOTFOUND``) is replaced once per join by fetching the details again: keys expire, and the
+client re-sends its key on every reconnect as official clients do (reference.md fact 6).
+
+Staying joined: when the connection drops, the state turns ``reconnecting`` and the client
+tries again after a jittered exponential backoff (``reconnect_delay`` doubling up to
+``max_reconnect_delay``, each delay times 0.5-1, so the clients of a failed node spread out),
+each attempt to a different endpoint than the one just lost or failed; once every known
+endpoint has failed the details are fetched again, as nodes come and go. When no node has
+answered for ``give_up_after`` seconds the client gives up with
+:class:`~explorer.errors.ConnectionFailed` naming every attempt: the state turns ``closed``,
+:attr:`ChatClient.error` holds the error, and waiting calls, iterators and later calls raise
+it. Methods pending when a connection drops fail with ``ConnectionFailed`` (they may or may not
+have run); methods called while reconnecting wait for the next join within their timeout.
+
+Gapless: after every reconnect the client asks ``history`` and adds the messages it missed,
+deduplicated by id, before the events that arrived meanwhile (``session.py`` has the rule), so
+the log and the event stream equal what the channel said. ``history`` returns at most 100
+messages; :attr:`ChatClient.gaps` counts reconnects that may have missed more.
+
+The ingest path: a busy channel must never outrun the client, or the server drops it as too
+slow. The connection is a :class:`websockets.asyncio.client.ClientConnection` subclass that
+collects the messages websockets parses from one socket read (overriding ``process_event``,
+``data_received`` and ``connection_lost``, present from websockets 14 to 17) and hands them
+to the session together, instead of queueing each for ``recv()``, whose queue and futures cost
+more per message than decoding the JSON does. The session decodes each frame once (orjson),
+the event log keeps the frame's bytes as the packet, and the DataFrame rows are built later:
+when read, or while the socket is quiet (:meth:`~explorer.eventlog.EventLog.materialise`,
+every ``QUIET_INTERVAL`` seconds with fewer than ``QUIET_EVENTS`` new events).
+``benchmarks/chat_ingest.py`` measures this path against a bare websockets client (0.88 of its
+rate). The client does not offer permessage-deflate unless asked (``compression="deflate"``):
+on the loopback it costs more than it saves.
+
+Events: ``async for event in chat`` (or ``chat.events("ChatMessage")``) yields
+:class:`~explorer.packets.Event` objects, each iterator from the moment it is made; a consumer
+more than ``max_pending`` events behind loses the oldest (counted in its ``dropped``).
+Callbacks registered with :meth:`ChatClient.on` run on the loop, in the order events arrive;
+an exception in one is logged and does not stop the others. :meth:`ChatClient.on_state` is
+called with each new :class:`~explorer.session.State`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event as ProtocolEvent
+
+from explorer import loop
+from explorer.errors import ClientClosed, ConnectionFailed
+from explorer.eventlog import EventLog
+from explorer.loop import Blocking
+from explorer.packets import ChatError, ChatErrorCode, Event
+from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
+
+if TYPE_CHECKING:
+    from explorer.rest import ChatDetails
+    from explorer.widgets import LiveChat, PollChart
+
+log = logging.getLogger(__name__)
+
+#: How often the client looks for a quiet socket to build DataFrame rows in, in seconds.
+QUIET_INTERVAL = 0.25
+#: Fewer new events than this in one interval is quiet (20,000 events a second).
+QUIET_EVENTS = 5_000
+#: Time the last attempt gets to open and join when it starts at the give-up deadline.
+_LAST_TRY = 0.5
+_DATA = (Opcode.TEXT, Opcode.BINARY, Opcode.CONT)
+#: What a failed attempt to reach a node raises (translated to ConnectionFailed).
+_NODE_FAILURES = (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed)
+
+Message = bytes | bytearray | memoryview
+Callback = Callable[[Event], object]
+
+
+class _Connection(ClientConnection):
+    """A websockets client connection that hands the messages of each socket read to
+    :attr:`deliver` as soon as they are parsed, instead of queueing them one by one for
+    ``recv()`` (see the module docstring), and tells :attr:`lost` when it closes.
+
+    Messages that arrive before :meth:`attach` (the server's ``WelcomeEvent`` can come in the
+    same packet as the handshake) are kept until then.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._batch: list[Message] = []
+        self._parts: list[Message] = []
+        self.deliver: Callable[[list[Message]], None] | None = None
+        self.lost: Callable[[_Connection], None] | None = None
+
+    def attach(
+        self, deliver: Callable[[list[Message]], None], lost: Callable[[_Connection], None]
+    ) -> None:
+        """Send every message, from the first, to ``deliver``; call ``lost`` on closing."""
+        self.deliver, self.lost = deliver, lost
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._batch and self.deliver is not None:
+            batch, self._batch = self._batch, []
+            self.deliver(batch)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)  # parses the frames: process_event() for each
+        self._flush()
+
+    def process_event(self, event: ProtocolEvent) -> None:
+        if self.response is None or type(event) is not Frame or event.opcode not in _DATA:
+            super().process_event(event)  # the handshake, pings, pongs, close
+        elif event.fin and not self._parts:
+            self._batch.append(event.data)
+        else:
+            self._parts.append(event.data)
+            if event.fin:
+                self._batch.append(b"".join(self._parts))
+                self._parts.clear()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.lost is not None:
+            self.lost(self)
+
+
+class _Feed:
+    """The events one consumer has not taken yet, oldest first, at most ``limit``."""
+
+    def __init__(self, names: Sequence[str], limit: int) -> None:
+        self.names = frozenset(names)
+        self.items: deque[Event] = deque(maxlen=limit)
+        #: Events dropped because the consumer was ``limit`` events behind.
+        self.dropped = 0
+        self.ended = False
+        self.error: BaseException | None = None
+
+    def push(self, event: Event) -> None:
+        """Add ``event`` if this feed wants it (called on the loop)."""
+        if self.names and event.event not in self.names:
+            return
+        if len(self.items) == self.items.maxlen:
+            self.dropped += 1
+        self.items.append(event)
+        self.wake()
+
+    def end(self, error: BaseException | None) -> None:
+        """No more events: the client closed (``error`` None) or gave up."""
+        self.ended, self.error = True, error
+        self.wake()
+
+    def wake(self) -> None:
+        """Tell a waiting consumer that something happened."""
+
+
+class EventStream(_Feed):
+    """An async iterator over a chat's events, from its creation on (``async for``)."""
+
+    def __init__(self, client: ChatClient, names: Sequence[str], limit: int) -> None:
+        super().__init__(names, limit)
+        self._client = client
+        self._waiter: asyncio.Future[None] | None = None
+        client._subscribe(self)
+
+    def wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        while not self.items:
+            if self.ended:
+                self._client._unsubscribe(self)
+                if self.error is not None:
+                    raise self.error
+                raise StopAsyncIteration
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.items.popleft()
+
+    def close(self) -> None:
+        """Stop receiving events."""
+        self._client._unsubscribe(self)
+
+
+class EventIterator(_Feed):
+    """A blocking iterator over a chat's events, from its creation on, for ``timeout`` seconds
+    in all (None: until the chat closes); see :meth:`Chat.events`."""
+
+    def __init__(
+        self, client: ChatClient, names: Sequence[str], limit: int, timeout: float | None
+    ) -> None:
+        super().__init__(names, limit)
+        self._client = client
+        self._ready = threading.Event()
+        self._deadline = None if timeout is None else time.monotonic() + timeout
+        client._subscribe(self)
+
+    def wake(self) -> None:
+        self._ready.set()
+
+    def __iter__(self) -> EventIterator:
+        return self
+
+    def __next__(self) -> Event:
+        while True:
+            self._ready.clear()
+            if self.items:
+                return self.items.popleft()
+            if self.ended:
+                self.close()
+                if self.error is not None:
+                    raise self.error
+                raise StopIteration
+            left = None if self._deadline is None else self._deadline - time.monotonic()
+            if left is not None and left <= 0:
+                self.close()
+                raise StopIteration
+            self._ready.wait(left)
+
+    def close(self) -> None:
+        """Stop receiving events."""
+        self._client._unsubscribe(self)
+
+    def __enter__(self) -> EventIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class ChatClient:
+    """One channel's live chat, joined over websockets (see the module docstring).
+
+    ``details`` fetches the chat connection details (``AsyncClient.chat_details`` for the
+    channel); ``user_id`` fetches the signed-in user's id, needed to authenticate with the
+    authkey (without it, or without an authkey, the client joins anonymously). ``log`` is the
+    :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise);
+    ``backlog`` adds that many earlier messages (at most 100) to it on joining. Timeouts are in
+    seconds: ``call_timeout`` per method, ``open_timeout`` per connection attempt,
+    ``give_up_after`` without any node answering. ``seed`` makes endpoint choice and backoff
+    jitter repeatable (tests).
+
+    Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
+    :meth:`aclose` to leave.
+    """
+
+    def __init__(
+        self,
+        details: Callable[[], Awaitable[ChatDetails]],
+        *,
+        user_id: Callable[[], Awaitable[int]] | None = None,
+        log: EventLog | None = None,
+        max_rows: int | None = None,
+        backlog: int = 0,
+        call_timeout: float = 10.0,
+        open_timeout: float = 10.0,
+        reconnect_delay: float = 0.5,
+        max_reconnect_delay: float = 10.0,
+        give_up_after: float = 60.0,
+        compression: str | None = None,
+        max_pending: int = 10_000,
+        seed: int | None = None,
+    ) -> None:
+        self._fetch_details = details
+        self._fetch_user_id = user_id
+        self.log = log if log is not None else EventLog(max_rows=max_rows)
+        self.backlog = min(max(backlog, 0), HISTORY_LIMIT)
+        self.call_timeout = call_timeout
+        self.open_timeout = open_timeout
+        self.reconnect_delay = reconnect_delay
+        self.max_reconnect_delay = max_reconnect_delay
+        self.give_up_after = give_up_after
+        self.compression = compression
+        self.max_pending = max_pending
+        self._rng = random.Random(seed)
+        self._session = Session(self.log)
+        self._details: ChatDetails | None = None
+        self._user_id: int | None = None
+        self._ws: _Connection | None = None
+        self._ready = asyncio.Event()
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._subscribing = threading.Lock()
+        self._feeds: tuple[_Feed, ...] = ()
+        self._callbacks: tuple[tuple[Callback, frozenset[str]], ...] = ()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+        #: Why the client gave up (None while it runs or after a normal close).
+        self.error: BaseException | None = None
+        #: Connections lost and re-established.
+        self.reconnects = 0
+        #: Authkeys replaced after the platform refused one.
+        self.key_refreshes = 0
+
+    def __repr__(self) -> str:
+        channel = self._details.channel_id if self._details else "?"
+        return f"<{type(self).__name__} channel {channel} {self.state} {self.endpoint or ''}>"
+
+    # What the client knows.
+
+    @property
+    def state(self) -> State:
+        """``connecting``, ``connected``, ``authenticated``, ``reconnecting`` or ``closed``."""
+        return self._session.state
+
+    @property
+    def endpoint(self) -> str | None:
+        """The chat node of the current (or last) connection."""
+        return self._session.endpoint
+
+    @property
+    def channel_id(self) -> int | None:
+        """The channel's id (known once the details were fetched)."""
+        return self._details.channel_id if self._details else None
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether the client joined as a user (False: anonymously, read-only)."""
+        return self._session.authenticated
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The user's chat roles, from the ``auth`` reply."""
+        return self._session.roles
+
+    @property
+    def permissions(self) -> tuple[str, ...]:
+        """The caller's chat permissions, from the connection details."""
+        return self._details.permissions if self._details else ()
+
+    @property
+    def recovered(self) -> int:
+        """Messages added from ``history`` after reconnects."""
+        return self._session.recovered
+
+    @property
+    def gaps(self) -> int:
+        """Reconnects after which more messages may have been missed than ``history`` holds."""
+        return self._session.gaps
+
+    # Joining and leaving.
+
+    async def connect(self) -> ChatClient:
+        """Join the chat; returns once joined. Raises ConnectionFailed when no node answers
+        within ``give_up_after`` seconds, ChatError when the platform refuses the join."""
+        if self._tasks or self._closing:
+            raise RuntimeError("connect() was already called on this chat client.")
+        try:
+            await self._fetch()
+            ws = await self._establish(None)
+        except BaseException as exc:
+            self._fail(exc)
+            raise
+        running = asyncio.get_running_loop()
+        self._tasks = [
+            running.create_task(self._supervise(ws)),
+            running.create_task(self._tidy()),
+        ]
+        return self
+
+    def __await__(self) -> Generator[Any, None, ChatClient]:
+        return self.connect().__await__()
+
+    async def __aenter__(self) -> ChatClient:
+        return await self.connect()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Leave the chat: close the connection, end iterators, fail waiting calls."""
+        if self._closing:
+            return
+        self._closing = True
+        current = asyncio.current_task()
+        tasks = [task for task in self._tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            await ws.close()
+        self._end(None, ClientClosed("This chat client is closed."), self._session.closed())
+
+    async def _fetch(self) -> None:
+        """Fetch the connection details, and the user's id when there is an authkey."""
+        self._details = await self._fetch_details()
+        if self._details.authkey and self._user_id is None and self._fetch_user_id:
+            self._user_id = await self._fetch_user_id()
+
+    async def _establish(self, lost: str | None) -> _Connection:
+        """Open a connection to some node and join there, trying until ``give_up_after``
+        seconds pass without success (see the module docstring)."""
+        running = asyncio.get_running_loop()
+        deadline = running.time() + self.give_up_after
+        delays = backoff(self.reconnect_delay, self.max_reconnect_delay, self._rng)
+        failures: list[str] = []
+        failed: set[str] = set()
+        avoid = lost
+        while True:
+            if lost is not None or failures:
+                left = deadline - running.time()
+                if left <= 0:
+                    break
+                await asyncio.sleep(min(next(delays), left))
+            assert self._details is not None
+            if not self._details.endpoints:
+                failures.append("the platform listed no live chat node")
+                await self._refetch(failures)
+                continue
+            endpoint = next_endpoint(self._details.endpoints, avoid, self._rng)
+            ws: _Connection | None = None
+            try:
+                left = deadline - running.time()
+                async with asyncio.timeout(min(self.open_timeout, max(left, _LAST_TRY))):
+                    ws = await self._open(endpoint)
+                    await self._join(ws, endpoint)
+                return ws
+            except ChatError:
+                self._discard(ws)
+                raise  # the platform refused the join itself: another node would too
+            except (*_NODE_FAILURES, ConnectionFailed) as exc:
+                self._discard(ws)
+                failures.append(f"{endpoint}: {_describe(exc)}")
+            avoid = endpoint
+            failed.add(endpoint)
+            if failed >= set(self._details.endpoints):
+                failed.clear()
+                await self._refetch(failures)
+            if running.time() >= deadline:
+                break
+        channel = self._details.channel_id if self._details else "?"
+        raise ConnectionFailed(
+            f"No chat node of channel {channel} answered within {self.give_up_after:g} s; "
+            f"gave up after {len(failures)} attempts: " + "; ".join(failures[-5:])
+        )
+
+    async def _refetch(self, failures: list[str]) -> None:
+        """Fetch the details again (nodes come and go); a failure is one more attempt."""
+        try:
+            await self._fetch()
+        except ConnectionFailed as exc:
+            failures.append(f"chat details: {exc}")
+
+    async def _open(self, endpoint: str) -> _Connection:
+        ws = await connect(
+            endpoint,
+            create_connection=_Connection,
+            compression=self.compression,
+            open_timeout=None,  # bounded by _establish
+            user_agent_header="explorer",
+        )
+        assert isinstance(ws, _Connection)
+        return ws
+
+    def _discard(self, ws: _Connection | None) -> None:
+        """Drop a connection that failed to join."""
+        if ws is not None:
+            ws.lost = None
+            if self._ws is ws:
+                self._ws = None
+            ws.transport.abort()
+
+    async def _join(self, ws: _Connection, endpoint: str) -> None:
+        """Authenticate on a fresh connection, then take ``history`` to stay gapless."""
+        session = self._session
+        rejoin = session.rejoining
+        session.opened(endpoint)
+        ws.attach(self._on_messages, self._lost)
+        session.joined(await self._auth(ws))
+        self._ws = ws
+        try:
+            messages = await self._call_on(ws, "history", [HISTORY_LIMIT], self.call_timeout)
+        except (ChatError, TimeoutError):
+            if rejoin:
+                self._deliver_all(session.resync_failed())
+            messages = None
+        if messages is not None:
+            history = messages if isinstance(messages, list) else []
+            if rejoin:
+                self._deliver_all(session.resync(history, time.time()))
+            else:
+                session.baseline(history, time.time(), self.backlog)
+        self._ready.set()
+
+    async def _auth(self, ws: _Connection) -> Any:
+        """``auth``; a refused authkey is replaced by a fresh one, once."""
+        try:
+            return await self._call_on(ws, "auth", self._auth_arguments(), self.call_timeout)
+        except ChatError as refused:
+            if refused.code != ChatErrorCode.UNOTFOUND or len(self._auth_arguments()) == 1:
+                raise
+        await self._fetch()  # the key expired (or was meant for another channel): a new one
+        self.key_refreshes += 1
+        return await self._call_on(ws, "auth", self._auth_arguments(), self.call_timeout)
+
+    def _auth_arguments(self) -> list[Any]:
+        assert self._details is not None
+        details = self._details
+        return self._session.auth_arguments(details.channel_id, self._user_id, details.authkey)
+
+    def _lost(self, ws: _Connection) -> None:
+        """A connection being joined or in use closed (called by websockets, on the loop)."""
+        if self._closing:
+            return
+        if self._ws is ws:
+            self._ws = None
+        self._ready.clear()
+        lost = ConnectionFailed(
+            f"The connection to {self.endpoint} was lost before the reply came; the method "
+            "may or may not have run."
+        )
+        self._fail_waiting(self._session.lost(), lost)
+
+    async def _supervise(self, ws: _Connection) -> None:
+        """Wait for the connection to drop, then re-establish one (see the module docstring)."""
+        try:
+            while True:
+                await ws.wait_closed()
+                if self._closing:
+                    return
+                self.reconnects += 1
+                ws = await self._establish(self.endpoint)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            self._fail(exc)
+
+    async def _tidy(self) -> None:
+        """Build the log's DataFrame rows while the socket is quiet."""
+        seen = self.log.total
+        while True:
+            await asyncio.sleep(QUIET_INTERVAL)
+            total = self.log.total
+            if total - seen < QUIET_EVENTS:
+                self.log.materialise(max_chunks=1)
+            seen = total
+
+    def _fail(self, error: BaseException) -> None:
+        """Give up: remember ``error`` and raise it to everyone waiting."""
+        self._closing = True
+        self.error = error
+        for task in self._tasks:
+            if task is not asyncio.current_task():
+                task.cancel()
+        ws, self._ws = self._ws, None
+        if ws is not None:
+            ws.lost = None
+            ws.transport.abort()
+        self._end(error, error, self._session.closed())
+
+    def _end(self, error: BaseException | None, waiting: BaseException, pending: list[int]) -> None:
+        self._fail_waiting(pending, waiting)
+        for feed in self._feeds:
+            feed.end(error)
+        self._ready.set()
+
+    def _fail_waiting(self, ids: list[int], error: BaseException) -> None:
+        for id in ids:
+            future = self._waiting.pop(id, None)
+            if future is not None and not future.done():
+                future.set_exception(error)
+
+    # Frames in, events out.
+
+    def _on_messages(self, messages: list[Message]) -> None:
+        """The messages of one socket read, as websockets parses them (the hot path)."""
+        session = self._session
+        malformed = session.malformed
+        wanted = self._feeds or self._callbacks
+        try:
+            answers = session.receive(messages, time.time(), self._deliver if wanted else None)
+        except Exception:
+            log.exception("explorer chat: failed to handle %d messages", len(messages))
+            return
+        if session.malformed != malformed:
+            log.warning(
+                "explorer chat: ignored a frame that is not a packet: %s", session.last_malformed
+            )
+        for answer in answers:
+            self._answer(answer)
+
+    def _deliver(self, event: Event) -> None:
+        """Hand ``event`` to every iterator and callback that wants it."""
+        for feed in self._feeds:
+            feed.push(event)
+        for callback, names in self._callbacks:
+            if not names or event.event in names:
+                try:
+                    callback(event)
+                except Exception:
+                    log.exception("explorer chat: callback %r failed", callback)
+
+    def _deliver_all(self, events: list[Event]) -> None:
+        for event in events:
+            self._deliver(event)
+
+    def _answer(self, answer: Answer) -> None:
+        future = self._waiting.pop(answer.id, None)
+        if future is None or future.done():
+            return
+        if answer.error is not None:
+            future.set_exception(answer.error)
+        else:
+            future.set_result(answer.data)
+
+    def _subscribe(self, feed: _Feed) -> None:
+        # Copy on write under a lock: the loop iterates the old tuple; any thread may call.
+        with self._subscribing:
+            self._feeds = (*self._feeds, feed)
+        if self._closing:
+            feed.end(self.error)
+
+    def _unsubscribe(self, feed: _Feed) -> None:
+        with self._subscribing:
+            self._feeds = tuple(f for f in self._feeds if f is not feed)
+
+    def events(self, *names: str, max_pending: int | None = None) -> EventStream:
+        """An async iterator over events (only those called ``names``, when given), from now."""
+        return EventStream(self, names, max_pending or self.max_pending)
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self.events()
+
+    def on(self, callback: Callback, *names: str) -> Callable[[], None]:
+        """Call ``callback(event)`` on the loop for every event (or those called ``names``);
+        returns a function that stops it."""
+        entry = (callback, frozenset(names))
+        with self._subscribing:
+            self._callbacks = (*self._callbacks, entry)
+
+        def remove() -> None:
+            with self._subscribing:
+                self._callbacks = tuple(c for c in self._callbacks if c is not entry)
+
+        return remove
+
+    def on_state(self, callback: Callable[[State], object]) -> Callable[[], None]:
+        """Call ``callback(state)`` on the loop at every state change; returns a function that
+        stops it."""
+        listeners = self._session.listeners
+        listeners.append(callback)
+        return lambda: listeners.remove(callback) if callback in listeners else None
+
+    # Methods.
+
+    async def _ready_connection(self) -> _Connection:
+        """The joined connection, waiting while the client (re)connects."""
+        while True:
+            if self.error is not None:
+                raise self.error
+            if self._closing:
+                raise ClientClosed("This chat client is closed.")
+            ws = self._ws
+            if ws is not None and self._ready.is_set():
+                return ws
+            await self._ready.wait()
+
+    async def call(
+        self, method: str, arguments: Sequence[Any] = (), timeout: float | None = None
+    ) -> Any:
+        """Call chat method ``method`` with ``arguments``; its reply data (None when absent).
+
+        Raises :class:`~explorer.packets.ChatError` for an error reply, TimeoutError when no
+        reply comes within ``timeout`` seconds (``call_timeout`` by default), ConnectionFailed
+        when the connection drops first. While reconnecting, waits for the next join.
+        """
+        timeout = self.call_timeout if timeout is None else timeout
+        try:
+            async with asyncio.timeout(timeout):
+                ws = await self._ready_connection()
+                return await self._call_on(ws, method, arguments, None)
+        except TimeoutError:
+            raise TimeoutError(f"chat method {method} got no reply within {timeout:g} s") from None
+
+    async def _call_on(
+        self, ws: _Connection, method: str, arguments: Sequence[Any], timeout: float | None
+    ) -> Any:
+        id, packet = self._session.request(method, arguments)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[id] = future
+        try:
+            async with asyncio.timeout(timeout):
+                try:
+                    await ws.send(packet, text=True)
+                except ConnectionClosed as exc:
+                    raise ConnectionFailed(f"The connection to {self.endpoint} is closed.") from exc
+                return await future
+        finally:
+            self._waiting.pop(id, None)
+            self._session.cancel(id)
+
+    async def send(self, text: str, timeout: float | None = None) -> Any:
+        """Send a chat message (``msg``); the message data as the channel sees it."""
+        return await self.call("msg", [text], timeout)
+
+    async def whisper(self, user: str, text: str, timeout: float | None = None) -> Any:
+        """Whisper ``text`` to ``user`` (who must be in the chat); the message data."""
+        return await self.call("whisper", [user, text], timeout)
+
+    async def start_poll(
+        self, question: str, answers: Sequence[str], duration: float, timeout: float | None = None
+    ) -> Any:
+        """Start a poll (``vote:start``) lasting ``duration`` seconds; the confirmation."""
+        return await self.call("vote:start", [question, list(answers), duration], timeout)
+
+    async def vote(self, option: int, timeout: float | None = None) -> Any:
+        """Vote for answer number ``option`` (from 0) of the running poll (``vote:choose``)."""
+        return await self.call("vote:choose", [option], timeout)
+
+    async def timeout(self, user: str, duration: str | float, timeout: float | None = None) -> Any:
+        """Time ``user`` out for ``duration`` (``"30s"``, ``"5m"``, seconds; ``"clear"``
+        lifts it); the confirmation."""
+        return await self.call("timeout", [user, duration], timeout)
+
+    async def purge(self, user: str, timeout: float | None = None) -> Any:
+        """Remove ``user``'s messages without timing them out."""
+        return await self.call("purge", [user], timeout)
+
+    async def delete_message(self, message_id: str, timeout: float | None = None) -> Any:
+        """Delete one message by id; the confirmation."""
+        return await self.call("deleteMessage", [message_id], timeout)
+
+    async def clear_messages(self, timeout: float | None = None) -> Any:
+        """Remove every message of the channel; the confirmation."""
+        return await self.call("clearMessages", [], timeout)
+
+    async def history(self, count: int = HISTORY_LIMIT, timeout: float | None = None) -> Any:
+        """The channel's latest ``count`` messages (at most 100), oldest first, as message
+        data."""
+        return await self.call("history", [count], timeout)
+
+    async def start_giveaway(self, timeout: float | None = None) -> Any:
+        """Pick a recently active chatter and announce them in chat; the confirmation."""
+        return await self.call("giveaway:start", [], timeout)
+
+    async def ping(self, timeout: float | None = None) -> Any:
+        """Ask the node for a reply (``ping``); None."""
+        return await self.call("ping", [], timeout)
+
+    async def attach_emotes(self, timeout: float | None = None) -> Any:
+        """Have later ChatMessage events carry ``meta.emoticons`` images; None."""
+        return await self.call("attachEmotes", [], timeout)
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+class Chat:
+    """A channel's live chat from blocking code: the methods of :class:`ChatClient`, each
+    waiting for its result on the toolkit's loop, safe in a running Jupyter kernel.
+
+    Made by ``explorer.connect().chat(channel)``, already joined. The chat keeps running in the
+    background (events flow into :attr:`log` while a cell blocks). ``chat.widget()`` (or just
+    ``chat`` as a cell's last line) shows a :class:`~explorer.widgets.LiveChat`; nothing of
+    Jupyter is imported until then. Use ``with`` or :meth:`close`.
+    """
+
+    def __init__(self, client: ChatClient) -> None:
+        self._aio = client
+        self._widget: LiveChat | None = None
+
+    def __repr__(self) -> str:
+        return repr(self._aio).replace("ChatClient", type(self).__name__, 1)
+
+    @property
+    def client(self) -> ChatClient:
+        """The async client underneath (its coroutines run on the toolkit's loop)."""
+        return self._aio
+
+    @property
+    def log(self) -> EventLog:
+        """Every event so far, as a growing table (``chat.log.frame``, ``.messages()``, ...)."""
+        return self._aio.log
+
+    @property
+    def state(self) -> State:
+        """``connecting``, ``connected``, ``authenticated``, ``reconnecting`` or ``closed``."""
+        return self._aio.state
+
+    @property
+    def endpoint(self) -> str | None:
+        """The chat node of the current (or last) connection."""
+        return self._aio.endpoint
+
+    @property
+    def error(self) -> BaseException | None:
+        """Why the chat gave up, if it did."""
+        return self._aio.error
+
+    def close(self) -> None:
+        """Leave the chat."""
+        if self._widget is not None:
+            self._widget.close()
+        loop.run(self._aio.aclose())
+
+    def __enter__(self) -> Chat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def events(
+        self, *names: str, timeout: float | None = None, max_pending: int | None = None
+    ) -> EventIterator:
+        """Iterate over events (only those called ``names``, when given) from now on, for
+        ``timeout`` seconds in all (None: until the chat closes); works in a plain script::
+
+            for event in chat.events("ChatMessage", timeout=30):
+                print(event.data["user_name"], event.data["message"]["message"])
+        """
+        return EventIterator(self._aio, names, max_pending or self._aio.max_pending, timeout)
+
+    def on(self, callback: Callback, *names: str) -> Callable[[], None]:
+        """Call ``callback(event)`` for every event (or those called ``names``), on the
+        toolkit's loop thread; returns a function that stops it. Keep callbacks short."""
+        return self._aio.on(callback, *names)
+
+    def on_state(self, callback: Callable[[State], object]) -> Callable[[], None]:
+        """Call ``callback(state)`` at every state change, on the toolkit's loop thread."""
+        return self._aio.on_state(callback)
+
+    def widget(self, rows: int = 20) -> LiveChat:
+        """A live view of this chat for Jupyter: state, endpoint, counts, rate, the last
+        ``rows`` events (filterable), pause and resume."""
+        from explorer.widgets import LiveChat
+
+        return LiveChat(self.log, self._status, rows=rows, loop=loop.get_loop())
+
+    def poll_chart(self, question: str | None = None) -> PollChart:
+        """A live chart of a poll's responses over time (the latest poll, or ``question``);
+        in a script, ``chat.poll_chart().save("poll.png")``."""
+        from explorer.widgets import PollChart
+
+        return PollChart(self.log, question, loop=loop.get_loop())
+
+    def _status(self) -> tuple[str, str | None]:
+        return str(self._aio.state), self._aio.endpoint
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """Shown in Jupyter as its :meth:`widget` (one, reused by later displays)."""
+        if self._widget is None:
+            self._widget = self.widget()
+        return self._widget._repr_mimebundle_(**kwargs)
+
+    call = Blocking(ChatClient.call)
+    send = Blocking(ChatClient.send)
+    whisper = Blocking(ChatClient.whisper)
+    start_poll = Blocking(ChatClient.start_poll)
+    vote = Blocking(ChatClient.vote)
+    timeout = Blocking(ChatClient.timeout)
+    purge = Blocking(ChatClient.purge)
+    delete_message = Blocking(ChatClient.delete_message)
+    clear_messages = Blocking(ChatClient.clear_messages)
+    history = Blocking(ChatClient.history)
+    start_giveaway = Blocking(ChatClient.start_giveaway)
+    ping = Blocking(ChatClient.ping)
+    attach_emotes = Blocking(ChatClient.attach_emotes)
+
+
+def join(client: ChatClient) -> Chat:
+    """Join ``client``'s chat on the toolkit's loop and wrap it for blocking code."""
+    return Chat(loop.run(client.connect()))

@@ -1,0 +1,364 @@
+"""Live views of a chat for Jupyter: :class:`LiveChat` (what is happening now) and
+:class:`PollChart` (a poll's responses over time), both reading an
+:class:`~explorer.eventlog.EventLog`.
+
+Imported only when a view is asked for (``chat.widget()``, ``display(chat)``,
+``chat.poll_chart()``), so scripts never load ipywidgets or matplotlib. The views know the
+event log and a status callable, nothing of the chat client.
+
+State lives in traits and the view only renders them (anywidget's habit): :meth:`refresh`
+reads the log into traits (``state``, ``total``, ``rate``, ``records``, ...), and the HTML or
+image children are redrawn from those traits alone. Tests call :meth:`refresh` and read the
+traits; no kernel is needed.
+
+Redrawing is throttled: given an event loop, a view refreshes itself from a timer on that loop
+(every 0.1 s for LiveChat, so at most 10 redraws a second however fast events come, and only
+when something changed), reading the last rows with :meth:`EventLog.tail
+<explorer.eventlog.EventLog.tail>`, never the whole table (rendering 100,000 rows as HTML takes
+seconds). The timer runs on the toolkit's loop thread, the one that receives chat, so views
+keep updating while a notebook cell blocks in ``time.sleep``.
+
+Updating widgets from that thread is safe with ipykernel: a trait change sends a comm message
+through the kernel's IOPub socket wrapper, which hands every send to the IOPub thread (thread
+safe since ipykernel 4.3, ipython/ipykernel#149; ipykernel 7.0.0 briefly broke output from
+threads, ipython/ipykernel#1450, fixed in 7.0.1 by #1451). Each message carries a parent
+header: a thread without a context of its own gets the latest cell's (#1451), which is what a
+view's updates should say; a callback scheduled on the loop from a cell would instead inherit
+that cell's context, so the timer runs in an empty one. JupyterLab applies widget updates
+whatever their parent; headless runners (nbclient, Voila) keep only those of the running
+cell, and ``tests/test_widgets.py`` checks with nbclient that updates made while a cell sleeps
+arrive. The other direction is not served while a cell runs: changes made in the browser (the
+event filter, the pause button) reach the kernel on its shell channel, between cells.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import html
+import io
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from matplotlib.figure import Figure
+from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
+
+from explorer.eventlog import KNOWN_EVENTS, POLL_EVENTS, EventLog, poll_progress
+
+#: LiveChat refreshes at most this often (seconds): 10 redraws a second.
+LIVE_INTERVAL = 0.1
+#: PollChart redraws at most this often (seconds): drawing a chart takes tens of ms.
+CHART_INTERVAL = 0.5
+#: The event rate is measured over this many seconds.
+RATE_WINDOW = 5.0
+_ALL = "all events"
+_TEXT_LIMIT = 300
+
+Status = Callable[[], tuple[str, str | None]]
+
+
+class _Timer:
+    """Calls ``tick`` on ``loop`` every ``interval`` seconds until stopped (a view's refresh).
+
+    Each call runs in an empty context: a callback scheduled from a cell would otherwise carry
+    that cell's context forever, and with it ipykernel's parent message, so every update
+    would claim to come from the cell that made the view (see the module docstring).
+    """
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, interval: float, tick: Callable[[], None]
+    ) -> None:
+        self.loop = loop
+        self._interval = interval
+        self._tick = tick
+        self._stopped = False
+        loop.call_soon_threadsafe(self._run, context=contextvars.Context())
+
+    def _run(self) -> None:
+        if self._stopped:
+            return
+        try:
+            self._tick()
+        finally:
+            self.loop.call_later(self._interval, self._run, context=contextvars.Context())
+
+    def stop(self) -> None:
+        """No more ticks (takes effect at the next one)."""
+        self._stopped = True
+
+
+class LiveChat(widgets.VBox):
+    """A live view of a chat: connection state and endpoint, event counts and rate, and the
+    last ``rows`` events as a table, with an event-type filter and pause/resume.
+
+    ``status`` returns ``(state, endpoint)``; ``loop`` is the event loop that receives the
+    chat (the view then refreshes itself at most 10 times a second; without it, call
+    :meth:`refresh`).
+    """
+
+    state = Unicode("connecting", help="The connection's state.")
+    endpoint = Unicode("", help="The chat node connected to.")
+    total = Int(0, help="Events received.")
+    counts = Dict(help="Events received per event name.")
+    rate = Float(0.0, help="Events per second over the last few seconds.")
+    rows = Int(20, help="How many events the table shows.")
+    event_filter = Unicode("", help="Show only this event (empty: every event).")
+    paused = Bool(False, help="Stop redrawing (events keep being recorded).")
+    records: List[dict[str, str]] = List(help="The table's rows: time, event, user, text.")
+    redraws = Int(0, help="Times the view was redrawn.")
+
+    def __init__(
+        self,
+        log: EventLog,
+        status: Status,
+        rows: int = 20,
+        loop: asyncio.AbstractEventLoop | None = None,
+        interval: float = LIVE_INTERVAL,
+    ) -> None:
+        self._log = log
+        self._status = status
+        self._samples: deque[tuple[float, int]] = deque()
+        self._seen: tuple[Any, ...] = ()
+        self._lock = threading.Lock()
+        self._header = widgets.HTML()
+        self._table = widgets.HTML()
+        self._filter = widgets.Dropdown(
+            options=[_ALL, *KNOWN_EVENTS], value=_ALL, description="Show"
+        )
+        self._pause = widgets.ToggleButton(value=False, description="Pause", icon="pause")
+        controls = widgets.HBox([self._filter, self._pause])
+        super().__init__([self._header, controls, self._table])
+        self.rows = rows
+        self._filter.observe(self._filter_changed, "value")
+        self._pause.observe(self._pause_changed, "value")
+        self.observe(self._controls_changed, ["event_filter", "paused", "rows"])
+        self.refresh()
+        self._timer = _Timer(loop, interval, self._on_tick) if loop is not None else None
+
+    # Controls -> traits -> a fresh view.
+
+    def _filter_changed(self, change: dict[str, Any]) -> None:
+        self.event_filter = "" if change["new"] == _ALL else change["new"]
+
+    def _pause_changed(self, change: dict[str, Any]) -> None:
+        self.paused = change["new"]
+
+    def _controls_changed(self, change: dict[str, Any]) -> None:
+        self._filter.value = self.event_filter or _ALL
+        self._pause.value = self.paused
+        self._pause.description = "Resume" if self.paused else "Pause"
+        self._pause.icon = "play" if self.paused else "pause"
+        if not self.paused:
+            self.refresh(force=True)
+
+    # Log -> traits.
+
+    def _on_tick(self) -> None:
+        if not self.paused:
+            self.refresh()
+
+    def refresh(self, force: bool = False) -> bool:
+        """Read the status and the log's last rows into the traits and redraw, unless
+        nothing changed since the last refresh; whether it redrew."""
+        with self._lock:
+            state, endpoint = self._status()
+            total = self._log.total
+            now = time.monotonic()
+            self._samples.append((now, total))
+            while self._samples[0][0] < now - RATE_WINDOW:
+                self._samples.popleft()
+            seen = (state, endpoint, total, self.event_filter, self.rows)
+            if seen == self._seen and not force:
+                return False
+            self._seen = seen
+            first_at, first_total = self._samples[0]
+            tail = self._log.tail(self.rows, self.event_filter or None)
+            with self.hold_trait_notifications():
+                self.state = state
+                self.endpoint = endpoint or ""
+                self.total = total
+                self.counts = self._log.counts
+                self.rate = (total - first_total) / (now - first_at) if now > first_at else 0.0
+                self.records = _records(tail)
+            self._render()
+            return True
+
+    # Traits -> view.
+
+    def _render(self) -> None:
+        counts = ", ".join(f"{name} {count:,}" for name, count in sorted(self.counts.items()))
+        self._header.value = (
+            f"<b>{html.escape(self.state)}</b> {html.escape(self.endpoint)} &middot; "
+            f"{self.total:,} events, {self.rate:,.1f}/s<br><small>{html.escape(counts)}</small>"
+        )
+        cells = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(r[k]))}</td>" for k in _RECORD) + "</tr>"
+            for r in reversed(self.records)
+        )
+        heads = "".join(f"<th style='text-align:left'>{k}</th>" for k in _RECORD)
+        self._table.value = f"<table><thead><tr>{heads}</tr></thead><tbody>{cells}</tbody></table>"
+        self.redraws += 1
+
+    def close(self) -> None:
+        """Stop refreshing and close the view."""
+        if self._timer is not None:
+            self._timer.stop()
+        super().close()
+
+
+_RECORD = ("time", "event", "user", "text")
+
+
+def _records(tail: pd.DataFrame) -> list[dict[str, str]]:
+    """Table rows for the last events: time, event, user and a one-line text."""
+    return [
+        {
+            "time": row.received_at.strftime("%H:%M:%S.%f")[:-3],
+            "event": str(row.event),
+            "user": "" if pd.isna(row.user_name) else str(row.user_name),
+            "text": _summary(row)[:_TEXT_LIMIT],
+        }
+        for row in tail.itertuples(index=False)
+    ]
+
+
+def _summary(row: Any) -> str:
+    """One line saying what an event row is about."""
+    event = str(row.event)
+
+    def value(name: str) -> Any:
+        found = getattr(row, name)
+        return None if found is None or found is pd.NA or found is pd.NaT else found
+
+    if event == "ChatMessage":
+        target = value("target")
+        return f"{value('text') or ''}" + (f" (whisper to {target})" if target else "")
+    if event in ("PollStart", "PollEnd"):
+        responses = value("poll_responses") or {}
+        votes = ", ".join(f"{answer}: {count}" for answer, count in responses.items())
+        return f"{value('poll_q') or ''} [{votes}]"
+    if event in ("DeleteMessage", "PurgeMessage", "ClearMessages"):
+        what = value("message_id") or value("target_user_id") or ""
+        by = value("moderator")
+        return f"{what}" + (f" by {by}" if by else "")
+    if event == "UserTimeout":
+        duration = value("duration_ms")
+        return f"timed out for {duration / 1000:g} s" if duration is not None else "timed out"
+    return value("user_roles") or ""
+
+
+class PollChart(widgets.VBox):
+    """A poll's responses over time, drawn with matplotlib: one line per answer, votes against
+    the time each PollStart/PollEnd event arrived (:func:`~explorer.eventlog.poll_progress`).
+
+    Shows the poll asked as ``question``, else the latest poll in the log, reading the last
+    ``last`` poll events with :meth:`~explorer.eventlog.EventLog.tail`. Given ``loop`` it
+    redraws itself at most every ``interval`` seconds while the poll changes, drawing off the
+    loop thread; without it, call :meth:`refresh`. In a script, :meth:`save` writes the chart
+    to a file.
+    """
+
+    question = Unicode("", help="The poll shown.")
+    answers: List[str] = List(help="Its answers, in order.")
+    responses = Dict(help="Votes per answer, as last reported.")
+    voters = Int(0, help="Voters, as last reported.")
+    ended = Bool(False, help="Whether the poll has ended.")
+    points = Int(0, help="Poll events read (each gives one point per answer).")
+    png = Bytes(help="The chart as a PNG image.")
+
+    def __init__(
+        self,
+        log: EventLog,
+        question: str | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
+        interval: float = CHART_INTERVAL,
+        last: int = 2000,
+    ) -> None:
+        self._log = log
+        self._wanted = question
+        self._last = last
+        self._poll = poll_progress(log.tail(0, POLL_EVENTS))
+        self._newest = -1  # the row number of the newest poll event read
+        self._drawing = threading.Lock()
+        self._image = widgets.Image(format="png")
+        super().__init__([self._image])
+        self.observe(self._show, "png")
+        self.refresh()
+        self._timer = _Timer(loop, interval, self._on_tick) if loop is not None else None
+
+    def _show(self, change: dict[str, Any]) -> None:
+        self._image.value = change["new"]
+
+    def _read(self) -> bool:
+        """Read the poll shown into the traits; whether it changed."""
+        events = self._log.tail(self._last, POLL_EVENTS)
+        question = self._wanted
+        if question is None and len(events):
+            question = str(events["poll_q"].iloc[-1])
+        events = events.loc[events["poll_q"] == question] if question is not None else events[:0]
+        newest = int(events.index[-1]) if len(events) else -1
+        if newest == self._newest and (question or "") == self.question:
+            return False
+        self._newest = newest
+        last = events.iloc[-1] if len(events) else None
+        responses = last["poll_responses"] if last is not None else None
+        with self.hold_trait_notifications():
+            self.question = question or ""
+            self.answers = list(last["poll_answers"] or []) if last is not None else []
+            self.responses = dict(responses) if isinstance(responses, dict) else {}
+            self.voters = (
+                0 if last is None or pd.isna(last["poll_voters"]) else int(last["poll_voters"])
+            )
+            self.ended = last is not None and last["event"] == "PollEnd"
+            self.points = len(events)
+        self._poll = poll_progress(events)
+        return True
+
+    def refresh(self) -> bool:
+        """Read the poll into the traits and redraw if it changed; whether it redrew."""
+        if not self._read():
+            return False
+        self._draw()
+        return True
+
+    def _on_tick(self) -> None:
+        # Reading is quick and stays on the loop; drawing takes tens of ms and does not.
+        if not self._drawing.locked() and self._read():
+            assert self._timer is not None
+            self._timer.loop.run_in_executor(None, self._draw)
+
+    def figure(self) -> Figure:
+        """The chart as a matplotlib figure."""
+        figure = Figure(figsize=(7, 3.5), layout="constrained")
+        axes = figure.add_subplot()
+        for answer, rows in self._poll.groupby("answer", sort=False):
+            axes.step(rows["time"], rows["votes"].astype(float), where="post", label=str(answer))
+        axes.set_title(self.question or "no poll yet")
+        axes.set_xlabel("time (UTC)")
+        axes.set_ylabel("votes")
+        if len(self._poll):
+            axes.legend(loc="upper left")
+        return figure
+
+    def _draw(self) -> None:
+        with self._drawing:
+            buffer = io.BytesIO()
+            self.figure().savefig(buffer, format="png")
+            self.png = buffer.getvalue()
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the chart to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
+        self._read()
+        self.figure().savefig(path)
+
+    def close(self) -> None:
+        """Stop refreshing and close the view."""
+        if self._timer is not None:
+            self._timer.stop()
+        super().close()
