@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint lab bench serve docs clean
+.PHONY: test lint lab notebooks bench serve docs clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -31,6 +31,10 @@ serve: $(STAMP)
 ## lab: start the platform and JupyterLab on the recipes
 lab: $(STAMP)
 	$(BIN)/explorer lab
+
+## notebooks: run every recipe top to bottom (EXPLORER_BASE_URL if set, else the embedded platform)
+notebooks: $(STAMP)
+	$(BIN)/jupyter execute --timeout=300 notebooks/*.ipynb
 
 ## bench: performance goals, each measured side by side in one run, printed as ratios
 bench: $(STAMP)

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 #: chat_ingest reports the eventlog suite's measurements too.
-SUITES = ("rest_server", "rest_client", "chat_ingest")
+SUITES = ("rest_server", "rest_client", "chat_fanout", "chat_ingest", "chat_scaleout")
 
 
 def main(names: list[str]) -> int:

@@ -1,4 +1,6 @@
-"""The ``explorer`` command: ``explorer serve`` runs the platform in the foreground."""
+"""The ``explorer`` command: ``explorer serve`` runs the platform in the foreground;
+``explorer serve chat-node --broker URL --db FILE`` runs one more chat node of a platform whose
+REST process was started with ``--broker URL --db FILE``."""
 
 from __future__ import annotations
 
@@ -6,10 +8,13 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
+from typing import Any
 
+from explorer import lab, tour
 from explorer.emulator.context import Config
+from explorer.emulator.nodeprocess import run_chat_node
 from explorer.emulator.server import Platform, PlatformOptions, run_loop
 
 #: The default settings, shown in ``--help``.
@@ -24,8 +29,28 @@ def default_db() -> Path:
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = sub.add_parser("serve", help="run the platform (REST + chat) in the foreground")
+    serve.add_argument(
+        "role",
+        nargs="?",
+        choices=("platform", "chat-node"),
+        default="platform",
+        help="the whole platform (default), or one chat node of a platform (needs --broker)",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8000, help="REST port (0 picks a free one)")
+    serve.add_argument(
+        "--port", type=int, default=None, help="REST port, default 8000 (chat-node: a free one)"
+    )
+    serve.add_argument(
+        "--broker",
+        default=None,
+        help="redis://host:port/db to spread chat over processes (default: in process)",
+    )
+    serve.add_argument(
+        "--authkey-ttl",
+        type=float,
+        default=DEFAULTS.authkey_ttl,
+        help=f"seconds a chat authkey stays valid (default {DEFAULTS.authkey_ttl:g})",
+    )
     serve.add_argument(
         "--db", default=None, help=f"SQLite file (default {default_db()}; ':memory:' for none)"
     )
@@ -68,15 +93,28 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _announce(platform: Platform) -> None:
     print(f"REST {platform.base_url}", flush=True)
-    for endpoint in platform.chat_endpoints:
+    _announce_chat(platform.chat_endpoints)
+
+
+def _announce_chat(endpoints: list[str]) -> None:
+    for endpoint in endpoints:
         print(f"CHAT {endpoint}", flush=True)
 
 
 def serve(args: argparse.Namespace) -> int:
     """Run the platform until interrupted."""
     db = args.db or str(default_db())
-    if args.chat_nodes < 1 or min(args.sim_rate, args.sim_channel_rate, args.chat_rate) <= 0:
-        print("explorer serve: --chat-nodes and the rates must be positive", file=sys.stderr)
+    fewest_nodes = 0 if args.broker else 1
+    rates = (args.sim_rate, args.sim_channel_rate, args.chat_rate, args.authkey_ttl)
+    if args.chat_nodes < fewest_nodes or min(rates) <= 0:
+        print(
+            "explorer serve: --chat-nodes must be positive (or 0 with --broker), and so must "
+            "the rates and --authkey-ttl",
+            file=sys.stderr,
+        )
+        return 2
+    if args.role == "chat-node" and not args.broker:
+        print("explorer serve chat-node: --broker is required", file=sys.stderr)
         return 2
     config = Config(
         seed=args.seed,
@@ -86,18 +124,27 @@ def serve(args: argparse.Namespace) -> int:
         sim_channel_rate=args.sim_channel_rate,
         chat_rate=args.chat_rate,
         chat_burst=max(DEFAULTS.chat_burst, round(2 * args.chat_rate)),
+        authkey_ttl=args.authkey_ttl,
     )
+    if args.role == "chat-node":
+        node = run_chat_node(db, args.broker, args.host, args.port or 0, config, _announce_chat)
+        return _run(node)
     options = PlatformOptions(
         db=db,
         host=args.host,
-        port=args.port,
+        port=8000 if args.port is None else args.port,
         config=config,
         chat_nodes=args.chat_nodes,
         simulate=args.simulate,
+        broker=args.broker,
     )
-    platform = Platform(options)
+    return _run(Platform(options).run(_announce))
+
+
+def _run(main: Coroutine[Any, Any, None]) -> int:
+    """Run ``main`` until it ends or is interrupted; 1 when it could not start."""
     try:
-        run_loop(platform.run(_announce))
+        run_loop(main)
     except KeyboardInterrupt:
         pass
     except OSError as exc:
@@ -111,9 +158,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="explorer", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     _serve_parser(sub)
+    lab.add_parser(sub)
+    tour.add_parser(sub)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    handlers = {"serve": serve}
+    handlers = {"serve": serve, "lab": lab.run, "tour": tour.run}
     return handlers[args.command](args)
 
 

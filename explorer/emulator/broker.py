@@ -1,24 +1,38 @@
-"""Fan-out between chat nodes, and the one home of room state that nodes must agree on.
+"""Fan-out between chat nodes: rooms publish deliveries, the broker hands them to every
+subscriber of the channel, in this process and, with a Redis broker, in every other.
 
-A channel's chat members may sit on any node. Room logic (:mod:`rooms`) never writes to a
-socket: it publishes a :class:`Delivery` for a channel, and the broker hands it to every
-subscriber of that channel (each node with members there, and the simulator), which writes it
-to its own connections. The state every node must see the same way (who is present, who is
-timed out, the running poll) lives in one :class:`RoomState` per channel, held by the broker;
-history lives in SQLite, which every node shares.
+A channel's chat members may sit on any node, in any process. Room logic (:mod:`rooms`) never
+writes to a socket: it publishes a :class:`Delivery` for a channel, and the broker hands it to
+every subscriber of that channel (each node with members there, and the simulator), which
+writes it to its own connections. The broker holds no room state: presence, timeouts, polls
+and history live in SQLite, which every process of a platform shares (see :mod:`rooms`), so
+one implementation of the room rules serves one process or many.
 
-:class:`InProcessBroker` is the default: nodes run in one process, so delivery is a function
-call and room state is one shared object. A Redis broker (a later issue) implements the same
-interface with pub/sub: a :class:`Delivery` is plain data (bytes, ids) so it serialises as is,
-and ``state()`` returns that process's replica of the room, kept current from the same stream.
+:class:`InProcessBroker` is the default: every node runs in this process, delivery is a call
+made at the moment of publishing, so stored messages reach subscribers in history order.
+:class:`~explorer.emulator.redisbroker.RedisBroker` (``explorer serve --broker redis://...``)
+spreads a platform over processes; :func:`open_broker` picks one from a URL. Besides fan-out a
+broker knows the processes of its platform: :attr:`Broker.origin` names this one in room state,
+:meth:`Broker.watch` reports which are alive (so the living release what the dead held), and
+:meth:`Broker.endpoints` lists the chat nodes of all of them.
 """
 
 from __future__ import annotations
 
+import math
+import uuid
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from explorer.emulator.store import Store
+
+#: Called with the processes alive and a time: what processes not among them held in room
+#: state before that time may be released (see :meth:`Broker.watch`).
+Watcher = Callable[[frozenset[str], float], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +43,10 @@ class Delivery:
     connections that called ``attachEmotes``. ``users`` limits delivery to those users'
     connections (whispers, ``UserTimeout``); ``skip`` names one connection that must not get
     it (the joiner of ``UserJoin``). ``refresh_user`` asks every node to re-read that user's
-    roles before delivering (``UserUpdate``).
+    roles before delivering (``UserUpdate``). A stored chat message carries its position in
+    history, ``seq``, and ``prev``, the position of the channel's message before it (both 0
+    for every other event), so that a broker receiving from several processes can deliver
+    stored messages in history order and fetch any it never received.
     """
 
     event: str
@@ -38,6 +55,8 @@ class Delivery:
     users: frozenset[int] | None = None
     skip: str | None = None
     refresh_user: int | None = None
+    seq: int = 0
+    prev: int = 0
 
 
 class Subscriber(Protocol):
@@ -48,35 +67,13 @@ class Subscriber(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class Poll:
-    """A running poll: question, answers, author, timing and one vote per user."""
-
-    question: str
-    answers: list[str]
-    author: dict[str, Any]
-    duration: float
-    ends_at: float
-    votes: dict[int, int] = field(default_factory=dict)
-    #: Votes arrived since the last progress ``PollStart``.
-    changed: bool = False
-
-
-@dataclass(slots=True)
-class RoomState:
-    """The part of a channel's chat every node must agree on."""
-
-    #: Authenticated users present, with their number of live connections (join order).
-    presence: dict[int, int] = field(default_factory=dict)
-    #: Anonymous connections present.
-    anonymous: int = 0
-    #: Timed-out users and when their timeout ends (epoch seconds).
-    timeouts: dict[int, float] = field(default_factory=dict)
-    poll: Poll | None = None
-
-
 class Broker(ABC):
-    """Routes deliveries to the subscribers of a channel and holds the shared room state."""
+    """Routes deliveries to the subscribers of a channel, in every process of a platform."""
+
+    def __init__(self) -> None:
+        #: This process's name in room state (presence rows, poll owners).
+        self.origin = uuid.uuid4().hex
+        self._watchers: list[Watcher] = []
 
     @abstractmethod
     def subscribe(self, channel_id: int, subscriber: Subscriber) -> None:
@@ -90,17 +87,48 @@ class Broker(ABC):
     def publish(self, channel_id: int, delivery: Delivery) -> None:
         """Hand ``delivery`` to every subscriber of ``channel_id``, on every node."""
 
+    def watch(self, watcher: Watcher) -> None:
+        """Call ``watcher(alive, before)`` whenever the broker knows which processes are
+        alive: what the others held in room state before ``before`` may be released."""
+        self._watchers.append(watcher)
+
+    def _report(self, alive: frozenset[str], before: float) -> None:
+        for watcher in self._watchers:
+            watcher(alive, before)
+
     @abstractmethod
-    def state(self, channel_id: int) -> RoomState:
-        """The shared state of ``channel_id``'s room (created empty on first use)."""
+    def catch_up(self, channel_id: int, seq: int) -> None:
+        """Deliver, before returning, every stored message of ``channel_id`` up to ``seq``
+        that this process has not delivered yet (``history`` calls this, so that a joining
+        client never gets a message both in its ``history`` reply and as a later event)."""
+
+    @abstractmethod
+    def advertise(self, local: Callable[[], list[str]]) -> None:
+        """Where to read this process's running chat node addresses (for the directory)."""
+
+    @abstractmethod
+    def endpoints(self, local: list[str]) -> list[str]:
+        """Every live chat node of the platform, given this process's ``local`` ones."""
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Connect and start background work."""
+
+    @abstractmethod
+    async def refresh(self) -> None:
+        """Publish this process's node addresses now (after nodes started or stopped)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Stop background work and disconnect."""
 
 
 class InProcessBroker(Broker):
-    """Every node in this process: delivery is a call, state is one shared object."""
+    """Every node in this process: delivery is a call."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._subscribers: defaultdict[int, dict[Subscriber, None]] = defaultdict(dict)
-        self._states: dict[int, RoomState] = {}
 
     def subscribe(self, channel_id: int, subscriber: Subscriber) -> None:
         self._subscribers[channel_id][subscriber] = None
@@ -118,8 +146,34 @@ class InProcessBroker(Broker):
             for subscriber in tuple(subscribers):
                 subscriber.deliver(channel_id, delivery)
 
-    def state(self, channel_id: int) -> RoomState:
-        state = self._states.get(channel_id)
-        if state is None:
-            state = self._states[channel_id] = RoomState()
-        return state
+    def catch_up(self, channel_id: int, seq: int) -> None:
+        """Nothing to do: publishing delivered every message at once."""
+
+    def advertise(self, local: Callable[[], list[str]]) -> None:
+        """Nothing to do: there is no directory beyond this process."""
+
+    def endpoints(self, local: list[str]) -> list[str]:
+        return local
+
+    async def start(self) -> None:
+        """This process is the only one, so whatever others held (a crashed run on the same
+        database) is released now."""
+        self._report(frozenset((self.origin,)), math.inf)
+
+    async def refresh(self) -> None:
+        """Nothing to do: :meth:`endpoints` reads the local nodes each time."""
+
+    async def close(self) -> None:
+        """Nothing to do: there is no connection."""
+
+
+def open_broker(url: str | None, store: Store) -> Broker:
+    """The broker for ``url``: None for in process, ``redis://...`` (or ``rediss://``,
+    ``unix://``) for Redis; ``store`` is the platform's database, shared by its processes."""
+    if url is None:
+        return InProcessBroker()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from explorer.emulator.redisbroker import RedisBroker
+
+        return RedisBroker(url, store)
+    raise ValueError(f"unknown broker {url!r}: use redis://host:port/db")

@@ -1,9 +1,13 @@
-"""The chat side of one platform: its nodes, their broker and rooms, seen by REST as a ChatHub.
+"""The chat side of one platform process: its nodes, their broker and rooms, seen by REST as a
+ChatHub.
 
-``GET /chats/{id}`` lists :meth:`ChatCluster.endpoints` (live nodes only), role changes made
-through REST reach rooms through :meth:`ChatCluster.user_updated`, the chats sub-resources read
-presence from :meth:`ChatCluster.present_users`, and the control namespace stops and restarts
-single nodes for fault drills. All nodes run on the platform's event loop.
+``GET /chats/{id}`` lists :meth:`ChatCluster.endpoints` (every live node of the platform: this
+process's running nodes, and with a Redis broker those other processes registered), role
+changes made through REST reach rooms through :meth:`ChatCluster.user_updated`, the chats
+sub-resources read presence from :meth:`ChatCluster.present_users`, and the control namespace
+stops and restarts this process's nodes for fault drills. A cluster may have no node of its
+own (the REST process of a platform whose nodes run in ``explorer serve chat-node``
+processes). All nodes run on the process's event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from explorer.emulator.rooms import Rooms
 
 
 class ChatCluster:
-    """``count`` chat nodes on ``host`` sharing rooms through one broker."""
+    """``count`` chat nodes on ``host`` sharing rooms through one broker; ``port`` (0: free
+    ports) is the first node's port, the others follow it."""
 
     def __init__(
         self,
@@ -25,30 +30,39 @@ class ChatCluster:
         host: str,
         count: int,
         broker: Broker | None = None,
+        port: int = 0,
     ) -> None:
         self.broker = broker if broker is not None else InProcessBroker()
         self.rooms = Rooms(services.store, self.broker, services.config, services.clock)
         self.nodes = [
-            ChatNode(index, self.rooms, self.broker, services.config, host)
+            ChatNode(index, self.rooms, self.broker, services.config, host, port and port + index)
             for index in range(count)
         ]
 
     async def start(self) -> None:
-        """Start every node."""
+        """Start the broker, then every node, then tell the broker where they listen."""
+        self.broker.advertise(self.local_endpoints)
+        await self.broker.start()
         for node in self.nodes:
             await node.start()
+        await self.broker.refresh()
 
     async def close(self) -> None:
-        """Stop every node and the rooms' background work."""
+        """Stop every node, the rooms' background work, then the broker."""
         for node in self.nodes:
             await node.stop()
         await self.rooms.close()
+        await self.broker.close()
+
+    def local_endpoints(self) -> list[str]:
+        """The addresses of this process's running nodes."""
+        return [node.url for node in self.nodes if node.running]
 
     # --- ChatHub ----------------------------------------------------------------------
 
     def endpoints(self) -> list[str]:
-        """The addresses of the running nodes."""
-        return [node.url for node in self.nodes if node.running]
+        """The addresses of every live node of the platform."""
+        return self.broker.endpoints(self.local_endpoints())
 
     async def user_updated(self, channel_id: int, user_id: int) -> None:
         """Apply a role change to connected sessions at once and send ``UserUpdate``."""
@@ -58,10 +72,10 @@ class ChatCluster:
 
     def present_users(self, channel_id: int) -> list[int]:
         """Ids of the signed-in users in ``channel_id``'s chat, in the order they joined."""
-        return list(self.broker.state(channel_id).presence)
+        return self.rooms.present(channel_id)
 
     def node_status(self) -> list[dict[str, Any]]:
-        """Each node's index, address, state, server id and open connections."""
+        """Each of this process's nodes: index, address, state, server id, connections."""
         return [
             {
                 "index": node.index,
@@ -76,7 +90,9 @@ class ChatCluster:
     async def stop_node(self, index: int) -> None:
         """Stop node ``index`` (its clients are disconnected with 1001)."""
         await self.nodes[index].stop()
+        await self.broker.refresh()
 
     async def start_node(self, index: int) -> None:
         """Start node ``index`` again on its address."""
         await self.nodes[index].start()
+        await self.broker.refresh()

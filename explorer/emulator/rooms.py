@@ -36,6 +36,20 @@ Timing out a user also purges their messages (``PurgeMessage`` with ``cause``), 
 platform did. ``history`` returns the channel's latest messages at the time of the call
 (oldest first, at most 100), skipping deleted, purged and cleared ones; whispers are never
 stored. Every accepted message is committed to SQLite before anyone sees it.
+
+Room state lives in SQLite, which every process of a platform shares, so chat nodes spread
+over processes (:mod:`redisbroker`) agree on it: presence (``chat_presence``, one row per user
+and process holding that user's connections), timeouts (``chat_timeouts``), polls
+(``chat_polls``, one row per voter in ``chat_poll_votes``) and history (``chat_messages``).
+Each decision is made by one transaction, and SQLite runs write transactions one at a time, so
+no two nodes make the same decision: the transaction that takes a user's connections from 0
+to 1 (or back to 0) sends ``UserJoin`` (``UserLeave``); one poll runs per channel; a vote
+replaces the voter's earlier one, so a vote counts once whichever node takes it. A poll's timer
+(progress ``PollStart`` every ``POLL_PROGRESS_INTERVAL`` while counts change, then
+``PollEnd``) runs in the process that started the poll, its ``owner``. When a process dies,
+the living release what it held (:meth:`Rooms.release`): its presence rows go (``UserLeave``
+where they held a user's last connection) and its polls get a new owner; the transaction that
+changes those rows does it, so exactly one process does.
 """
 
 from __future__ import annotations
@@ -44,14 +58,16 @@ import asyncio
 import math
 import random
 import re
+import sqlite3
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
 
-from explorer.emulator.broker import Broker, Delivery, Poll, RoomState
+from explorer.emulator.broker import Broker, Delivery
 from explorer.emulator.context import Config
 from explorer.emulator.messages import (
     MAX_LENGTH,
@@ -91,6 +107,31 @@ _RANKS = {"Owner": 3, "Staff": 3, "Founder": 3, "GlobalMod": 2, "Mod": 2}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 _PRUNE_EVERY = 200
+#: Polls that ended this long ago without their owner ending them are dropped, not adopted.
+_STALE_POLL = 10.0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat_presence (
+    channelId INTEGER NOT NULL, userId INTEGER NOT NULL, origin TEXT NOT NULL,
+    connections INTEGER NOT NULL, joinedAt REAL NOT NULL,
+    PRIMARY KEY (channelId, userId, origin)
+);
+CREATE INDEX IF NOT EXISTS chat_presence_origin ON chat_presence (origin);
+CREATE TABLE IF NOT EXISTS chat_timeouts (
+    channelId INTEGER NOT NULL, userId INTEGER NOT NULL, until REAL NOT NULL,
+    PRIMARY KEY (channelId, userId)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chat_polls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, channelId INTEGER NOT NULL, owner TEXT NOT NULL,
+    data TEXT NOT NULL, startedAt REAL NOT NULL, endsAt REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_polls_channel ON chat_polls (channelId, endsAt);
+CREATE TABLE IF NOT EXISTS chat_poll_votes (
+    pollId INTEGER NOT NULL REFERENCES chat_polls (id) ON DELETE CASCADE,
+    userId INTEGER NOT NULL, choice INTEGER NOT NULL,
+    PRIMARY KEY (pollId, userId)
+) WITHOUT ROWID;
+"""
 
 
 @dataclass(eq=False, slots=True)
@@ -132,9 +173,66 @@ class Member:
         return {"user_name": self.username, "user_id": self.user_id, "user_roles": self.roles}
 
 
+@dataclass(frozen=True, slots=True)
+class Poll:
+    """A poll as stored in ``chat_polls`` (its votes are rows of ``chat_poll_votes``)."""
+
+    id: int
+    question: str
+    answers: list[str]
+    author: dict[str, Any]
+    duration: float
+    ends_at: float
+
+    @classmethod
+    def from_row(cls, poll_id: int, data: str, ends_at: float) -> Poll:
+        """The poll of a ``chat_polls`` row."""
+        fields = orjson.loads(data)
+        return cls(
+            poll_id, fields["q"], fields["answers"], fields["author"], fields["duration"], ends_at
+        )
+
+
 def new_message_id() -> str:
     """A fresh UUID-shaped message id."""
     return str(uuid.uuid4())
+
+
+def message_delivery(data: dict[str, Any], **fields: Any) -> Delivery:
+    """The ``ChatMessage`` delivery of message ``data``, with its emoticon-image variant when
+    it has emoticons; ``fields`` are further :class:`Delivery` fields."""
+    extra = encode_event("ChatMessage", with_emoticons(data)) if has_emoticons(data) else None
+    return Delivery(
+        "ChatMessage", encode_event("ChatMessage", data), emotes_payload=extra, **fields
+    )
+
+
+def latest_seq(store: Store) -> int:
+    """The position of the newest stored message of any channel (0 when there is none)."""
+    return int(store.scalar("SELECT MAX(seq) FROM chat_messages") or 0)
+
+
+def latest_seqs(store: Store, after: int) -> dict[int, int]:
+    """The newest position of each channel with messages stored after position ``after``."""
+    return dict(
+        store.all(
+            "SELECT channelId, MAX(seq) FROM chat_messages WHERE seq > ? GROUP BY channelId",
+            (after,),
+        )
+    )
+
+
+def stored_messages(store: Store, channel_id: int, after: int, through: int) -> list[Delivery]:
+    """Deliveries of ``channel_id``'s messages stored at positions ``after < seq <= through``
+    and not deleted, in history order (for brokers that missed them)."""
+    return [
+        message_delivery(orjson.loads(data), seq=seq)
+        for seq, data in store.all(
+            "SELECT seq, data FROM chat_messages WHERE channelId = ? AND seq > ? AND seq <= ? "
+            "AND deleted = 0 ORDER BY seq",
+            (channel_id, after, through),
+        )
+    ]
 
 
 def parse_duration(value: Any) -> float | None:
@@ -211,8 +309,11 @@ class Rooms:
         self.config = config
         self.clock = clock
         self.rng = random.Random(f"{config.seed}:giveaway")
+        #: This process's connections per (channel, user), as its presence rows should say.
+        self.local: Counter[tuple[int, int]] = Counter()
         self._rooms: dict[int, Room] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        broker.watch(self.release)
 
     def get(self, channel_id: int) -> Room | None:
         """The room of a channel that exists and is not suspended, else None."""
@@ -242,6 +343,79 @@ class Rooms:
             return
         member.roles = roles_of(self.store, channel_id, member.user_id)
         member.permissions = frozenset(permissions_of(member.roles, member.scopes))
+
+    def present(self, channel_id: int) -> list[int]:
+        """Ids of the signed-in users in ``channel_id``'s chat, on any node, in join order."""
+        return [
+            row[0]
+            for row in self.store.all(
+                "SELECT userId FROM chat_presence WHERE channelId = ? GROUP BY userId "
+                "ORDER BY MIN(rowid)",
+                (channel_id,),
+            )
+        ]
+
+    def release(self, alive: frozenset[str], before: float) -> None:
+        """Release what processes not in ``alive`` held before ``before`` (a broker's
+        watcher): their presence rows go, with ``UserLeave`` where they held a user's last
+        connection, and their polls are adopted (those long over are dropped). Then restore
+        this process's own rows if another released them while this one was silent."""
+        origin = self.broker.origin
+        keep = orjson.dumps(sorted(alive | {origin})).decode()
+        gone = "NOT IN (SELECT value FROM json_each(?))"
+        held = self.store.one(
+            f"SELECT 1 FROM chat_presence WHERE origin {gone} AND joinedAt < ? UNION ALL "
+            f"SELECT 1 FROM chat_polls WHERE owner {gone} AND startedAt < ? LIMIT 1",
+            (keep, before, keep, before),
+        )
+        if held is not None:
+            with self.store.transaction() as conn:
+                dropped = conn.execute(
+                    f"DELETE FROM chat_presence WHERE origin {gone} AND joinedAt < ? "
+                    "RETURNING channelId, userId",
+                    (keep, before),
+                ).fetchall()
+                left = sorted(
+                    (channel_id, user_id)
+                    for channel_id, user_id in set(dropped)
+                    if not _connections(conn, channel_id, user_id)
+                )
+                conn.execute(
+                    f"DELETE FROM chat_polls WHERE owner {gone} AND endsAt < ?",
+                    (keep, self.clock() - _STALE_POLL),
+                )
+                adopted = conn.execute(
+                    f"UPDATE chat_polls SET owner = ? WHERE owner {gone} AND startedAt < ? "
+                    "RETURNING id, channelId, data, endsAt",
+                    (origin, keep, before),
+                ).fetchall()
+            for channel_id, user_id in left:
+                room = self.get(channel_id)
+                name = self.store.scalar("SELECT username FROM users WHERE id = ?", (user_id,))
+                if room is not None and name is not None:
+                    room.announce_leave(user_id, name)
+            for poll_id, channel_id, data, ends_at in adopted:
+                room = self.get(channel_id)
+                if room is not None:
+                    self.spawn(room.run_poll(Poll.from_row(poll_id, data, ends_at)))
+        self._restore()
+
+    def _restore(self) -> None:
+        """Rewrite this process's presence rows from :attr:`local` when they differ."""
+        origin = self.broker.origin
+        held = self.store.scalar(
+            "SELECT COALESCE(SUM(connections), 0) FROM chat_presence WHERE origin = ?", (origin,)
+        )
+        if held == self.local.total():
+            return
+        now = self.clock()
+        with self.store.transaction() as conn:
+            conn.execute("DELETE FROM chat_presence WHERE origin = ?", (origin,))
+            conn.executemany(
+                "INSERT INTO chat_presence (channelId, userId, origin, connections, joinedAt) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(c, u, origin, n, now) for (c, u), n in self.local.items()],
+            )
 
     def lookup_user(self, name: str) -> tuple[int, str] | None:
         """``(id, username)`` of the user called ``name`` (any case), or None."""
@@ -273,11 +447,6 @@ class Room:
         self.owner_id = owner_id
         self._writes = 0
 
-    @property
-    def state(self) -> RoomState:
-        """The shared state of this room (held by the broker)."""
-        return self.rooms.broker.state(self.channel_id)
-
     def publish(self, event: str, data: Any, **delivery: Any) -> None:
         """Send event ``event`` to the room's members on every node."""
         self.rooms.broker.publish(
@@ -287,39 +456,73 @@ class Room:
     # --- presence ---------------------------------------------------------------------
 
     def join(self, member: Member, key: str) -> None:
-        """Count ``member`` in; the user's first connection sends ``UserJoin`` to the others."""
-        state = self.state
-        if member.user_id is None:
-            state.anonymous += 1
+        """Count ``member``'s connection in; the user's first connection on any node sends
+        ``UserJoin`` to the others (anonymous connections are not counted)."""
+        user_id = member.user_id
+        if user_id is None:
             return
-        count = state.presence.get(member.user_id, 0)
-        state.presence[member.user_id] = count + 1
-        if count == 0:
+        rooms = self.rooms
+        with rooms.store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO chat_presence (channelId, userId, origin, connections, joinedAt) "
+                "VALUES (?, ?, ?, 1, ?) ON CONFLICT (channelId, userId, origin) "
+                "DO UPDATE SET connections = connections + 1",
+                (self.channel_id, user_id, rooms.broker.origin, rooms.clock()),
+            )
+            first = _connections(conn, self.channel_id, user_id) == 1
+        rooms.local[(self.channel_id, user_id)] += 1
+        if first:
             data = {
                 "originatingChannel": self.channel_id,
                 "username": member.username,
                 "roles": member.roles,
-                "id": member.user_id,
+                "id": user_id,
             }
             self.publish("UserJoin", data, skip=key)
 
     def leave(self, member: Member) -> None:
-        """Count ``member`` out; the user's last connection sends ``UserLeave``."""
-        state = self.state
-        if member.user_id is None:
-            state.anonymous = max(state.anonymous - 1, 0)
+        """Count ``member``'s connection out; the user's last connection on any node sends
+        ``UserLeave``."""
+        user_id = member.user_id
+        if user_id is None:
             return
-        count = state.presence.get(member.user_id, 0) - 1
-        if count > 0:
-            state.presence[member.user_id] = count
-            return
-        state.presence.pop(member.user_id, None)
-        data = {
-            "originatingChannel": self.channel_id,
-            "username": member.username,
-            "id": member.user_id,
-        }
+        rooms = self.rooms
+        place = (self.channel_id, user_id)
+        rooms.local[place] -= 1
+        if rooms.local[place] <= 0:
+            del rooms.local[place]
+        where = (self.channel_id, user_id, rooms.broker.origin)
+        with rooms.store.transaction() as conn:
+            held = conn.execute(
+                "UPDATE chat_presence SET connections = connections - 1 "
+                "WHERE channelId = ? AND userId = ? AND origin = ? RETURNING connections",
+                where,
+            ).fetchone()
+            if held is None:
+                return  # released by another process, which sent UserLeave
+            if held[0] <= 0:
+                conn.execute(
+                    "DELETE FROM chat_presence WHERE channelId = ? AND userId = ? AND origin = ?",
+                    where,
+                )
+            last = _connections(conn, self.channel_id, user_id) == 0
+        if last:
+            self.announce_leave(user_id, member.username)
+
+    def announce_leave(self, user_id: int, username: str) -> None:
+        """Send ``UserLeave`` for a user whose last connection went."""
+        data = {"originatingChannel": self.channel_id, "username": username, "id": user_id}
         self.publish("UserLeave", data)
+
+    def is_present(self, user_id: int) -> bool:
+        """Whether ``user_id`` is signed in to this chat on any node."""
+        return (
+            self.rooms.store.one(
+                "SELECT 1 FROM chat_presence WHERE channelId = ? AND userId = ?",
+                (self.channel_id, user_id),
+            )
+            is not None
+        )
 
     def user_updated(self, user_id: int) -> None:
         """Send ``UserUpdate`` for ``user_id``; every node re-reads that user's roles first."""
@@ -360,17 +563,17 @@ class Room:
     def _require_voice(self, member: Member, action: str) -> int:
         """Like ``_require("chat")``, and refused while the member is timed out."""
         user_id = self._require(member, "chat", action)
-        timeouts = self.state.timeouts
-        until = timeouts.get(user_id)
-        if until is not None:
-            left = until - self.rooms.clock()
-            if left > 0:
-                seconds = math.ceil(left)
-                unit = "second" if seconds == 1 else "seconds"
-                raise ChatError(
-                    ChatErrorCode.TIMED_OUT, f"You are timed out for {seconds} more {unit}."
-                )
-            del timeouts[user_id]
+        until = self.rooms.store.scalar(
+            "SELECT until FROM chat_timeouts WHERE channelId = ? AND userId = ?",
+            (self.channel_id, user_id),
+        )
+        left = 0.0 if until is None else until - self.rooms.clock()
+        if left > 0:
+            seconds = math.ceil(left)
+            unit = "second" if seconds == 1 else "seconds"
+            raise ChatError(
+                ChatErrorCode.TIMED_OUT, f"You are timed out for {seconds} more {unit}."
+            )
         return user_id
 
     def _target(self, name: str, member: Member, action: str) -> tuple[int, str]:
@@ -392,7 +595,10 @@ class Room:
     def post(self, data: dict[str, Any]) -> None:
         """Store a chat message, then send ``ChatMessage`` to everyone in the room."""
         with self.rooms.store.transaction() as conn:
-            conn.execute(
+            prev = conn.execute(
+                "SELECT MAX(seq) FROM chat_messages WHERE channelId = ?", (self.channel_id,)
+            ).fetchone()[0]
+            seq = conn.execute(
                 "INSERT INTO chat_messages (id, channelId, userId, createdAt, data) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (
@@ -402,14 +608,12 @@ class Room:
                     self.rooms.clock(),
                     orjson.dumps(data).decode(),
                 ),
-            )
+            ).lastrowid
             self._writes += 1
             if self._writes % _PRUNE_EVERY == 0:
                 self._prune(conn)
-        extra = encode_event("ChatMessage", with_emoticons(data)) if has_emoticons(data) else None
         self.rooms.broker.publish(
-            self.channel_id,
-            Delivery("ChatMessage", encode_event("ChatMessage", data), emotes_payload=extra),
+            self.channel_id, message_delivery(data, seq=seq or 0, prev=prev or 0)
         )
 
     def _prune(self, conn: Any) -> None:
@@ -439,22 +643,15 @@ class Room:
         target = self.rooms.lookup_user(name)
         if target is None:
             raise ChatError(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
-        if target[0] not in self.state.presence:
+        if not self.is_present(target[0]):
             raise ChatError(ChatErrorCode.NOT_FOUND, f"{target[1]} is not in this chat.")
         components, meta = compose(text, self.rooms.lookup_user)
         meta["whisper"] = True
         data = message_data(
             self.channel_id, new_message_id(), member.identity(), components, meta, target[1]
         )
-        extra = encode_event("ChatMessage", with_emoticons(data)) if has_emoticons(data) else None
         self.rooms.broker.publish(
-            self.channel_id,
-            Delivery(
-                "ChatMessage",
-                encode_event("ChatMessage", data),
-                emotes_payload=extra,
-                users=frozenset((user_id, target[0])),
-            ),
+            self.channel_id, message_delivery(data, users=frozenset((user_id, target[0])))
         )
         return self.shown_to(member, data)
 
@@ -463,14 +660,16 @@ class Room:
         _arity(args, "history", "count")
         count = min(_integer(args[0], "count"), HISTORY_LIMIT)
         rows = self.rooms.store.all(
-            "SELECT data FROM chat_messages WHERE channelId = ? AND deleted = 0 "
+            "SELECT seq, data FROM chat_messages WHERE channelId = ? AND deleted = 0 "
             "ORDER BY seq DESC LIMIT ?",
             (self.channel_id, count),
         )
+        if rows:
+            self.rooms.broker.catch_up(self.channel_id, rows[0][0])
         rows.reverse()
         if member.emotes:
-            return [with_emoticons(orjson.loads(row[0])) for row in rows]
-        return [orjson.Fragment(row[0]) for row in rows]
+            return [with_emoticons(orjson.loads(data)) for _, data in rows]
+        return [orjson.Fragment(data) for _, data in rows]
 
     # --- moderation -------------------------------------------------------------------
 
@@ -530,11 +729,19 @@ class Room:
         seconds = parse_duration(args[1])
         self._require(member, "timeout", "time out users")
         user_id, username = self._target(name, member, "time out")
-        timeouts = self.state.timeouts
+        now = self.rooms.clock()
+        with self.rooms.store.transaction() as conn:
+            conn.execute(
+                "DELETE FROM chat_timeouts WHERE channelId = ? AND (userId = ? OR until <= ?)",
+                (self.channel_id, user_id, now),
+            )
+            if seconds is not None:
+                conn.execute(
+                    "INSERT INTO chat_timeouts (channelId, userId, until) VALUES (?, ?, ?)",
+                    (self.channel_id, user_id, now + seconds),
+                )
         if seconds is None:
-            timeouts.pop(user_id, None)
             return f"{username} is no longer timed out."
-        timeouts[user_id] = self.rooms.clock() + seconds
         spelled = format_duration(seconds)
         roles = roles_of(self.rooms.store, self.channel_id, user_id)
         data = {
@@ -561,11 +768,8 @@ class Room:
 
     # --- polls and giveaways ----------------------------------------------------------
 
-    def poll_data(self, poll: Poll) -> dict[str, Any]:
-        """The ``PollStart``/``PollEnd`` data of ``poll`` now."""
-        counts = [0] * len(poll.answers)
-        for choice in poll.votes.values():
-            counts[choice] += 1
+    def poll_data(self, poll: Poll, counts: list[int]) -> dict[str, Any]:
+        """The ``PollStart``/``PollEnd`` data of ``poll`` now, given its vote ``counts``."""
         remaining = max(poll.ends_at - self.rooms.clock(), 0.0)
         return {
             "originatingChannel": self.channel_id,
@@ -574,10 +778,20 @@ class Room:
             "author": poll.author,
             "duration": int(remaining * 1000),
             "endsAt": int(poll.ends_at * 1000),
-            "voters": len(poll.votes),
+            "voters": sum(counts),
             "responses": dict(zip(poll.answers, counts, strict=True)),
             "responsesByIndex": counts,
         }
+
+    def _counts(self, poll: Poll) -> list[int]:
+        """Votes per answer of ``poll`` (one per voter)."""
+        counts = [0] * len(poll.answers)
+        for choice, votes in self.rooms.store.all(
+            "SELECT choice, COUNT(*) FROM chat_poll_votes WHERE pollId = ? GROUP BY choice",
+            (poll.id,),
+        ):
+            counts[choice] = votes
+        return counts
 
     def start_poll(self, member: Member, args: list[Any]) -> Any:
         """``vote:start [question, answers, seconds]``: PollStart now, progress, PollEnd."""
@@ -601,54 +815,86 @@ class Room:
                 f"The duration is a number of seconds from 1 to {MAX_POLL_SECONDS:.0f}.",
             )
         self._require(member, "poll_start", "start a poll")
-        state = self.state
-        if state.poll is not None:
-            raise ChatError(ChatErrorCode.POLL_ERROR, "A poll is already running.")
+        rooms = self.rooms
+        now = rooms.clock()
+        fields = {
+            "q": question,
+            "answers": answers,
+            "author": member.author(),
+            "duration": duration,
+        }
+        with rooms.store.transaction() as conn:
+            running = conn.execute(
+                "SELECT 1 FROM chat_polls WHERE channelId = ? AND endsAt > ?",
+                (self.channel_id, now),
+            ).fetchone()
+            if running is not None:
+                raise ChatError(ChatErrorCode.POLL_ERROR, "A poll is already running.")
+            poll_id = conn.execute(
+                "INSERT INTO chat_polls (channelId, owner, data, startedAt, endsAt) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    self.channel_id,
+                    rooms.broker.origin,
+                    orjson.dumps(fields).decode(),
+                    now,
+                    now + duration,
+                ),
+            ).lastrowid
         poll = Poll(
-            question, list(answers), member.author(), duration, self.rooms.clock() + duration
+            poll_id or 0, question, list(answers), member.author(), duration, now + duration
         )
-        state.poll = poll
-        self.publish("PollStart", self.poll_data(poll))
-        self.rooms.spawn(self._run_poll(poll))
+        self.publish("PollStart", self.poll_data(poll, [0] * len(answers)))
+        rooms.spawn(self.run_poll(poll))
         return "Poll started."
 
-    async def _run_poll(self, poll: Poll) -> None:
-        """Re-send ``PollStart`` with progress while votes arrive, then ``PollEnd``."""
+    async def run_poll(self, poll: Poll) -> None:
+        """The poll's timer, run by its owner: re-send ``PollStart`` while the counts change,
+        then remove the poll and send ``PollEnd``."""
         clock = self.rooms.clock
-        try:
-            while (left := poll.ends_at - clock()) > 0:
-                await asyncio.sleep(min(POLL_PROGRESS_INTERVAL, left))
-                if poll.changed and poll.ends_at > clock():
-                    poll.changed = False
-                    self.publish("PollStart", self.poll_data(poll))
-        finally:
-            if self.state.poll is poll:
-                self.state.poll = None
-        self.publish("PollEnd", self.poll_data(poll))
+        shown = [0] * len(poll.answers)
+        while (left := poll.ends_at - clock()) > 0:
+            await asyncio.sleep(min(POLL_PROGRESS_INTERVAL, left))
+            counts = self._counts(poll)
+            if counts != shown and poll.ends_at > clock():
+                shown = counts
+                self.publish("PollStart", self.poll_data(poll, counts))
+        counts = self._counts(poll)
+        with self.rooms.store.transaction() as conn:
+            conn.execute("DELETE FROM chat_polls WHERE id = ?", (poll.id,))
+        self.publish("PollEnd", self.poll_data(poll, counts))
 
     def vote(self, member: Member, args: list[Any]) -> Any:
         """``vote:choose [index]`` (wire name ``vote``): one vote per user; re-voting moves it."""
         _arity(args, "vote:choose", "option index")
         choice = _integer(args[0], "option index")
         user_id = self._require(member, "poll_vote", "vote")
-        poll = self.state.poll
-        if poll is None or poll.ends_at <= self.rooms.clock():
-            raise ChatError(ChatErrorCode.POLL_ERROR, "There is no poll running.")
-        if choice >= len(poll.answers):
-            raise ChatError(
-                ChatErrorCode.POLL_ERROR,
-                f"There is no option {choice}; choose 0 to {len(poll.answers) - 1}.",
+        with self.rooms.store.transaction() as conn:
+            running = conn.execute(
+                "SELECT id, data FROM chat_polls WHERE channelId = ? AND endsAt > ? "
+                "ORDER BY id DESC LIMIT 1",
+                (self.channel_id, self.rooms.clock()),
+            ).fetchone()
+            if running is None:
+                raise ChatError(ChatErrorCode.POLL_ERROR, "There is no poll running.")
+            options = len(orjson.loads(running[1])["answers"])
+            if choice >= options:
+                raise ChatError(
+                    ChatErrorCode.POLL_ERROR,
+                    f"There is no option {choice}; choose 0 to {options - 1}.",
+                )
+            conn.execute(
+                "INSERT INTO chat_poll_votes (pollId, userId, choice) VALUES (?, ?, ?) "
+                "ON CONFLICT (pollId, userId) DO UPDATE SET choice = excluded.choice",
+                (running[0], user_id, choice),
             )
-        if poll.votes.get(user_id) != choice:
-            poll.votes[user_id] = choice
-            poll.changed = True
         return True
 
     def start_giveaway(self, member: Member, args: list[Any]) -> Any:
         """``giveaway:start []``: pick a present, recently active chatter; announce in chat."""
         _arity(args, "giveaway:start")
         self._require(member, "giveaway_start", "start a giveaway")
-        present = self.state.presence
+        present = set(self.rooms.present(self.channel_id))
         candidates = [
             (user_id, username)
             for user_id, username in self.rooms.store.all(
@@ -673,6 +919,16 @@ class Room:
         ]
         self.post(message_data(self.channel_id, new_message_id(), host.identity(), components, {}))
         return "Giveaway started."
+
+
+def _connections(conn: sqlite3.Connection, channel_id: int, user_id: int) -> int:
+    """A user's connections to a channel's chat over every process."""
+    count: int = conn.execute(
+        "SELECT COALESCE(SUM(connections), 0) FROM chat_presence "
+        "WHERE channelId = ? AND userId = ?",
+        (channel_id, user_id),
+    ).fetchone()[0]
+    return count
 
 
 #: Room methods by wire name.

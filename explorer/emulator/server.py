@@ -3,7 +3,9 @@
 Everything runs on one asyncio event loop: uvicorn's HTTP server, the chat nodes and the
 simulator share it, and so does the single SQLite connection (no locks needed). ``start()``
 runs that loop in a daemon thread for notebooks and tests (port 0 by default); ``explorer
-serve`` runs it in the main thread.
+serve`` runs it in the main thread. With a Redis broker (``PlatformOptions.broker``) this
+process is one of several sharing the database file: chat-node processes join it (see
+:mod:`~explorer.emulator.redisbroker`), and it may run no chat node of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import uvicorn
 
 from explorer.emulator import credentials, world
 from explorer.emulator.app import build_app
+from explorer.emulator.broker import open_broker
 from explorer.emulator.cluster import ChatCluster
 from explorer.emulator.context import Config, Services
 from explorer.emulator.resources import modules, schema_ddl
@@ -46,6 +49,9 @@ class PlatformOptions:
     config: Config = field(default_factory=Config)
     #: Chat nodes to run, each a websocket server on its own port next to REST.
     chat_nodes: int = 2
+    #: The broker between chat nodes: None in process, or ``redis://host:port/db`` to share
+    #: rooms with chat-node processes on the same database.
+    broker: str | None = None
     #: Run the simulated live activity (bots chat, vote, moderate; viewers drift).
     simulate: bool = False
 
@@ -135,7 +141,8 @@ class Platform:
             limit_concurrency=4096,
         )
         self._server = uvicorn.Server(config)
-        chat = ChatCluster(services, self.options.host, self.options.chat_nodes)
+        broker = open_broker(self.options.broker, services.store)
+        chat = ChatCluster(services, self.options.host, self.options.chat_nodes, broker)
         simulator = Simulator(services, chat) if self.options.simulate else None
         try:
             await chat.start()
@@ -210,12 +217,14 @@ def start(
     port: int = 0,
     chat_nodes: int = 2,
     simulate: bool = False,
+    broker: str | None = None,
     **config: object,
 ) -> Platform:
     """Start a platform in a background thread and return it once it serves.
 
     ``chat_nodes`` websocket servers run beside REST; ``simulate`` turns on the bots and
-    viewer drift (off by default here, for tests; ``explorer serve`` turns it on).
+    viewer drift (off by default here, for tests; ``explorer serve`` turns it on); ``broker``
+    is None (in process) or a Redis URL shared with chat-node processes.
     ``buckets`` overrides bucket sizes, e.g. ``{"channel-read": (5, 2.0)}``; other keyword
     arguments set :class:`Config` fields (``authkey_ttl=1.0``, ``sim_rate=5``, ...).
     """
@@ -227,5 +236,6 @@ def start(
         config=replace(base, **config),  # type: ignore[arg-type]
         chat_nodes=chat_nodes,
         simulate=simulate,
+        broker=broker,
     )
     return Platform(options).start_in_thread()

@@ -1,0 +1,363 @@
+"""``explorer tour``: the recipes in a terminal, for scripts and a first look without Jupyter.
+
+Four steps, each printing a compact table and saving its plots as PNG files into ``--out``:
+
+1. rank every channel by ``viewersTotal`` (top ten, the heavy tail, views by language);
+2. watch the busiest live chat for a few seconds, printing messages as they arrive;
+3. sign in as ``streamer``, start a poll in its channel and follow the bots' votes;
+4. sample chat history across channels: the most viewed, random ones, and a few per language.
+
+It talks to ``EXPLORER_BASE_URL`` (or ``--base-url``) and otherwise starts the embedded
+platform in this process, with simulated activity, so the chat steps have something to show.
+Nothing of Jupyter is imported: the plots are drawn with matplotlib's object API
+(``Figure.savefig``, no pyplot and no GUI backend), imported only when the first is saved.
+The notebooks in ``notebooks/`` tell the same story with prose and live widgets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+import explorer
+from explorer.errors import ExplorerError
+from explorer.packets import ChatError, ChatErrorCode
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from explorer.chat import Chat
+
+Write = Callable[[str], None]
+
+POLL_QUESTION = "Which map should we play next?"
+POLL_ANSWERS = ("Dust", "Mirage", "Inferno", "Nuke")
+#: The longest a poll of the simulated streamer runs; ours waits at most this for it to end.
+BOT_POLL_WAIT = 100.0
+_PRINTED_MESSAGES = 12
+_WIDTH = 100
+_RANK_FIELDS = ("id", "token", "online", "viewersTotal", "viewersCurrent", "languageId", "type")
+
+
+@dataclass
+class Tour:
+    """One run of the tour: where to write, how long to watch, what was saved."""
+
+    out: Path
+    watch: float = 5.0
+    poll: float = 10.0
+    sample: int = 10
+    base_url: str | None = None
+    write: Write = print
+    saved: list[Path] = field(default_factory=list)
+
+    def run(self) -> list[Path]:
+        """Run the four steps; the PNG files saved, in order."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        with explorer.connect(self.base_url, progress=False) as api:
+            self.write(f"Platform: {api.base_url}\n")
+            channels = self.rank(api)
+            self.watch_busiest(api)
+            self.run_poll(api.base_url)
+            self.sample_history(api, channels)
+        self.write(f"\nSaved {len(self.saved)} plots in {self.out}/:")
+        for path in self.saved:
+            self.write(f"  {path.name}")
+        return self.saved
+
+    # -- 1. ranking ---------------------------------------------------------------------------
+
+    def rank(self, api: explorer.Client) -> pd.DataFrame:
+        """Rank every channel by viewersTotal; print the top and the tail; plot both."""
+        self.heading("1/4  Ranking channels by viewersTotal")
+        channels = api.channels(
+            order="viewersTotal:desc",
+            fields=_RANK_FIELDS,
+        ).rename(columns={"type.name": "type"})
+        channels.insert(0, "rank", np.arange(1, len(channels) + 1))
+        columns = ["rank", "token", "viewersTotal", "viewersCurrent", "languageId", "type"]
+        self.table(channels.head(10)[columns], f"The top 10 of {len(channels):,} channels")
+        total = channels["viewersTotal"].sum()
+        top = channels.head(max(1, len(channels) // 100))["viewersTotal"].sum()
+        self.write(
+            f"The top 1% of channels hold {top / total:.0%} of all views; "
+            f"the median channel has {channels['viewersTotal'].median():.0f}.\n"
+        )
+        by_language = (
+            channels.groupby("languageId", observed=True)
+            .agg(
+                channels=("token", "size"),
+                views=("viewersTotal", "sum"),
+                top_channel=("token", "first"),
+            )
+            .sort_values("views", ascending=False)
+        )
+        self.table(by_language.head(5), "Views by language (top 5)")
+        self.save("ranking.png", _ranking_figure, channels)
+        self.save("languages.png", _languages_figure, by_language)
+        return channels
+
+    # -- 2. live chat -------------------------------------------------------------------------
+
+    def watch_busiest(self, api: explorer.Client) -> None:
+        """Join the busiest live channel's chat and print what it says for a few seconds."""
+        live = api.channels(
+            where={"online": True},
+            order="viewersCurrent:desc",
+            fields=["id", "token", "viewersCurrent"],
+            max_rows=1,
+        )
+        if live.empty:
+            self.heading("2/4  No channel is live: nothing to watch")
+            return
+        channel_id, token = int(live.index[0]), str(live["token"].iloc[0])
+        viewers = int(live["viewersCurrent"].iloc[0])
+        self.heading(f"2/4  Watching {token}'s chat ({viewers:,} viewers) for {self.watch:g} s")
+        with api.chat(channel_id) as chat:
+            printed = 0
+            for event in chat.events("ChatMessage", timeout=self.watch):
+                if printed < _PRINTED_MESSAGES:
+                    data = event.data
+                    self.write(f"  {data.get('user_name', '?'):>16}: {_text(data)}"[:_WIDTH])
+                printed += 1
+            if printed > _PRINTED_MESSAGES:
+                self.write(f"  ... and {printed - _PRINTED_MESSAGES} more")
+            messages = chat.log.messages()
+            counts = ", ".join(f"{n} {c}" for n, c in sorted(chat.log.counts.items()))
+        self.write(
+            f"\n{len(messages)} messages in {self.watch:g} s "
+            f"({len(messages) / max(self.watch, 1e-9):.1f}/s); all events: {counts}\n"
+        )
+        self.save("chat-rate.png", _rate_figure, messages, token)
+
+    # -- 3. a poll ----------------------------------------------------------------------------
+
+    def run_poll(self, base_url: str) -> None:
+        """Start a poll as ``streamer`` and follow the votes until it ends."""
+        self.heading(f"3/4  A {self.poll:g}-second poll in streamer's channel")
+        with (
+            explorer.connect(
+                base_url, username="streamer", password="explorer", progress=False
+            ) as api,
+            api.chat("streamer") as chat,
+        ):
+            if not self._start_poll(chat):
+                return
+            deadline = time.monotonic() + self.poll + 15
+            for event in chat.events("PollStart", "PollEnd", timeout=self.poll + 15):
+                data = event.data
+                if data.get("q") != POLL_QUESTION:
+                    continue
+                votes = "  ".join(f"{a} {n}" for a, n in (data.get("responses") or {}).items())
+                self.write(f"  {event.event:<9} voters {data.get('voters', 0):>3}   {votes}")
+                if event.event == "PollEnd" or time.monotonic() > deadline:
+                    break
+            polls = chat.log.polls()
+        ours = polls[polls["question"] == POLL_QUESTION]
+        final = ours[ours["ended"]].set_index("answer")[["votes"]]
+        if final.empty:
+            self.write("The poll did not end in time.\n")
+            return
+        final["share"] = (final["votes"] / max(int(final["votes"].sum()), 1)).round(2)
+        self.write("")
+        self.table(final, POLL_QUESTION)
+        self.save("poll.png", _poll_figure, ours)
+
+    def _start_poll(self, chat: Chat) -> bool:
+        """Start our poll, first waiting out a running poll of the simulated streamer."""
+        with chat.events("PollEnd", timeout=BOT_POLL_WAIT) as poll_ends:
+            while True:
+                try:
+                    chat.start_poll(POLL_QUESTION, list(POLL_ANSWERS), self.poll)
+                    return True
+                except ChatError as refused:
+                    if refused.code != ChatErrorCode.POLL_ERROR:
+                        raise
+                    self.write("  (the bots' own poll is running: waiting for it to end)")
+                    if next(poll_ends, None) is None:
+                        self.write("  It did not end in time; skipping the poll.\n")
+                        return False
+
+    # -- 4. history ---------------------------------------------------------------------------
+
+    def sample_history(self, api: explorer.Client, channels: pd.DataFrame) -> None:
+        """Sample chat history from the most viewed, random, and per-language channels."""
+        n = self.sample
+        self.heading(f"4/4  Sampling chat history ({n} top, {n} random, 1 per language)")
+        samples = {
+            "top": channels.head(n),
+            "random": channels.sample(min(n, len(channels)), random_state=1),
+            "by language": channels.head(400)
+            .sample(frac=1, random_state=1)
+            .groupby("languageId", observed=True)
+            .head(1),
+        }
+        history: list[pd.DataFrame] = []
+        for name, chosen in samples.items():
+            for channel_id in chosen.index:
+                with api.chat(int(channel_id), backlog=100) as chat:
+                    messages = chat.log.messages()
+                history.append(messages[messages["from_history"]].assign(sample=name))
+        frame = pd.concat(history, ignore_index=True)
+        frame["length"] = frame["text"].str.len().astype(float)
+        per_channel = frame.groupby(["sample", "channel"]).size()
+        summary = pd.DataFrame(
+            {
+                "channels": pd.Series({name: len(chosen) for name, chosen in samples.items()}),
+                "with_history": per_channel.groupby("sample").size(),
+                "messages": per_channel.groupby("sample").sum(),
+                "mean_length": frame.groupby("sample")["length"].mean().round(1),
+            }
+        ).fillna(0)
+        self.table(summary, "History per sample")
+        chatters = (
+            frame.drop_duplicates("message_id")
+            .groupby("user_name")
+            .size()
+            .sort_values(ascending=False)
+            .head(5)
+            .rename("messages")
+        )
+        self.table(chatters.to_frame(), "Top chatters in the sampled history")
+        self.save("history-lengths.png", _lengths_figure, frame)
+
+    # -- output -------------------------------------------------------------------------------
+
+    def heading(self, text: str) -> None:
+        """Print a step's title."""
+        self.write(f"\n{text}\n{'-' * len(text)}")
+
+    def table(self, frame: pd.DataFrame, title: str) -> None:
+        """Print ``frame`` compactly under ``title``."""
+        self.write(f"{title}:")
+        self.write(frame.to_string(max_colwidth=24, line_width=_WIDTH) + "\n")
+
+    def save(self, name: str, draw: Callable[..., Figure], *data: Any) -> None:
+        """Draw a figure with ``draw(*data)`` and save it as ``name`` in the output folder."""
+        path = self.out / name
+        draw(*data).savefig(path, dpi=100)
+        self.saved.append(path)
+
+
+def _text(data: dict[str, Any]) -> str:
+    """A chat message's text: its components' text, joined."""
+    parts: Iterable[dict[str, Any]] = (data.get("message") or {}).get("message") or ()
+    return "".join(str(part.get("text", "")) for part in parts)
+
+
+def _figure(width: float = 8.0, height: float = 4.0) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _ranking_figure(channels: pd.DataFrame) -> Figure:
+    """The top 20 as bars, and views by rank on log-log axes."""
+    figure = _figure(12, 4.5)
+    bars, tail = figure.subplots(1, 2)
+    top = channels.head(20).iloc[::-1]
+    bars.barh(top["token"].astype(str), top["viewersTotal"].to_numpy(dtype=float))
+    bars.set(xlabel="viewersTotal", title="The 20 most viewed channels")
+    watched = channels[channels["viewersTotal"] > 0]
+    tail.loglog(watched["rank"], watched["viewersTotal"].to_numpy(dtype=float), ".", ms=3)
+    tail.set(xlabel="rank", ylabel="viewersTotal", title="Views by rank (log-log)")
+    return figure
+
+
+def _languages_figure(by_language: pd.DataFrame) -> Figure:
+    figure = _figure(8, 3.5)
+    axes = figure.subplots()
+    axes.bar(by_language.index.astype(str), by_language["views"].to_numpy(dtype=float))
+    axes.set_yscale("log")
+    axes.set(xlabel="language", ylabel="views (log scale)", title="Views by language")
+    return figure
+
+
+def _rate_figure(messages: pd.DataFrame, token: str) -> Figure:
+    """Messages per second while watching."""
+    figure = _figure(8, 3)
+    axes = figure.subplots()
+    live = messages[~messages["from_history"].astype(bool)]
+    if len(live):
+        per_second = live.set_index("received_at").resample("1s").size()
+        seconds = (per_second.index - per_second.index[0]).total_seconds()
+        axes.bar(seconds, per_second.to_numpy(dtype=float), width=0.9, align="edge")
+    axes.set(xlabel="seconds", ylabel="messages", title=f"{token}: chat messages per second")
+    return figure
+
+
+def _poll_figure(poll: pd.DataFrame) -> Figure:
+    """Each answer's votes against the seconds since the poll started."""
+    figure = _figure(8, 4)
+    axes = figure.subplots()
+    start = poll["time"].min()
+    for answer, rows in poll.groupby("answer", sort=False):
+        elapsed = (rows["time"] - start).dt.total_seconds()
+        axes.step(elapsed, rows["votes"].to_numpy(dtype=float), where="post", label=str(answer))
+    axes.set(xlabel="seconds since the poll started", ylabel="votes", title=POLL_QUESTION)
+    axes.legend(loc="upper left")
+    return figure
+
+
+def _lengths_figure(history: pd.DataFrame) -> Figure:
+    figure = _figure(8, 3.5)
+    axes = figure.subplots()
+    for name, rows in history.groupby("sample"):
+        axes.hist(rows["length"], bins=range(0, 60, 2), density=True, histtype="step", label=name)
+    axes.set(xlabel="characters", ylabel="share of messages", title="Message length in history")
+    axes.legend()
+    return figure
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``explorer tour`` and its flags."""
+    parser = sub.add_parser(
+        "tour",
+        help="rank channels, watch chat, run a poll, sample history; save the plots as PNGs",
+        description=(
+            "Rank every channel, watch the busiest chat for a few seconds, run a poll as "
+            "`streamer`, and sample chat history; print compact tables and save the plots as "
+            "PNG files. Talks to EXPLORER_BASE_URL (or --base-url), else starts the embedded "
+            "platform."
+        ),
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("explorer-tour"), help="folder for the PNG files"
+    )
+    parser.add_argument("--watch", type=float, default=5.0, help="seconds to watch chat")
+    parser.add_argument("--poll", type=float, default=10.0, help="the poll's length in seconds")
+    parser.add_argument(
+        "--sample", type=int, default=10, help="channels per history sample (top and random)"
+    )
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        help="the platform's REST base URL (default: EXPLORER_BASE_URL, else embedded)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``explorer tour`` command."""
+    if args.watch <= 0 or args.poll <= 0 or args.sample < 1:
+        print("explorer tour: --watch, --poll and --sample must be positive", file=sys.stderr)
+        return 2
+    # The tour's printed tables are its interface: keep request and server logs out of them.
+    logging.getLogger().setLevel(logging.WARNING)
+    tour = Tour(
+        out=args.out, watch=args.watch, poll=args.poll, sample=args.sample, base_url=args.base_url
+    )
+    try:
+        tour.run()
+    except (ExplorerError, ChatError, TimeoutError) as exc:
+        print(f"explorer tour: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,217 @@
+"""A real browser runs the tour notebook in JupyterLab and sees the live chat widget count.
+
+JupyterLab (a free port, a token, ``--no-browser``) serves a temporary copy of notebooks/ (the
+copy takes JupyterLab's autosaves and checkpoints) with ``EXPLORER_BASE_URL`` pointing at a
+platform with simulated chat. Debian's chromium, driven by Playwright for Python, opens
+``04-tour.ipynb``, runs every cell through the Run menu, and reads the widget's event counter
+twice, a few seconds apart: it must rise while the page is left alone, which proves the whole
+path from chat node to toolkit thread to kernel comm to browser. The screenshot of the live
+widget it takes is the README's (``docs/live-widget.png``): written when that file is missing
+or ``EXPLORER_SCREENSHOT=1`` is set, so an ordinary test run leaves the work tree unchanged.
+
+Playwright only drives the browser; its own browser downloads are never used. The test skips
+only when ``/usr/bin/chromium`` is missing (``apt-get install chromium``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from explorer.emulator import start
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOT = ROOT / "docs" / "live-widget.png"
+#: The LiveChat header: "<state> <endpoint> · 1,234 events, 5.0/s".
+COUNTER = re.compile(r"([\d,]+) events,")
+#: The status bar once the notebook's kernel is connected and ready.
+KERNEL_IDLE = re.compile(r"Python 3 \(ipykernel\) \| Idle")
+#: JupyterLab's news and update checks reach for the network and pop up toasts: off.
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    }
+}
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def jupyterlab(tmp_path: Path) -> Iterator[str]:
+    """JupyterLab on a copy of notebooks/ beside a live platform; its URL with the token."""
+    root = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", root)
+    settings = tmp_path / "lab-settings"
+    for name, values in LAB_SETTINGS.items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(values))
+    port, token = _free_port(), secrets.token_hex(16)
+    with start(simulate=True) as platform:
+        env = {
+            **os.environ,
+            "EXPLORER_BASE_URL": platform.base_url,
+            "JUPYTERLAB_SETTINGS_DIR": str(settings),
+            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+            "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
+            "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+        }
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                "lab",
+                "--no-browser",
+                "--allow-root",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                "--ServerApp.port_retries=0",
+                f"--ServerApp.token={token}",
+                f"--ServerApp.root_dir={root}",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=(tmp_path / "jupyterlab.log").open("w"),
+        )
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_until_serving(server, f"{url}/api/status?token={token}", tmp_path)
+            yield f"{url}/lab/tree/04-tour.ipynb?token={token}"
+        finally:
+            server.terminate()
+            try:
+                server.wait(20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def _wait_until_serving(server: subprocess.Popen[bytes], status: str, logs: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            break
+        try:
+            if httpx.get(status, timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"JupyterLab did not start:\n{(logs / 'jupyterlab.log').read_text()[-3000:]}")
+
+
+def _events(page: Page) -> int:
+    """The widget's event counter as the page shows it now."""
+    header = page.locator(".widget-html-content").filter(has_text=COUNTER).first
+    found = COUNTER.search(header.inner_text())
+    assert found, "the widget shows its event counter"
+    return int(found.group(1).replace(",", ""))
+
+
+def _screenshot_path(tmp_path: Path) -> Path:
+    """docs/live-widget.png when it is missing or EXPLORER_SCREENSHOT=1 asks for a new one;
+    otherwise a temporary file, so that running the tests leaves the work tree unchanged."""
+    if os.environ.get("EXPLORER_SCREENSHOT") == "1" or not SCREENSHOT.exists():
+        SCREENSHOT.parent.mkdir(exist_ok=True)
+        return SCREENSHOT
+    return tmp_path / SCREENSHOT.name
+
+
+def _run_all_cells(page: Page, tries: int = 3) -> None:
+    """Run > Run All Cells once the notebook's kernel is idle, until the first code cell ran.
+
+    JupyterLab skips cells without a word while the notebook has no kernel connection yet
+    (they keep their empty ``[ ]:`` prompt), and the toolbar's execution indicator says
+    ``idle`` before any kernel exists; the status bar's "Python 3 (ipykernel) | Idle" is the
+    reliable sign. On a loaded machine the click can still come early, and JupyterLab then
+    asks which kernel to start: the preferred one, which is what "Select" takes.
+    """
+    page.get_by_text(KERNEL_IDLE).first.wait_for(timeout=90_000)
+    first = page.locator(".jp-CodeCell .jp-InputPrompt").first
+    for _ in range(tries):
+        dialog = page.locator(".jp-Dialog")
+        if dialog.count():
+            dialog.get_by_role("button", name="Select").click()
+            page.get_by_text(KERNEL_IDLE).first.wait_for(timeout=90_000)
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if re.search(r"\[(\*|\d+)\]", first.inner_text()):
+                return
+            time.sleep(0.2)
+
+
+def _explain(page: Page, tmp_path: Path) -> str:
+    """What the page shows when the widget did not appear: prompts, outputs, a screenshot."""
+    page.screenshot(path=str(tmp_path / "page.png"))
+    prompts = page.locator(".jp-InputPrompt").all_inner_texts()
+    outputs = [text[-800:] for text in page.locator(".jp-OutputArea-output").all_inner_texts()]
+    return f"prompts {prompts}; outputs {outputs}; screenshot {tmp_path / 'page.png'}"
+
+
+@pytest.mark.timeout(180)
+def test_tour_widget_counts_live_events_in_the_browser(jupyterlab: str, tmp_path: Path) -> None:
+    """After Run All Cells on 04-tour.ipynb, the live widget's event counter rises by itself."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1500})
+            console: list[str] = []
+            page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+            page.goto(jupyterlab)
+            _run_all_cells(page)
+            header = page.locator(".widget-html-content").filter(has_text=COUNTER).first
+            try:
+                header.wait_for(timeout=60_000)
+            except PlaywrightTimeout:
+                pytest.fail(f"no live widget appeared: {_explain(page, tmp_path)} {console[-30:]}")
+
+            first = _events(page)
+            time.sleep(4)
+            second = _events(page)
+            assert second > first, f"the counter stayed at {first}"
+
+            # Let the rest of the tour (a message, moderation) reach the widget, then keep it.
+            time.sleep(4)
+            widget = page.locator(".jp-OutputArea-output").filter(has=header).first
+            widget.screenshot(path=str(_screenshot_path(tmp_path)))
+        finally:
+            browser.close()
