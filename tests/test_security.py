@@ -235,7 +235,7 @@ def test_expired_jwt_is_401(make_platform: MakePlatform) -> None:
         jwt = client.post("/jwt/authorize").headers["X-JWT"]
     headers = {"Authorization": f"JWT {jwt}"}
     assert httpx.get(platform.base_url + "/users/current", headers=headers).status_code == 200
-    time.sleep(2.1)  # exp is in whole seconds
+    time.sleep(2.1)
     attempt("expired token")
     assert httpx.get(platform.base_url + "/users/current", headers=headers).status_code == 401
 
