@@ -224,6 +224,16 @@ def _row(received_at: float, event: str, **fields: Any) -> Row:
     return tuple(row)
 
 
+def _component_text(part: Mapping[str, Any]) -> Any:
+    return part["text"] if "text" in part else part.get("data", "")
+
+
+def message_text(data: Mapping[str, Any]) -> str:
+    """The text of chat message data: its components' text joined, as the ``text`` column."""
+    parts: Sequence[Any] = (data.get("message") or _NO_MESSAGE).get("message") or ()
+    return "".join([str(_component_text(p)) for p in parts])
+
+
 def _chat_message(received_at: float, data: dict[str, Any], history: bool) -> Row:
     # The common row: a literal tuple in COLUMNS order is ten times cheaper than _row(), and
     # most messages have one component, which needs no join.
@@ -235,10 +245,10 @@ def _chat_message(received_at: float, data: dict[str, Any], history: bool) -> Ro
     channel = get("channel")
     if len(parts) == 1:
         part = parts[0]
-        text = part["text"] if "text" in part else part.get("data", "")
+        text = _component_text(part)
         types = part.get("type", "")
     else:
-        text = "".join([p["text"] if "text" in p else p.get("data", "") for p in parts])
+        text = "".join([_component_text(p) for p in parts])
         types = ",".join([p.get("type", "") for p in parts])
     return (
         received_at,

@@ -20,7 +20,7 @@ import argparse
 import logging
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ import pandas as pd
 
 import explorer
 from explorer.errors import ExplorerError
+from explorer.eventlog import message_text
 from explorer.packets import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ class Tour:
             for event in chat.events("ChatMessage", timeout=self.watch):
                 if printed < _PRINTED_MESSAGES:
                     data = event.data
-                    self.write(f"  {data.get('user_name', '?'):>16}: {_text(data)}"[:_WIDTH])
+                    self.write(f"  {data.get('user_name', '?'):>16}: {message_text(data)}"[:_WIDTH])
                 printed += 1
             if printed > _PRINTED_MESSAGES:
                 self.write(f"  ... and {printed - _PRINTED_MESSAGES} more")
@@ -246,12 +247,6 @@ class Tour:
         path = self.out / name
         draw(*data).savefig(path, dpi=100)
         self.saved.append(path)
-
-
-def _text(data: dict[str, Any]) -> str:
-    """A chat message's text: its components' text, joined."""
-    parts: Iterable[dict[str, Any]] = (data.get("message") or {}).get("message") or ()
-    return "".join(str(part.get("text", "")) for part in parts)
 
 
 def _figure(width: float = 8.0, height: float = 4.0) -> Figure:
