@@ -15,10 +15,10 @@ $(STAMP): pyproject.toml
 ## test: install everything (Python and Debian packages) and run lint, types and all tests
 test: $(STAMP)
 	bash .ci/system-packages
-	$(BIN)/ruff check explorer tests benchmarks
-	$(BIN)/mypy
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -q
 
+## lint: the same lint, format and type checks that make test runs first
 lint: $(STAMP)
 	$(BIN)/ruff check explorer tests benchmarks
 	$(BIN)/ruff format --check explorer tests benchmarks

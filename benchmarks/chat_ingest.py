@@ -39,9 +39,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
 from benchmarks import eventlog
-from explorer.chat import ChatClient
+from explorer.chat import ChatClient, ChatDetails
 from explorer.packets import Method, decode, encode_event, encode_method, encode_reply
-from explorer.rest import ChatDetails
 
 EVENTS = 200_000
 ROUNDS = 3

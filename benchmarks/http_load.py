@@ -32,8 +32,15 @@ class LoadResult:
         return self.requests / self.seconds
 
 
-async def _worker(host: str, port: int, requests: Iterator[bytes], until: float,
-                  latencies: list[float], errors: list[int], max_requests: int) -> None:
+async def _worker(
+    host: str,
+    port: int,
+    requests: Iterator[bytes],
+    until: float,
+    latencies: list[float],
+    errors: list[int],
+    max_requests: int,
+) -> None:
     reader, writer = await asyncio.open_connection(host, port)
     try:
         while time.perf_counter() < until and len(latencies) < max_requests:
@@ -55,8 +62,9 @@ async def _worker(host: str, port: int, requests: Iterator[bytes], until: float,
         writer.close()
 
 
-async def _load(urls: Iterable[str], concurrency: int, seconds: float,
-                max_requests: int) -> LoadResult:
+async def _load(
+    urls: Iterable[str], concurrency: int, seconds: float, max_requests: int
+) -> LoadResult:
     urls = iter(urls)
     first = next(urls)
     parts = urlsplit(first)
@@ -72,19 +80,30 @@ async def _load(urls: Iterable[str], concurrency: int, seconds: float,
     errors: list[int] = []
     started = time.perf_counter()
     until = started + seconds
-    await asyncio.gather(*(
-        _worker(host, port, requests, until, latencies, errors, max_requests)
-        for _ in range(concurrency)
-    ))
+    await asyncio.gather(
+        *(
+            _worker(host, port, requests, until, latencies, errors, max_requests)
+            for _ in range(concurrency)
+        )
+    )
     elapsed = time.perf_counter() - started
     ordered = sorted(latencies)
     p99 = ordered[min(int(len(ordered) * 0.99), len(ordered) - 1)] if ordered else 0.0
-    return LoadResult(len(ordered), elapsed, statistics.median(ordered) * 1000 if ordered else 0.0,
-                      p99 * 1000, len(errors))
+    return LoadResult(
+        len(ordered),
+        elapsed,
+        statistics.median(ordered) * 1000 if ordered else 0.0,
+        p99 * 1000,
+        len(errors),
+    )
 
 
-def load(url: str | Iterable[str], concurrency: int = 32, seconds: float = 3.0,
-         max_requests: int = 200_000) -> LoadResult:
+def load(
+    url: str | Iterable[str],
+    concurrency: int = 32,
+    seconds: float = 3.0,
+    max_requests: int = 200_000,
+) -> LoadResult:
     """Drive ``url`` (one address, repeated; or a finite sequence, each sent once) with
     ``concurrency`` keep-alive connections for at most ``seconds`` and ``max_requests``."""
     urls = itertools.repeat(url) if isinstance(url, str) else url

@@ -42,7 +42,7 @@ import orjson
 import pandas as pd
 
 import explorer
-from explorer import tables
+from explorer import schemas, tables
 from explorer.settings import DEFAULT_CONCURRENCY
 
 CHANNELS = 5000
@@ -160,7 +160,7 @@ def frame_building(base_url: str) -> tuple[float, float]:
             runs.append(time.perf_counter() - start)
         return statistics.median(runs)
 
-    fast = median(lambda: tables.frame(records, tables.CHANNEL))
+    fast = median(lambda: tables.frame(records, schemas.CHANNEL))
     slow = median(lambda: pd.concat([pd.json_normalize(p) for p in pages]))
     return fast, slow
 

@@ -44,8 +44,9 @@ def _summary(name: str, runs: list[LoadResult]) -> str:
     p50 = statistics.median(r.p50_ms for r in runs)
     p99 = statistics.median(r.p99_ms for r in runs)
     errors = sum(r.errors for r in runs)
-    return (f"  {name:<28} {rate:8.0f} req/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   "
-            f"errors {errors}")
+    return (
+        f"  {name:<28} {rate:8.0f} req/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   errors {errors}"
+    )
 
 
 def main() -> None:
@@ -67,15 +68,20 @@ def main() -> None:
                     ours.append(load(platform_url + QUERY, CONCURRENCY, SECONDS))
                     bare.append(load(bare_url + QUERY, CONCURRENCY, SECONDS))
         # Every request a different query: each one misses the page cache.
-        distinct = [f"{platform_url}/channels?order=viewersTotal:desc&limit={limit}&page={page}"
-                    for page in range(40) for limit in range(51, 101)]
+        distinct = [
+            f"{platform_url}/channels?order=viewersTotal:desc&limit={limit}&page={page}"
+            for page in range(40)
+            for limit in range(51, 101)
+        ]
         cold = load(distinct, CONCURRENCY, 20.0, len(distinct))
     print(_summary("platform /channels", ours))
     print(_summary("bare Starlette, same bytes", bare))
     ratio = statistics.median(r.rate for r in ours) / statistics.median(r.rate for r in bare)
     p99 = statistics.median(r.p99_ms for r in ours)
-    print(f"  ratio platform/bare: {ratio:.2f} (goal >= 0.5); platform p99 {p99:.1f} ms "
-          f"(goal < 10 ms)")
+    print(
+        f"  ratio platform/bare: {ratio:.2f} (goal >= 0.5); platform p99 {p99:.1f} ms "
+        f"(goal < 10 ms)"
+    )
     print(_summary("platform, uncached queries", [cold]) + f"   ({cold.requests} distinct pages)")
 
 

@@ -7,10 +7,10 @@ grow an :class:`EventLog`. Errors live in ``explorer.errors``.
 """
 
 from explorer.auth import Grant
-from explorer.chat import Chat, ChatClient
+from explorer.chat import Chat, ChatClient, ChatDetails
 from explorer.eventlog import EventLog
 from explorer.packets import ChatError
-from explorer.rest import AsyncClient, ChatDetails, Client, connect
+from explorer.rest import AsyncClient, Client, connect
 from explorer.tables import time_series
 
 __all__ = [

@@ -59,6 +59,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +76,6 @@ from explorer.packets import ChatError, ChatErrorCode, Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
 
 if TYPE_CHECKING:
-    from explorer.rest import ChatDetails
     from explorer.widgets import LiveChat, PollChart
 
 log = logging.getLogger(__name__)
@@ -91,6 +91,21 @@ _DATA = (Opcode.TEXT, Opcode.BINARY, Opcode.CONT)
 _NODE_FAILURES = (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed)
 
 Message = bytes | bytearray | memoryview
+
+
+@dataclass(frozen=True, slots=True)
+class ChatDetails:
+    """Where and how to join a channel's chat (``GET /chats/{channelId}``).
+
+    ``authkey`` is None for an anonymous caller, who may read but not talk.
+    """
+
+    channel_id: int
+    endpoints: tuple[str, ...]
+    permissions: tuple[str, ...]
+    authkey: str | None = None
+
+
 Callback = Callable[[Event], object]
 
 

@@ -37,7 +37,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from explorer import tables
+from explorer import schemas, tables
 from explorer.query import MAX_LIMIT, format_order
 
 #: A channel's id or its token (name).
@@ -48,7 +48,7 @@ Image: TypeAlias = bytes | str | os.PathLike[str]
 Moment: TypeAlias = datetime | date | pd.Timestamp | str
 
 #: Every analytics series ``analytics()`` knows, as the platform names them.
-ANALYTICS_SERIES: tuple[str, ...] = tuple(tables.ANALYTICS)
+ANALYTICS_SERIES: tuple[str, ...] = tuple(schemas.ANALYTICS)
 MANIFEST_KINDS = ("m3u8", "smil", "ftl", "light", "light2")
 UPLOAD_KINDS = ("thumbnail", "badge", "banner")
 #: Interactive game listings and the path each is served at below ``/interactive/games``.
@@ -107,7 +107,9 @@ async def _image_part(image: Image) -> tuple[str, bytes, str]:
 def _emoticons(pack: Mapping[str, Any]) -> pd.DataFrame:
     """A pack's ``{code: {x, y, width, height}}`` as a frame indexed by code."""
     codes = pack.get("emoticons") or {}
-    return tables.frame([{"code": code, **place} for code, place in codes.items()], tables.EMOTICON)
+    return tables.frame(
+        [{"code": code, **place} for code, place in codes.items()], schemas.EMOTICON
+    )
 
 
 class Answer(Protocol):
@@ -158,7 +160,7 @@ class Groups(Wire):
     async def _table(
         self,
         path: str,
-        schema: tables.Schema,
+        schema: schemas.Schema,
         params: Mapping[str, Any] | None = None,
         *,
         paged: bool = False,
@@ -179,7 +181,7 @@ class Groups(Wire):
     async def _record(
         self,
         path: str,
-        schema: tables.Schema,
+        schema: schemas.Schema,
         params: Mapping[str, Any] | None = None,
         *,
         method: str = "GET",
@@ -193,7 +195,7 @@ class Groups(Wire):
     async def _upload(self, path: str, image: Image) -> pd.DataFrame:
         """POST ``image`` as multipart ``file``; the stored Resource as a one-row frame."""
         part = await _image_part(image)
-        return await self._record(path, tables.RESOURCE, method="POST", files={"file": part})
+        return await self._record(path, schemas.RESOURCE, method="POST", files={"file": part})
 
     # -- followers, roles, relationship -------------------------------------------------------
 
@@ -203,7 +205,7 @@ class Groups(Wire):
         """A channel's followers, newest first, indexed by user id, with ``followedAt``."""
         return await self._table(
             f"/channels/{_q(channel)}/follow",
-            tables.FOLLOWER,
+            schemas.FOLLOWER,
             paged=True,
             max_rows=max_rows,
             progress=progress,
@@ -212,12 +214,12 @@ class Groups(Wire):
     async def follow(self, channel: ChannelKey) -> pd.DataFrame:
         """Follow a channel (idempotent); the follow state and ``numFollowers`` as one row."""
         path = f"/channels/{_q(channel)}/follow"
-        return await self._record(path, tables.FOLLOW_STATE, method="PUT")
+        return await self._record(path, schemas.FOLLOW_STATE, method="PUT")
 
     async def unfollow(self, channel: ChannelKey) -> pd.DataFrame:
         """Stop following a channel (idempotent); the follow state as one row."""
         path = f"/channels/{_q(channel)}/follow"
-        return await self._record(path, tables.FOLLOW_STATE, method="DELETE")
+        return await self._record(path, schemas.FOLLOW_STATE, method="DELETE")
 
     async def channel_users(
         self,
@@ -231,7 +233,7 @@ class Groups(Wire):
         ``role`` keeps one role's holders (bans and mutes are shown to moderators only)."""
         return await self._table(
             f"/channels/{_q(channel)}/users",
-            tables.CHANNEL_USER,
+            schemas.CHANNEL_USER,
             present(role=role),
             paged=True,
             max_rows=max_rows,
@@ -250,7 +252,7 @@ class Groups(Wire):
         ``Muted``); takes effect in chat at once. The user with their roles as one row."""
         return await self._record(
             f"/channels/{_q(channel)}/users/{_q(user_id)}",
-            tables.CHANNEL_USER,
+            schemas.CHANNEL_USER,
             method="PATCH",
             json={"add": _names(add), "remove": _names(remove)},
         )
@@ -258,18 +260,18 @@ class Groups(Wire):
     async def relationship(self, channel: ChannelKey, user_id: int | None = None) -> pd.DataFrame:
         """A user's roles in a channel and their follow (the caller's by default), as one row."""
         path = f"/channels/{_q(channel)}/relationship"
-        return await self._record(path, tables.RELATIONSHIP, present(user=user_id))
+        return await self._record(path, schemas.RELATIONSHIP, present(user=user_id))
 
     # -- hosting and discovery ----------------------------------------------------------------
 
     async def hostee(self, channel: ChannelKey) -> pd.DataFrame:
         """Whom a channel hosts, as one row with the hosted channel's ``hostee.*`` columns."""
-        return await self._record(f"/channels/{_q(channel)}/hostee", tables.HOSTING)
+        return await self._record(f"/channels/{_q(channel)}/hostee", schemas.HOSTING)
 
     async def set_hostee(self, channel: ChannelKey, hostee_id: int) -> pd.DataFrame:
         """Host another channel (owner); the hosting as one row."""
         return await self._record(
-            f"/channels/{_q(channel)}/hostee", tables.HOSTING, method="PUT", json={"id": hostee_id}
+            f"/channels/{_q(channel)}/hostee", schemas.HOSTING, method="PUT", json={"id": hostee_id}
         )
 
     async def stop_hosting(self, channel: ChannelKey) -> None:
@@ -282,7 +284,7 @@ class Groups(Wire):
         """The channels hosting a channel, most watched first, like :meth:`channels`."""
         return await self._table(
             f"/channels/{_q(channel)}/hosters",
-            tables.CHANNEL,
+            schemas.CHANNEL,
             paged=True,
             max_rows=max_rows,
             progress=progress,
@@ -294,7 +296,7 @@ class Groups(Wire):
         """Channels sharing a channel's type and/or language, best matches first."""
         return await self._table(
             f"/channels/{_q(channel)}/related",
-            tables.CHANNEL,
+            schemas.CHANNEL,
             paged=True,
             max_rows=max_rows,
             progress=progress,
@@ -306,7 +308,7 @@ class Groups(Wire):
         """Change a channel's editable fields (owner): ``name``, ``description``, ``typeId``,
         ``languageId``, ``audience``, ``vodsEnabled``. The channel afterwards, as one row."""
         path = f"/channels/{_q(channel)}"
-        return await self._record(path, tables.CHANNEL, method="PATCH", json=changes)
+        return await self._record(path, schemas.CHANNEL, method="PATCH", json=changes)
 
     async def reset_stream_key(self, channel: ChannelKey) -> str:
         """Issue a new stream key (owner), invalidating the old one; the new key."""
@@ -355,12 +357,12 @@ class Groups(Wire):
     async def discord_channels(self, channel: ChannelKey) -> pd.DataFrame:
         """The text and voice channels of a channel's Discord guild (owner or staff)."""
         return await self._table(
-            f"/channels/{_q(channel)}/discord/channels", tables.DISCORD_CHANNEL
+            f"/channels/{_q(channel)}/discord/channels", schemas.DISCORD_CHANNEL
         )
 
     async def discord_roles(self, channel: ChannelKey) -> pd.DataFrame:
         """The roles of a channel's Discord guild (owner or staff)."""
-        return await self._table(f"/channels/{_q(channel)}/discord/roles", tables.DISCORD_ROLE)
+        return await self._table(f"/channels/{_q(channel)}/discord/roles", schemas.DISCORD_ROLE)
 
     async def discord_invite(self, channel: ChannelKey) -> dict[str, Any]:
         """Whether the caller may get an invite to a channel's Discord, and their current one."""
@@ -374,30 +376,30 @@ class Groups(Wire):
 
     async def partnership(self, channel: ChannelKey) -> pd.DataFrame:
         """A channel's partnership application (owner or staff), as one row."""
-        return await self._record(f"/channels/{_q(channel)}/partnership/app", tables.PARTNERSHIP)
+        return await self._record(f"/channels/{_q(channel)}/partnership/app", schemas.PARTNERSHIP)
 
     async def apply_for_partnership(self, channel: ChannelKey, message: str) -> pd.DataFrame:
         """Apply for partnership (owner) with a message of 20-2,000 characters."""
         return await self._record(
             f"/channels/{_q(channel)}/partnership/app",
-            tables.PARTNERSHIP,
+            schemas.PARTNERSHIP,
             method="POST",
             json={"message": message},
         )
 
     async def partnership_codes(self, channel: ChannelKey) -> pd.DataFrame:
         """A partner's redeemable codes (owner or staff), indexed by id."""
-        return await self._table(f"/channels/{_q(channel)}/partnership/codes", tables.REDEEMABLE)
+        return await self._table(f"/channels/{_q(channel)}/partnership/codes", schemas.REDEEMABLE)
 
     async def suspend(self, channel: ChannelKey) -> pd.DataFrame:
         """Suspend a channel (staff): it leaves listings and goes offline. The channel."""
         path = f"/channels/{_q(channel)}/suspend"
-        return await self._record(path, tables.CHANNEL, method="POST")
+        return await self._record(path, schemas.CHANNEL, method="POST")
 
     async def unsuspend(self, channel: ChannelKey) -> pd.DataFrame:
         """Lift a channel's suspension (staff). The channel."""
         path = f"/channels/{_q(channel)}/suspend"
-        return await self._record(path, tables.CHANNEL, method="DELETE")
+        return await self._record(path, schemas.CHANNEL, method="DELETE")
 
     # -- media: recordings, manifests, images, transcodes -------------------------------------
 
@@ -413,7 +415,7 @@ class Groups(Wire):
         ``viewsTotal``, ``duration``) says otherwise, indexed by id; ``vods`` lists files."""
         return await self._table(
             f"/channels/{_q(channel)}/recordings",
-            tables.RECORDING,
+            schemas.RECORDING,
             present(order=format_order(order)),
             paged=True,
             max_rows=max_rows,
@@ -434,7 +436,7 @@ class Groups(Wire):
 
     async def banner(self, channel: ChannelKey) -> pd.DataFrame:
         """A channel's banner image record, as one row (404 when it has none)."""
-        return await self._record(f"/channels/{_q(channel)}/banner", tables.RESOURCE)
+        return await self._record(f"/channels/{_q(channel)}/banner", schemas.RESOURCE)
 
     async def remove_banner(self, channel: ChannelKey) -> None:
         """Remove a channel's banner (owner)."""
@@ -447,7 +449,7 @@ class Groups(Wire):
     async def unlock_transcodes(self, channel: ChannelKey) -> pd.DataFrame:
         """Pay the owner's sparks to unlock lower-quality renditions (owner), as one row."""
         path = f"/channels/{_q(channel)}/transcodes/unlock"
-        return await self._record(path, tables.TRANSCODE_UNLOCK, method="POST")
+        return await self._record(path, schemas.TRANSCODE_UNLOCK, method="POST")
 
     # -- analytics ----------------------------------------------------------------------------
 
@@ -470,7 +472,7 @@ class Groups(Wire):
         naive meaning UTC, or ISO strings); the platform defaults to the last 7 days and allows
         at most 90.
         """
-        schema = tables.ANALYTICS[_choose(series, ANALYTICS_SERIES, "analytics series")]
+        schema = schemas.ANALYTICS[_choose(series, ANALYTICS_SERIES, "analytics series")]
         where = "viewers" if series == "viewerSummary" else f"tsdb/{series}"
         params = present(emoji=emoji, **{"from": _moment(start), "to": _moment(end)})
         records = await self._collect(
@@ -498,7 +500,7 @@ class Groups(Wire):
         path = f"/chats/{_q(channel)}/users"
         return await self._table(
             f"{path}/search" if prefix is not None else path,
-            tables.CHAT_USER,
+            schemas.CHAT_USER,
             present(username=prefix),
             paged=True,
             max_rows=max_rows,
@@ -507,7 +509,7 @@ class Groups(Wire):
 
     async def chat_user(self, channel: ChannelKey, user_id: int) -> pd.DataFrame:
         """One user present in a channel's chat, as one row (404 when not there)."""
-        return await self._record(f"/chats/{_q(channel)}/users/{_q(user_id)}", tables.CHAT_USER)
+        return await self._record(f"/chats/{_q(channel)}/users/{_q(user_id)}", schemas.CHAT_USER)
 
     async def chat_friends(
         self, channel: ChannelKey, *, max_rows: int | None = None, progress: bool | None = None
@@ -515,7 +517,7 @@ class Groups(Wire):
         """Users in a channel's chat whose channels the caller follows."""
         return await self._table(
             f"/chats/{_q(channel)}/friends",
-            tables.CHAT_USER,
+            schemas.CHAT_USER,
             paged=True,
             max_rows=max_rows,
             progress=progress,
@@ -525,7 +527,7 @@ class Groups(Wire):
 
     async def confetti(self, channel: ChannelKey) -> pd.DataFrame:
         """The confetti a channel may fire (platform-wide ones and its own), indexed by id."""
-        return await self._table(f"/channels/{_q(channel)}/confetti", tables.CONFETTI)
+        return await self._table(f"/channels/{_q(channel)}/confetti", schemas.CONFETTI)
 
     async def create_confetti(
         self,
@@ -544,12 +546,12 @@ class Groups(Wire):
             **present(channelId=channel_id),
             **settings,
         }
-        return await self._record("/confetti", tables.CONFETTI, method="PUT", json=body)
+        return await self._record("/confetti", schemas.CONFETTI, method="PUT", json=body)
 
     async def update_confetti(self, confetti_id: int, **changes: Any) -> pd.DataFrame:
         """Change a confetti's ``name``, ``particles``, ``count`` or ``durationMs``."""
         path = f"/confetti/{_q(confetti_id)}"
-        return await self._record(path, tables.CONFETTI, method="PATCH", json=changes)
+        return await self._record(path, schemas.CONFETTI, method="PATCH", json=changes)
 
     async def delete_confetti(self, confetti_id: int) -> None:
         """Delete a confetti (its creator, its channel's owner or staff)."""
@@ -571,7 +573,7 @@ class Groups(Wire):
         where = GAME_LISTINGS[_choose(listing, GAME_LISTINGS, "game listing")]
         return await self._table(
             f"/interactive/games{where}",
-            tables.GAME,
+            schemas.GAME,
             present(q=q),
             paged=True,
             max_rows=max_rows,
@@ -580,19 +582,19 @@ class Groups(Wire):
 
     async def interactive_game(self, game_id: int) -> pd.DataFrame:
         """One interactive game, as one row."""
-        return await self._record(f"/interactive/games/{_q(game_id)}", tables.GAME)
+        return await self._record(f"/interactive/games/{_q(game_id)}", schemas.GAME)
 
     async def create_game(self, name: str, **fields: Any) -> pd.DataFrame:
         """Create an interactive game owned by the caller; ``fields`` may give
         ``description``, ``controlVersion`` and ``installation``. The game as one row."""
         body = {"name": name, **fields}
-        return await self._record("/interactive/games", tables.GAME, method="POST", json=body)
+        return await self._record("/interactive/games", schemas.GAME, method="POST", json=body)
 
     async def update_game(self, game_id: int, **changes: Any) -> pd.DataFrame:
         """Change a game's ``name``, ``description``, ``controlVersion`` or ``installation``
         (owner or editor); the game afterwards."""
         path = f"/interactive/games/{_q(game_id)}"
-        return await self._record(path, tables.GAME, method="PUT", json=changes)
+        return await self._record(path, schemas.GAME, method="PUT", json=changes)
 
     async def delete_game(self, game_id: int) -> None:
         """Delete a game with all its versions (owner or staff)."""
@@ -604,13 +606,13 @@ class Groups(Wire):
 
     async def game_editors(self, game_id: int) -> pd.DataFrame:
         """A game's editors, indexed by user id."""
-        return await self._table(f"/interactive/games/{_q(game_id)}/editors", tables.GAME_EDITOR)
+        return await self._table(f"/interactive/games/{_q(game_id)}/editors", schemas.GAME_EDITOR)
 
     async def add_game_editor(self, game_id: int, user_id: int) -> pd.DataFrame:
         """Let a user edit a game (owner); the new editor as one row."""
         return await self._record(
             f"/interactive/games/{_q(game_id)}/editors",
-            tables.GAME_EDITOR,
+            schemas.GAME_EDITOR,
             method="POST",
             json={"userId": user_id},
         )
@@ -622,11 +624,11 @@ class Groups(Wire):
     async def game_versions(self, game_id: int) -> pd.DataFrame:
         """A game's versions, newest first, indexed by id (drafts only for its team)."""
         path = f"/interactive/games/{_q(game_id)}/versions"
-        return await self._table(path, tables.GAME_VERSION)
+        return await self._table(path, schemas.GAME_VERSION)
 
     async def game_version(self, version_id: int) -> pd.DataFrame:
         """One game version, as one row."""
-        return await self._record(f"/interactive/versions/{_q(version_id)}", tables.GAME_VERSION)
+        return await self._record(f"/interactive/versions/{_q(version_id)}", schemas.GAME_VERSION)
 
     async def create_version(self, game_id: int, version: str, **fields: Any) -> pd.DataFrame:
         """Add a draft ``major.minor.patch`` version to a game (owner or editor); ``fields``
@@ -634,7 +636,7 @@ class Groups(Wire):
         ``controls``. The version as one row."""
         return await self._record(
             "/interactive/versions",
-            tables.GAME_VERSION,
+            schemas.GAME_VERSION,
             method="POST",
             json={"gameId": game_id, "version": version, **fields},
         )
@@ -643,7 +645,7 @@ class Groups(Wire):
         """Change a draft's content and/or move its ``state`` (``pending`` submits it for
         review, ``draft`` withdraws it; staff publish or reject). The version afterwards."""
         path = f"/interactive/versions/{_q(version_id)}"
-        return await self._record(path, tables.GAME_VERSION, method="PUT", json=changes)
+        return await self._record(path, schemas.GAME_VERSION, method="PUT", json=changes)
 
     async def delete_version(self, version_id: int) -> None:
         """Delete an unpublished version (owner or editor)."""
@@ -651,34 +653,34 @@ class Groups(Wire):
 
     async def interactive_hosts(self) -> pd.DataFrame:
         """The interactive hosts viewers join."""
-        return await self._table("/interactive/hosts", tables.INTERACTIVE_HOST)
+        return await self._table("/interactive/hosts", schemas.INTERACTIVE_HOST)
 
     async def interactive_channel(self, channel: ChannelKey) -> pd.DataFrame:
         """The interactive game a channel runs, its version (``version.*``) and host address."""
-        return await self._record(f"/interactive/{_q(channel)}", tables.INTERACTIVE_CHANNEL)
+        return await self._record(f"/interactive/{_q(channel)}", schemas.INTERACTIVE_CHANNEL)
 
     async def interactive_robot(self, channel: ChannelKey) -> pd.DataFrame:
         """Address and key for a channel's game client (owner), as one row."""
-        return await self._record(f"/interactive/{_q(channel)}/robot", tables.INTERACTIVE_ROBOT)
+        return await self._record(f"/interactive/{_q(channel)}/robot", schemas.INTERACTIVE_ROBOT)
 
     # -- the caller's account: achievements, invoices, notifications, OAuth clients, profile --
 
     async def achievements(self) -> pd.DataFrame:
         """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
-        return await self._table("/achievements", tables.ACHIEVEMENT)
+        return await self._table("/achievements", schemas.ACHIEVEMENT)
 
     async def invoices(self) -> pd.DataFrame:
         """The caller's invoices, newest first, indexed by id."""
-        return await self._table("/invoices", tables.INVOICE)
+        return await self._table("/invoices", schemas.INVOICE)
 
     async def invoice(self, invoice_id: int) -> pd.DataFrame:
         """One invoice (the caller's own; staff may read any), as one row."""
-        return await self._record(f"/invoices/{_q(invoice_id)}", tables.INVOICE)
+        return await self._record(f"/invoices/{_q(invoice_id)}", schemas.INVOICE)
 
     async def capture_invoice(self, invoice_id: int) -> pd.DataFrame:
         """Capture a pending invoice, moving its sparks exactly once; the invoice afterwards."""
         path = f"/invoices/{_q(invoice_id)}/capture"
-        return await self._record(path, tables.INVOICE, method="POST")
+        return await self._record(path, schemas.INVOICE, method="POST")
 
     async def notifications(
         self, *, max_rows: int | None = None, progress: bool | None = None
@@ -686,7 +688,7 @@ class Groups(Wire):
         """The caller's notifications, newest first, indexed by id; ``payload`` is an object."""
         return await self._table(
             "/notifications",
-            tables.NOTIFICATION,
+            schemas.NOTIFICATION,
             paged=True,
             max_rows=max_rows,
             progress=progress,
@@ -694,7 +696,7 @@ class Groups(Wire):
 
     async def notification(self, notification_id: int) -> pd.DataFrame:
         """One of the caller's notifications, as one row."""
-        return await self._record(f"/notifications/{_q(notification_id)}", tables.NOTIFICATION)
+        return await self._record(f"/notifications/{_q(notification_id)}", schemas.NOTIFICATION)
 
     async def share_subscription(
         self, notification_id: int, *, shared: bool = True
@@ -703,7 +705,7 @@ class Groups(Wire):
         (``shared=False``); the notification afterwards."""
         return await self._record(
             f"/notifications/{_q(notification_id)}/shareSub",
-            tables.NOTIFICATION,
+            schemas.NOTIFICATION,
             method="POST" if shared else "DELETE",
         )
 
@@ -713,16 +715,16 @@ class Groups(Wire):
         body = await self._object(
             "/notifications/emailUnsubscribe", method="POST", json={"category": category}
         )
-        return tables.frame(body.get("unsubscribed") or [], tables.EMAIL_OPT_OUT)
+        return tables.frame(body.get("unsubscribed") or [], schemas.EMAIL_OPT_OUT)
 
     async def update_user(self, user_id: int, **changes: Any) -> pd.DataFrame:
         """Change one's own ``bio`` (text or None) or ``social`` links; the user afterwards."""
         path = f"/users/{_q(user_id)}"
-        return await self._record(path, tables.USER, method="PATCH", json=changes)
+        return await self._record(path, schemas.USER, method="PATCH", json=changes)
 
     async def oauth_clients(self) -> pd.DataFrame:
         """The OAuth clients the caller registered, indexed by client id."""
-        return await self._table("/oauth/clients", tables.OAUTH_CLIENT)
+        return await self._table("/oauth/clients", schemas.OAUTH_CLIENT)
 
     async def create_oauth_client(
         self,
@@ -740,7 +742,7 @@ class Groups(Wire):
             "confidential": confidential,
             **present(website=website),
         }
-        return await self._record("/oauth/clients", tables.OAUTH_CLIENT, method="POST", json=body)
+        return await self._record("/oauth/clients", schemas.OAUTH_CLIENT, method="POST", json=body)
 
     async def delete_oauth_client(self, client_id: str) -> None:
         """Delete one of the caller's OAuth clients."""
@@ -752,22 +754,22 @@ class Groups(Wire):
         """Announce to every user (staff), at ``level`` ``info``, ``warning`` or ``critical``;
         delivered as notifications. The announcement with its ``recipients`` as one row."""
         body = {"message": message, "level": level}
-        return await self._record("/announcements", tables.ANNOUNCEMENT, method="POST", json=body)
+        return await self._record("/announcements", schemas.ANNOUNCEMENT, method="POST", json=body)
 
     async def frontend_versions(self, *, app: str | None = None) -> pd.DataFrame:
         """Released builds of each client app (or of ``app``), newest first, with ``current``."""
-        return await self._table("/frontendVersions", tables.FRONTEND_VERSION, present(app=app))
+        return await self._table("/frontendVersions", schemas.FRONTEND_VERSION, present(app=app))
 
     async def ingests(self, *, protocol: str | None = None) -> pd.DataFrame:
         """Ingest servers with their load, indexed by name; ``protocol`` keeps those taking it."""
-        return await self._table("/ingests", tables.INGEST, present(protocol=protocol))
+        return await self._table("/ingests", schemas.INGEST, present(protocol=protocol))
 
     async def best_ingest(self, *, protocol: str | None = None) -> pd.DataFrame:
         """The least-loaded ingest (taking ``protocol``), as one row."""
-        return await self._record("/ingests/best", tables.INGEST, present(protocol=protocol))
+        return await self._record("/ingests/best", schemas.INGEST, present(protocol=protocol))
 
     async def languages(self, listing: str = "used") -> pd.DataFrame:
         """Languages with channel counts, indexed by id: those channels ``used`` (most channels
         first), those ``active`` now (most live viewers first) or all ``available``."""
         where = LANGUAGE_LISTINGS[_choose(listing, LANGUAGE_LISTINGS, "language listing")]
-        return await self._table(f"/language/channels{where}", tables.LANGUAGE)
+        return await self._table(f"/language/channels{where}", schemas.LANGUAGE)

@@ -32,7 +32,6 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from itertools import chain
 from types import TracebackType
 from typing import Any
@@ -43,7 +42,7 @@ import orjson
 import pandas as pd
 from tqdm.auto import tqdm
 
-from explorer import embedded, loop, tables
+from explorer import embedded, loop, schemas, tables
 from explorer.auth import (
     JWT_HEADER,
     BearerAuth,
@@ -53,7 +52,7 @@ from explorer.auth import (
     authorize_url,
     parse_grant,
 )
-from explorer.chat import Chat, ChatClient, join
+from explorer.chat import Chat, ChatClient, ChatDetails, join
 from explorer.errors import ClientClosed, ConnectionFailed, PlatformError, error_for
 from explorer.groups import Groups, present
 from explorer.loop import Blocking
@@ -118,19 +117,6 @@ def bucket_of(method: str, path: str) -> str:
         if re.fullmatch(methods, method) and pattern.fullmatch(path):
             return bucket
     return f"{method} /{path.strip('/').split('/', 1)[0]}"
-
-
-@dataclass(frozen=True, slots=True)
-class ChatDetails:
-    """Where and how to join a channel's chat (``GET /chats/{channelId}``).
-
-    ``authkey`` is None for an anonymous caller, who may read but not talk.
-    """
-
-    channel_id: int
-    endpoints: tuple[str, ...]
-    permissions: tuple[str, ...]
-    authkey: str | None = None
 
 
 def _header_number(headers: httpx.Headers, name: str) -> int | None:
@@ -575,7 +561,7 @@ class AsyncClient(Groups):
         records = await self._collect(
             "/channels", params, size=size, pages=pages, max_rows=max_rows, progress=progress
         )
-        return tables.frame(records, tables.CHANNEL, fields=field_names)
+        return tables.frame(records, schemas.CHANNEL, fields=field_names)
 
     async def channel(
         self, id_or_token: int | str, *, fields: str | Iterable[str] | None = None
@@ -588,30 +574,30 @@ class AsyncClient(Groups):
         field_names = _join(fields)
         params = {"fields": ",".join(field_names)} if field_names is not None else None
         body = await self._object(f"/channels/{quote(str(id_or_token), safe='')}", params)
-        return tables.frame([body], tables.CHANNEL, fields=field_names)
+        return tables.frame([body], schemas.CHANNEL, fields=field_names)
 
     async def channel_details(self, id_or_token: int | str) -> pd.DataFrame:
         """One channel with its media resources (thumbnail, cover, badge), as a one-row frame."""
         body = await self._object(f"/channels/{quote(str(id_or_token), safe='')}/details")
-        return tables.frame([body], tables.CHANNEL)
+        return tables.frame([body], schemas.CHANNEL)
 
     async def types(self, *, online: bool | None = None) -> pd.DataFrame:
         """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
         params = {"online": int(online)} if online is not None else {}
         body = await self._json("GET", "/types", params=params)
-        return tables.frame(body, tables.TYPE)
+        return tables.frame(body, schemas.TYPE)
 
     async def game_type(self, type_id: int) -> pd.DataFrame:
         """One type (game or category) as a one-row frame."""
-        return tables.frame([await self._object(f"/types/{int(type_id)}")], tables.TYPE)
+        return tables.frame([await self._object(f"/types/{int(type_id)}")], schemas.TYPE)
 
     async def user(self, user_id: int) -> pd.DataFrame:
         """One user as a one-row frame indexed by user id."""
-        return tables.frame([await self._object(f"/users/{int(user_id)}")], tables.USER)
+        return tables.frame([await self._object(f"/users/{int(user_id)}")], schemas.USER)
 
     async def current_user(self) -> pd.DataFrame:
         """The signed-in user, with channel, groups, email and preferences, as a one-row frame."""
-        return tables.frame([await self._object("/users/current")], tables.CURRENT_USER)
+        return tables.frame([await self._object("/users/current")], schemas.CURRENT_USER)
 
     async def chat_details(self, channel_id: int) -> ChatDetails:
         """Where to connect for a channel's chat, the caller's permissions and an authkey."""
@@ -631,12 +617,12 @@ class AsyncClient(Groups):
         body = await self._json(
             "POST", "/users", json={"username": username, "password": password, "email": email}
         )
-        return tables.frame([body], tables.USER)
+        return tables.frame([body], schemas.USER)
 
     async def confirm(self, user_id: int, code: str) -> pd.DataFrame:
         """Verify an account with the code from its confirmation mail; the user afterwards."""
         body = await self._json("PUT", f"/users/{int(user_id)}/confirm", json={"code": code})
-        return tables.frame([body], tables.USER)
+        return tables.frame([body], schemas.USER)
 
     # -- signing in ------------------------------------------------------------------------
 
@@ -665,7 +651,7 @@ class AsyncClient(Groups):
         )
         self._credentials = None
         self._pacer.forget()
-        return tables.frame([body], tables.CURRENT_USER)
+        return tables.frame([body], schemas.CURRENT_USER)
 
     async def logout(self) -> None:
         """End the cookie session; the client is anonymous afterwards."""

@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 import explorer
-from explorer.chat import Chat, ChatClient
+from explorer.chat import Chat, ChatClient, ChatDetails
 from explorer.errors import ClientClosed, ConnectionFailed
 from explorer.packets import ChatError, ChatErrorCode, Event
-from explorer.rest import ChatDetails
 from explorer.session import State
 from tests.chatkit import World
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal, assert_series_equal
 
-from explorer import tables
+from explorer import schemas, tables
 
 # -- records written from reference.md (Channel, User, Type), not produced by the platform ----
 
@@ -210,19 +210,19 @@ def expected_channels() -> pd.DataFrame:
 
 def test_channels_golden_frame() -> None:
     """Channel records flatten to the declared dotted columns, dtypes and id index."""
-    assert_frame_equal(tables.frame([CHANNEL_A, CHANNEL_B], tables.CHANNEL), expected_channels())
+    assert_frame_equal(tables.frame([CHANNEL_A, CHANNEL_B], schemas.CHANNEL), expected_channels())
 
 
 def test_frame_leaves_records_untouched() -> None:
     """Building a frame does not modify the records it was given."""
     records = [copy.deepcopy(CHANNEL_A)]
-    tables.frame(records, tables.CHANNEL)
+    tables.frame(records, schemas.CHANNEL)
     assert records == [CHANNEL_A]
 
 
 def test_empty_listing_keeps_columns_and_dtypes() -> None:
     """No records still give every declared column with its dtype."""
-    empty = tables.frame([], tables.CHANNEL)
+    empty = tables.frame([], schemas.CHANNEL)
     golden = expected_channels()
     assert list(empty.columns) == list(golden.columns)
     assert_series_equal(
@@ -238,7 +238,7 @@ def test_projection_keeps_only_the_named_fields_in_order() -> None:
         {"viewersTotal": 250000, "token": "streamer"},
         {"viewersTotal": 4397, "token": "elzen"},
     ]
-    got = tables.frame(records, tables.CHANNEL, fields=["viewersTotal", "token"])
+    got = tables.frame(records, schemas.CHANNEL, fields=["viewersTotal", "token"])
     expected = pd.DataFrame(
         {"viewersTotal": ints(250000, 4397), "token": texts("streamer", "elzen")}
     )
@@ -248,14 +248,14 @@ def test_projection_keeps_only_the_named_fields_in_order() -> None:
 def test_projection_of_an_embedded_object_brings_its_columns() -> None:
     """Projecting ``type`` gives all the ``type.*`` columns."""
     records: list[dict[str, Any]] = [{"id": 100164, "type": TYPE_3}, {"id": 100293, "type": None}]
-    got = tables.frame(records, tables.CHANNEL, fields=["id", "type"])
+    got = tables.frame(records, schemas.CHANNEL, fields=["id", "type"])
     assert_frame_equal(got, expected_channels().filter(like="type."))
 
 
 def test_optional_column_appears_only_when_present() -> None:
     """``streamKey`` (the owner's view) is a column only when a record has it."""
-    assert "streamKey" not in tables.frame([CHANNEL_A], tables.CHANNEL).columns
-    owned = tables.frame([{**CHANNEL_A, "streamKey": "100164-abc"}], tables.CHANNEL)
+    assert "streamKey" not in tables.frame([CHANNEL_A], schemas.CHANNEL).columns
+    owned = tables.frame([{**CHANNEL_A, "streamKey": "100164-abc"}], schemas.CHANNEL)
     assert owned["streamKey"].tolist() == ["100164-abc"]
 
 
@@ -268,7 +268,7 @@ def test_undeclared_fields_are_kept_with_inferred_dtypes() -> None:
         "badge": {"id": 9, "url": "/b/9"},
         "tags": ["a", "b"],
     }
-    got = tables.frame([{**CHANNEL_A, **extra}], tables.CHANNEL)
+    got = tables.frame([{**CHANNEL_A, **extra}], schemas.CHANNEL)
     expected = pd.DataFrame(
         {
             "score": pd.Series([1.5], dtype="float64").array,
@@ -286,7 +286,7 @@ def test_undeclared_fields_are_kept_with_inferred_dtypes() -> None:
 
 def test_enum_values_outside_the_declared_categories_are_kept() -> None:
     """An audience the schema does not list becomes an extra category, not a missing value."""
-    got = tables.frame([{**CHANNEL_A, "audience": "kids"}], tables.CHANNEL)
+    got = tables.frame([{**CHANNEL_A, "audience": "kids"}], schemas.CHANNEL)
     assert list(got["audience"].cat.categories) == ["family", "teen", "18+", "kids"]
     assert got["audience"].tolist() == ["kids"]
 
@@ -310,7 +310,7 @@ def test_users_golden_frame() -> None:
         },
         index=ids(1, 94),
     )
-    assert_frame_equal(tables.frame([USER_1, USER_94], tables.USER), expected)
+    assert_frame_equal(tables.frame([USER_1, USER_94], schemas.USER), expected)
 
 
 def test_types_golden_frame() -> None:
@@ -329,7 +329,7 @@ def test_types_golden_frame() -> None:
         },
         index=ids(3),
     )
-    assert_frame_equal(tables.frame([TYPE_3], tables.TYPE), expected)
+    assert_frame_equal(tables.frame([TYPE_3], schemas.TYPE), expected)
 
 
 def test_current_user_flattens_channel_and_keeps_groups() -> None:
@@ -342,7 +342,7 @@ def test_current_user_flattens_channel_and_keeps_groups() -> None:
         "email": "streamer@example.org",
         "preferences": {"chat:sounds:play": True},
     }
-    got = tables.frame([record], tables.CURRENT_USER)
+    got = tables.frame([record], schemas.CURRENT_USER)
     golden = expected_channels().iloc[:1]
     assert got["channel.id"].tolist() == [100164]
     assert_series_equal(
@@ -391,6 +391,6 @@ def test_time_series_has_a_sorted_utc_datetime_index(stamps: list[Any]) -> None:
 
 def test_timestamps_with_an_offset_are_converted_to_utc() -> None:
     """ISO timestamps with a UTC offset (not only ``Z``) land on the same UTC instant."""
-    schema = tables.Schema({"at": "time"})
+    schema = schemas.Schema({"at": "time"})
     got = tables.frame([{"at": "2020-01-01T02:00:00+02:00"}, {"at": None}], schema)
     assert_frame_equal(got, pd.DataFrame({"at": times("2020-01-01T00:00:00Z", None)}))
