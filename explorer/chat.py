@@ -30,17 +30,21 @@ the log and the event stream equal what the channel said. ``history`` returns at
 messages; :attr:`ChatClient.gaps` counts reconnects that may have missed more.
 
 The ingest path: a busy channel must never outrun the client, or the server drops it as too
-slow. The connection is a :class:`websockets.asyncio.client.ClientConnection` subclass that
-collects the messages websockets parses from one socket read (overriding ``process_event``,
-``data_received`` and ``connection_lost``, present from websockets 14 to 17) and hands them
-to the session together, instead of queueing each for ``recv()``, whose queue and futures cost
-more per message than decoding the JSON does. The session decodes each frame once (orjson),
+slow. The connection is a :class:`~explorer.chatsocket.ChatSocket`, on websockets' documented
+sans-I/O protocol, that hands the messages of one socket read to the session together, instead
+of queueing each for a ``recv()`` whose queue and futures cost more per message than decoding
+the JSON does. The session decodes each frame once (orjson),
 the event log keeps the frame's bytes as the packet, and the DataFrame rows are built later:
 when read, or while the socket is quiet (:meth:`~explorer.eventlog.EventLog.materialise`,
 every ``QUIET_INTERVAL`` seconds with fewer than ``QUIET_EVENTS`` new events).
-``benchmarks/chat_ingest.py`` measures this path against a bare websockets client (0.88 of its
-rate). The client does not offer permessage-deflate unless asked (``compression="deflate"``):
-on the loopback it costs more than it saves.
+``benchmarks/chat_ingest.py`` measures this path against a bare websockets client. The client
+does not offer permessage-deflate unless asked (``compression="deflate"``): on the loopback it
+costs more than it saves.
+
+Errors: a method's error reply raises :class:`~explorer.errors.ChatError` (its ``code`` a
+:class:`~explorer.errors.ChatErrorCode`), a method without a reply in time
+:class:`~explorer.errors.ChatTimeout` (also a ``TimeoutError``); all are
+:class:`~explorer.errors.ExplorerError`.
 
 Events: ``async for event in chat`` (or ``chat.events("ChatMessage")``) yields
 :class:`~explorer.packets.Event` objects, each iterator from the moment it is made; a consumer
@@ -53,6 +57,8 @@ called with each new :class:`~explorer.session.State`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import html
 import logging
 import random
 import threading
@@ -63,16 +69,12 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
-from websockets.frames import Frame, Opcode
-from websockets.protocol import Event as ProtocolEvent
-
 from explorer import loop
-from explorer.errors import ClientClosed, ConnectionFailed
+from explorer.chatsocket import ChatSocket, Compression, Message
+from explorer.errors import ChatError, ChatErrorCode, ChatTimeout, ClientClosed, ConnectionFailed
 from explorer.eventlog import EventLog
 from explorer.loop import Blocking
-from explorer.packets import ChatError, ChatErrorCode, Event
+from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
 
 if TYPE_CHECKING:
@@ -86,11 +88,8 @@ QUIET_INTERVAL = 0.25
 QUIET_EVENTS = 5_000
 #: Time the last attempt gets to open and join when it starts at the give-up deadline.
 _LAST_TRY = 0.5
-_DATA = (Opcode.TEXT, Opcode.BINARY, Opcode.CONT)
-#: What a failed attempt to reach a node raises (translated to ConnectionFailed).
-_NODE_FAILURES = (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed)
-
-Message = bytes | bytearray | memoryview
+#: What a failed attempt to reach or join a node raises (ChatTimeout is a TimeoutError).
+_NODE_FAILURES = (ConnectionFailed, TimeoutError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,55 +106,6 @@ class ChatDetails:
 
 
 Callback = Callable[[Event], object]
-
-
-class _Connection(ClientConnection):
-    """A websockets client connection that hands the messages of each socket read to
-    :attr:`deliver` as soon as they are parsed, instead of queueing them one by one for
-    ``recv()`` (see the module docstring), and tells :attr:`lost` when it closes.
-
-    Messages that arrive before :meth:`attach` (the server's ``WelcomeEvent`` can come in the
-    same packet as the handshake) are kept until then.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._batch: list[Message] = []
-        self._parts: list[Message] = []
-        self.deliver: Callable[[list[Message]], None] | None = None
-        self.lost: Callable[[_Connection], None] | None = None
-
-    def attach(
-        self, deliver: Callable[[list[Message]], None], lost: Callable[[_Connection], None]
-    ) -> None:
-        """Send every message, from the first, to ``deliver``; call ``lost`` on closing."""
-        self.deliver, self.lost = deliver, lost
-        self._flush()
-
-    def _flush(self) -> None:
-        if self._batch and self.deliver is not None:
-            batch, self._batch = self._batch, []
-            self.deliver(batch)
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)  # parses the frames: process_event() for each
-        self._flush()
-
-    def process_event(self, event: ProtocolEvent) -> None:
-        if self.response is None or type(event) is not Frame or event.opcode not in _DATA:
-            super().process_event(event)  # the handshake, pings, pongs, close
-        elif event.fin and not self._parts:
-            self._batch.append(event.data)
-        else:
-            self._parts.append(event.data)
-            if event.fin:
-                self._batch.append(b"".join(self._parts))
-                self._parts.clear()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        if self.lost is not None:
-            self.lost(self)
 
 
 class _Feed:
@@ -276,8 +226,10 @@ class ChatClient:
     authkey (without it, or without an authkey, the client joins anonymously). ``log`` is the
     :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise);
     ``backlog`` adds that many earlier messages (at most 100) to it on joining. Timeouts are in
-    seconds: ``call_timeout`` per method, ``open_timeout`` per connection attempt,
-    ``give_up_after`` without any node answering. ``seed`` makes endpoint choice and backoff
+    seconds: ``call_timeout`` per method, ``open_timeout`` per connection attempt (connection
+    and handshake), ``close_timeout`` for the close handshake, ``give_up_after`` without any
+    node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
+    node that answers none within ``ping_timeout``. ``seed`` makes endpoint choice and backoff
     jitter repeatable (tests).
 
     Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
@@ -297,7 +249,10 @@ class ChatClient:
         reconnect_delay: float = 0.5,
         max_reconnect_delay: float = 10.0,
         give_up_after: float = 60.0,
-        compression: str | None = None,
+        close_timeout: float = 10.0,
+        ping_interval: float | None = 20.0,
+        ping_timeout: float = 20.0,
+        compression: Compression = None,
         max_pending: int = 10_000,
         seed: int | None = None,
     ) -> None:
@@ -310,13 +265,16 @@ class ChatClient:
         self.reconnect_delay = reconnect_delay
         self.max_reconnect_delay = max_reconnect_delay
         self.give_up_after = give_up_after
+        self.close_timeout = close_timeout
+        self.ping_interval = ping_interval
+        self.ping_timeout = ping_timeout
         self.compression = compression
         self.max_pending = max_pending
         self._rng = random.Random(seed)
         self._session = Session(self.log)
         self._details: ChatDetails | None = None
         self._user_id: int | None = None
-        self._ws: _Connection | None = None
+        self._ws: ChatSocket | None = None
         self._ready = asyncio.Event()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._subscribing = threading.Lock()
@@ -332,8 +290,39 @@ class ChatClient:
         self.key_refreshes = 0
 
     def __repr__(self) -> str:
-        channel = self._details.channel_id if self._details else "?"
-        return f"<{type(self).__name__} channel {channel} {self.state} {self.endpoint or ''}>"
+        return f"<{type(self).__name__} {self._summary()}>"
+
+    def _repr_html_(self) -> str:
+        """A small table of the channel, state, endpoint and event counts (Jupyter)."""
+        return self._html(type(self).__name__)
+
+    def _html(self, title: str) -> str:
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{name}</th>"
+            f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
+            for name, value in self._facts().items()
+        )
+        return f"<table><caption>{html.escape(title)}</caption>{rows}</table>"
+
+    def _summary(self) -> str:
+        """One line: channel, state, endpoint, events."""
+        facts = self._facts()
+        return (
+            f"channel {facts['channel']} {facts['state']} {facts['endpoint']}, "
+            f"{facts['events']} events"
+        )
+
+    def _facts(self) -> dict[str, str]:
+        """What the reprs show; the event counts are the five most frequent types."""
+        counts = sorted(self.log.counts.items(), key=lambda item: (-item[1], item[0]))
+        shown = ", ".join(f"{name} {count:,}" for name, count in counts[:5])
+        more = ", ..." if len(counts) > 5 else ""
+        return {
+            "channel": "?" if self.channel_id is None else str(self.channel_id),
+            "state": str(self.state),
+            "endpoint": self.endpoint or "(none yet)",
+            "events": f"{self.log.total:,}" + (f" ({shown}{more})" if shown else ""),
+        }
 
     # What the client knows.
 
@@ -412,7 +401,8 @@ class ChatClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Leave the chat: close the connection, end iterators, fail waiting calls."""
+        """Leave the chat: close the connection (close handshake, at most ``close_timeout``
+        seconds), end iterators, fail waiting calls."""
         if self._closing:
             return
         self._closing = True
@@ -432,7 +422,7 @@ class ChatClient:
         if self._details.authkey and self._user_id is None and self._fetch_user_id:
             self._user_id = await self._fetch_user_id()
 
-    async def _establish(self, lost: str | None) -> _Connection:
+    async def _establish(self, lost: str | None) -> ChatSocket:
         """Open a connection to some node and join there, trying until ``give_up_after``
         seconds pass without success (see the module docstring)."""
         running = asyncio.get_running_loop()
@@ -453,7 +443,7 @@ class ChatClient:
                 await self._refetch(failures)
                 continue
             endpoint = next_endpoint(self._details.endpoints, avoid, self._rng)
-            ws: _Connection | None = None
+            ws: ChatSocket | None = None
             try:
                 left = deadline - running.time()
                 async with asyncio.timeout(min(self.open_timeout, max(left, _LAST_TRY))):
@@ -463,7 +453,7 @@ class ChatClient:
             except ChatError:
                 self._discard(ws)
                 raise  # the platform refused the join itself: another node would too
-            except (*_NODE_FAILURES, ConnectionFailed) as exc:
+            except _NODE_FAILURES as exc:
                 self._discard(ws)
                 failures.append(f"{endpoint}: {_describe(exc)}")
             avoid = endpoint
@@ -486,26 +476,24 @@ class ChatClient:
         except ConnectionFailed as exc:
             failures.append(f"chat details: {exc}")
 
-    async def _open(self, endpoint: str) -> _Connection:
-        ws = await connect(
+    async def _open(self, endpoint: str) -> ChatSocket:
+        return await ChatSocket.open(
             endpoint,
-            create_connection=_Connection,
+            open_timeout=self.open_timeout,
+            close_timeout=self.close_timeout,
+            ping_interval=self.ping_interval,
+            ping_timeout=self.ping_timeout,
             compression=self.compression,
-            open_timeout=None,  # bounded by _establish
-            user_agent_header="explorer",
         )
-        assert isinstance(ws, _Connection)
-        return ws
 
-    def _discard(self, ws: _Connection | None) -> None:
+    def _discard(self, ws: ChatSocket | None) -> None:
         """Drop a connection that failed to join."""
         if ws is not None:
-            ws.lost = None
             if self._ws is ws:
                 self._ws = None
-            ws.transport.abort()
+            ws.abort()
 
-    async def _join(self, ws: _Connection, endpoint: str) -> None:
+    async def _join(self, ws: ChatSocket, endpoint: str) -> None:
         """Authenticate on a fresh connection, then take ``history`` to stay gapless."""
         session = self._session
         rejoin = session.rejoining
@@ -515,7 +503,7 @@ class ChatClient:
         self._ws = ws
         try:
             messages = await self._call_on(ws, "history", [HISTORY_LIMIT], self.call_timeout)
-        except (ChatError, TimeoutError):
+        except (ChatError, ChatTimeout):
             if rejoin:
                 self._deliver_all(session.resync_failed())
             messages = None
@@ -527,7 +515,7 @@ class ChatClient:
                 session.baseline(history, time.time(), self.backlog)
         self._ready.set()
 
-    async def _auth(self, ws: _Connection) -> Any:
+    async def _auth(self, ws: ChatSocket) -> Any:
         """``auth``; a refused authkey is replaced by a fresh one, once."""
         try:
             return await self._call_on(ws, "auth", self._auth_arguments(), self.call_timeout)
@@ -543,8 +531,8 @@ class ChatClient:
         details = self._details
         return self._session.auth_arguments(details.channel_id, self._user_id, details.authkey)
 
-    def _lost(self, ws: _Connection) -> None:
-        """A connection being joined or in use closed (called by websockets, on the loop)."""
+    def _lost(self, ws: ChatSocket) -> None:
+        """A connection being joined or in use closed (called by the socket, on the loop)."""
         if self._closing:
             return
         if self._ws is ws:
@@ -556,7 +544,7 @@ class ChatClient:
         )
         self._fail_waiting(self._session.lost(), lost)
 
-    async def _supervise(self, ws: _Connection) -> None:
+    async def _supervise(self, ws: ChatSocket) -> None:
         """Wait for the connection to drop, then re-establish one (see the module docstring)."""
         try:
             while True:
@@ -589,8 +577,7 @@ class ChatClient:
                 task.cancel()
         ws, self._ws = self._ws, None
         if ws is not None:
-            ws.lost = None
-            ws.transport.abort()
+            ws.abort()
         self._end(error, error, self._session.closed())
 
     def _end(self, error: BaseException | None, waiting: BaseException, pending: list[int]) -> None:
@@ -688,7 +675,7 @@ class ChatClient:
 
     # Methods.
 
-    async def _ready_connection(self) -> _Connection:
+    async def _ready_connection(self) -> ChatSocket:
         """The joined connection, waiting while the client (re)connects."""
         while True:
             if self.error is not None:
@@ -705,30 +692,25 @@ class ChatClient:
     ) -> Any:
         """Call chat method ``method`` with ``arguments``; its reply data (None when absent).
 
-        Raises :class:`~explorer.packets.ChatError` for an error reply, TimeoutError when no
-        reply comes within ``timeout`` seconds (``call_timeout`` by default), ConnectionFailed
-        when the connection drops first. While reconnecting, waits for the next join.
+        Raises :class:`~explorer.errors.ChatError` for an error reply,
+        :class:`~explorer.errors.ChatTimeout` when no reply comes within ``timeout`` seconds
+        (``call_timeout`` by default), ConnectionFailed when the connection drops first. While
+        reconnecting, waits for the next join.
         """
         timeout = self.call_timeout if timeout is None else timeout
-        try:
-            async with asyncio.timeout(timeout):
-                ws = await self._ready_connection()
-                return await self._call_on(ws, method, arguments, None)
-        except TimeoutError:
-            raise TimeoutError(f"chat method {method} got no reply within {timeout:g} s") from None
+        async with _deadline(method, timeout):
+            ws = await self._ready_connection()
+            return await self._call_on(ws, method, arguments, None)
 
     async def _call_on(
-        self, ws: _Connection, method: str, arguments: Sequence[Any], timeout: float | None
+        self, ws: ChatSocket, method: str, arguments: Sequence[Any], timeout: float | None
     ) -> Any:
         id, packet = self._session.request(method, arguments)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[id] = future
         try:
-            async with asyncio.timeout(timeout):
-                try:
-                    await ws.send(packet, text=True)
-                except ConnectionClosed as exc:
-                    raise ConnectionFailed(f"The connection to {self.endpoint} is closed.") from exc
+            async with _deadline(method, timeout):
+                await ws.send(packet)
                 return await future
         finally:
             self._waiting.pop(id, None)
@@ -791,6 +773,19 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+@contextlib.asynccontextmanager
+async def _deadline(method: str, timeout: float | None) -> AsyncIterator[None]:
+    """Bound the body to ``timeout`` seconds (None: no bound), raising ChatTimeout after."""
+    scope = asyncio.timeout(timeout)
+    try:
+        async with scope:
+            yield
+    except TimeoutError:
+        if not scope.expired():
+            raise
+        raise ChatTimeout(f"chat method {method} got no reply within {timeout:g} s") from None
+
+
 class Chat:
     """A channel's live chat from blocking code: the methods of :class:`ChatClient`, each
     waiting for its result on the toolkit's loop, safe in a running Jupyter kernel.
@@ -806,7 +801,11 @@ class Chat:
         self._widget: LiveChat | None = None
 
     def __repr__(self) -> str:
-        return repr(self._aio).replace("ChatClient", type(self).__name__, 1)
+        return f"<{type(self).__name__} {self._aio._summary()}>"
+
+    def _repr_html_(self) -> str:
+        """The state, channel, endpoint and event counts as a table (where no widget shows)."""
+        return self._aio._html(type(self).__name__)
 
     @property
     def client(self) -> ChatClient:
@@ -832,6 +831,26 @@ class Chat:
     def error(self) -> BaseException | None:
         """Why the chat gave up, if it did."""
         return self._aio.error
+
+    @property
+    def channel_id(self) -> int | None:
+        """The channel's id (known once joined)."""
+        return self._aio.channel_id
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether the chat joined as a user (False: anonymously, read-only)."""
+        return self._aio.authenticated
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The user's chat roles the join granted (e.g. ``("Owner",)``; empty when anonymous)."""
+        return self._aio.roles
+
+    @property
+    def permissions(self) -> tuple[str, ...]:
+        """The caller's chat permissions in this channel (e.g. ``"clear_messages"``)."""
+        return self._aio.permissions
 
     def close(self) -> None:
         """Leave the chat."""

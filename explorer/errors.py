@@ -1,9 +1,10 @@
 """Every error the toolkit raises, in one tree, so notebooks can catch exactly what they mean.
 
 The platform's error bodies (``{"statusCode", "error", "message", "details"?}``) become a
-:class:`PlatformError` subclass chosen by status; network failures from the HTTP library are
-translated at the edge (``rest.py``) into :class:`ConnectionFailed`, so no ``httpx`` exception
-escapes. Pure: no I/O here.
+:class:`PlatformError` subclass chosen by status; a chat method's error reply becomes a
+:class:`ChatError` carrying a :class:`ChatErrorCode`. Network failures are translated at the
+edges (``rest.py`` for HTTP, ``chatsocket.py`` for websockets) into :class:`ConnectionFailed`,
+so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
 
 ::
 
@@ -17,18 +18,25 @@ escapes. Pure: no I/O here.
     │   ├── RateLimited            429 that survived the client's pacing and retries
     │   ├── CsrfError              461 that survived the one CSRF retry
     │   └── ServerError            5xx
-    ├── ChatError                  a chat method failed: ``code``, ``message``, ``data``
-    │                              (defined with the wire format in ``explorer.packets``)
+    ├── ChatError                  a chat method failed: ``code`` (a ChatErrorCode),
+    │   │                          ``message``, ``data``
+    │   └── PacketError            a frame is not a valid packet (``explorer.packets``)
+    ├── ChatTimeout                (also TimeoutError) a chat method got no reply, or a chat
+    │                              node no handshake, in time
     ├── ConnectionFailed           (also ConnectionError) network failure, timeout, bad reply
     ├── ClientClosed               (also RuntimeError) the client was used after close()
     └── LoopThreadError            (also RuntimeError) the sync API was called from the
                                    toolkit's own event-loop thread, where it would deadlock
+
+Arguments the toolkit can check itself (an unknown field or choice) raise ``ValueError`` before
+anything is sent; they are mistakes in the calling code, not outcomes to handle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from enum import IntEnum
+from typing import Any, TypedDict
 
 
 class ExplorerError(Exception):
@@ -124,6 +132,89 @@ class ServerError(PlatformError):
     """5xx: the platform failed."""
 
     status_code = 500
+
+
+class ChatErrorCode(IntEnum):
+    """The code of a chat error (``ChatError.code``).
+
+    The spec names only code 1; reference.md names the messages ``UNOTJSON`` and ``UACCESS``
+    and the range 4000-4007 for other method errors, but not which code means what. Ours::
+
+        code  name               message and condition
+        1     UNOTFOUND          "UNOTFOUND": ``auth`` matched no record (the spec's own code)
+        4000  BAD_REQUEST        "UNOTJSON" when the frame is not JSON; a human message when
+                                 the packet is JSON but malformed or a method's arguments are
+                                 wrong
+        4001  UNKNOWN_METHOD     no method of that name
+        4002  ACCESS_DENIED      "UACCESS" for a bare denial (banned, no access to the
+                                 channel); a human message naming what is missing otherwise
+        4003  NOT_AUTHENTICATED  the method needs an authenticated connection
+        4004  THROTTLED          sending too fast (slow chat, method rate)
+        4005  NOT_FOUND          the message or user named in the arguments does not exist
+        4006  POLL_ERROR         no poll running, a poll already running, no such option
+        4007  TIMED_OUT          "You are timed out for 42 more seconds."
+    """
+
+    UNOTFOUND = 1
+    BAD_REQUEST = 4000
+    UNKNOWN_METHOD = 4001
+    ACCESS_DENIED = 4002
+    NOT_AUTHENTICATED = 4003
+    THROTTLED = 4004
+    NOT_FOUND = 4005
+    POLL_ERROR = 4006
+    TIMED_OUT = 4007
+
+
+class ChatErrorObj(TypedDict):
+    """A chat error as it travels in a reply's ``error`` field (platform.md)."""
+
+    code: int
+    message: str
+    stacktrace: list[Any]
+    data: dict[str, Any]
+
+
+def error_object(code: int, message: str, data: Mapping[str, Any] | None = None) -> ChatErrorObj:
+    """Build the spec's error object ``{code, message, stacktrace: [], data: {}}``."""
+    return {"code": int(code), "message": message, "stacktrace": [], "data": dict(data or {})}
+
+
+class ChatError(ExplorerError):
+    """A chat method failed: the client raises it for an error reply, the platform's chat node
+    raises it to send one.
+
+    ``code`` is usually a :class:`ChatErrorCode`; ``str()`` gives ``"<message> (code <code>)"``.
+    """
+
+    def __init__(self, code: int, message: str, data: Mapping[str, Any] | None = None) -> None:
+        super().__init__(code, message, data)
+        self.code = int(code)
+        self.message = message
+        self.data: dict[str, Any] = dict(data or {})
+
+    def __str__(self) -> str:
+        return f"{self.message} (code {self.code})"
+
+    def to_object(self) -> ChatErrorObj:
+        """The error object to put in a reply."""
+        return error_object(self.code, self.message, self.data)
+
+    @classmethod
+    def from_object(cls, error: Mapping[str, Any]) -> ChatError:
+        """The exception for a reply's error object (``code``/``message`` default to 0/"")."""
+        code = error.get("code")
+        message = error.get("message")
+        data = error.get("data")
+        return cls(
+            code if isinstance(code, int) else 0,
+            message if isinstance(message, str) else "",
+            data if isinstance(data, Mapping) else None,
+        )
+
+
+class ChatTimeout(ExplorerError, TimeoutError):
+    """A chat method got no reply, or a chat node did not finish its handshake, in time."""
 
 
 class ConnectionFailed(ExplorerError, ConnectionError):

@@ -14,22 +14,10 @@ Packets (platform.md, "Chat interface")::
 A reply has no ``data`` key at all after ``ping``, ``purge``, ``attachEmotes`` and after every
 failed method; :class:`Reply` keeps that apart from ``"data": null`` with ``has_data``.
 
-Error objects are always ``{code, message, stacktrace: [], data: {}}``. The spec names only
-code 1; reference.md names the messages ``UNOTJSON`` and ``UACCESS`` and the range 4000-4007
-for other method errors, but not which code means what. Our table (:class:`ChatErrorCode`)::
-
-    code  name               message and condition
-    1     UNOTFOUND          "UNOTFOUND": ``auth`` matched no record (the spec's own code)
-    4000  BAD_REQUEST        "UNOTJSON" when the frame is not JSON; a human message when the
-                             packet is JSON but malformed or a method's arguments are wrong
-    4001  UNKNOWN_METHOD     no method of that name
-    4002  ACCESS_DENIED      "UACCESS" for a bare denial (banned, no access to the channel);
-                             a human message naming what is missing otherwise
-    4003  NOT_AUTHENTICATED  the method needs an authenticated connection
-    4004  THROTTLED          sending too fast (slow chat, method rate)
-    4005  NOT_FOUND          the message or user named in the arguments does not exist
-    4006  POLL_ERROR         no poll running, a poll already running, no such option
-    4007  TIMED_OUT          "You are timed out for 42 more seconds."
+Error objects are always ``{code, message, stacktrace: [], data: {}}``: the wire form of
+:class:`~explorer.errors.ChatError`, whose codes (:class:`~explorer.errors.ChatErrorCode`) and
+their table live with it in ``explorer.errors``. This module re-exports them (``__all__``)
+because the format is spelled in their terms.
 
 A malformed packet still gets exactly one reply (reference.md fact 5): :class:`PacketError`
 carries the packet's ``id`` when one could be read from it (an integer 0..2**53-1) and ``0``
@@ -38,19 +26,42 @@ otherwise, and the server replies with that id.
 Text frames: the encoders return ``bytes``, orjson's native output. websockets (since 14.0,
 checked against 17.4) sends ``bytes`` as a Binary frame unless told otherwise, and chat
 clients expect Text frames, so send with ``text=True``: ``await ws.send(payload, text=True)``
-and ``websockets.broadcast(connections, payload, text=True)``. That writes the UTF-8 bytes as a
-Text frame with no ``str`` round trip, the cheapest way to a text frame. On the receiving side
+and ``websockets.broadcast(connections, payload, text=True)`` (the toolkit's own client socket
+calls the sans-I/O ``send_text(payload)``). That writes the UTF-8 bytes as a Text frame with no
+``str`` round trip, the cheapest way to a text frame. On the receiving side
 ``await ws.recv(decode=False)`` hands the frame's bytes straight to :func:`decode`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import IntEnum
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 import orjson
+
+from explorer.errors import ChatError, ChatErrorCode, ChatErrorObj, error_object
+
+__all__ = [
+    "MAX_ID",
+    "UACCESS",
+    "UNOTFOUND",
+    "UNOTJSON",
+    "ChatError",
+    "ChatErrorCode",
+    "ChatErrorObj",
+    "Event",
+    "Method",
+    "Packet",
+    "PacketError",
+    "Reply",
+    "decode",
+    "encode",
+    "encode_event",
+    "encode_method",
+    "encode_reply",
+    "error_object",
+]
 
 #: Largest id a JavaScript client can represent exactly (Number.MAX_SAFE_INTEGER).
 MAX_ID = 2**53 - 1
@@ -59,66 +70,6 @@ MAX_ID = 2**53 - 1
 UNOTFOUND = "UNOTFOUND"
 UNOTJSON = "UNOTJSON"
 UACCESS = "UACCESS"
-
-
-class ChatErrorCode(IntEnum):
-    """Chat error codes; the table and its rationale are in the module docstring."""
-
-    UNOTFOUND = 1
-    BAD_REQUEST = 4000
-    UNKNOWN_METHOD = 4001
-    ACCESS_DENIED = 4002
-    NOT_AUTHENTICATED = 4003
-    THROTTLED = 4004
-    NOT_FOUND = 4005
-    POLL_ERROR = 4006
-    TIMED_OUT = 4007
-
-
-class ChatErrorObj(TypedDict):
-    """The spec's error object, as it travels in a reply's ``error`` field."""
-
-    code: int
-    message: str
-    stacktrace: list[Any]
-    data: dict[str, Any]
-
-
-def error_object(code: int, message: str, data: Mapping[str, Any] | None = None) -> ChatErrorObj:
-    """Build the spec's error object ``{code, message, stacktrace: [], data: {}}``."""
-    return {"code": int(code), "message": message, "stacktrace": [], "data": dict(data or {})}
-
-
-class ChatError(Exception):
-    """A chat method failed: the server raises it to reply with an error, the client to report one.
-
-    ``str()`` gives ``"<message> (code <code>)"``.
-    """
-
-    def __init__(self, code: int, message: str, data: Mapping[str, Any] | None = None) -> None:
-        super().__init__(code, message, data)
-        self.code = int(code)
-        self.message = message
-        self.data: dict[str, Any] = dict(data or {})
-
-    def __str__(self) -> str:
-        return f"{self.message} (code {self.code})"
-
-    def to_object(self) -> ChatErrorObj:
-        """The error object to put in a reply."""
-        return error_object(self.code, self.message, self.data)
-
-    @classmethod
-    def from_object(cls, error: Mapping[str, Any]) -> ChatError:
-        """The exception for a reply's error object (``code``/``message`` default to 0/"")."""
-        code = error.get("code")
-        message = error.get("message")
-        data = error.get("data")
-        return cls(
-            code if isinstance(code, int) else 0,
-            message if isinstance(message, str) else "",
-            data if isinstance(data, Mapping) else None,
-        )
 
 
 class PacketError(ChatError):

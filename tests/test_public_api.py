@@ -13,6 +13,7 @@ PUBLIC = [
     "ChatClient",
     "ChatDetails",
     "ChatError",
+    "ChatErrorCode",
     "Client",
     "EventLog",
     "Grant",
