@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 import explorer
+from explorer import ChatError, ChatErrorCode
 from explorer.chat import Chat, ChatClient, ChatDetails
-from explorer.errors import ClientClosed, ConnectionFailed
-from explorer.packets import ChatError, ChatErrorCode, Event
+from explorer.errors import ChatTimeout, ClientClosed, ConnectionFailed, ExplorerError
+from explorer.packets import Event
 from explorer.session import State
 from tests.chatkit import World
 
@@ -81,11 +82,7 @@ def test_anonymous_join_reads_but_cannot_send(chats: Callable[..., Chat], stream
     """Without credentials the client joins anonymously, receives messages, and is refused
     when it talks."""
     reader = chats(None)
-    assert (reader.state, reader.client.authenticated, reader.client.roles) == (
-        State.CONNECTED,
-        False,
-        (),
-    )
+    assert (reader.state, reader.authenticated, reader.roles) == (State.CONNECTED, False, ())
     streamer.send("hello, anonymous")
     wait_until(lambda: "hello, anonymous" in texts(reader))
     with pytest.raises(ChatError) as refused:
@@ -94,12 +91,25 @@ def test_anonymous_join_reads_but_cannot_send(chats: Callable[..., Chat], stream
 
 
 def test_signed_in_join_is_authenticated(streamer: Chat, world: World) -> None:
-    """With credentials the client authenticates with its authkey and gets its roles."""
-    client = streamer.client
-    assert (streamer.state, client.authenticated) == (State.AUTHENTICATED, True)
-    assert "Owner" in client.roles and "clear_messages" in client.permissions
-    assert client.channel_id == world.channel
+    """With credentials the chat authenticates with its authkey and shows the roles and
+    permissions the join granted."""
+    assert (streamer.state, streamer.authenticated) == (State.AUTHENTICATED, True)
+    assert "Owner" in streamer.roles and "clear_messages" in streamer.permissions
+    assert streamer.channel_id == world.channel
     assert streamer.endpoint in world.platform.chat_endpoints
+
+
+def test_repr_shows_channel_state_endpoint_and_counts(streamer: Chat, world: World) -> None:
+    """repr and the HTML repr of a chat name its channel, state, endpoint and event counts,
+    never a bare object address."""
+    streamer.send("counted")
+    wait_until(lambda: streamer.log.counts.get("ChatMessage"))
+    for shown in (repr(streamer), repr(streamer.client), streamer._repr_html_()):
+        assert str(world.channel) in shown and "authenticated" in shown
+        assert str(streamer.endpoint) in shown and "ChatMessage" in shown
+        assert " at 0x" not in shown
+    assert repr(streamer).startswith("<Chat channel ")
+    assert streamer._repr_html_().startswith("<table>")
 
 
 def round_trips() -> dict[str, Callable[[Chat, Chat], None]]:
@@ -176,17 +186,20 @@ def test_method_round_trip(method: str, streamer: Chat, viewer: Chat) -> None:
 def test_error_reply_raises_chat_error(
     call: Callable[[Chat], Any], code: ChatErrorCode, viewer: Chat
 ) -> None:
-    """An error reply raises ChatError with the platform's code, and the client goes on."""
-    with pytest.raises(ChatError) as failed:
+    """An error reply raises ChatError (an ExplorerError) with the platform's code, and the
+    client goes on."""
+    with pytest.raises(ExplorerError) as failed:
         call(viewer)
-    assert failed.value.code == code
+    assert isinstance(failed.value, ChatError) and failed.value.code == code
     assert viewer.ping() is None
 
 
-def test_call_without_a_reply_in_time_raises_timeout_error(viewer: Chat) -> None:
-    """A method whose reply does not come within its timeout raises TimeoutError."""
-    with pytest.raises(TimeoutError, match="ping got no reply within"):
+def test_call_without_a_reply_in_time_raises_chat_timeout(viewer: Chat) -> None:
+    """A method whose reply does not come within its timeout raises ChatTimeout, both an
+    ExplorerError and a TimeoutError."""
+    with pytest.raises(ChatTimeout, match="ping got no reply within") as late:
         viewer.ping(timeout=1e-6)
+    assert isinstance(late.value, ExplorerError) and isinstance(late.value, TimeoutError)
     assert viewer.ping() is None
 
 

@@ -1,5 +1,9 @@
 """The chat client through node failures: reconnecting elsewhere without a gap or a duplicate,
-replacing an expired authkey, and giving up when every node is gone."""
+replacing an expired authkey, and giving up when every node is gone.
+
+Authkeys expire on the platform's clock, which this module's platform takes from the test
+(``start(clock=...)``): the test moves it forward instead of sleeping past the key's lifetime.
+"""
 
 from __future__ import annotations
 
@@ -17,14 +21,34 @@ from explorer.session import State
 from tests.chatkit import World
 from tests.test_chat_client import texts, wait_until
 
-#: Key lifetime of this module's platform: short, so that keys expire within a test.
-AUTHKEY_TTL = 1.0
+#: Key lifetime of this module's platform, in seconds of its clock.
+AUTHKEY_TTL = 60.0
+
+
+class Clock:
+    """Wall time plus an offset that a test moves forward (epoch seconds, as ``time.time``)."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock ``seconds`` forward."""
+        self.offset += seconds
 
 
 @pytest.fixture(scope="module")
-def world() -> Iterator[World]:
-    """A platform with two chat nodes and short-lived authkeys."""
-    running = World.start(authkey_ttl=AUTHKEY_TTL, chat_rate=1000.0, chat_burst=1000)
+def clock() -> Clock:
+    """The platform's clock."""
+    return Clock()
+
+
+@pytest.fixture(scope="module")
+def world(clock: Clock) -> Iterator[World]:
+    """A platform with two chat nodes on the test's clock."""
+    running = World.start(authkey_ttl=AUTHKEY_TTL, clock=clock, chat_rate=1000.0, chat_burst=1000)
     yield running
     running.stop()
 
@@ -109,11 +133,13 @@ def test_state_changes_are_reported(world: World, chats: Callable[..., Chat]) ->
     assert states == [State.RECONNECTING, State.CONNECTED]
 
 
-def test_refused_authkey_is_replaced(world: World, chats: Callable[..., Chat]) -> None:
+def test_refused_authkey_is_replaced(
+    world: World, clock: Clock, chats: Callable[..., Chat]
+) -> None:
     """After the authkey expired, the reconnect's refused auth fetches a fresh key and the
     client is signed in again."""
     chat = chats("viewer", reconnect_delay=0.01)
-    time.sleep(AUTHKEY_TTL + 0.2)
+    clock.advance(AUTHKEY_TTL + 1)
     control(world, node_of(world, chat), "stop")
     wait_until(lambda: chat.client.reconnects == 1 and chat.state == State.AUTHENTICATED)
     assert chat.client.key_refreshes == 1
