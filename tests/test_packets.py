@@ -8,11 +8,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from explorer.errors import ChatError, ChatErrorCode, error_object
 from explorer.packets import (
     MAX_ID,
     UNOTJSON,
-    ChatError,
-    ChatErrorCode,
     Event,
     Method,
     PacketError,
@@ -22,7 +21,6 @@ from explorer.packets import (
     encode_event,
     encode_method,
     encode_reply,
-    error_object,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chat"

@@ -7,8 +7,9 @@ from typing import Any
 
 import orjson
 
+from explorer.errors import ChatError
 from explorer.eventlog import EventLog
-from explorer.packets import ChatError, Event, encode_event, encode_reply
+from explorer.packets import Event, encode_event, encode_reply
 from explorer.session import Answer, Session, State, backoff, next_endpoint
 
 T = 1_700_000_000.0
