@@ -5,7 +5,8 @@ and stream every event into an :class:`~explorer.eventlog.EventLog`.
 :class:`Chat` is its blocking twin for scripts and notebooks (``chat = explorer.connect().chat(
 channel)``), whose methods run on the toolkit's private loop (``loop.py``), so chat keeps
 flowing while a notebook cell blocks. What a frame or a lost connection means is decided by
-the sans-I/O :class:`~explorer.session.Session`; this module owns the sockets and the timers.
+the sans-I/O :class:`~explorer.session.Session`; this module owns the timers and the
+connections (each a :class:`~explorer.chatsocket.ChatSocket`).
 
 Joining (platform.md, "Chat interface"): fetch ``GET /chats/{id}`` (endpoints, permissions, an
 authkey when signed in), open a websocket to a random endpoint, call ``auth`` (``[channel]``

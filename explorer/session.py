@@ -1,10 +1,11 @@
 """The chat session without I/O: method ids and pending replies, the join state, a gapless
 event log across reconnects, and the reconnect schedule.
 
-``chat.py`` owns sockets, timers and futures; what happens to a frame, a reply or a lost
-connection is decided here, by plain methods that take what arrived and return what it means,
-so every rule is tested without a network (python-websockets' habit: a protocol core that
-never touches a socket). Pure: no I/O and no sleeping; time and randomness are passed in.
+``chat.py`` owns timers and futures (``chatsocket.py`` the socket); what happens to a frame,
+a reply or a lost connection is decided here, by plain methods that take what arrived and
+return what it means, so every rule is tested without a network (python-websockets' habit: a
+protocol core that never touches a socket). Pure: no I/O and no sleeping; time and randomness
+are passed in.
 
 States (platform.md, "States and transitions"; a connection must call ``auth`` after opening)::
 
