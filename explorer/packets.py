@@ -23,13 +23,14 @@ A malformed packet still gets exactly one reply (reference.md fact 5): :class:`P
 carries the packet's ``id`` when one could be read from it (an integer 0..2**53-1) and ``0``
 otherwise, and the server replies with that id.
 
-Text frames: the encoders return ``bytes``, orjson's native output. websockets (since 14.0,
-checked against 17.4) sends ``bytes`` as a Binary frame unless told otherwise, and chat
-clients expect Text frames, so send with ``text=True``: ``await ws.send(payload, text=True)``
-and ``websockets.broadcast(connections, payload, text=True)`` (the toolkit's own client socket
-calls the sans-I/O ``send_text(payload)``). That writes the UTF-8 bytes as a Text frame with no
-``str`` round trip, the cheapest way to a text frame. On the receiving side
-``await ws.recv(decode=False)`` hands the frame's bytes straight to :func:`decode`.
+Text frames: the encoders return ``bytes``, orjson's native output. websockets (checked
+against 17.4) sends ``bytes`` as a Binary frame unless told otherwise, and chat clients expect
+Text frames, so send with ``text=True``: ``await ws.send(payload, text=True)`` (since 14.0)
+and ``websockets.broadcast(connections, payload, text=True)`` (since 17.0, hence the project's
+lower bound); the toolkit's own client socket calls the sans-I/O ``send_text(payload)``. That
+writes the UTF-8 bytes as a Text frame with no ``str`` round trip, the cheapest way to a text
+frame. On the receiving side ``await ws.recv(decode=False)`` hands the frame's bytes straight
+to :func:`decode`.
 """
 
 from __future__ import annotations
