@@ -11,11 +11,11 @@ module does the I/O, as websockets' guide "Integrate the Sans-I/O layer" describ
 ``events_received`` returns to :attr:`ChatSocket.deliver` in one list, and writes whatever
 ``data_to_send`` returns (pongs included: the protocol queues one for every ping).
 
-What it uses of websockets, all public and present since 11.0 (the project requires 14 for
-the platform's asyncio server): ``websockets.uri.parse_uri``; ``websockets.client.
-ClientProtocol(uri, extensions=, max_size=)`` with ``connect``, ``send_request``,
-``receive_data``, ``receive_eof``, ``events_received``, ``data_to_send``, ``close_expected``,
-``send_text``, ``send_ping``, ``send_close``, ``handshake_exc``, ``state``;
+What it uses of websockets, all public (its tests pass on websockets 14.0 and 17.4; the
+project requires 17 for the platform's chat node): ``websockets.uri.parse_uri``;
+``websockets.client.ClientProtocol(uri, extensions=, max_size=)`` with ``connect``,
+``send_request``, ``receive_data``, ``receive_eof``, ``events_received``, ``data_to_send``,
+``close_expected``, ``send_text``, ``send_ping``, ``send_close``, ``handshake_exc``, ``state``;
 ``websockets.protocol.State``; ``websockets.frames.Frame`` and ``Opcode``;
 ``websockets.extensions.permessage_deflate.ClientPerMessageDeflateFactory``;
 ``websockets.exceptions.InvalidURI``. This is the toolkit's only importer of websockets.
