@@ -25,8 +25,7 @@ import orjson
 
 from explorer.emulator.chat.members import Member, require
 from explorer.emulator.chat.methods import ChatMethod, arity, count, text
-from explorer.emulator.chat.presence import GONE
-from explorer.emulator.chat.rooms import Room, Rooms
+from explorer.emulator.chat.rooms import GONE, Room, Rooms
 from explorer.packets import ChatError, ChatErrorCode
 
 SCHEMA = """
@@ -194,8 +193,7 @@ def vote(room: Room, member: Member, args: list[Any]) -> Any:
 def adopt(rooms: Rooms, alive: frozenset[str], before: float) -> None:
     """Take over the polls processes not in ``alive`` started before ``before`` (a broker's
     watcher) and run their timers here; those long over are dropped."""
-    origin = rooms.broker.origin
-    keep = orjson.dumps(sorted(alive | {origin})).decode()
+    keep = rooms.keeping(alive)
     held = rooms.store.one(
         f"SELECT 1 FROM chat_polls WHERE owner {GONE} AND startedAt < ? LIMIT 1", (keep, before)
     )
@@ -209,7 +207,7 @@ def adopt(rooms: Rooms, alive: frozenset[str], before: float) -> None:
         adopted = conn.execute(
             f"UPDATE chat_polls SET owner = ? WHERE owner {GONE} AND startedAt < ? "
             "RETURNING id, channelId, data, endsAt",
-            (origin, keep, before),
+            (rooms.broker.origin, keep, before),
         ).fetchall()
     for poll_id, channel_id, data, ends_at in adopted:
         room = rooms.get(channel_id)

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import sqlite3
 
-import orjson
-
 from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.roles import permissions_of, roles_of
-from explorer.emulator.chat.rooms import Room, Rooms
+from explorer.emulator.chat.rooms import GONE, Room, Rooms
 from explorer.emulator.store import Store
 
 SCHEMA = """
@@ -27,9 +25,6 @@ CREATE TABLE IF NOT EXISTS chat_presence (
 );
 CREATE INDEX IF NOT EXISTS chat_presence_origin ON chat_presence (origin);
 """
-
-#: SQL matching an origin not in a JSON list of live ones.
-GONE = "NOT IN (SELECT value FROM json_each(?))"
 
 
 def _connections(conn: sqlite3.Connection, channel_id: int, user_id: int) -> int:
@@ -148,7 +143,7 @@ def release(rooms: Rooms, alive: frozenset[str], before: float) -> None:
     watcher), with ``UserLeave`` where they held a user's last connection; then restore this
     process's own rows if another released them while this one was silent."""
     store = rooms.store
-    keep = orjson.dumps(sorted(alive | {rooms.broker.origin})).decode()
+    keep = rooms.keeping(alive)
     held = store.one(
         f"SELECT 1 FROM chat_presence WHERE origin {GONE} AND joinedAt < ? LIMIT 1",
         (keep, before),

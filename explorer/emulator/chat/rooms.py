@@ -20,10 +20,15 @@ from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import orjson
+
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.context import Config
 from explorer.emulator.store import Store
 from explorer.packets import encode_event
+
+#: SQL matching an origin or owner not in the JSON list of :meth:`Rooms.keeping`.
+GONE = "NOT IN (SELECT value FROM json_each(?))"
 
 
 class Rooms:
@@ -57,6 +62,11 @@ class Rooms:
         if room is None:
             room = self._rooms[channel_id] = Room(self, channel_id, owner)
         return room
+
+    def keeping(self, alive: frozenset[str]) -> str:
+        """The processes whose room state stays when ``alive`` are the living ones (they and
+        this one), as the JSON list :data:`GONE` reads."""
+        return orjson.dumps(sorted(alive | {self.broker.origin})).decode()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run a room's background coroutine (a poll), cancelled by :meth:`close`."""
