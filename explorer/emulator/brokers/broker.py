@@ -2,13 +2,12 @@
 channel, in this process and, with a Redis broker, in every other.
 
 A channel's chat members may sit on any node, in any process. Room logic
-(:mod:`~explorer.emulator.chat.rooms`) never
-writes to a socket: it publishes a :class:`Delivery` for a channel, and the broker hands it to
-every subscriber of that channel (each node with members there, and the simulator), which
-writes it to its own connections. The broker holds no room state: presence, timeouts, polls
-and history live in SQLite, which every process of a platform shares (see
-:mod:`~explorer.emulator.chat.rooms`), so one implementation of the room rules serves one
-process or many.
+(:mod:`~explorer.emulator.chat.rooms`) never writes to a socket: it publishes a
+:class:`Delivery` for a channel, and the broker hands it to every subscriber of that channel
+(each node with members there, and the simulator), which writes it to its own connections.
+The broker holds no room state: presence, timeouts, polls and history live in SQLite, which
+every process of a platform shares (see :mod:`~explorer.emulator.chat.rooms`), so one
+implementation of the room rules serves one process or many.
 
 :class:`~explorer.emulator.brokers.inprocess.InProcessBroker` is the default: every node runs
 in this process. :class:`~explorer.emulator.brokers.redis.RedisBroker` (``explorer serve
