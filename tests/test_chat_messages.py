@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.chat import history
 from explorer.emulator.simulate import HISTORY_CHANNELS, seed_history
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
@@ -223,7 +224,7 @@ def test_seeded_history_is_deterministic_and_fast() -> None:
     """Seeding history is a pure function of the seed, and a 5,000-channel world seeds fast."""
 
     def contents(seed: int) -> list[str]:
-        store = Store(":memory:")
+        store = Store(":memory:", [history.SCHEMA])
         seed_store(store, seed, 400, lambda password: "x")
         seed_history(store, seed, 1_700_000_000.0)
         rows = [r[0] for r in store.all("SELECT data FROM chat_messages ORDER BY seq")]
@@ -231,7 +232,7 @@ def test_seeded_history_is_deterministic_and_fast() -> None:
         return rows
 
     assert contents(3) == contents(3) != contents(4)
-    store = Store(":memory:")
+    store = Store(":memory:", [history.SCHEMA])
     started = time.perf_counter()
     seed_store(store, 0, 5000, lambda password: "x")
     count = seed_history(store, 0, time.time())

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import orjson
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from explorer.emulator.chat import dispatch, polls
+from explorer.emulator.chat.methods import ChatMethod
 from tests.chatkit import Chat, World, run
 
 
@@ -337,3 +340,17 @@ def test_message_length_is_limited(world: World) -> None:
         await chat.close()
 
     run(scenario())
+
+
+def test_room_methods_come_from_the_modules_owning_them() -> None:
+    """The dispatcher's table is the union of the rule modules' ``methods``, each name once."""
+    declared = [m.name for module in dispatch.MODULES for m in module.methods]
+    assert sorted(declared) == sorted(dispatch.METHODS)
+    assert dispatch.METHODS["vote"] is dispatch.METHODS["vote:choose"] is polls.vote
+
+
+def test_a_method_declared_twice_is_refused() -> None:
+    """Two modules claiming one wire name is an error when the table is built, not a shadow."""
+    twice = SimpleNamespace(methods=[ChatMethod("msg", polls.vote)])
+    with pytest.raises(ValueError, match="'msg'"):
+        dispatch.method_table((*dispatch.MODULES, twice))

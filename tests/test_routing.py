@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import random
+import re
 
 import pytest
 from starlette.exceptions import HTTPException
@@ -10,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from explorer.emulator import resources
 from explorer.emulator.routing import IndexedRouter
 
 
@@ -49,11 +52,6 @@ def call(router: IndexedRouter, method: str, path: str) -> tuple[int, str]:
     return int(sent[0]["status"]), body.decode()  # type: ignore[call-overload]
 
 
-def test_literal_route_wins_over_parameter_in_declared_order() -> None:
-    """Within a group, routes keep their declared order (a literal before a parameter)."""
-    assert call(IndexedRouter(ROUTES), "GET", "/things/owned")[1] == "GET /things/owned {}"
-
-
 def test_parameters_are_extracted() -> None:
     """Path parameters reach the endpoint as with Starlette's router."""
     assert call(IndexedRouter(ROUTES), "GET", "/things/7/parts")[1] == (
@@ -81,3 +79,40 @@ def test_parameter_first_segment_is_refused() -> None:
     """A route whose first segment is a parameter cannot be indexed and is refused early."""
     with pytest.raises(ValueError, match="literal"):
         IndexedRouter([Route("/{anything}", _echo)])
+
+
+def test_literal_segment_wins_whatever_the_declared_order() -> None:
+    """Routes declared in any order dispatch by specificity: a literal segment beats a
+    parameter at the same position (as resource modules may be read in any order)."""
+    shuffled = list(reversed(ROUTES))
+    for routes in (ROUTES, shuffled, [ROUTES[2], ROUTES[0], ROUTES[3], ROUTES[1]]):
+        router = IndexedRouter(routes)
+        assert call(router, "GET", "/things/owned")[1] == "GET /things/owned {}"
+        assert call(router, "GET", "/things/7")[1] == "GET /things/7 {'thing': '7'}"
+
+
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _template(path: str) -> Route:
+    """A route at ``path`` (any method) whose response is its own path template."""
+
+    async def endpoint(request: Request) -> Response:
+        return PlainTextResponse(path)
+
+    return Route(path, endpoint, methods=list(_METHODS))
+
+
+def test_platform_routes_dispatch_right_in_any_module_order() -> None:
+    """The platform's route table, its modules shuffled, sends a request for each route's path
+    (parameters filled in) to that route: no literal is shadowed by another module's parameter."""
+    routes = {route.path for module in resources.modules() for route in module.routes}
+    rng = random.Random(14)
+    for _ in range(5):
+        modules = list(resources.modules())
+        rng.shuffle(modules)
+        order = list(dict.fromkeys(r.path for m in modules for r in reversed(m.routes)))
+        router = IndexedRouter([_template(path) for path in order])
+        for path in routes:
+            concrete = re.sub(r"\{[^}]+\}", "7", path)
+            assert call(router, "GET", concrete) == (200, path)

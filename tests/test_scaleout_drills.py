@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 
 import explorer
 from explorer.chat import ChatClient
-from explorer.emulator.chatnode import TOO_SLOW
+from explorer.emulator.chat.node import TOO_SLOW
 from explorer.emulator.fleet import Child, Fleet
 from explorer.errors import ConnectionFailed
 from explorer.session import State

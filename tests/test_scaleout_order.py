@@ -10,10 +10,13 @@ from collections.abc import Iterator
 import orjson
 import pytest
 
-from explorer.emulator.broker import Delivery
+from explorer.emulator.brokers.broker import Delivery
+from explorer.emulator.brokers.redis import RedisBroker, pack, unpack
+from explorer.emulator.chat.history import Backlog
+from explorer.emulator.chat.members import Member
+from explorer.emulator.chat.rooms import Rooms
+from explorer.emulator.chat.talk import msg
 from explorer.emulator.context import Config, Services
-from explorer.emulator.redisbroker import RedisBroker, pack, unpack
-from explorer.emulator.rooms import Member, Rooms
 from explorer.emulator.server import open_services
 
 UNUSED_REDIS = "redis://127.0.0.1:9/0"  # never dialled: the tests feed messages by hand
@@ -52,8 +55,8 @@ def test_stored_messages_arrive_in_history_order_once(services: Services) -> Non
     """Copies from another process arrive shuffled, some twice, some never: the subscriber gets
     every stored message once, in history order; the last one, never published, comes with
     the catch-up."""
-    here = RedisBroker(UNUSED_REDIS, services.store)
-    there = RedisBroker(UNUSED_REDIS, services.store)
+    here = RedisBroker(UNUSED_REDIS, Backlog(services.store))
+    there = RedisBroker(UNUSED_REDIS, Backlog(services.store))
     channel = int(services.store.scalar("SELECT MIN(id) FROM channels"))
     recorder, sent = Recorder(), Recorder()
     here.subscribe(channel, recorder)
@@ -61,7 +64,7 @@ def test_stored_messages_arrive_in_history_order_once(services: Services) -> Non
     room = Rooms(services.store, there, services.config, services.clock).get(channel)
     assert room is not None
     speaker = Member(1, "streamer", permissions=frozenset({"chat"}))
-    ids = [room.msg(speaker, [f"message {n}"])["id"] for n in range(12)]
+    ids = [msg(room, speaker, [f"message {n}"])["id"] for n in range(12)]
     topic = b"explorer:chat:%d" % channel
     copies = [pack(there.origin, delivery) for delivery in sent.got[:-1]]  # the last is lost
     arriving = copies + copies[:4]
@@ -76,7 +79,7 @@ def test_stored_messages_arrive_in_history_order_once(services: Services) -> Non
 def test_own_events_are_not_delivered_twice(services: Services) -> None:
     """A process delivers its own events when it publishes them; their copies coming back
     through Redis are dropped."""
-    broker = RedisBroker(UNUSED_REDIS, services.store)
+    broker = RedisBroker(UNUSED_REDIS, Backlog(services.store))
     recorder = Recorder()
     broker.subscribe(1, recorder)
     event = Delivery("UserLeave", b"{}")

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import orjson
 
+from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.responses import ApiError, not_found
-from explorer.emulator.roles import roles_of
 
 
 @dataclass(frozen=True, slots=True)

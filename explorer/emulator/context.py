@@ -23,7 +23,7 @@ from explorer.emulator.world import iso
 from explorer.ratelimit import Ledger
 
 if TYPE_CHECKING:
-    from explorer.emulator.chathub import ChatHub
+    from explorer.emulator.chat.hub import ChatHub
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 A multi-process platform is one REST process (``explorer serve --broker URL --db FILE``) and
 several chat-node processes on the same database file and Redis: the node serves websockets,
 keeps room state in the shared database and fans out through Redis (see
-:mod:`~explorer.emulator.redisbroker`), and registers its address there so that the REST
+:mod:`~explorer.emulator.brokers.redis`), and registers its address there so that the REST
 process lists it in ``GET /chats/{id}``. The database must already hold a world: start the REST
 process first (it seeds a new file). The node runs until SIGTERM or SIGINT, then closes its
 connections (1001), which releases its presence, and unregisters.
@@ -16,8 +16,7 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer.emulator.broker import open_broker
-from explorer.emulator.cluster import ChatCluster
+from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config
 from explorer.emulator.server import open_services
 from explorer.emulator.store import Store

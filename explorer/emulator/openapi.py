@@ -14,91 +14,27 @@ from types import ModuleType
 from typing import Any
 
 from explorer.emulator.policy import Route
+from explorer.emulator.shapes import BOOL, CHANNEL, INT, STR, TIME, USER, nullable
 from explorer.ratelimit import BUCKETS
 
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_BOOL = {"type": "boolean"}
-_TIME = {"type": "string", "format": "date-time"}
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "nullable": True}
-
-
-USER_PROPERTIES: dict[str, Any] = {
-    "id": _INT,
-    "username": _STR,
-    "level": _INT,
-    "experience": _INT,
-    "sparks": _INT,
-    "avatarUrl": _nullable(_STR),
-    "bio": _nullable(_STR),
-    "social": {"type": "object"},
-    "primaryTeam": _nullable(_INT),
-    "verified": _BOOL,
-    "createdAt": _TIME,
-    "updatedAt": _TIME,
-    "deletedAt": _nullable(_TIME),
-}
+USER_PROPERTIES: dict[str, Any] = {field.name: field.schema for field in USER}
 TYPE_PROPERTIES: dict[str, Any] = {
-    "id": _INT,
-    "name": _STR,
-    "parent": _STR,
-    "description": _nullable(_STR),
-    "source": _STR,
-    "viewersCurrent": _INT,
-    "coverUrl": _nullable(_STR),
-    "backgroundUrl": _nullable(_STR),
-    "online": _INT,
-    "availableAt": _nullable(_TIME),
+    "id": INT,
+    "name": STR,
+    "parent": STR,
+    "description": nullable(STR),
+    "source": STR,
+    "viewersCurrent": INT,
+    "coverUrl": nullable(STR),
+    "backgroundUrl": nullable(STR),
+    "online": INT,
+    "availableAt": nullable(TIME),
 }
 CHANNEL_PROPERTIES: dict[str, Any] = {
-    "id": _INT,
-    "userId": _INT,
-    "token": _STR,
-    "name": _STR,
-    **{
-        k: _BOOL
-        for k in (
-            "online",
-            "featured",
-            "partnered",
-            "suspended",
-            "interactive",
-            "hasVod",
-            "vodsEnabled",
-            "hasTranscodes",
-        )
-    },
-    "featureLevel": _INT,
-    "ftl": _INT,
-    "audience": {"type": "string", "enum": ["family", "teen", "18+"]},
-    "viewersTotal": _INT,
-    "viewersCurrent": _INT,
-    "numFollowers": _INT,
-    "description": _nullable(_STR),
-    "typeId": _nullable(_INT),
-    "languageId": _nullable(_STR),
-    **{
-        k: _nullable(_INT)
-        for k in (
-            "interactiveGameId",
-            "transcodingProfileId",
-            "coverId",
-            "thumbnailId",
-            "badgeId",
-            "hosteeId",
-        )
-    },
-    "bannerUrl": _nullable(_STR),
-    "costreamId": _nullable(_STR),
-    "createdAt": _TIME,
-    "updatedAt": _TIME,
-    "deletedAt": _nullable(_TIME),
-    "type": _nullable({"$ref": "#/components/schemas/Type"}),
+    **{field.name: field.schema for field in CHANNEL},
+    "type": nullable({"$ref": "#/components/schemas/Type"}),
     "user": {"$ref": "#/components/schemas/User"},
-    "streamKey": _STR,
+    "streamKey": STR,
 }
 
 SCHEMAS: dict[str, Any] = {
@@ -106,9 +42,9 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["statusCode", "error"],
         "properties": {
-            "statusCode": _INT,
-            "error": _STR,
-            "message": _STR,
+            "statusCode": INT,
+            "error": STR,
+            "message": STR,
             "details": {"type": "array", "items": {"type": "object"}},
         },
     },
@@ -119,7 +55,7 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             **USER_PROPERTIES,
             "channel": {"type": "object"},
-            "email": _STR,
+            "email": STR,
             "groups": {"type": "array", "items": {"type": "object"}},
             "preferences": {"type": "object"},
         },
@@ -130,9 +66,9 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["endpoints", "permissions"],
         "properties": {
-            "authkey": _STR,
-            "endpoints": {"type": "array", "items": _STR},
-            "permissions": {"type": "array", "items": _STR},
+            "authkey": STR,
+            "endpoints": {"type": "array", "items": STR},
+            "permissions": {"type": "array", "items": STR},
         },
     },
     "Registration": {
@@ -157,25 +93,25 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["id", "name", "redirectUris"],
         "properties": {
-            "id": _STR,
-            "name": _STR,
-            "website": _nullable(_STR),
-            "ownerId": _nullable(_INT),
-            "confidential": _BOOL,
-            "redirectUris": {"type": "array", "items": _STR},
-            "createdAt": _TIME,
-            "secret": _STR,
+            "id": STR,
+            "name": STR,
+            "website": nullable(STR),
+            "ownerId": nullable(INT),
+            "confidential": BOOL,
+            "redirectUris": {"type": "array", "items": STR},
+            "createdAt": TIME,
+            "secret": STR,
         },
     },
     "TokenResponse": {
         "type": "object",
         "required": ["access_token", "token_type", "expires_in"],
         "properties": {
-            "access_token": _STR,
-            "token_type": _STR,
-            "expires_in": _INT,
-            "refresh_token": _STR,
-            "scope": _STR,
+            "access_token": STR,
+            "token_type": STR,
+            "expires_in": INT,
+            "refresh_token": STR,
+            "scope": STR,
         },
     },
 }
@@ -187,7 +123,7 @@ _ID = {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}
 #: the other records only by numeric id; OAuth clients by their string id.
 PATH_SCHEMAS: dict[str, dict[str, Any]] = {
     "channel": {"type": "string", "description": "channel id or token (name)"},
-    "client": _STR,
+    "client": STR,
     **{
         name: _ID
         for name in (
@@ -215,7 +151,7 @@ def _operation(route: Route) -> dict[str, Any]:
             else {}
         ),
         "parameters": [
-            {"name": name, "in": "path", "required": True, "schema": PATH_SCHEMAS.get(name, _STR)}
+            {"name": name, "in": "path", "required": True, "schema": PATH_SCHEMAS.get(name, STR)}
             for name in _PATH_PARAM.findall(route.path)
         ]
         + [

@@ -6,6 +6,10 @@ platform path starts with a literal segment and no parameter spans segments, so 
 only match routes with the same first segment and depth: this dispatcher looks that group up
 in a dict and hands the request to a plain Starlette ``Router`` over just that group, which
 keeps Starlette's own matching, 405 handling and path parameters.
+
+Within a group, routes are tried by specificity (:func:`by_specificity`): a literal segment
+beats a parameter at the same position, so ``/interactive/games`` is never caught by
+``/interactive/{channel}``, whichever module declares its routes first.
 """
 
 from __future__ import annotations
@@ -22,11 +26,22 @@ def _key(path: str) -> tuple[str, int]:
     return parts[0], len(parts)
 
 
+def specificity(path: str) -> tuple[bool, ...]:
+    """Sort key of a route path: per segment, False for a literal and True for a parameter,
+    so the route with a literal where another has a parameter (leftmost first) sorts first."""
+    return tuple(part.startswith("{") for part in path.strip("/").split("/"))
+
+
+def by_specificity(routes: Sequence[Route]) -> list[Route]:
+    """``routes`` in matching order: more specific paths first, declared order otherwise."""
+    return sorted(routes, key=lambda route: specificity(route.path))
+
+
 class IndexedRouter:
     """An ASGI app dispatching to per-(segment, depth) Starlette routers."""
 
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
-        groups: dict[tuple[str, int], list[BaseRoute]] = {}
+        groups: dict[tuple[str, int], list[Route]] = {}
         for route in routes:
             assert isinstance(route, Route), "only plain routes are indexed"
             key = _key(route.path)
@@ -34,7 +49,8 @@ class IndexedRouter:
                 raise ValueError(f"{route.path}: a first segment must be literal to be indexed")
             groups.setdefault(key, []).append(route)
         self.routers = {
-            key: Router(routes=group, redirect_slashes=False) for key, group in groups.items()
+            key: Router(routes=list(by_specificity(group)), redirect_slashes=False)
+            for key, group in groups.items()
         }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

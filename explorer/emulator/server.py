@@ -5,7 +5,7 @@ simulator share it, and so does the single SQLite connection (no locks needed). 
 runs that loop in a daemon thread for notebooks and tests (port 0 by default); ``explorer
 serve`` runs it in the main thread. With a Redis broker (``PlatformOptions.broker``) this
 process is one of several sharing the database file: chat-node processes join it (see
-:mod:`~explorer.emulator.redisbroker`), and it may run no chat node of its own.
+:mod:`~explorer.emulator.brokers.redis`), and it may run no chat node of its own.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ import uvicorn
 
 from explorer.emulator import credentials, world
 from explorer.emulator.app import build_app
-from explorer.emulator.broker import open_broker
-from explorer.emulator.cluster import ChatCluster
+from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client

@@ -4,7 +4,7 @@ Decisions and execution are kept apart. :class:`Script` is pure and seeded: from
 online channels it plans each channel's chat rate and bots, then yields one :class:`Action`
 after another (who says what where, polls, timeouts, deletes, whispers, giveaways, bots coming
 and going), each with the delay before it. :class:`Simulator` performs them on the event loop
-through the same :class:`~explorer.emulator.rooms.Room` methods real connections call, so
+through the same room methods (:mod:`~explorer.emulator.chat.dispatch`) real connections call, so
 clients see exactly what they would see from people. The same seed gives the same sequence of
 choices; only wall-clock timing varies.
 
@@ -33,12 +33,14 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.broker import Delivery
-from explorer.emulator.cluster import ChatCluster
+from explorer.emulator.brokers.broker import Delivery
+from explorer.emulator.chat import dispatch, history, presence
+from explorer.emulator.chat.cluster import ChatCluster
+from explorer.emulator.chat.members import Member, member_of, refresh
+from explorer.emulator.chat.messages import compose, message_data
+from explorer.emulator.chat.roles import roles_of
+from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
-from explorer.emulator.messages import compose, message_data
-from explorer.emulator.roles import roles_of
-from explorer.emulator.rooms import Member, Room
 from explorer.emulator.store import Store
 from explorer.emulator.world import DEMO_ACCOUNTS
 from explorer.packets import ChatError
@@ -152,7 +154,7 @@ def seed_history(store: Store, seed: int, now: float) -> int:
     )
     known = {row[1].lower(): (row[0], row[1]) for row in users}
     parsed: dict[str, tuple[list[Any], dict[str, Any]]] = {}
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[str, int, int, float, dict[str, Any]]] = []
     for channel_id, owner_id in channels:
         chatters = rng.sample(users, min(len(users), rng.randint(3, 15)))
         people = [(row, ["User"]) for row in chatters if row[0] != owner_id]
@@ -186,14 +188,8 @@ def seed_history(store: Store, seed: int, now: float) -> int:
             message_id = seeded_message_id(rng)
             data = message_data(channel_id, message_id, identity, components, meta)
             created = now - 3600 + 3600 * index / count
-            rows.append((message_id, channel_id, user_id, created, orjson.dumps(data).decode()))
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO chat_messages (id, channelId, userId, createdAt, data) "
-            "VALUES (?, ?, ?, ?, ?)",
-            rows,
-        )
-    return len(rows)
+            rows.append((message_id, channel_id, user_id, created, data))
+    return history.store_seeded(store, rows)
 
 
 # --- the script: seeded decisions -----------------------------------------------------------
@@ -400,7 +396,7 @@ class Simulator:
         for (channel_id, _), member in list(self._members.items()):
             room = self.rooms.get(channel_id)
             if room is not None:
-                room.leave(member)
+                presence.leave(room, member)
             self.broker.unsubscribe(channel_id, self)
         self._members.clear()
 
@@ -410,9 +406,9 @@ class Simulator:
         task.add_done_callback(self._tasks.discard)
 
     def _enter(self, room: Room, user_id: int) -> Member:
-        member = self.rooms.member(room.channel_id, user_id, None)
+        member = member_of(self.services.store, room.channel_id, user_id, None)
         self._members[(room.channel_id, user_id)] = member
-        room.join(member, f"sim:{user_id}")
+        presence.join(room, member, f"sim:{user_id}")
         return member
 
     def _member(self, room: Room, user_id: int) -> Member:
@@ -433,7 +429,7 @@ class Simulator:
         elif delivery.refresh_user is not None:
             member = self._members.get((channel_id, delivery.refresh_user))
             if member is not None:
-                self.rooms.refresh(member, channel_id)
+                refresh(self.services.store, member, channel_id)
 
     async def _vote(self, channel_id: int, poll: dict[str, Any]) -> None:
         index = self._polls_seen.get(channel_id, 0)
@@ -493,12 +489,12 @@ class Simulator:
         elif kind == "churn":
             leaving = self._members.pop((room.channel_id, args[0]), None)
             if leaving is not None:
-                room.leave(leaving)
+                presence.leave(room, leaving)
             self._member(room, args[1])
 
     def _call(self, room: Room, member: Member, method: str, args: list[Any]) -> Any:
         try:
-            return room.call(member, method, args)
+            return dispatch.call(room, member, method, args)
         except ChatError:
             return None  # refused like anyone's would be (timed out, poll running, ...)
 

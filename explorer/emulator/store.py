@@ -5,7 +5,7 @@ on, so a stray cross-thread call fails loudly). WAL journaling lets readers of t
 (another ``explorer serve`` chat node, ``sqlite3`` in a terminal) see committed state while the
 platform writes. Every write runs inside :meth:`Store.transaction`, so a crash or a bad request
 never leaves half a record behind. This module owns the schema of the core records (users,
-channels, types, credentials, chat history); resource modules of the other groups declare
+channels, types, credentials); chat and resource modules of the other groups declare
 their own tables (``SCHEMA``) and keep their queries next to their routes.
 """
 
@@ -92,19 +92,6 @@ CREATE TABLE IF NOT EXISTS oauth_tokens (
     expiresAt REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0, used INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family);
-
-CREATE TABLE IF NOT EXISTS chat_authkeys (
-    key TEXT PRIMARY KEY, channelId INTEGER NOT NULL, userId INTEGER NOT NULL,
-    expiresAt REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chat_authkeys_owner ON chat_authkeys (channelId, userId);
-
-CREATE TABLE IF NOT EXISTS chat_messages (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, channelId INTEGER NOT NULL,
-    userId INTEGER NOT NULL, createdAt REAL NOT NULL, data TEXT NOT NULL,
-    deleted INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS chat_messages_channel ON chat_messages (channelId, deleted, seq);
 """
 
 

@@ -16,13 +16,13 @@ from typing import Any
 import orjson
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_moderator
+from explorer.emulator.chat.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
-from explorer.emulator.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import dumps
 

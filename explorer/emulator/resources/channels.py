@@ -19,36 +19,16 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.shapes import (
     CHANNEL_FIELDS,
+    CHANNEL_FILTERS,
     CHANNEL_FROM,
     CHANNEL_SELECT,
     find_channel,
     render_channel,
 )
-from explorer.query import MAX_PAGE, Condition, FieldKind, ListQuery, parse_fields, parse_list_query
+from explorer.query import MAX_PAGE, Condition, ListQuery, parse_fields, parse_list_query
 
-FILTERABLE: dict[str, FieldKind] = {
-    "id": "int",
-    "userId": "int",
-    "token": "str",
-    "name": "str",
-    "online": "bool",
-    "featured": "bool",
-    "partnered": "bool",
-    "interactive": "bool",
-    "hasVod": "bool",
-    "vodsEnabled": "bool",
-    "hasTranscodes": "bool",
-    "featureLevel": "int",
-    "ftl": "int",
-    "audience": "str",
-    "viewersTotal": "int",
-    "viewersCurrent": "int",
-    "numFollowers": "int",
-    "typeId": "int",
-    "languageId": "str",
-    "createdAt": "time",
-    "updatedAt": "time",
-}
+#: What ``fields`` may project: the declared fields (:data:`~explorer.emulator.shapes.CHANNEL`)
+#: and the embedded records.
 PROJECTABLE: tuple[str, ...] = (*CHANNEL_FIELDS, "type", "user")
 _SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _SCOPE_COLUMNS = {
@@ -147,7 +127,7 @@ async def list_channels(ctx: Context) -> Response:
         cache = ctx.services.caches["channels"] = PageCache()
     hit = cache.get(key, version)
     if hit is None:
-        query = parse_list_query(ctx.params, FILTERABLE, PROJECTABLE)
+        query = parse_list_query(ctx.params, CHANNEL_FILTERS, PROJECTABLE)
         sql = build_list_sql(query)
         rows = ctx.store.all(sql.rows, [*sql.args, query.limit, query.page * query.limit])
         types = ctx.services.types.all()

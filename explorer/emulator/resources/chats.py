@@ -2,9 +2,9 @@
 
 ``GET /chats/{channelId}`` (also served at ``/api/v2/chats/{channelId}``, reference.md fact 7)
 lists every live chat node (with a Redis broker, every node registered by any process of the
-platform: see :mod:`~explorer.emulator.redisbroker`), the caller's permissions in that channel,
+platform: see :mod:`~explorer.emulator.brokers.redis`), the caller's permissions in that channel,
 and, for a signed-in caller, an authkey for the chat ``auth`` method (see
-:mod:`explorer.emulator.authkeys`: bound to channel, user and the credential's scopes, reused
+:mod:`explorer.emulator.chat.authkeys`: bound to channel, user and the credential's scopes, reused
 while valid). ``GET /chats/endpoints``
 lists the live nodes alone. Who is in a chat is served by :mod:`.chatters`.
 """
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator import authkeys, rooms
+from explorer.emulator.chat import authkeys, history, moderation, polls, presence
+from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import not_found
-from explorer.emulator.roles import permissions_of, roles_of
 
-#: The chat tables apart from history (store.py): authkeys and shared room state.
-SCHEMA = authkeys.SCHEMA + rooms.SCHEMA
+#: The chat tables, each declared by the chat module owning it.
+SCHEMA = "".join(m.SCHEMA for m in (authkeys, history, presence, moderation, polls))
 SCHEMAS: dict[str, Any] = {
     "ChatEndpoints": {
         "type": "object",

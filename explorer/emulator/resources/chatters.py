@@ -23,11 +23,11 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.access import ChannelRef, channel_ref
+from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request, not_found
-from explorer.emulator.roles import roles_of
 
 SCHEMAS: dict[str, Any] = {
     "ChatUser": {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator.chathub import ChatHub
+from explorer.emulator.chat.hub import ChatHub
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, not_found

@@ -18,9 +18,9 @@ with a version awaiting review. Creating a first game earns the ``game-creator``
 Covers are uploaded through the shared upload flow (``uploads.store_upload``); ``coverUrl``
 then serves the image, until the game is deleted.
 
-Routes with a literal segment (``/games/owned``) come before ``/games/{game}``, and this
-module sorts before ``interactive_hosts``, whose ``/interactive/{channel}`` would otherwise
-catch ``/interactive/games``.
+Routes with a literal segment (``/games/owned``) win over ``/games/{game}`` and over
+``interactive_hosts``' ``/interactive/{channel}``: the router orders routes by specificity
+(:mod:`~explorer.emulator.routing`), not by module or declaration order.
 """
 
 from __future__ import annotations

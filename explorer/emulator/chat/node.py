@@ -13,7 +13,8 @@ read). The node itself answers the connection-level methods:
   ``auth`` again moves the connection (anonymous to signed in, or to another channel).
 * ``ping`` (a reply without data) and ``attachEmotes``.
 
-Every other method goes to the connection's :class:`~explorer.emulator.rooms.Room`.
+Every other method goes to the connection's :class:`~explorer.emulator.chat.rooms.Room`
+through :mod:`~explorer.emulator.chat.dispatch`.
 
 Protection (each connection alone pays for its misbehaviour):
 
@@ -49,10 +50,12 @@ from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
-from explorer.emulator import authkeys
-from explorer.emulator.broker import Broker, Delivery
+from explorer.emulator.brokers.broker import Broker, Delivery
+from explorer.emulator.chat import authkeys, dispatch, presence
+from explorer.emulator.chat.members import Member, member_of, refresh
+from explorer.emulator.chat.methods import NO_DATA
+from explorer.emulator.chat.rooms import Room, Rooms
 from explorer.emulator.context import Config
-from explorer.emulator.rooms import METHODS, NO_DATA, Member, Room, Rooms
 from explorer.packets import (
     UNOTFOUND,
     ChatError,
@@ -197,7 +200,7 @@ class ChatNode:
         if delivery.refresh_user is not None:
             for session in members.values():
                 if session.member.user_id == delivery.refresh_user:
-                    self.rooms.refresh(session.member, channel_id)
+                    refresh(self.rooms.store, session.member, channel_id)
         targets: Iterable[ServerConnection] = members
         if delivery.users is not None:
             users = delivery.users
@@ -314,11 +317,11 @@ class ChatNode:
         if name == "attachEmotes":
             session.emotes = session.member.emotes = True
             return NO_DATA
-        if name not in METHODS:
+        if name not in dispatch.METHODS:
             raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
         if session.room is None:
             raise ChatError(ChatErrorCode.NOT_AUTHENTICATED, "Call auth first to join a chat.")
-        return session.room.call(session.member, name, args)
+        return dispatch.call(session.room, session.member, name, args)
 
     def _auth(self, session: Session, args: list[Any]) -> dict[str, Any]:
         channel_id, user_id, key = parse_auth(args)
@@ -331,7 +334,7 @@ class ChatNode:
             grant = authkeys.verify(self.rooms.store, key, channel_id, user_id, self.rooms.clock())
             if grant is None:
                 raise ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
-            member = self.rooms.member(channel_id, user_id, grant.scopes)
+            member = member_of(self.rooms.store, channel_id, user_id, grant.scopes)
         member.emotes = session.emotes
         self._enter(session, room, member)
         return {"authenticated": member.user_id is not None, "roles": member.roles}
@@ -348,7 +351,7 @@ class ChatNode:
             members = self._channels[room.channel_id] = {}
             self.broker.subscribe(room.channel_id, self)
         members[session.ws] = session
-        room.join(member, session.key)
+        presence.join(room, member, session.key)
 
     def _leave(self, session: Session) -> None:
         room = session.room
@@ -361,4 +364,4 @@ class ChatNode:
                 del self._channels[room.channel_id]
                 self.broker.unsubscribe(room.channel_id, self)
         session.room = None
-        room.leave(session.member)
+        presence.leave(room, session.member)

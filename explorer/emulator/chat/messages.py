@@ -5,7 +5,8 @@ all build their ``ChatMessage`` data here, so every message has one shape (platf
 message data"; reference.md adds ``user_level`` and ``user_avatar``). Parsing splits the text
 on whitespace and recognises, word by word:
 
-* an emoticon of the built-in pack (``:)``, ``<3``, ...; see :mod:`emoticons`);
+* an emoticon of the built-in pack (``:)``, ``<3``, ...; see
+  :mod:`~explorer.emulator.chat.emoticons`);
 * a link starting with ``http://``, ``https://`` or ``www.`` (``text`` drops the scheme);
 * ``@name`` of a known user (a ``tag`` with that user's id; trailing punctuation stays text);
 * everything else is text, adjacent text merged into one component.
@@ -16,10 +17,13 @@ A leading ``/me `` sets ``meta.me``. Pure apart from the user lookup it is given
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable
 from typing import Any
 
-from explorer.emulator.emoticons import EMOTICONS, PACK, image
+from explorer.emulator.brokers.broker import Delivery
+from explorer.emulator.chat.emoticons import EMOTICONS, PACK, image
+from explorer.packets import encode_event
 
 #: Longest message text accepted, in characters.
 MAX_LENGTH = 360
@@ -94,6 +98,11 @@ def compose(text: str, lookup: UserLookup) -> tuple[list[Component], dict[str, A
     return components, meta
 
 
+def new_message_id() -> str:
+    """A fresh UUID-shaped message id."""
+    return str(uuid.uuid4())
+
+
 def message_data(
     channel_id: int,
     message_id: str,
@@ -133,3 +142,17 @@ def with_emoticons(data: dict[str, Any]) -> dict[str, Any]:
         return data
     message = data["message"]
     return {**data, "message": {**message, "meta": {**message["meta"], "emoticons": images}}}
+
+
+def message_delivery(data: dict[str, Any], **fields: Any) -> Delivery:
+    """The ``ChatMessage`` delivery of message ``data``, with its emoticon-image variant when
+    it has emoticons; ``fields`` are further :class:`Delivery` fields."""
+    extra = encode_event("ChatMessage", with_emoticons(data)) if has_emoticons(data) else None
+    return Delivery(
+        "ChatMessage", encode_event("ChatMessage", data), emotes_payload=extra, **fields
+    )
+
+
+def shown_to(emotes: bool, data: dict[str, Any]) -> dict[str, Any]:
+    """Message ``data`` as a member receives it: with emoticon images if they attached them."""
+    return with_emoticons(data) if emotes else data

@@ -1,17 +1,18 @@
-"""Fan-out between chat nodes: rooms publish deliveries, the broker hands them to every
-subscriber of the channel, in this process and, with a Redis broker, in every other.
+"""The Broker seam: rooms publish deliveries, a broker hands them to every subscriber of the
+channel, in this process and, with a Redis broker, in every other.
 
-A channel's chat members may sit on any node, in any process. Room logic (:mod:`rooms`) never
-writes to a socket: it publishes a :class:`Delivery` for a channel, and the broker hands it to
-every subscriber of that channel (each node with members there, and the simulator), which
-writes it to its own connections. The broker holds no room state: presence, timeouts, polls
-and history live in SQLite, which every process of a platform shares (see :mod:`rooms`), so
-one implementation of the room rules serves one process or many.
+A channel's chat members may sit on any node, in any process. Room logic
+(:mod:`~explorer.emulator.chat.rooms`) never writes to a socket: it publishes a
+:class:`Delivery` for a channel, and the broker hands it to every subscriber of that channel
+(each node with members there, and the simulator), which writes it to its own connections.
+The broker holds no room state: presence, timeouts, polls and history live in SQLite, which
+every process of a platform shares (see :mod:`~explorer.emulator.chat.rooms`), so one
+implementation of the room rules serves one process or many.
 
-:class:`InProcessBroker` is the default: every node runs in this process, delivery is a call
-made at the moment of publishing, so stored messages reach subscribers in history order.
-:class:`~explorer.emulator.redisbroker.RedisBroker` (``explorer serve --broker redis://...``)
-spreads a platform over processes; :func:`open_broker` picks one from a URL. Besides fan-out a
+:class:`~explorer.emulator.brokers.inprocess.InProcessBroker` is the default: every node runs
+in this process. :class:`~explorer.emulator.brokers.redis.RedisBroker` (``explorer serve
+--broker redis://...``) spreads a platform over processes; it reads what it missed from the
+chat history through a :class:`Backlog`, so brokers import nothing of chat. Besides fan-out a
 broker knows the processes of its platform: :attr:`Broker.origin` names this one in room state,
 :meth:`Broker.watch` reports which are alive (so the living release what the dead held), and
 :meth:`Broker.endpoints` lists the chat nodes of all of them.
@@ -19,16 +20,11 @@ broker knows the processes of its platform: :attr:`Broker.origin` names this one
 
 from __future__ import annotations
 
-import math
 import uuid
 from abc import ABC, abstractmethod
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from explorer.emulator.store import Store
+from typing import Protocol
 
 #: Called with the processes alive and a time: what processes not among them held in room
 #: state before that time may be released (see :meth:`Broker.watch`).
@@ -64,6 +60,23 @@ class Subscriber(Protocol):
 
     def deliver(self, channel_id: int, delivery: Delivery) -> None:
         """Write ``delivery`` to the local members of ``channel_id`` it concerns."""
+        ...
+
+
+class Backlog(Protocol):
+    """The stored chat messages, as a broker that missed some reads them (chat history)."""
+
+    def latest(self) -> int:
+        """The position of the newest stored message of any channel (0 when there is none)."""
+        ...
+
+    def latest_by_channel(self, after: int) -> dict[int, int]:
+        """The newest position of each channel with messages stored after ``after``."""
+        ...
+
+    def since(self, channel_id: int, after: int, through: int) -> list[Delivery]:
+        """Deliveries of ``channel_id``'s messages stored at ``after < seq <= through`` and
+        not deleted, in history order."""
         ...
 
 
@@ -121,59 +134,3 @@ class Broker(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Stop background work and disconnect."""
-
-
-class InProcessBroker(Broker):
-    """Every node in this process: delivery is a call."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._subscribers: defaultdict[int, dict[Subscriber, None]] = defaultdict(dict)
-
-    def subscribe(self, channel_id: int, subscriber: Subscriber) -> None:
-        self._subscribers[channel_id][subscriber] = None
-
-    def unsubscribe(self, channel_id: int, subscriber: Subscriber) -> None:
-        subscribers = self._subscribers.get(channel_id)
-        if subscribers is not None:
-            subscribers.pop(subscriber, None)
-            if not subscribers:
-                del self._subscribers[channel_id]
-
-    def publish(self, channel_id: int, delivery: Delivery) -> None:
-        subscribers = self._subscribers.get(channel_id)
-        if subscribers:
-            for subscriber in tuple(subscribers):
-                subscriber.deliver(channel_id, delivery)
-
-    def catch_up(self, channel_id: int, seq: int) -> None:
-        """Nothing to do: publishing delivered every message at once."""
-
-    def advertise(self, local: Callable[[], list[str]]) -> None:
-        """Nothing to do: there is no directory beyond this process."""
-
-    def endpoints(self, local: list[str]) -> list[str]:
-        return local
-
-    async def start(self) -> None:
-        """This process is the only one, so whatever others held (a crashed run on the same
-        database) is released now."""
-        self._report(frozenset((self.origin,)), math.inf)
-
-    async def refresh(self) -> None:
-        """Nothing to do: :meth:`endpoints` reads the local nodes each time."""
-
-    async def close(self) -> None:
-        """Nothing to do: there is no connection."""
-
-
-def open_broker(url: str | None, store: Store) -> Broker:
-    """The broker for ``url``: None for in process, ``redis://...`` (or ``rediss://``,
-    ``unix://``) for Redis; ``store`` is the platform's database, shared by its processes."""
-    if url is None:
-        return InProcessBroker()
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from explorer.emulator.redisbroker import RedisBroker
-
-        return RedisBroker(url, store)
-    raise ValueError(f"unknown broker {url!r}: use redis://host:port/db")

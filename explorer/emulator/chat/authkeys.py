@@ -16,6 +16,11 @@ from explorer.emulator import credentials
 from explorer.emulator.store import Store
 
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat_authkeys (
+    key TEXT PRIMARY KEY, channelId INTEGER NOT NULL, userId INTEGER NOT NULL,
+    expiresAt REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_authkeys_owner ON chat_authkeys (channelId, userId);
 CREATE TABLE IF NOT EXISTS chat_authkey_scopes (
     key TEXT PRIMARY KEY REFERENCES chat_authkeys (key) ON DELETE CASCADE,
     scopes TEXT NOT NULL

@@ -3,7 +3,7 @@
 REST handlers only need a few things from chat: which node addresses are live, who is present
 in a channel's chat, a way to tell rooms that something changed (a user's roles), and, for the
 control namespace, stopping and starting single nodes. Keeping that to this small protocol lets
-the chat side run in-process (the default, :class:`~explorer.emulator.cluster.ChatCluster`) or
+the chat side run in-process (the default, :class:`~explorer.emulator.chat.cluster.ChatCluster`) or
 in other processes behind a broker without the REST side knowing.
 """
 

@@ -12,12 +12,30 @@ processes). All nodes run on the process's event loop.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from explorer.emulator.broker import Broker, InProcessBroker
-from explorer.emulator.chatnode import ChatNode
+from explorer.emulator.brokers.broker import Broker
+from explorer.emulator.brokers.inprocess import InProcessBroker
+from explorer.emulator.chat import polls, presence
+from explorer.emulator.chat.history import Backlog
+from explorer.emulator.chat.node import ChatNode
+from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.context import Services
-from explorer.emulator.rooms import Rooms
+from explorer.emulator.store import Store
+
+
+def open_broker(url: str | None, store: Store) -> Broker:
+    """The broker for ``url``: None for in process, ``redis://...`` (or ``rediss://``,
+    ``unix://``) for Redis; ``store`` is the platform's database, shared by its processes,
+    whose chat history the Redis broker reads what it missed from."""
+    if url is None:
+        return InProcessBroker()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from explorer.emulator.brokers.redis import RedisBroker  # redis is an optional extra
+
+        return RedisBroker(url, Backlog(store))
+    raise ValueError(f"unknown broker {url!r}: use redis://host:port/db")
 
 
 class ChatCluster:
@@ -34,6 +52,9 @@ class ChatCluster:
     ) -> None:
         self.broker = broker if broker is not None else InProcessBroker()
         self.rooms = Rooms(services.store, self.broker, services.config, services.clock)
+        # What a dead process held in room state is released by the module owning it.
+        self.broker.watch(partial(presence.release, self.rooms))
+        self.broker.watch(partial(polls.adopt, self.rooms))
         self.nodes = [
             ChatNode(index, self.rooms, self.broker, services.config, host, port and port + index)
             for index in range(count)
@@ -68,11 +89,11 @@ class ChatCluster:
         """Apply a role change to connected sessions at once and send ``UserUpdate``."""
         room = self.rooms.get(channel_id)
         if room is not None:
-            room.user_updated(user_id)
+            presence.user_updated(room, user_id)
 
     def present_users(self, channel_id: int) -> list[int]:
         """Ids of the signed-in users in ``channel_id``'s chat, in the order they joined."""
-        return self.rooms.present(channel_id)
+        return presence.present(self.rooms.store, channel_id)
 
     def node_status(self) -> list[dict[str, Any]]:
         """Each of this process's nodes: index, address, state, server id, connections."""

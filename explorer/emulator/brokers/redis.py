@@ -15,25 +15,27 @@ once, without Redis, so a process keeps serving its own clients while Redis is a
 
 Who owns what, so that no two processes make the same decision:
 
-* Room state is SQLite's (see :mod:`~explorer.emulator.rooms`): presence, timeouts, polls and
-  history, each decision one transaction, and SQLite runs write transactions one at a time
+* Room state is SQLite's (see :mod:`~explorer.emulator.chat.rooms`): presence, timeouts,
+  polls and history, each decision one transaction, and SQLite runs write transactions one at a time
   (WAL, ``busy_timeout``, ``BEGIN IMMEDIATE``). A vote is one row per voter, so two nodes never
   count it twice; a poll's timer runs in the process that started it.
 * Each process owns its registration: the key ``explorer:process:{origin}`` (its pid and its
   running chat node addresses), written every :data:`HEARTBEAT` seconds with a lifetime of
   :data:`TTL` seconds and listed in the set ``explorer:processes``. A process whose key expired
   is dead: its addresses leave ``GET /chats/{id}``, and the rooms of every survivor release
-  what it held in room state (:meth:`~explorer.emulator.rooms.Rooms.release`: its presence,
-  with ``UserLeave`` where it held a user's last connection, and its polls, adopted by a new
-  owner); the transaction that changes those rows does it, so exactly one survivor does.
+  what it held in room state (:func:`~explorer.emulator.chat.presence.release`: its
+  presence, with ``UserLeave`` where it held a user's last connection;
+  :func:`~explorer.emulator.chat.polls.adopt`: its polls, adopted by a new owner); the
+  transaction that changes those rows does it, so exactly one survivor does.
   Survivors act only once Redis has been up for two lifetimes, so that after a Redis restart
   every live process has registered again before anyone is declared dead.
 * Each process owns the order in which stored messages reach its subscribers. The transaction
   that stores a message gives it its position in history (``seq``) and names the channel's
   message before it (``prev``). A process delivers a channel's stored messages in ``seq``
   order, each once: a message whose ``prev`` it has not delivered makes it fetch the missing
-  ones from SQLite first (a message published from another process arrives after a later
-  one, or its publisher died before publishing), copies it has delivered already are dropped,
+  ones from the chat history (:class:`~explorer.emulator.brokers.broker.Backlog`) first (a
+  message published from another process arrives after a later one, or its publisher died
+  before publishing), copies it has delivered already are dropped,
   every heartbeat it fetches the messages stored since the last one that it has not seen (the
   last message of a dead publisher, messages stored while Redis was away), and ``history``
   first delivers everything up to the newest message it returns (:meth:`RedisBroker.catch_up`).
@@ -53,7 +55,7 @@ Faults:
   back with the next heartbeat, and the messages stored meanwhile reach every node from SQLite.
   Other events published during the outage (``UserJoin``, ``PollStart``, whispers) are lost.
 * A slow client is the concern of its node (bounded send buffers, see
-  :mod:`~explorer.emulator.chatnode`); the publish queue to Redis is bounded too
+  :mod:`~explorer.emulator.chat.node`); the publish queue to Redis is bounded too
   (:data:`OUTBOX_LIMIT`, the oldest dropped first).
 """
 
@@ -75,9 +77,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from explorer.emulator.broker import Broker, Delivery, Subscriber
-from explorer.emulator.rooms import latest_seq, latest_seqs, stored_messages
-from explorer.emulator.store import Store
+from explorer.emulator.brokers.broker import Backlog, Broker, Delivery, Subscriber
 
 log = logging.getLogger("explorer.emulator.redis")
 
@@ -155,12 +155,13 @@ class _Channel:
 
 class RedisBroker(Broker):
     """Fan-out between the processes of one platform through Redis at ``url`` (see the module
-    docstring); ``store`` is the platform's database, shared by its processes."""
+    docstring); ``backlog`` reads the chat history of the platform's database, which its
+    processes share."""
 
     def __init__(
         self,
         url: str,
-        store: Store,
+        backlog: Backlog,
         *,
         heartbeat: float = HEARTBEAT,
         ttl: float = TTL,
@@ -168,7 +169,7 @@ class RedisBroker(Broker):
     ) -> None:
         super().__init__()
         self.url = url
-        self.store = store
+        self.backlog = backlog
         self.heartbeat = heartbeat
         self.ttl = ttl
         #: Deliveries that could not be published (Redis away, or the outbox full).
@@ -200,7 +201,7 @@ class RedisBroker(Broker):
     def subscribe(self, channel_id: int, subscriber: Subscriber) -> None:
         local = self._channels.get(channel_id)
         if local is None:
-            local = self._channels[channel_id] = _Channel(latest_seq(self.store))
+            local = self._channels[channel_id] = _Channel(self.backlog.latest())
         local.subscribers[subscriber] = None
 
     def unsubscribe(self, channel_id: int, subscriber: Subscriber) -> None:
@@ -238,7 +239,7 @@ class RedisBroker(Broker):
         try:
             await self._redis.ping()
             await self._pubsub.psubscribe(self._topic_prefix + b"*")
-            self._mark = latest_seq(self.store)
+            self._mark = self.backlog.latest()
             await self._beat()
         except UNREACHABLE as exc:
             raise ConnectionError(f"cannot reach Redis at {self.url}: {exc}") from exc
@@ -288,7 +289,7 @@ class RedisBroker(Broker):
 
     def _fill(self, channel_id: int, local: _Channel, through: int) -> None:
         """Deliver the channel's stored messages after the cursor up to ``through``."""
-        for missed in stored_messages(self.store, channel_id, local.cursor, through):
+        for missed in self.backlog.since(channel_id, local.cursor, through):
             local.fan(channel_id, missed)
         local.cursor = through
 
@@ -302,7 +303,7 @@ class RedisBroker(Broker):
 
     def _reconcile(self) -> None:
         """Deliver the messages stored since the last heartbeat that did not arrive."""
-        latest = latest_seqs(self.store, self._mark)
+        latest = self.backlog.latest_by_channel(self._mark)
         if latest:
             self._mark = max(latest.values())
         for channel_id, seq in latest.items():

@@ -1,0 +1,65 @@
+"""How a chat method is declared: its wire name, its handler, its reply and argument checks.
+
+Each rule module (``talk``, ``history``, ``moderation``, ``polls``, ``giveaways``) exports
+``methods``, a list of :class:`ChatMethod`, the way resource modules export ``routes``;
+:mod:`~explorer.emulator.chat.dispatch` collects them. A handler gets the room, the calling
+member and the argument list, and returns its reply data (or :data:`NO_DATA`) or raises
+:class:`~explorer.packets.ChatError`. Wrong argument counts or types answer 4000.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from explorer.emulator.chat.messages import MAX_LENGTH
+from explorer.packets import ChatError, ChatErrorCode
+
+if TYPE_CHECKING:
+    from explorer.emulator.chat.members import Member
+    from explorer.emulator.chat.rooms import Room
+
+
+class _NoData:
+    """The reply of a method that answers without a ``data`` field."""
+
+    def __repr__(self) -> str:
+        return "NO_DATA"
+
+
+NO_DATA: Final = _NoData()
+
+Handler = Callable[["Room", "Member", list[Any]], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMethod:
+    """A room method: the ``name`` clients call and the ``handler`` that runs it."""
+
+    name: str
+    handler: Handler
+
+
+def arity(args: list[Any], method: str, *names: str) -> None:
+    """4000 unless ``args`` holds exactly one value per name in ``names``."""
+    if len(args) != len(names):
+        wanted = f"{len(names)} argument{'s' if len(names) != 1 else ''}"
+        listed = f" ({', '.join(names)})" if names else ""
+        raise ChatError(ChatErrorCode.BAD_REQUEST, f"{method} takes {wanted}{listed}.")
+
+
+def text(value: Any, what: str, limit: int = MAX_LENGTH) -> str:
+    """``value`` when it is a non-empty string of at most ``limit`` characters, else 4000."""
+    if type(value) is not str or not value.strip():
+        raise ChatError(ChatErrorCode.BAD_REQUEST, f"The {what} must be a non-empty string.")
+    if len(value) > limit:
+        raise ChatError(ChatErrorCode.BAD_REQUEST, f"The {what} is longer than {limit} characters.")
+    return value
+
+
+def count(value: Any, what: str) -> int:
+    """``value`` when it is a non-negative integer, else 4000."""
+    if type(value) is not int or value < 0:
+        raise ChatError(ChatErrorCode.BAD_REQUEST, f"The {what} must be a non-negative integer.")
+    return value

@@ -1,0 +1,66 @@
+"""Members talking: ``msg`` to the whole room and ``whisper`` to one member.
+
+=================  ===========================  ===============================================
+method             needs                        refusals
+=================  ===========================  ===============================================
+msg, whisper       ``chat``, not timed out      4003 anonymous, 4002 banned/muted, 4007 timed
+                                                out, 4005 whisper target unknown or absent
+=================  ===========================  ===============================================
+
+A message is stored in history before anyone sees it; a whisper reaches only its sender and
+target and is never stored. Both reply with the message data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.emulator.chat import history
+from explorer.emulator.chat.members import Member, lookup_user
+from explorer.emulator.chat.messages import (
+    compose,
+    message_data,
+    message_delivery,
+    new_message_id,
+    shown_to,
+)
+from explorer.emulator.chat.methods import ChatMethod, arity, text
+from explorer.emulator.chat.moderation import require_voice
+from explorer.emulator.chat.presence import is_present
+from explorer.emulator.chat.rooms import Room
+from explorer.packets import ChatError, ChatErrorCode
+
+
+def msg(room: Room, member: Member, args: list[Any]) -> Any:
+    """``msg [text]``: a ChatMessage to everyone; replies with the message data."""
+    arity(args, "msg", "text")
+    typed = text(args[0], "message")
+    require_voice(room, member, "send messages")
+    components, meta = compose(typed, lambda name: lookup_user(room.rooms.store, name))
+    data = message_data(room.channel_id, new_message_id(), member.identity(), components, meta)
+    history.post(room, data)
+    return shown_to(member.emotes, data)
+
+
+def whisper(room: Room, member: Member, args: list[Any]) -> Any:
+    """``whisper [user name, text]``: a ChatMessage only the sender and target receive."""
+    arity(args, "whisper", "user name", "text")
+    name = text(args[0], "user name", 64)
+    typed = text(args[1], "message")
+    user_id = require_voice(room, member, "whisper")
+    store = room.rooms.store
+    target = lookup_user(store, name)
+    if target is None:
+        raise ChatError(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
+    if not is_present(room, target[0]):
+        raise ChatError(ChatErrorCode.NOT_FOUND, f"{target[1]} is not in this chat.")
+    components, meta = compose(typed, lambda found: lookup_user(store, found))
+    meta["whisper"] = True
+    data = message_data(
+        room.channel_id, new_message_id(), member.identity(), components, meta, target[1]
+    )
+    room.deliver(message_delivery(data, users=frozenset((user_id, target[0]))))
+    return shown_to(member.emotes, data)
+
+
+methods = [ChatMethod("msg", msg), ChatMethod("whisper", whisper)]

@@ -1,0 +1,121 @@
+"""The import graph of ``explorer``: imports go one way, so no module imports itself back.
+
+Parsing with :mod:`ast` (not importing) sees every import, module-level or inside a function,
+which is what a cycle at run time needs; imports under ``if TYPE_CHECKING:`` never run and are
+left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import explorer
+
+ROOT = Path(explorer.__file__).parent
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of the module at ``path`` under the ``explorer`` package."""
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imported(node: ast.AST, module: str, package: bool, known: set[str]) -> set[str]:
+    """The ``explorer`` modules ``node`` and its children import (TYPE_CHECKING blocks aside)."""
+    found: set[str] = set()
+    if isinstance(node, ast.If) and _type_checking(node):
+        children: list[ast.AST] = list(node.orelse)
+    else:
+        children = list(ast.iter_child_nodes(node))
+    if isinstance(node, ast.Import):
+        found |= {alias.name for alias in node.names}
+    elif isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:
+            anchor = module.split(".")
+            anchor = anchor[: len(anchor) - node.level + (1 if package else 0)]
+            base = ".".join([*anchor, base] if base else anchor)
+        found.add(base)
+        # ``from explorer.emulator import store`` imports the submodule ``store``.
+        found |= {f"{base}.{alias.name}" for alias in node.names}
+    for child in children:
+        found |= _imported(child, module, package, known)
+    return {name for name in found if name in known}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each ``explorer`` module and the ``explorer`` modules it imports."""
+    paths = {module_name(path): path for path in ROOT.rglob("*.py")}
+    known = set(paths)
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        package = path.name == "__init__.py"
+        # A package's own ``__init__`` is imported by its submodules anyway: not an edge.
+        graph[name] = {
+            target
+            for target in _imported(tree, name, package, known)
+            if target != name and not name.startswith(f"{target}.")
+        }
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` as ``[a, b, ..., a]``, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                return [*stack[stack.index(target) :], target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle is not None:
+                    return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node)
+            if cycle is not None:
+                return cycle
+    return None
+
+
+def test_explorer_has_no_import_cycle() -> None:
+    """No module of explorer imports, directly or through others, a module importing it."""
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_cycle_finder_names_a_cycle() -> None:
+    """The checker reports a cycle it is given, naming each module on it."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+
+
+def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
+    """Imports under ``if TYPE_CHECKING:`` are left out; function-level ones count."""
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from explorer import b\n"
+        "def f():\n    from explorer import c\n"
+    )
+    tree = ast.parse(source)
+    known = {"explorer", "explorer.b", "explorer.c"}
+    assert _imported(tree, "explorer.a", False, known) == {"explorer", "explorer.c"}
