@@ -43,7 +43,7 @@ from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
 from explorer.emulator.store import Store
 from explorer.emulator.world import DEMO_ACCOUNTS
-from explorer.packets import ChatError
+from explorer.errors import ChatError
 
 #: Channels given a seeded history (the most popular 4%, at most this many), messages each.
 HISTORY_CHANNELS = 200

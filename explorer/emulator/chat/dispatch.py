@@ -15,7 +15,7 @@ from explorer.emulator.chat import giveaways, history, moderation, polls, talk
 from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.methods import Handler
 from explorer.emulator.chat.rooms import Room
-from explorer.packets import ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
 
 #: The modules whose ``methods`` make up the room's methods.
 MODULES = (talk, history, moderation, polls, giveaways)

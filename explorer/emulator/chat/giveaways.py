@@ -24,7 +24,7 @@ from explorer.emulator.chat.messages import (
 from explorer.emulator.chat.methods import ChatMethod, arity
 from explorer.emulator.chat.presence import present
 from explorer.emulator.chat.rooms import Room
-from explorer.packets import ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
 
 #: How far back ``giveaway:start`` looks for active chatters, in seconds.
 GIVEAWAY_WINDOW = 600.0

@@ -12,7 +12,8 @@ from typing import Any
 
 from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.store import Store
-from explorer.packets import UACCESS, ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
+from explorer.packets import UACCESS
 
 
 @dataclass(eq=False, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from explorer.emulator.chat.messages import MAX_LENGTH
-from explorer.packets import ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
     from explorer.emulator.chat.members import Member

@@ -27,7 +27,7 @@ from explorer.emulator.chat.members import Member, lookup_user, require
 from explorer.emulator.chat.methods import NO_DATA, ChatMethod, arity, text
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
-from explorer.packets import ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_timeouts (

@@ -56,17 +56,8 @@ from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
 from explorer.emulator.context import Config
-from explorer.packets import (
-    UNOTFOUND,
-    ChatError,
-    ChatErrorCode,
-    Method,
-    PacketError,
-    decode,
-    encode_event,
-    encode_reply,
-    error_object,
-)
+from explorer.errors import ChatError, ChatErrorCode, error_object
+from explorer.packets import UNOTFOUND, Method, PacketError, decode, encode_event, encode_reply
 
 log = logging.getLogger("explorer.emulator.chat")
 

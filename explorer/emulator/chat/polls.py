@@ -26,7 +26,7 @@ import orjson
 from explorer.emulator.chat.members import Member, require
 from explorer.emulator.chat.methods import ChatMethod, arity, count, text
 from explorer.emulator.chat.rooms import GONE, Room, Rooms
-from explorer.packets import ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_polls (

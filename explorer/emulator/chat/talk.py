@@ -28,7 +28,7 @@ from explorer.emulator.chat.methods import ChatMethod, arity, text
 from explorer.emulator.chat.moderation import require_voice
 from explorer.emulator.chat.presence import is_present
 from explorer.emulator.chat.rooms import Room
-from explorer.packets import ChatError, ChatErrorCode
+from explorer.errors import ChatError, ChatErrorCode
 
 
 def msg(room: Room, member: Member, args: list[Any]) -> Any:
