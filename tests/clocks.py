@@ -8,11 +8,12 @@ import time
 class ManualClock:
     """Epoch seconds that stand still until the test calls :meth:`advance`.
 
-    The platform only reads it (from its own thread); the test thread alone moves it.
+    It starts at the current whole second, so that adding short durations (0.5, 1.5) stays
+    exact. The platform only reads it (from its own thread); the test thread alone moves it.
     """
 
-    def __init__(self, now: float | None = None) -> None:
-        self.now = time.time() if now is None else now
+    def __init__(self) -> None:
+        self.now = float(int(time.time()))
 
     def __call__(self) -> float:
         return self.now
