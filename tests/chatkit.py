@@ -102,9 +102,10 @@ class Chat:
     async def no_event(self, name: str) -> None:
         """Assert that no event ``name`` came before the reply to a ``ping`` sent now.
 
-        A connection's packets are ordered and the platform writes each event as it publishes
-        it, so the reply is a positive marker: every event of an action whose reply was
-        awaited before (or of a disconnect awaited with :meth:`World.close`) came before it.
+        A connection's packets are ordered, and with the in-process broker an event is written
+        as it is published, so the reply is a positive marker: every event of an action whose
+        reply was awaited before (or of a disconnect awaited with :meth:`World.disconnect`)
+        came before it.
         """
         await self.ok("ping")
         assert all(p["event"] != name for p in self.events), self.events
@@ -199,7 +200,7 @@ class World:
         count: int = httpx.get(url, timeout=10).json()[node]["connections"]
         return count
 
-    async def close(self, chat: Chat, node: int = 0) -> None:
+    async def disconnect(self, chat: Chat, node: int = 0) -> None:
         """Close ``chat`` (connected to node ``node``) and return once the node has let it go:
         whatever the disconnect publishes (``UserLeave``) is published by then."""
         before = self.node_connections(node)

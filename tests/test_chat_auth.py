@@ -219,7 +219,7 @@ def test_anonymous_join_sends_no_user_join(world: World) -> None:
         watcher = await world.join("viewer", channel)
         anon = await world.join(None, channel, node=1)
         await watcher.no_event("UserJoin")
-        await world.close(anon, node=1)
+        await world.disconnect(anon, node=1)
         await watcher.no_event("UserLeave")
         await watcher.close()
 
@@ -255,7 +255,7 @@ def test_second_connection_of_a_user_is_not_a_new_join(world: World) -> None:
         await watcher.event("UserJoin")
         second = await world.join("viewer", channel, node=1)
         await watcher.no_event("UserJoin")
-        await world.close(second, node=1)
+        await world.disconnect(second, node=1)
         await watcher.no_event("UserLeave")
         await first.close()
         assert (await watcher.event("UserLeave"))["username"] == "viewer"
