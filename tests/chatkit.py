@@ -8,7 +8,7 @@ replies are matched by id, events are kept until a test asks for them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -99,12 +99,16 @@ class Chat:
             else:
                 self.events.append(packet)
 
-    async def no_event(self, name: str, wait: float = 0.3) -> None:
-        """Assert that no event ``name`` arrives within ``wait`` seconds."""
+    async def no_event(self, name: str) -> None:
+        """Assert that no event ``name`` came before the reply to a ``ping`` sent now.
+
+        A connection's packets are ordered, and with the in-process broker an event is written
+        as it is published, so the reply is a positive marker: every event of an action whose
+        reply was awaited before (or of a disconnect awaited with :meth:`World.disconnect`)
+        came before it.
+        """
+        await self.ok("ping")
         assert all(p["event"] != name for p in self.events), self.events
-        with contextlib.suppress(TimeoutError):
-            data = await self.event(name, timeout=wait)
-            raise AssertionError(f"unexpected {name}: {data}")
 
     async def close(self) -> None:
         """Close the connection."""
@@ -189,6 +193,25 @@ class World:
         welcome = await chat.recv()
         assert welcome["event"] == "WelcomeEvent", welcome
         return chat
+
+    def node_connections(self, node: int) -> int:
+        """The open connections chat node ``node`` reports (``GET /_emulator/chat/nodes``)."""
+        url = f"{self.platform.root_url}/_emulator/chat/nodes"
+        count: int = httpx.get(url, timeout=10).json()[node]["connections"]
+        return count
+
+    async def disconnect(self, chat: Chat, node: int = 0) -> None:
+        """Close ``chat`` (connected to node ``node``) and return once the node has let it go:
+        whatever the disconnect publishes (``UserLeave``) is published by then."""
+        before = self.node_connections(node)
+        await chat.close()
+        deadline = time.monotonic() + 5
+        for _ in range(1000):
+            if self.node_connections(node) < before:
+                return
+            if time.monotonic() > deadline:
+                break
+        raise AssertionError("the node never let the connection go")
 
     async def join(self, username: str | None, channel: int | None = None, node: int = 0) -> Chat:
         """A connection authenticated as ``username`` (anonymous when None) in ``channel``."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -11,6 +10,7 @@ import pytest
 
 from explorer.emulator import Platform
 from tests.chatkit import World, run
+from tests.clocks import ManualClock
 
 UNOTFOUND = {"code": 1, "message": "UNOTFOUND", "stacktrace": [], "data": {}}
 
@@ -128,11 +128,12 @@ def test_every_unotfound_cause_keeps_the_connection_connected(world: World) -> N
 
 def test_expired_key_is_unotfound(make_platform: Callable[..., Platform]) -> None:
     """A key past its lifetime (authkey_ttl) answers UNOTFOUND."""
-    world = World(make_platform(rate_limits=False, authkey_ttl=0.4))
+    clock = ManualClock()
+    world = World(make_platform(rate_limits=False, authkey_ttl=60, clock=clock))
 
     async def scenario() -> None:
         key = world.details("viewer")["authkey"]
-        await asyncio.sleep(0.5)
+        clock.advance(61)
         chat = await world.connect()
         assert await chat.error("auth", world.channel, world.user_id("viewer"), key) == UNOTFOUND
         await chat.close()
@@ -218,7 +219,7 @@ def test_anonymous_join_sends_no_user_join(world: World) -> None:
         watcher = await world.join("viewer", channel)
         anon = await world.join(None, channel, node=1)
         await watcher.no_event("UserJoin")
-        await anon.close()
+        await world.disconnect(anon, node=1)
         await watcher.no_event("UserLeave")
         await watcher.close()
 
@@ -254,7 +255,7 @@ def test_second_connection_of_a_user_is_not_a_new_join(world: World) -> None:
         await watcher.event("UserJoin")
         second = await world.join("viewer", channel, node=1)
         await watcher.no_event("UserJoin")
-        await second.close()
+        await world.disconnect(second, node=1)
         await watcher.no_event("UserLeave")
         await first.close()
         assert (await watcher.event("UserLeave"))["username"] == "viewer"

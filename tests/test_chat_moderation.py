@@ -3,7 +3,6 @@ giveaways, and role changes arriving as UserUpdate."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +10,7 @@ import httpx
 import pytest
 
 from tests.chatkit import Chat, World, run
+from tests.clocks import ManualClock
 
 OK = 0
 
@@ -178,8 +178,10 @@ def test_timeout_purges_with_cause(world: World) -> None:
     run(scenario())
 
 
-def test_timeout_expires(world: World) -> None:
+def test_timeout_expires() -> None:
     """A timed-out user can chat again once the duration is over."""
+    clock = ManualClock()
+    world = World.start(clock=clock)
 
     async def scenario() -> None:
         owner = await world.join("streamer")
@@ -187,12 +189,15 @@ def test_timeout_expires(world: World) -> None:
         await owner.ok("timeout", "viewer2", "1s")
         refused = await target.error("msg", "now?")
         assert refused["message"] == "You are timed out for 1 more second."
-        await asyncio.sleep(1.05)
+        clock.advance(1)
         assert (await target.ok("msg", "now!"))["user_name"] == "viewer2"
         await owner.close()
         await target.close()
 
-    run(scenario())
+    try:
+        run(scenario())
+    finally:
+        world.stop()
 
 
 @pytest.mark.parametrize(

@@ -149,9 +149,17 @@ def test_kill_9_node_under_load_loses_nothing(fleet: Fleet) -> None:
                 await asyncio.sleep(0.02)
 
         load = [asyncio.create_task(talk(c, n)) for c, n in zip(talkers, senders, strict=True)]
-        await asyncio.sleep(1.0)
+        await until(lambda: len(replied) >= 50, 10, "the load to build up")
+        moved = [chat for chat in (*readers, *talkers) if chat.endpoint == victim.address]
         await asyncio.to_thread(victim.kill)
-        await asyncio.sleep(2.0)
+
+        def moved_back() -> bool:
+            joined = (State.CONNECTED, State.AUTHENTICATED)
+            return all(c.reconnects >= 1 and c.state in joined for c in moved)
+
+        await until(moved_back, 15, "the victim's clients to rejoin elsewhere")
+        resumed = len(replied)
+        await until(lambda: len(replied) >= resumed + 50, 10, "the load to go on")
         stop.set()
         await asyncio.gather(*load)
         said = history_ids(fleet.db, channel)
@@ -237,14 +245,24 @@ def test_expired_authkey_is_refused_and_replaced(fleet: Fleet) -> None:
         chat = api.chat(channel, reconnect_delay=0.05)
         await chat.connect()
         home = node_at(fleet, chat.endpoint)
-        await asyncio.sleep(AUTHKEY_TTL + 0.5)
-        assert (await chat.send("still signed in"))["user_name"] == "viewer"
-        for node in fleet.nodes:
+
+        async def stale_auth(node: Child) -> Any:
+            """The error of auth with the stale key on a new connection to ``node``."""
             raw = Chat(await connect(node.address, compression=None))
             await raw.recv()
-            refused = await raw.error("auth", channel, user_id, stale)
-            assert (refused["code"], refused["message"]) == (1, "UNOTFOUND")
+            packet = await raw.call("auth", channel, user_id, stale)
             await raw.close()
+            return packet["error"]
+
+        # The nodes are processes on the real clock: poll until the key has expired.
+        deadline = time.monotonic() + AUTHKEY_TTL + 10
+        while await stale_auth(fleet.nodes[0]) is None:
+            assert time.monotonic() < deadline, "the authkey never expired"
+            await asyncio.sleep(0.1)
+        assert (await chat.send("still signed in"))["user_name"] == "viewer"
+        for node in fleet.nodes:
+            refused = await stale_auth(node)
+            assert (refused["code"], refused["message"]) == (1, "UNOTFOUND")
         await asyncio.to_thread(home.kill)
         await until(
             lambda: chat.reconnects == 1 and chat.state == State.AUTHENTICATED, 10, "rejoin"

@@ -25,6 +25,7 @@ import pytest
 from explorer.emulator import Platform
 from explorer.emulator.policy import SCOPES
 from tests.chatkit import Chat, World, run
+from tests.clocks import ManualClock
 from tests.conftest import sign_in
 from tests.test_uploads import png
 
@@ -205,12 +206,13 @@ def test_bearer_token_missing_a_scope_is_403(world: World) -> None:
 
 def test_expired_implicit_token_is_401(make_platform: MakePlatform) -> None:
     """An implicit-grant token past implicit_token_ttl answers 401."""
-    platform = make_platform(rate_limits=False, implicit_token_ttl=0.5)
+    clock = ManualClock()
+    platform = make_platform(rate_limits=False, implicit_token_ttl=60, clock=clock)
     with closing(sign_in(platform.base_url, "viewer")) as client:
         token = implicit_token(client, "user:details:self")
     with bearer(platform.base_url, token) as api:
         assert api.get("/users/current").status_code == 200
-        time.sleep(0.7)
+        clock.advance(61)
         response = api.get("/users/current")
     attempt("expired token")
     assert response.status_code == 401 and "expired" in response.json()["message"]
@@ -218,24 +220,26 @@ def test_expired_implicit_token_is_401(make_platform: MakePlatform) -> None:
 
 def test_expired_code_grant_access_token_is_401(make_platform: MakePlatform) -> None:
     """An access token from the code grant past access_token_ttl answers 401."""
-    platform = make_platform(rate_limits=False, access_token_ttl=0.5)
+    clock = ManualClock()
+    platform = make_platform(rate_limits=False, access_token_ttl=60, clock=clock)
     with closing(sign_in(platform.base_url, "streamer")) as client:
         _, tokens = code_grant(platform, client)
     with bearer(platform.base_url, tokens["access_token"]) as api:
         assert api.get("/users/current").status_code == 200
-        time.sleep(0.7)
+        clock.advance(61)
         attempt("expired token")
         assert api.get("/users/current").status_code == 401
 
 
 def test_expired_jwt_is_401(make_platform: MakePlatform) -> None:
     """A JWT past jwt_ttl answers 401."""
-    platform = make_platform(rate_limits=False, jwt_ttl=1.5)
+    clock = ManualClock()
+    platform = make_platform(rate_limits=False, jwt_ttl=60, clock=clock)
     with closing(sign_in(platform.base_url, "viewer")) as client:
         jwt = client.post("/jwt/authorize").headers["X-JWT"]
     headers = {"Authorization": f"JWT {jwt}"}
     assert httpx.get(platform.base_url + "/users/current", headers=headers).status_code == 200
-    time.sleep(2.1)
+    clock.advance(61)
     attempt("expired token")
     assert httpx.get(platform.base_url + "/users/current", headers=headers).status_code == 401
 
@@ -339,9 +343,10 @@ def test_expired_authkey_fails(make_platform: MakePlatform) -> None:
 
     (Narrower: test_chat_auth.test_expired_key_is_unotfound.)
     """
-    short = World(make_platform(rate_limits=False, authkey_ttl=0.5))
+    clock = ManualClock()
+    short = World(make_platform(rate_limits=False, authkey_ttl=60, clock=clock))
     key = short.details("viewer")["authkey"]
-    time.sleep(0.7)
+    clock.advance(61)
 
     async def scenario() -> None:
         attempt("expired authkey")
@@ -414,8 +419,8 @@ def test_viewer_cannot_call_moderator_methods(world: World) -> None:
         history = await viewer.ok("history", 100)
         assert message["id"] in {item["id"] for item in history}
         for event in ("UserTimeout", "PurgeMessage", "DeleteMessage", "ClearMessages"):
-            await victim.no_event(event, wait=0.1)
-        await victim.no_event("PollStart", wait=0.1)
+            await victim.no_event(event)
+        await victim.no_event("PollStart")
         await asyncio_close(viewer, victim)
 
     run(scenario())

@@ -53,13 +53,15 @@ class PlatformOptions:
     broker: str | None = None
     #: Run the simulated live activity (bots chat, vote, moderate; viewers drift).
     simulate: bool = False
+    #: The platform's clock in epoch seconds: every TTL and expiry reads it (tests inject one).
+    clock: Callable[[], float] = time.time
 
 
-def open_services(db: str, config: Config) -> Services:
-    """Open (and seed, if new) the store and build the services around it."""
+def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
+    """Open (and seed, if new) the store and build the services around it, on ``clock``."""
     store = Store(db, schema_ddl())
     if world.seed_store(store, config.seed, config.channels, credentials.hash_password):
-        seed_history(store, config.seed, time.time())
+        seed_history(store, config.seed, clock())
     for module in modules():
         # Resource groups seed their own tables; each hook is idempotent, so a database made
         # before a group existed gets its data on the next start.
@@ -82,6 +84,7 @@ def open_services(db: str, config: Config) -> Services:
         secret=bytes.fromhex(secret_hex),
         ledger=Ledger(buckets=buckets),
         types=TypeCatalog(store),
+        clock=clock,
     )
 
 
@@ -124,7 +127,7 @@ class Platform:
     async def run(self, ready: Callable[[Platform], None] | None = None) -> None:
         """Serve until :meth:`stop` (or a signal, in the main thread), then clean up."""
         self._loop = asyncio.get_running_loop()
-        services = open_services(self.options.db, self.options.config)
+        services = open_services(self.options.db, self.options.config, self.options.clock)
         self.services = services
         sock = bind(self.options.host, self.options.port)
         host, port = sock.getsockname()[:2]
@@ -217,13 +220,16 @@ def start(
     chat_nodes: int = 2,
     simulate: bool = False,
     broker: str | None = None,
+    clock: Callable[[], float] = time.time,
     **config: object,
 ) -> Platform:
     """Start a platform in a background thread and return it once it serves.
 
     ``chat_nodes`` websocket servers run beside REST; ``simulate`` turns on the bots and
     viewer drift (off by default here, for tests; ``explorer serve`` turns it on); ``broker``
-    is None (in process) or a Redis URL shared with chat-node processes.
+    is None (in process) or a Redis URL shared with chat-node processes. ``clock`` returns
+    epoch seconds and drives every TTL and expiry (sessions, CSRF, authkeys, OAuth codes and
+    tokens, JWTs, rate-limit windows, chat timeouts and polls); tests pass one they advance.
     ``buckets`` overrides bucket sizes, e.g. ``{"channel-read": (5, 2.0)}``; other keyword
     arguments set :class:`Config` fields (``authkey_ttl=1.0``, ``sim_rate=5``, ...).
     """
@@ -236,5 +242,6 @@ def start(
         chat_nodes=chat_nodes,
         simulate=simulate,
         broker=broker,
+        clock=clock,
     )
     return Platform(options).start_in_thread()
