@@ -1,4 +1,4 @@
-"""A clock tests move by hand, for ``start(clock=...)``: TTLs expire without real waiting."""
+"""Clocks tests move by hand, for ``start(clock=...)``: TTLs expire without real waiting."""
 
 from __future__ import annotations
 
@@ -21,3 +21,18 @@ class ManualClock:
     def advance(self, seconds: float) -> None:
         """Move the clock ``seconds`` forward."""
         self.now += seconds
+
+
+class ShiftedClock:
+    """Wall time plus an offset the test moves forward: for tests whose platform must keep
+    real time flowing (reconnect backoff, keepalives) while a TTL is made to pass at once."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock ``seconds`` forward."""
+        self.offset += seconds

@@ -7,7 +7,6 @@ Authkeys expire on the platform's clock, which this module's platform takes from
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,34 +18,21 @@ from explorer.chat import Chat
 from explorer.errors import ConnectionFailed
 from explorer.session import State
 from tests.chatkit import World
+from tests.clocks import ShiftedClock
 from tests.test_chat_client import texts, wait_until
 
 #: Key lifetime of this module's platform, in seconds of its clock.
 AUTHKEY_TTL = 60.0
 
 
-class Clock:
-    """Wall time plus an offset that a test moves forward (epoch seconds, as ``time.time``)."""
-
-    def __init__(self) -> None:
-        self.offset = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.offset
-
-    def advance(self, seconds: float) -> None:
-        """Move the clock ``seconds`` forward."""
-        self.offset += seconds
-
-
 @pytest.fixture(scope="module")
-def clock() -> Clock:
+def clock() -> ShiftedClock:
     """The platform's clock."""
-    return Clock()
+    return ShiftedClock()
 
 
 @pytest.fixture(scope="module")
-def world(clock: Clock) -> Iterator[World]:
+def world(clock: ShiftedClock) -> Iterator[World]:
     """A platform with two chat nodes on the test's clock."""
     running = World.start(authkey_ttl=AUTHKEY_TTL, clock=clock, chat_rate=1000.0, chat_burst=1000)
     yield running
@@ -134,7 +120,7 @@ def test_state_changes_are_reported(world: World, chats: Callable[..., Chat]) ->
 
 
 def test_refused_authkey_is_replaced(
-    world: World, clock: Clock, chats: Callable[..., Chat]
+    world: World, clock: ShiftedClock, chats: Callable[..., Chat]
 ) -> None:
     """After the authkey expired, the reconnect's refused auth fetches a fresh key and the
     client is signed in again."""
