@@ -30,7 +30,7 @@ import pandas as pd
 
 import explorer
 from explorer.errors import ExplorerError
-from explorer.eventlog import message_text
+from explorer.eventrows import message_text
 from explorer.packets import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:

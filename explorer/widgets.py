@@ -47,9 +47,12 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 from matplotlib.figure import Figure
+from pandas.api.types import is_scalar
 from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 
-from explorer.eventlog import KNOWN_EVENTS, POLL_EVENTS, EventLog, poll_progress
+from explorer.chatviews import POLL_EVENTS, poll_progress
+from explorer.eventlog import EventLog
+from explorer.eventrows import KNOWN_EVENTS
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
 LIVE_INTERVAL = 0.1
@@ -234,7 +237,7 @@ def _summary(row: Any) -> str:
 
     def value(name: str) -> Any:
         found = getattr(row, name)
-        return None if found is None or found is pd.NA or found is pd.NaT else found
+        return None if is_scalar(found) and pd.isna(found) else found
 
     if event == "ChatMessage":
         target = value("target")
@@ -255,7 +258,7 @@ def _summary(row: Any) -> str:
 
 class PollChart(widgets.VBox):
     """A poll's responses over time, drawn with matplotlib: one line per answer, votes against
-    the time each PollStart/PollEnd event arrived (:func:`~explorer.eventlog.poll_progress`).
+    the time each PollStart/PollEnd event arrived (:func:`~explorer.chatviews.poll_progress`).
 
     Shows the poll asked as ``question``, else the latest poll in the log, reading the last
     ``last`` poll events with :meth:`~explorer.eventlog.EventLog.tail`. Given ``loop`` it
