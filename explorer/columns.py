@@ -20,9 +20,10 @@ kind           dtype                        values
 =============  ===========================  ===============================================
 
 Timestamps have millisecond resolution, the platform's precision, so they display without a
-tail of nanosecond zeros. Missing values are ``None``. A value of the wrong type for its kind
-(text in an integer column, an integer beyond int64) becomes missing rather than failing the
-whole table; other values in a ``str`` column are written as text.
+tail of nanosecond digits. Missing values are ``None``. A value that cannot be read as its
+kind (a word in an integer column, an integer beyond int64, a boolean in a time column)
+becomes missing rather than failing the whole table; other values in a ``str`` column are
+written as text.
 
 The common cases take short cuts, measured on chat frames of 100,000 rows: all-missing columns
 are built directly (most columns of a chat chunk are empty), text goes straight into pyarrow
@@ -86,30 +87,32 @@ def column(values: Sequence[Any], kind: Kind, categories: Sequence[Any] = ()) ->
     ``categories`` are a ``category`` column's declared categories, in order; values outside
     them are kept as further categories.
     """
+    n = len(values)
     if kind == "object":
-        return np.fromiter(values, dtype=object, count=len(values))
+        return np.fromiter(values, dtype=object, count=n)
     if kind == "category":
         return _categorical(values, categories)
-    types = set(map(type, values))
-    if types <= {_NONE}:
-        return _missing(kind, len(values))
+    if values.count(None) == n:
+        return _missing(kind, n)
     if kind == "str":
-        return _strings(values, types)
+        return _strings(values)
     if kind == "int":
-        return _integers(values, types)
+        return _integers(values)
+    types = set(map(type, values))
     if kind == "bool":
         if types == {bool}:
-            return pd.arrays.BooleanArray(np.array(values, bool), np.zeros(len(values), bool))
+            return pd.arrays.BooleanArray(np.array(values, bool), np.zeros(n, bool))
         return pd.array([v if type(v) is bool else None for v in values], dtype=BOOL)
     if kind == "float":
         return _floats(values, types)
-    if kind == "seconds":
-        return _epoch(values, 1000.0)
-    return _times(values, types)
+    if kind == "seconds" or str not in types:
+        return _utc(_epoch(values, types, 1000.0 if kind == "seconds" else 1.0))
+    return _iso(values)
 
 
 def _missing(kind: Kind, n: int) -> Any:
-    """An all-missing array of ``n`` values, built directly."""
+    """An all-missing array of ``n`` values, built directly: most columns of a chat chunk are
+    empty."""
     if kind == "int":
         return pd.arrays.IntegerArray(np.zeros(n, np.int64), np.ones(n, bool))
     if kind == "bool":
@@ -118,23 +121,27 @@ def _missing(kind: Kind, n: int) -> Any:
         return np.full(n, math.nan)
     if kind in ("time", "seconds"):
         return _utc(np.full(n, _NAT, np.int64))
+    if _ARROW_STRINGS:
+        return pd.arrays.ArrowStringArray(pa.chunked_array([pa.nulls(n, _LARGE)]), dtype=STR)
     return pd.array([None] * n, dtype=STR)
 
 
-def _strings(values: Sequence[Any], types: set[type]) -> Any:
-    if _ARROW_STRINGS and types <= {str, _NONE}:
-        chunked = pa.chunked_array([pa.array(values, _LARGE)])
-        return pd.arrays.ArrowStringArray(chunked, dtype=STR)
-    return pd.array(values, dtype=STR)  # writes other values as text
-
-
-def _integers(values: Sequence[Any], types: set[type]) -> Any:
-    if types <= {int, _NONE}:
+def _strings(values: Sequence[Any]) -> Any:
+    if _ARROW_STRINGS:
         try:
-            return pd.array(values, dtype=INT)
-        except (TypeError, ValueError, OverflowError):
-            pass  # beyond int64
-    return pd.array([as_int(v) for v in values], dtype=INT)
+            chunked = pa.chunked_array([pa.array(values, _LARGE)])
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass  # not all text: pd.array() below writes other values as text
+        else:
+            return pd.arrays.ArrowStringArray(chunked, dtype=STR)
+    return pd.array(values, dtype=STR)
+
+
+def _integers(values: Sequence[Any]) -> Any:
+    try:
+        return pd.array(values, dtype=INT)
+    except (TypeError, ValueError, OverflowError):
+        return pd.array([as_int(v) for v in values], dtype=INT)
 
 
 def _floats(values: Sequence[Any], types: set[type]) -> Any:
@@ -162,15 +169,15 @@ def _categorical(values: Sequence[Any], categories: Sequence[Any]) -> Any:
     return pd.Categorical.from_codes(np.array(found, np.int32), dtype=kind)
 
 
-def _epoch(values: Sequence[Any], ms_per_unit: float) -> Any:
-    """Timestamps from epoch numbers in units of ``ms_per_unit`` milliseconds; values that
-    are not numbers, or out of range, become NaT."""
-    numbers = np.array([_number(v) for v in values], dtype=np.float64) * ms_per_unit
+def _epoch(values: Sequence[Any], types: set[type], ms_per_unit: float) -> np.ndarray:
+    """Epoch milliseconds (int64, NaT's value where missing) from epoch numbers in units of
+    ``ms_per_unit`` milliseconds; values that are not numbers, or out of range, are missing."""
+    numbers = _floats(values, types) * ms_per_unit
     ms = np.round(numbers)
     valid = np.isfinite(ms) & (np.abs(ms) < 2.0**63 - 1024)
     out = np.full(len(ms), _NAT, np.int64)
     out[valid] = ms[valid]
-    return _utc(out)
+    return out
 
 
 def _utc(ms: np.ndarray) -> Any:
@@ -178,15 +185,13 @@ def _utc(ms: np.ndarray) -> Any:
     return pd.array(ms.view("datetime64[ms]")).tz_localize("UTC")
 
 
-def _times(values: Sequence[Any], types: set[type]) -> Any:
-    """Timestamps from ISO-8601 text or epoch milliseconds, whichever the first value is.
+def _iso(values: Sequence[Any]) -> Any:
+    """Timestamps from ISO-8601 text.
 
     The platform writes UTC as ``...Z``; numpy parses those (without the ``Z``) about three
     times faster than pandas' general ISO-8601 parser, which handles everything else.
     """
-    if str not in types:
-        return _epoch(values, 1.0)
-    if types <= {str, _NONE} and all(v is None or v.endswith("Z") for v in values):
+    if all(v is None or (type(v) is str and v.endswith("Z")) for v in values):
         try:
             naive = np.array([v[:-1] if v else "NaT" for v in values], dtype="datetime64[ms]")
         except ValueError:

@@ -534,15 +534,13 @@ class EventLog:
         """Events, kept rows, events per name and the kept rows' time span; reads no rows."""
         snap = self._snapshot()
         start = self._start(snap)
-        total = sum(self._counts.values())
-        if not total:
+        if snap.end == start:
             return "<EventLog: no events>"
         kept = "" if start == 0 else f", the last {snap.end - start:,} kept"
-        counts = sorted(self._counts.items(), key=lambda item: (-item[1], item[0]))
+        counts = sorted(self.counts.items(), key=lambda item: (-item[1], item[0]))
         names = ", ".join(f"{name} {count:,}" for name, count in counts)
-        first, last = (_received_at(snap, row) for row in (start, snap.end - 1))
-        span = f"{_clock_time(first)} to {_clock_time(last)} UTC" if snap.end > start else ""
-        return f"<EventLog: {total:,} events{kept} ({names}), {span}>"
+        first, last = (_clock_time(_received_at(snap, row)) for row in (start, snap.end - 1))
+        return f"<EventLog: {snap.end:,} events{kept} ({names}), {first} to {last} UTC>"
 
     def _repr_html_(self) -> str:
         """The summary of ``repr`` and the last few rows, with the columns they fill (for
@@ -563,7 +561,7 @@ def _received_at(snap: _Snapshot, row: int) -> float:
 
 def _clock_time(seconds: float) -> str:
     """``2026-11-24 12:00:01.123``: epoch seconds at millisecond resolution, in UTC."""
-    return str(pd.Timestamp(round(seconds * 1000), unit="ms"))
+    return pd.Timestamp(round(seconds * 1000), unit="ms").strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def _materialise(chunk: _Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:

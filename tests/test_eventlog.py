@@ -679,3 +679,85 @@ def test_reader_sees_consistent_snapshots(max_rows: int | None) -> None:
     assert failures == []
     assert reads > 1
     assert len(log.frame) == (n if max_rows is None else max_rows)
+
+
+def moderated_log() -> EventLog:
+    """ana and bob chat; a moderator deletes bob's message, purges ana and clears the chat;
+    bob is timed out; user 99 was never seen."""
+    log = EventLog(chunk_rows=2)
+    log.append(chat(1, user_id=5, user_name="ana"), 1)
+    log.append(chat(2, user_id=1002, user_name="bob"), 2)
+    mod = {"user_name": "mo"}
+    log.append(
+        {"type": "event", "event": "DeleteMessage", "data": {"id": "m2", "moderator": mod}}, 3
+    )
+    log.append(
+        {"type": "event", "event": "PurgeMessage", "data": {"user_id": 5, "moderator": mod}}, 4
+    )
+    log.append(
+        {"type": "event", "event": "PurgeMessage", "data": {"user_id": 99, "moderator": mod}}, 5
+    )
+    log.append(packet("user_timeout.json"), 6)
+    return log
+
+
+def test_moderation_names_the_users_acted_on() -> None:
+    """moderation() names a purged or deleted user from the rows seen, else leaves it empty."""
+    at = [pd.Timestamp(s, unit="s", tz="UTC") for s in (3, 4, 5, 6)]
+    expected = pd.DataFrame(
+        {
+            "received_at": pd.array(at, dtype=UTC_MS),
+            "event": pd.Categorical(
+                ["DeleteMessage", "PurgeMessage", "PurgeMessage", "UserTimeout"], dtype=EVENTS
+            ),
+            "moderator": pd.array(["mo", "mo", "mo", None], dtype="str"),
+            "message_id": pd.array(["m2", None, None, None], dtype="str"),
+            "target_user_id": pd.array([1002, 5, 99, 1002], dtype="Int64"),
+            "target_user": pd.array(["bob", "ana", None, "bob"], dtype="str"),
+            "duration_ms": pd.array([None, None, None, 30000], dtype="Int64"),
+        },
+        index=pd.RangeIndex(2, 6, name="row"),
+    )
+    assert_frame_equal(moderated_log().moderation(), expected, check_index_type=False)
+
+
+def test_moderation_of_empty_log() -> None:
+    """moderation() of a log without moderation is empty with its declared dtypes."""
+    assert EventLog().moderation().dtypes.to_dict() == {
+        "received_at": UTC_MS,
+        "event": EVENTS,
+        "moderator": "str",
+        "message_id": "str",
+        "target_user_id": "Int64",
+        "target_user": "str",
+        "duration_ms": "Int64",
+    }
+
+
+def test_repr_summarises_events_and_time_span() -> None:
+    """repr() counts events by name, most frequent first, and gives the kept rows' span."""
+    assert repr(EventLog()) == "<EventLog: no events>"
+    assert repr(moderated_log()) == (
+        "<EventLog: 6 events (ChatMessage 2, PurgeMessage 2, DeleteMessage 1, UserTimeout 1), "
+        "1970-01-01 00:00:01.000 to 1970-01-01 00:00:06.000 UTC>"
+    )
+
+
+def test_repr_of_a_ring_says_how_many_rows_are_kept() -> None:
+    """repr() of a bounded log gives the events ever added and how many rows are kept."""
+    log = EventLog(max_rows=2, chunk_rows=1)
+    log.extend([chat(i) for i in range(5)], T)
+    assert repr(log) == (
+        "<EventLog: 5 events, the last 2 kept (ChatMessage 5), "
+        "2023-11-14 22:13:20.500 to 2023-11-14 22:13:20.500 UTC>"
+    )
+
+
+def test_html_shows_the_summary_and_the_last_rows_only() -> None:
+    """The notebook view is the summary plus the last five rows, never the whole table."""
+    log = EventLog(chunk_rows=7)
+    log.extend([chat(i) for i in range(30)], T)
+    page = log._repr_html_()
+    assert "&lt;EventLog: 30 events" in page
+    assert page.count("<tr>") == 5 + 1  # five rows and the index-name header row
+    assert ">t29<" in page and ">t24<" not in page
