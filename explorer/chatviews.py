@@ -1,8 +1,8 @@
 """Views of an event frame (``EventLog.frame``): messages, poll progress, users, moderation.
 
-Pure functions of the frame (columns in ``eventrows.py``), so they work on any slice of one,
-a concatenation of several chats' frames, or one read back from Parquet. Each result has
-declared dtypes, also when empty, built by ``columns.py`` like every other frame.
+Pure functions of the frame (columns in ``eventrows.py``), so they work on any slice of one
+or a concatenation of several chats' frames. Each result has declared dtypes, those of
+``columns.py`` like every other frame, also when empty.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ POLL_EVENTS = ("PollStart", "PollEnd")
 #: The events of moderators acting on messages and users.
 MODERATION_EVENTS = ("DeleteMessage", "PurgeMessage", "ClearMessages", "UserTimeout")
 
+#: The columns of :func:`messages`.
 MESSAGE_COLUMNS = [
     "received_at",
     "channel",
