@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from explorer.eventlog import COLUMNS, EventLog, flatten
+from explorer.eventlog import EventLog
+from explorer.eventrows import COLUMNS, flatten
 
 NAIVE_LIMIT = 3_000
 _PHRASES = [

@@ -1,4 +1,4 @@
-"""The growing table of chat events: one flat row per event, read as pandas DataFrames.
+"""The growing table of chat events: events kept compactly, read as pandas DataFrames.
 
 Why this shape (DESIGN.md, "Performance design"): growing a DataFrame per event (``pd.concat``
 or ``df.loc[len(df)] = row``) copies the table every time and manages about a thousand events
@@ -11,11 +11,13 @@ as little as possible, and the DataFrame work waits until a DataFrame is wanted:
   array (about 45 bytes per chat message) and the other fields small numpy arrays;
 * reading builds rows from packets: :meth:`EventLog.materialise` (which the chat client calls
   while its socket is quiet) and :attr:`EventLog.frame` decode each sealed chunk not built yet,
-  flatten every packet into a row and build a DataFrame column by column with declared dtypes.
-  ``.frame`` concatenates those with the tail's rows; the sealed part of the result then
-  replaces what it was built from (sharing its memory), so the next read builds only what is
-  new, and an unchanged log returns its last frame without rebuilding. :meth:`EventLog.tail`
-  builds only the rows it returns, for live views.
+  flatten every packet into a row and build a DataFrame column by column with declared dtypes
+  (``eventrows.py``: the columns, flattening and building). ``.frame`` concatenates those
+  with the tail's rows; the sealed part of the result then replaces what it was built from
+  (sharing its memory), so the next read builds only what is new, and an unchanged log
+  returns its last frame without rebuilding. :meth:`EventLog.tail` builds only the rows it
+  returns, for live views. The views (``messages()``, ``polls()``, ``users()``,
+  ``moderation()``) are the functions of ``chatviews.py`` applied to ``.frame``.
 
 Measured (``benchmarks/eventlog.py``, ``benchmarks/chat_ingest.py``): adding costs under a
 microsecond per event, which lets the chat client ingest at over 0.8 of the speed of a bare
@@ -23,37 +25,7 @@ websockets client that only parses JSON; building costs about 5 us per row when 
 packet is decoded a second time). Flattening at ingest instead would cost the socket path
 about 1.5 us more per event, for reads that are then almost free.
 
-Columns, in this order (:data:`COLUMNS`, dtypes in :data:`DTYPES`; missing values are ``<NA>``):
-
-==================  ======================  ================================================
-received_at         datetime64[ns, UTC]     when the toolkit received the event
-event               category                event name
-channel             Int64                   ``data.channel`` or ``data.originatingChannel``
-message_id          string                  ChatMessage id, DeleteMessage id
-user_name           string                  who the event is by or about: the sender
-user_id             Int64                   (ChatMessage), joiner/leaver (UserJoin/UserLeave),
-user_roles          string                  poll author, updated user (UserUpdate), timed-out
-                                            user (UserTimeout); roles comma-joined
-text                string                  ChatMessage components' text, concatenated
-components          string                  component types, comma-joined ("text,emoticon")
-whisper, me         boolean                 ChatMessage ``meta`` flags (False when absent)
-target              string                  whisper recipient
-poll_q              string                  PollStart/PollEnd question
-poll_answers        object                  the answers list (answers may contain commas)
-poll_voters         Int64                   voters so far
-poll_responses      object                  the ``responses`` dict, answer -> votes
-poll_ends_at        datetime64[ns, UTC]     ``endsAt`` (epoch ms)
-poll_duration_ms    Int64                   ``duration`` (ms remaining)
-moderator           string                  user_name of DeleteMessage/PurgeMessage
-                                            ``moderator`` or ClearMessages ``clearer``
-target_user_id      Int64                   whom a moderation or update acts on: PurgeMessage
-                                            user_id, UserTimeout user, UserUpdate user
-duration_ms         Int64                   UserTimeout duration
-from_history        boolean                 row came from a ``history`` reply
-==================  ======================  ================================================
-
 The index is the row number since the log began (``row``), stable across reads and trims.
-Strings use pandas' nullable ``string`` dtype, stored in pyarrow.
 
 Raw packets are not a column. On realistic ChatMessage packets (about 400 bytes on the wire)
 a decoded packet dict retains about 2 kB and its JSON about 460 bytes, while the flattened
@@ -85,13 +57,13 @@ the caller or the injected ``clock``.
 from __future__ import annotations
 
 import bisect
+import html
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any, cast
 
 import numpy as np
@@ -99,333 +71,19 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-#: Event names from the spec's Events table, the first categories of ``event``.
-KNOWN_EVENTS: tuple[str, ...] = (
-    "WelcomeEvent",
-    "ChatMessage",
-    "UserJoin",
-    "UserLeave",
-    "PollStart",
-    "PollEnd",
-    "DeleteMessage",
-    "PurgeMessage",
-    "ClearMessages",
-    "UserUpdate",
-    "UserTimeout",
-)
+from explorer import chatviews
+from explorer.eventrows import KNOWN_EVENTS, flatten, rows_frame
 
-_TIME = pd.DatetimeTZDtype("ns", "UTC")
-_STRING = pd.StringDtype()
-_LARGE = pa.large_string()
-#: pandas keeps ``string`` columns in pyarrow (when it is installed, as here): build them there.
-_ARROW_STRINGS = _STRING.storage == "pyarrow"
 #: Sealed packets: zstd at level 1 packs chat JSON to 11 % in 0.4 us per packet (zlib -1: 15 %
 #: in 1.6 us).
 _CODEC = pa.Codec("zstd", compression_level=1)
-_INT = pd.Int64Dtype()
-_BOOL = pd.BooleanDtype()
-_OBJECT = np.dtype(object)
-
-# (column, dtype, how the row value is converted); "s"/"ms" are epoch seconds/milliseconds.
-_SCHEMA: tuple[tuple[str, Any, str], ...] = (
-    ("received_at", _TIME, "s"),
-    ("event", pd.CategoricalDtype(KNOWN_EVENTS), "category"),
-    ("channel", _INT, "int"),
-    ("message_id", _STRING, "str"),
-    ("user_name", _STRING, "str"),
-    ("user_id", _INT, "int"),
-    ("user_roles", _STRING, "str"),
-    ("text", _STRING, "str"),
-    ("components", _STRING, "str"),
-    ("whisper", _BOOL, "bool"),
-    ("me", _BOOL, "bool"),
-    ("target", _STRING, "str"),
-    ("poll_q", _STRING, "str"),
-    ("poll_answers", _OBJECT, "object"),
-    ("poll_voters", _INT, "int"),
-    ("poll_responses", _OBJECT, "object"),
-    ("poll_ends_at", _TIME, "ms"),
-    ("poll_duration_ms", _INT, "int"),
-    ("moderator", _STRING, "str"),
-    ("target_user_id", _INT, "int"),
-    ("duration_ms", _INT, "int"),
-    ("from_history", _BOOL, "bool"),
-)
-
-#: Column names of :attr:`EventLog.frame`, in order.
-COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _SCHEMA)
-#: Declared dtypes; ``event`` gains a category for each event name outside :data:`KNOWN_EVENTS`.
-DTYPES: dict[str, Any] = {name: dtype for name, dtype, _ in _SCHEMA}
-
-_POS = {name: i for i, name in enumerate(COLUMNS)}
-_MESSAGE_ID = _POS["message_id"]
-_BLANK: tuple[Any, ...] = (None,) * len(COLUMNS)
-_INT64_MAX = 2**63 - 1
-#: Rows transposed at once: fewer than the allocations that set off a garbage collection (700).
-_TRANSPOSE_ROWS = 512
 _UINT32_MAX = 2**32 - 1
+#: Rows and columns at most in the log's HTML view.
+_HTML_ROWS = 5
+_HTML_COLUMNS = 12
 
-_MESSAGE_COLUMNS = [
-    "received_at",
-    "channel",
-    "message_id",
-    "user_name",
-    "user_id",
-    "user_roles",
-    "text",
-    "components",
-    "whisper",
-    "me",
-    "target",
-    "from_history",
-]
-#: The events that carry poll data.
-POLL_EVENTS = ("PollStart", "PollEnd")
-_POLL_DTYPES = {
-    "time": _TIME,
-    "question": _STRING,
-    "answer": _STRING,
-    "votes": _INT,
-    "voters": _INT,
-    "ended": np.dtype(bool),
-}
-_USER_DTYPES = {
-    "user_id": _INT,
-    "user_name": _STRING,
-    "roles": _STRING,
-    "messages": _INT,
-    "first_seen": _TIME,
-    "last_seen": _TIME,
-}
-
-Row = tuple[Any, ...]
 #: A packet's JSON: text, or the bytes of the websocket frame it came in.
 Raw = str | bytes | bytearray | memoryview
-_NO_MESSAGE: dict[str, Any] = {}
-
-
-# Flattening: one tuple per event, in COLUMNS order plus the packet.
-
-
-def _roles(value: Any) -> str | None:
-    return ",".join(value) if value is not None else None
-
-
-def _name(user: Any) -> Any:
-    return user.get("user_name") if isinstance(user, dict) else None
-
-
-def _row(received_at: float, event: str, **fields: Any) -> Row:
-    row = list(_BLANK)
-    row[0] = received_at
-    row[1] = event
-    for name, value in fields.items():
-        row[_POS[name]] = value
-    return tuple(row)
-
-
-def _component_text(part: Mapping[str, Any]) -> Any:
-    return part["text"] if "text" in part else part.get("data", "")
-
-
-def message_text(data: Mapping[str, Any]) -> str:
-    """The text of chat message data: its components' text joined, as the ``text`` column."""
-    parts: Sequence[Any] = (data.get("message") or _NO_MESSAGE).get("message") or ()
-    return "".join([str(_component_text(p)) for p in parts])
-
-
-def _chat_message(received_at: float, data: dict[str, Any], history: bool) -> Row:
-    # The common row: a literal tuple in COLUMNS order is ten times cheaper than _row(), and
-    # most messages have one component, which needs no join.
-    get = data.get
-    message = get("message") or _NO_MESSAGE
-    parts: Sequence[Any] = message.get("message") or ()
-    meta = message.get("meta")
-    roles = get("user_roles")
-    channel = get("channel")
-    if len(parts) == 1:
-        part = parts[0]
-        text = _component_text(part)
-        types = part.get("type", "")
-    else:
-        text = "".join([_component_text(p) for p in parts])
-        types = ",".join([p.get("type", "") for p in parts])
-    return (
-        received_at,
-        "ChatMessage",
-        get("originatingChannel") if channel is None else channel,
-        get("id"),
-        get("user_name"),
-        get("user_id"),
-        ",".join(roles) if roles is not None else None,
-        text,
-        types,
-        meta.get("whisper") is True if meta else False,
-        meta.get("me") is True if meta else False,
-        get("target"),
-        None,  # poll_q
-        None,  # poll_answers
-        None,  # poll_voters
-        None,  # poll_responses
-        None,  # poll_ends_at
-        None,  # poll_duration_ms
-        None,  # moderator
-        None,  # target_user_id
-        None,  # duration_ms
-        history,
-    )
-
-
-def _poll(data: dict[str, Any]) -> dict[str, Any]:
-    author = data.get("author") or {}
-    return {
-        "user_name": author.get("user_name"),
-        "user_id": author.get("user_id"),
-        "user_roles": _roles(author.get("user_roles")),
-        "poll_q": data.get("q"),
-        "poll_answers": data.get("answers"),
-        "poll_voters": data.get("voters"),
-        "poll_responses": data.get("responses"),
-        "poll_ends_at": data.get("endsAt"),
-        "poll_duration_ms": data.get("duration"),
-    }
-
-
-def _user_timeout(data: dict[str, Any]) -> dict[str, Any]:
-    user = data.get("user") or {}
-    return {
-        "user_name": user.get("user_name"),
-        "user_id": user.get("user_id"),
-        "user_roles": _roles(user.get("user_roles")),
-        "target_user_id": user.get("user_id"),
-        "duration_ms": data.get("duration"),
-    }
-
-
-# Events not listed here (WelcomeEvent, unknown names) fill only the common columns.
-_FLATTEN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "UserJoin": lambda d: {
-        "user_name": d.get("username"),
-        "user_id": d.get("id"),
-        "user_roles": _roles(d.get("roles")),
-    },
-    "UserLeave": lambda d: {"user_name": d.get("username"), "user_id": d.get("id")},
-    "PollStart": _poll,
-    "PollEnd": _poll,
-    "DeleteMessage": lambda d: {"message_id": d.get("id"), "moderator": _name(d.get("moderator"))},
-    "PurgeMessage": lambda d: {
-        "target_user_id": d.get("user_id"),
-        "moderator": _name(d.get("moderator")),
-    },
-    "ClearMessages": lambda d: {"moderator": _name(d.get("clearer"))},
-    "UserUpdate": lambda d: {
-        "user_name": d.get("username"),
-        "user_id": d.get("user"),
-        "user_roles": _roles(d.get("roles")),
-        "target_user_id": d.get("user"),
-    },
-    "UserTimeout": _user_timeout,
-}
-
-
-def flatten(packet: Mapping[str, Any], received_at: float, from_history: bool = False) -> Row:
-    """One row for an event packet: its :data:`COLUMNS` values.
-
-    Fields of the wrong shape leave their columns empty instead of failing the event. When the
-    rows are built, numbers of the wrong type are blanked and other values in a string column
-    are written as text.
-    """
-    event = packet.get("event")
-    if not isinstance(event, str):
-        raise ValueError(f"Not an event packet: event is {event!r}.")
-    data = packet.get("data")
-    if event == "ChatMessage" and type(data) is dict:
-        try:
-            return _chat_message(received_at, data, from_history)
-        except (AttributeError, TypeError):
-            pass  # a malformed message keeps the common columns only
-    if type(data) is not dict:
-        return _row(received_at, event, from_history=from_history)
-    flatten_data = _FLATTEN.get(event)
-    try:
-        fields = flatten_data(data) if flatten_data else {}
-    except (AttributeError, TypeError):
-        fields = {}
-    channel = data.get("channel", data.get("originatingChannel"))
-    return _row(received_at, event, channel=channel, from_history=from_history, **fields)
-
-
-# Building columns: one pandas array per column, from a transposed list of rows.
-
-
-def _as_int(value: Any) -> int | None:
-    if type(value) is float and value.is_integer():
-        value = int(value)
-    return value if type(value) is int and abs(value) <= _INT64_MAX else None
-
-
-def _missing(kind: str, dtype: Any, n: int) -> Any:
-    """An all-missing array, built directly: most columns of a chat chunk are empty."""
-    if kind == "int":
-        return pd.arrays.IntegerArray(np.zeros(n, np.int64), np.ones(n, bool))
-    if kind == "bool":
-        return pd.arrays.BooleanArray(np.zeros(n, bool), np.ones(n, bool))
-    if kind == "ms":
-        return pd.DatetimeIndex(np.full(n, np.datetime64("NaT", "ns"))).tz_localize("UTC").array
-    return pd.Series(pd.NA, index=pd.RangeIndex(n), dtype=dtype).array
-
-
-def _array(kind: str, dtype: Any, values: Sequence[Any]) -> Any:
-    n = len(values)
-    if kind == "object":
-        return np.fromiter(values, dtype=object, count=n)
-    if kind == "s":
-        return pd.to_datetime(np.asarray(values, dtype="float64"), unit="s", utc=True).as_unit("ns")
-    if kind == "category":
-        # Every row's event is already a category (EventLog._add); codes beat matching strings.
-        codes = {name: code for code, name in enumerate(dtype.categories)}
-        return pd.Categorical.from_codes(
-            np.array([codes[v] for v in values], np.int32), dtype=dtype
-        )
-    missing = values.count(None)
-    if missing == n:
-        return _missing(kind, dtype, n)
-    if kind == "bool" and missing == 0:
-        return pd.arrays.BooleanArray(np.array(values, dtype=bool), np.zeros(n, bool))
-    if kind == "str" and _ARROW_STRINGS:
-        try:
-            # Ten times faster than pd.array(), which checks every value first.
-            return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, _LARGE)]))
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            pass  # not all text: pd.array() below writes other values as text
-    if kind in ("str", "bool"):
-        # Flattening makes every boolean; the string dtype writes any other value as text.
-        return pd.array(values, dtype=dtype)
-    try:
-        if kind == "ms":
-            return pd.to_datetime(pd.array(values, dtype=_INT), unit="ms", utc=True).as_unit("ns")
-        return pd.array(values, dtype=dtype)
-    except (TypeError, ValueError, OverflowError):
-        # A number of the wrong type from the wire: blank it rather than lose the chunk.
-        return _array(kind, dtype, [_as_int(v) for v in values])
-
-
-def _build(rows: Iterable[Row], events: pd.CategoricalDtype) -> pd.DataFrame:
-    """The DataFrame for ``rows``, built column-wise with the declared dtypes.
-
-    Rows are transposed a few hundred at a time: thousands of row tuples kept for one
-    transpose would set off a garbage collection every few hundred rows.
-    """
-    columns: list[list[Any]] = [[] for _ in _SCHEMA]
-    pending = iter(rows)
-    while batch := list(islice(pending, _TRANSPOSE_ROWS)):
-        for column, values in zip(columns, zip(*batch, strict=True), strict=True):
-            column.extend(values)
-    data = {
-        name: _array(kind, events if kind == "category" else dtype, columns[i])
-        for i, (name, dtype, kind) in enumerate(_SCHEMA)
-    }
-    return pd.DataFrame(data, copy=False)
 
 
 def _with_events(frame: pd.DataFrame, events: pd.CategoricalDtype) -> pd.DataFrame:
@@ -828,38 +486,28 @@ class EventLog:
         return frame
 
     def messages(self) -> pd.DataFrame:
-        """ChatMessage rows with the message columns only."""
-        frame = self.frame
-        return frame.loc[frame["event"] == "ChatMessage", _MESSAGE_COLUMNS]
+        """ChatMessage rows with the message columns only (:func:`chatviews.messages
+        <explorer.chatviews.messages>`)."""
+        return chatviews.messages(self.frame)
 
     def polls(self, last: int | None = None) -> pd.DataFrame:
-        """Poll progress in long form (:func:`poll_progress`) of every poll event, or of the
-        last ``last`` of them, read through :meth:`tail` (for live charts)."""
+        """Poll progress in long form (:func:`~explorer.chatviews.poll_progress`) of every
+        poll event, or of the last ``last`` of them, read through :meth:`tail` (for live
+        charts)."""
         if last is not None:
-            return poll_progress(self.tail(last, POLL_EVENTS))
+            return chatviews.poll_progress(self.tail(last, chatviews.POLL_EVENTS))
         frame = self.frame
-        return poll_progress(frame.loc[frame["event"].isin(POLL_EVENTS)])
+        return chatviews.poll_progress(frame.loc[frame["event"].isin(chatviews.POLL_EVENTS)])
 
     def users(self) -> pd.DataFrame:
-        """One row per user id seen: latest name and roles, message count, first and last seen."""
-        frame = self.frame
-        seen = frame.loc[frame["user_id"].notna()]
-        by_user = seen.groupby("user_id", sort=True)
-        latest = by_user[["user_name", "user_roles"]].last()
-        users = pd.DataFrame(
-            {
-                "user_id": latest.index.array,
-                "user_name": latest["user_name"].array,
-                "roles": latest["user_roles"].array,
-                "messages": (seen["event"] == "ChatMessage")
-                .groupby(seen["user_id"], sort=True)
-                .sum()
-                .array,
-                "first_seen": by_user["received_at"].min().array,
-                "last_seen": by_user["received_at"].max().array,
-            }
-        )
-        return users.astype(_USER_DTYPES)
+        """One row per user id seen: latest name and roles, message count, first and last
+        seen (:func:`~explorer.chatviews.users`)."""
+        return chatviews.users(self.frame)
+
+    def moderation(self) -> pd.DataFrame:
+        """Moderation events with whom each acted on, named where the log has seen the user
+        (:func:`~explorer.chatviews.moderation`)."""
+        return chatviews.moderation(self.frame)
 
     def packets(self, rows: Iterable[int] | None = None) -> list[dict[str, Any]]:
         """The original packets of the kept rows numbered ``rows`` (a frame's index), or all.
@@ -882,33 +530,38 @@ class EventLog:
         )
         frame.assign(poll_responses=responses).to_parquet(path)
 
+    def __repr__(self) -> str:
+        """Events, kept rows, events per name and the kept rows' time span; reads no rows."""
+        snap = self._snapshot()
+        start = self._start(snap)
+        if snap.end == start:
+            return "<EventLog: no events>"
+        kept = "" if start == 0 else f", the last {snap.end - start:,} kept"
+        counts = sorted(self.counts.items(), key=lambda item: (-item[1], item[0]))
+        names = ", ".join(f"{name} {count:,}" for name, count in counts)
+        first, last = (_clock_time(_received_at(snap, row)) for row in (start, snap.end - 1))
+        return f"<EventLog: {snap.end:,} events{kept} ({names}), {first} to {last} UTC>"
 
-def poll_progress(rows: pd.DataFrame) -> pd.DataFrame:
-    """Poll progress in long form from PollStart/PollEnd rows of a log's frame: one row per
-    answer per event, in order. Columns: time, question, answer, votes, voters, ended (True
-    for PollEnd rows)."""
-    records = []
-    for at, event, question, answers, voters, responses in zip(
-        rows["received_at"],
-        rows["event"],
-        rows["poll_q"],
-        rows["poll_answers"],
-        rows["poll_voters"],
-        rows["poll_responses"],
-        strict=True,
-    ):
-        counts = responses if isinstance(responses, dict) else {}
-        for answer in answers if isinstance(answers, list) else list(counts):
-            records.append(
-                (at, question, answer, _as_int(counts.get(answer)), voters, event == "PollEnd")
-            )
-    columns = list(zip(*records, strict=True)) if records else [()] * len(_POLL_DTYPES)
-    return pd.DataFrame(
-        {
-            name: pd.array(values, dtype=dtype) if name != "ended" else np.array(values, bool)
-            for (name, dtype), values in zip(_POLL_DTYPES.items(), columns, strict=True)
-        }
-    )
+    def _repr_html_(self) -> str:
+        """The summary of ``repr`` and the last few rows, with the columns they fill (for
+        Jupyter: never the whole table)."""
+        rows = self.tail(_HTML_ROWS)
+        rows = rows.loc[:, rows.notna().any() | rows.columns.isin(["received_at", "event"])]
+        table = rows.to_html(max_cols=_HTML_COLUMNS, notebook=True) if len(rows) else ""
+        return f"<p><code>{html.escape(repr(self))}</code></p>{table}"
+
+
+def _received_at(snap: _Snapshot, row: int) -> float:
+    """The receive time (epoch seconds) of kept row ``row``."""
+    if row >= snap.tail_start:
+        return snap.tail.at[row - snap.tail_start]
+    chunk = snap.chunks[bisect.bisect_right([c.start for c in snap.chunks], row) - 1]
+    return float(chunk.received_at[row - chunk.start])
+
+
+def _clock_time(seconds: float) -> str:
+    """``2026-11-24 12:00:01.123``: epoch seconds at millisecond resolution, in UTC."""
+    return pd.Timestamp(round(seconds * 1000), unit="ms").strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def _materialise(chunk: _Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:
@@ -923,12 +576,13 @@ def _materialise(chunk: _Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:
             zip(chunk.received_at.tolist(), chunk.history.tolist(), strict=True)
         )
     )
-    return _build(rows, events)
+    return rows_frame(rows, events)
 
 
 def _flattened(snap: _Snapshot, numbers: np.ndarray) -> pd.DataFrame:
     """Kept rows ``numbers`` built from their packets."""
-    return _build((flatten(*located) for located in _locate(snap, numbers.tolist())), snap.events)
+    located = _locate(snap, numbers.tolist())
+    return rows_frame((flatten(*found) for found in located), snap.events)
 
 
 def _locate(

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, Union
 
-Kind = Literal["int", "float", "bool", "str", "category", "time", "object"]
+#: How a field's values become a column (``columns.py`` maps each to its dtype): ``time`` is
+#: ISO-8601 text or epoch milliseconds, ``seconds`` epoch seconds.
+Kind = Literal["int", "float", "bool", "str", "category", "time", "seconds", "object"]
 Spec: TypeAlias = Union[Kind, "Schema"]
 
 

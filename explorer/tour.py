@@ -30,7 +30,7 @@ import pandas as pd
 
 import explorer
 from explorer.errors import ExplorerError
-from explorer.eventlog import message_text
+from explorer.eventrows import message_text
 from explorer.packets import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
@@ -209,16 +209,15 @@ class Tour:
                     messages = chat.log.messages()
                 history.append(messages[messages["from_history"]].assign(sample=name))
         frame = pd.concat(history, ignore_index=True)
-        frame["length"] = frame["text"].str.len().astype(float)
+        frame["length"] = frame["text"].str.len().fillna(0).astype(int)
         per_channel = frame.groupby(["sample", "channel"]).size()
-        summary = pd.DataFrame(
-            {
-                "channels": pd.Series({name: len(chosen) for name, chosen in samples.items()}),
-                "with_history": per_channel.groupby("sample").size(),
-                "messages": per_channel.groupby("sample").sum(),
-                "mean_length": frame.groupby("sample")["length"].mean().round(1),
-            }
-        ).fillna(0)
+        counts = {
+            "channels": pd.Series({name: len(chosen) for name, chosen in samples.items()}),
+            "with_history": per_channel.groupby("sample").size(),
+            "messages": per_channel.groupby("sample").sum(),
+        }
+        summary = pd.DataFrame(counts).fillna(0).astype(int)
+        summary["mean_length"] = frame.groupby("sample")["length"].mean().round(1)
         self.table(summary, "History per sample")
         chatters = (
             frame.drop_duplicates("message_id")
@@ -303,12 +302,28 @@ def _poll_figure(poll: pd.DataFrame) -> Figure:
     return figure
 
 
+def length_shares(history: pd.DataFrame, width: int = 2) -> pd.DataFrame:
+    """The share of each sample's messages per message length: one row per bin of ``width``
+    characters (indexed by its first length), one column per sample, each summing to 1."""
+    bins = (history["length"] // width * width).rename("characters")
+    shares = bins.groupby(history["sample"]).value_counts(normalize=True)
+    table = shares.unstack("sample", fill_value=0.0).sort_index()
+    return table.reindex(range(0, int(bins.max()) + 1 if len(bins) else 0, width), fill_value=0.0)
+
+
 def _lengths_figure(history: pd.DataFrame) -> Figure:
+    """Per sample, the share of messages in each 2-character bin of length."""
     figure = _figure(8, 3.5)
     axes = figure.subplots()
-    for name, rows in history.groupby("sample"):
-        axes.hist(rows["length"], bins=range(0, 60, 2), density=True, histtype="step", label=name)
-    axes.set(xlabel="characters", ylabel="share of messages", title="Message length in history")
+    shares = length_shares(history)
+    edges = np.arange(len(shares) + 1) * 2
+    for name in shares.columns:
+        axes.stairs(shares[name].to_numpy(), edges, label=str(name))
+    axes.set(
+        xlabel="characters (bins of 2)",
+        ylabel="share of messages",
+        title="Message length in history",
+    )
     axes.legend()
     return figure
 

@@ -47,14 +47,19 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 from matplotlib.figure import Figure
+from pandas.api.types import is_scalar
 from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 
-from explorer.eventlog import KNOWN_EVENTS, POLL_EVENTS, EventLog, poll_progress
+from explorer.chatviews import POLL_EVENTS, poll_progress
+from explorer.eventlog import EventLog
+from explorer.eventrows import KNOWN_EVENTS
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
 LIVE_INTERVAL = 0.1
 #: PollChart redraws at most this often (seconds): drawing a chart takes tens of ms.
 CHART_INTERVAL = 0.5
+#: A purged user's name is looked for among this many last rows.
+NAME_LOOKBACK = 1000
 #: The event rate is measured over this many seconds.
 RATE_WINDOW = 5.0
 _ALL = "all events"
@@ -125,6 +130,8 @@ class LiveChat(widgets.VBox):
         self._status = status
         self._samples: deque[tuple[float, int]] = deque()
         self._seen: tuple[Any, ...] = ()
+        # Names of purged users by id, looked up once each (None: not among recent rows).
+        self._names: dict[int, str | None] = {}
         self._lock = threading.Lock()
         self._header = widgets.HTML()
         self._table = widgets.HTML()
@@ -185,7 +192,7 @@ class LiveChat(widgets.VBox):
                 self.total = total
                 self.counts = self._log.counts
                 self.rate = (total - first_total) / (now - first_at) if now > first_at else 0.0
-                self.records = _records(tail)
+                self.records = _records(tail, self._purged_names(tail))
             self._render()
             return True
 
@@ -205,6 +212,18 @@ class LiveChat(widgets.VBox):
         self._table.value = f"<table><thead><tr>{heads}</tr></thead><tbody>{cells}</tbody></table>"
         self.redraws += 1
 
+    def _purged_names(self, tail: pd.DataFrame) -> dict[int, str | None]:
+        """Names of the users purged in ``tail``: PurgeMessage gives only an id, so each new
+        one is looked up once among the log's last rows (purges are rare)."""
+        purged = tail.loc[tail["event"] == "PurgeMessage", "target_user_id"].dropna()
+        wanted = {int(i) for i in purged} - self._names.keys()
+        if wanted:
+            recent = self._log.tail(NAME_LOOKBACK)
+            named = recent.loc[recent["user_id"].isin(wanted) & recent["user_name"].notna()]
+            found = dict(zip(named["user_id"].astype(int), named["user_name"], strict=True))
+            self._names.update({user: found.get(user) for user in wanted})
+        return self._names
+
     def close(self) -> None:
         """Stop refreshing and close the view."""
         if self._timer is not None:
@@ -215,26 +234,27 @@ class LiveChat(widgets.VBox):
 _RECORD = ("time", "event", "user", "text")
 
 
-def _records(tail: pd.DataFrame) -> list[dict[str, str]]:
-    """Table rows for the last events: time, event, user and a one-line text."""
+def _records(tail: pd.DataFrame, names: dict[int, str | None]) -> list[dict[str, str]]:
+    """Table rows for the last events: time, event, user and a one-line text (``names``:
+    purged users' names by id)."""
     return [
         {
             "time": row.received_at.strftime("%H:%M:%S.%f")[:-3],
             "event": str(row.event),
             "user": "" if pd.isna(row.user_name) else str(row.user_name),
-            "text": _summary(row)[:_TEXT_LIMIT],
+            "text": _summary(row, names)[:_TEXT_LIMIT],
         }
         for row in tail.itertuples(index=False)
     ]
 
 
-def _summary(row: Any) -> str:
-    """One line saying what an event row is about."""
+def _summary(row: Any, names: dict[int, str | None]) -> str:
+    """One line saying what an event row is about; a purged user by name where known."""
     event = str(row.event)
 
     def value(name: str) -> Any:
         found = getattr(row, name)
-        return None if found is None or found is pd.NA or found is pd.NaT else found
+        return None if is_scalar(found) and pd.isna(found) else found
 
     if event == "ChatMessage":
         target = value("target")
@@ -244,7 +264,8 @@ def _summary(row: Any) -> str:
         votes = ", ".join(f"{answer}: {count}" for answer, count in responses.items())
         return f"{value('poll_q') or ''} [{votes}]"
     if event in ("DeleteMessage", "PurgeMessage", "ClearMessages"):
-        what = value("message_id") or value("target_user_id") or ""
+        user = value("target_user_id")
+        what = value("message_id") or ((names.get(user) or f"user {user}") if user else "")
         by = value("moderator")
         return f"{what}" + (f" by {by}" if by else "")
     if event == "UserTimeout":
@@ -255,7 +276,7 @@ def _summary(row: Any) -> str:
 
 class PollChart(widgets.VBox):
     """A poll's responses over time, drawn with matplotlib: one line per answer, votes against
-    the time each PollStart/PollEnd event arrived (:func:`~explorer.eventlog.poll_progress`).
+    the time each PollStart/PollEnd event arrived (:func:`~explorer.chatviews.poll_progress`).
 
     Shows the poll asked as ``question``, else the latest poll in the log, reading the last
     ``last`` poll events with :meth:`~explorer.eventlog.EventLog.tail`. Given ``loop`` it

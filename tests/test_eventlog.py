@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from explorer.eventlog import COLUMNS, DTYPES, EventLog
+from explorer.eventlog import EventLog
+from explorer.eventrows import COLUMNS, DTYPES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chat"
 T = 1_700_000_000.5
@@ -32,27 +33,27 @@ EVENTS = pd.CategoricalDtype(
         "UserTimeout",
     ]
 )
-UTC_NS = "datetime64[ns, UTC]"
+UTC_MS = "datetime64[ms, UTC]"
 EXPECTED_DTYPES: dict[str, Any] = {
-    "received_at": UTC_NS,
+    "received_at": UTC_MS,
     "event": EVENTS,
     "channel": "Int64",
-    "message_id": "string",
-    "user_name": "string",
+    "message_id": "str",
+    "user_name": "str",
     "user_id": "Int64",
-    "user_roles": "string",
-    "text": "string",
-    "components": "string",
+    "user_roles": "str",
+    "text": "str",
+    "components": "str",
     "whisper": "boolean",
     "me": "boolean",
-    "target": "string",
-    "poll_q": "string",
+    "target": "str",
+    "poll_q": "str",
     "poll_answers": object,
     "poll_voters": "Int64",
     "poll_responses": object,
-    "poll_ends_at": UTC_NS,
+    "poll_ends_at": UTC_MS,
     "poll_duration_ms": "Int64",
-    "moderator": "string",
+    "moderator": "str",
     "target_user_id": "Int64",
     "duration_ms": "Int64",
     "from_history": "boolean",
@@ -525,9 +526,9 @@ def test_polls_long_format() -> None:
     times = [pd.Timestamp(s, unit="s", tz="UTC") for s in (0, 0, 2, 2, 3, 3, 4, 4)]
     expected = pd.DataFrame(
         {
-            "time": pd.array(times, dtype=UTC_NS),
-            "question": pd.array(["Best map?"] * 8, dtype="string"),
-            "answer": pd.array(["Dust", "Mirage, of course"] * 4, dtype="string"),
+            "time": pd.array(times, dtype=UTC_MS),
+            "question": pd.array(["Best map?"] * 8, dtype="str"),
+            "answer": pd.array(["Dust", "Mirage, of course"] * 4, dtype="str"),
             "votes": pd.array([0, 0, 1, 1, 1, 2, 2, 3], dtype="Int64"),
             "voters": pd.array([0, 0, 2, 2, 3, 3, 5, 5], dtype="Int64"),
             "ended": np.array([False] * 6 + [True] * 2),
@@ -552,9 +553,9 @@ def test_polls_of_empty_log() -> None:
     polls = EventLog().polls()
     assert len(polls) == 0
     assert polls.dtypes.to_dict() == {
-        "time": UTC_NS,
-        "question": "string",
-        "answer": "string",
+        "time": UTC_MS,
+        "question": "str",
+        "answer": "str",
         "votes": "Int64",
         "voters": "Int64",
         "ended": bool,
@@ -573,11 +574,11 @@ def test_users_summary() -> None:
     expected = pd.DataFrame(
         {
             "user_id": pd.array([5, 1003], dtype="Int64"),
-            "user_name": pd.array(["ana", "cyd"], dtype="string"),
-            "roles": pd.array(["Mod,User", ""], dtype="string"),
+            "user_name": pd.array(["ana", "cyd"], dtype="str"),
+            "roles": pd.array(["Mod,User", ""], dtype="str"),
             "messages": pd.array([2, 0], dtype="Int64"),
-            "first_seen": pd.array([at[0], at[1]], dtype=UTC_NS),
-            "last_seen": pd.array([at[2], at[3]], dtype=UTC_NS),
+            "first_seen": pd.array([at[0], at[1]], dtype=UTC_MS),
+            "last_seen": pd.array([at[2], at[3]], dtype=UTC_MS),
         }
     )
     assert_frame_equal(log.users(), expected)
@@ -589,11 +590,11 @@ def test_users_of_empty_log() -> None:
     assert len(users) == 0
     assert users.dtypes.to_dict() == {
         "user_id": "Int64",
-        "user_name": "string",
-        "roles": "string",
+        "user_name": "str",
+        "roles": "str",
         "messages": "Int64",
-        "first_seen": UTC_NS,
-        "last_seen": UTC_NS,
+        "first_seen": UTC_MS,
+        "last_seen": UTC_MS,
     }
 
 
@@ -672,9 +673,91 @@ def test_reader_sees_consistent_snapshots(max_rows: int | None) -> None:
             failures.append("message_id torn from its row")
         if list(frame["text"]) != [f"t{i}" for i in index]:
             failures.append("text torn from its row")
-        if not (frame["received_at"].astype("int64").to_numpy() == index * 10**9).all():
+        if not (frame["received_at"].astype("int64").to_numpy() == index * 10**3).all():
             failures.append("received_at torn from its row")
     writer.join()
     assert failures == []
     assert reads > 1
     assert len(log.frame) == (n if max_rows is None else max_rows)
+
+
+def moderated_log() -> EventLog:
+    """ana and bob chat; a moderator deletes bob's message, purges ana and clears the chat;
+    bob is timed out; user 99 was never seen."""
+    log = EventLog(chunk_rows=2)
+    log.append(chat(1, user_id=5, user_name="ana"), 1)
+    log.append(chat(2, user_id=1002, user_name="bob"), 2)
+    mod = {"user_name": "mo"}
+    log.append(
+        {"type": "event", "event": "DeleteMessage", "data": {"id": "m2", "moderator": mod}}, 3
+    )
+    log.append(
+        {"type": "event", "event": "PurgeMessage", "data": {"user_id": 5, "moderator": mod}}, 4
+    )
+    log.append(
+        {"type": "event", "event": "PurgeMessage", "data": {"user_id": 99, "moderator": mod}}, 5
+    )
+    log.append(packet("user_timeout.json"), 6)
+    return log
+
+
+def test_moderation_names_the_users_acted_on() -> None:
+    """moderation() names a purged or deleted user from the rows seen, else leaves it empty."""
+    at = [pd.Timestamp(s, unit="s", tz="UTC") for s in (3, 4, 5, 6)]
+    expected = pd.DataFrame(
+        {
+            "received_at": pd.array(at, dtype=UTC_MS),
+            "event": pd.Categorical(
+                ["DeleteMessage", "PurgeMessage", "PurgeMessage", "UserTimeout"], dtype=EVENTS
+            ),
+            "moderator": pd.array(["mo", "mo", "mo", None], dtype="str"),
+            "message_id": pd.array(["m2", None, None, None], dtype="str"),
+            "target_user_id": pd.array([1002, 5, 99, 1002], dtype="Int64"),
+            "target_user": pd.array(["bob", "ana", None, "bob"], dtype="str"),
+            "duration_ms": pd.array([None, None, None, 30000], dtype="Int64"),
+        },
+        index=pd.RangeIndex(2, 6, name="row"),
+    )
+    assert_frame_equal(moderated_log().moderation(), expected, check_index_type=False)
+
+
+def test_moderation_of_empty_log() -> None:
+    """moderation() of a log without moderation is empty with its declared dtypes."""
+    assert EventLog().moderation().dtypes.to_dict() == {
+        "received_at": UTC_MS,
+        "event": EVENTS,
+        "moderator": "str",
+        "message_id": "str",
+        "target_user_id": "Int64",
+        "target_user": "str",
+        "duration_ms": "Int64",
+    }
+
+
+def test_repr_summarises_events_and_time_span() -> None:
+    """repr() counts events by name, most frequent first, and gives the kept rows' span."""
+    assert repr(EventLog()) == "<EventLog: no events>"
+    assert repr(moderated_log()) == (
+        "<EventLog: 6 events (ChatMessage 2, PurgeMessage 2, DeleteMessage 1, UserTimeout 1), "
+        "1970-01-01 00:00:01.000 to 1970-01-01 00:00:06.000 UTC>"
+    )
+
+
+def test_repr_of_a_ring_says_how_many_rows_are_kept() -> None:
+    """repr() of a bounded log gives the events ever added and how many rows are kept."""
+    log = EventLog(max_rows=2, chunk_rows=1)
+    log.extend([chat(i) for i in range(5)], T)
+    assert repr(log) == (
+        "<EventLog: 5 events, the last 2 kept (ChatMessage 5), "
+        "2023-11-14 22:13:20.500 to 2023-11-14 22:13:20.500 UTC>"
+    )
+
+
+def test_html_shows_the_summary_and_the_last_rows_only() -> None:
+    """The notebook view is the summary plus the last five rows, never the whole table."""
+    log = EventLog(chunk_rows=7)
+    log.extend([chat(i) for i in range(30)], T)
+    page = log._repr_html_()
+    assert "&lt;EventLog: 30 events" in page
+    assert page.count("<tr>") == 5 + 1  # five rows and the index-name header row
+    assert ">t29<" in page and ">t24<" not in page

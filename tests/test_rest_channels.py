@@ -117,7 +117,7 @@ def test_listing_dtypes(api: explorer.Client) -> None:
     assert dtypes[["viewersTotal", "typeId", "user.id"]].tolist() == ["Int64"] * 3
     assert dtypes[["online", "partnered", "user.verified"]].tolist() == ["boolean"] * 3
     assert dtypes[["audience", "languageId"]].tolist() == ["category"] * 2
-    assert dtypes[["createdAt", "user.createdAt"]].tolist() == ["datetime64[ns, UTC]"] * 2
+    assert dtypes[["createdAt", "user.createdAt"]].tolist() == ["datetime64[ms, UTC]"] * 2
     assert dtypes[["token", "type.name"]].tolist() == ["str"] * 2
     assert list(frame["audience"].cat.categories[:3]) == ["family", "teen", "18+"]
 

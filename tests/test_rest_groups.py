@@ -27,7 +27,7 @@ from tests.conftest import SMALL_WORLD, UNLIMITED
 
 #: A minimal JPEG: start of image, a JFIF header, end of image (the platform checks the magic).
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
-UTC_NS = "datetime64[ns, UTC]"
+UTC_MS = "datetime64[ms, UTC]"
 #: The demo account ``viewer2`` (the demo accounts are the world's first users).
 VIEWER2 = 4
 
@@ -100,7 +100,7 @@ def test_analytics_points_become_a_sorted_utc_time_series() -> None:
         },
         index=pd.DatetimeIndex(
             ["2020-07-01T00:00:00", "2020-07-01T01:00:00"], tz="UTC", name="time"
-        ).as_unit("ns"),
+        ).as_unit("ms"),
     )
     got = tables.time_series(points, "time", schemas.ANALYTICS["viewers"])
     assert_frame_equal(got, expected)
@@ -119,7 +119,7 @@ def test_invoice_records_become_a_typed_frame() -> None:
         "updatedAt": "2020-07-21T00:00:00.000Z",
         "capturedAt": None,
     }
-    day = pd.DatetimeIndex(["2020-07-21"], tz="UTC").as_unit("ns").array
+    day = pd.DatetimeIndex(["2020-07-21"], tz="UTC").as_unit("ms").array
     expected = pd.DataFrame(
         {
             "userId": pd.array([3], dtype="Int64"),
@@ -128,7 +128,7 @@ def test_invoice_records_become_a_typed_frame() -> None:
             "sparks": pd.array([-500], dtype="Int64"),
             "createdAt": day,
             "updatedAt": day,
-            "capturedAt": pd.DatetimeIndex([pd.NaT], tz="UTC").as_unit("ns").array,
+            "capturedAt": pd.DatetimeIndex([pd.NaT], tz="UTC").as_unit("ms").array,
         },
         index=pd.Index([9], name="id"),
     )
@@ -139,7 +139,7 @@ def test_an_empty_series_keeps_its_columns_and_datetime_index() -> None:
     """No points still gives the series' columns over an empty UTC DatetimeIndex."""
     empty = tables.time_series([], "time", schemas.ANALYTICS["streamSessions"])
     assert list(empty.columns) == ["channel", "online", "partnered", "duration", "type"]
-    assert isinstance(empty.index, pd.DatetimeIndex) and str(empty.index.dtype) == UTC_NS
+    assert isinstance(empty.index, pd.DatetimeIndex) and str(empty.index.dtype) == UTC_MS
 
 
 # -- follows, roles, relationship ---------------------------------------------------------------
@@ -152,7 +152,7 @@ def test_follow_shows_in_followers_and_the_count(
     followed = viewer.follow("streamer")
     assert followed["following"].tolist() == [True]
     followers = anon.followers("streamer")
-    assert viewer_id in followers.index and str(followers["followedAt"].dtype) == UTC_NS
+    assert viewer_id in followers.index and str(followers["followedAt"].dtype) == UTC_MS
     left = viewer.unfollow("streamer")
     assert left["following"].tolist() == [False]
     assert left["numFollowers"].iloc[0] == followed["numFollowers"].iloc[0] - 1
@@ -348,7 +348,7 @@ def test_analytics_have_a_utc_datetime_index(streamer: explorer.Client) -> None:
     day = streamer.analytics(
         "streamer", "viewers", start=datetime(2020, 7, 1), end="2020-07-02T00:00:00Z"
     )
-    assert isinstance(day.index, pd.DatetimeIndex) and str(day.index.dtype) == UTC_NS
+    assert isinstance(day.index, pd.DatetimeIndex) and str(day.index.dtype) == UTC_MS
     assert len(day) == 24 and day.index.is_monotonic_increasing
     assert day.index[0] == pd.Timestamp("2020-07-01", tz="UTC")
 
@@ -358,7 +358,7 @@ def test_every_analytics_series_answers_with_its_columns(streamer: explorer.Clie
     for series in ANALYTICS_SERIES:
         frame = streamer.analytics("streamer", series, "2020-07-01", "2020-07-04")
         assert list(frame.columns) == list(schemas.ANALYTICS[series].fields)[1:], series
-        assert str(frame.index.dtype) == UTC_NS
+        assert str(frame.index.dtype) == UTC_MS
 
 
 def test_an_unknown_series_is_refused_before_sending(streamer: explorer.Client) -> None:
@@ -532,7 +532,7 @@ def test_share_a_subscription_notification(streamer: explorer.Client) -> None:
 def test_unsubscribe_email_lists_the_opt_outs(viewer: explorer.Client) -> None:
     """Opting out of a category answers every opt-out held, indexed by category."""
     held = viewer.unsubscribe_email("hosted")
-    assert "hosted" in held.index and str(held["since"].dtype) == UTC_NS
+    assert "hosted" in held.index and str(held["since"].dtype) == UTC_MS
 
 
 def test_update_user_changes_the_bio(viewer: explorer.Client, viewer_id: int) -> None:

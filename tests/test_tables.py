@@ -132,7 +132,7 @@ def times(*values: str | None) -> Any:
         pd.DatetimeIndex([pd.Timestamp(v) if v else pd.NaT for v in values])
         .tz_localize(None)
         .tz_localize("UTC")
-        .as_unit("ns")
+        .as_unit("ms")
         .array
     )
 
@@ -384,7 +384,7 @@ def test_time_series_has_a_sorted_utc_datetime_index(stamps: list[Any]) -> None:
             ["2020-01-01T00:00:00", "2020-01-01T00:00:01", "2020-01-01T00:00:02"], name="time"
         )
         .tz_localize("UTC")
-        .as_unit("ns")
+        .as_unit("ms")
     )
     assert_frame_equal(got, pd.DataFrame({"viewers": ints(1, 2, 3)}, index=index))
 

@@ -197,6 +197,18 @@ def test_table_is_rendered_from_the_traits_and_escaped() -> None:
     assert table.index("bold") < table.index("first")
 
 
+def test_purged_users_are_named_when_seen() -> None:
+    """A PurgeMessage row names the purged user from earlier rows, else gives the id."""
+    log = EventLog()
+    log.append(chat_message(0))  # ana, user 1
+    mod = {"user_name": "mo"}
+    for user in (1, 99):
+        purge = {"user_id": user, "moderator": mod}
+        log.append({"type": "event", "event": "PurgeMessage", "data": purge})
+    view = LiveChat(log, status, rows=2)
+    assert [r["text"] for r in view.records] == ["ana by mo", "user 99 by mo"]
+
+
 def test_display_shows_the_live_widget(world: World) -> None:
     """A chat as a cell's result displays as its LiveChat widget (one, reused)."""
     with (

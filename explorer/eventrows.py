@@ -1,0 +1,267 @@
+"""Chat event packets as flat rows, and rows as a typed DataFrame: the event log's columns.
+
+Columns, in this order (:data:`COLUMNS`, dtypes in :data:`DTYPES`, built by ``columns.py``;
+missing values are NaN in text columns, ``<NA>`` in the others):
+
+==================  ======================  ================================================
+received_at         datetime64[ms, UTC]     when the toolkit received the event
+event               category                event name
+channel             Int64                   ``data.channel`` or ``data.originatingChannel``
+message_id          str                     ChatMessage id, DeleteMessage id
+user_name           str                     who the event is by or about: the sender
+user_id             Int64                   (ChatMessage), joiner/leaver (UserJoin/UserLeave),
+user_roles          str                     poll author, updated user (UserUpdate), timed-out
+                                            user (UserTimeout); roles comma-joined
+text                str                     ChatMessage components' text, concatenated
+components          str                     component types, comma-joined ("text,emoticon")
+whisper, me         boolean                 ChatMessage ``meta`` flags (False when absent)
+target              str                     whisper recipient
+poll_q              str                     PollStart/PollEnd question
+poll_answers        object                  the answers list (answers may contain commas)
+poll_voters         Int64                   voters so far
+poll_responses      object                  the ``responses`` dict, answer -> votes
+poll_ends_at        datetime64[ms, UTC]     ``endsAt`` (epoch ms)
+poll_duration_ms    Int64                   ``duration`` (ms remaining)
+moderator           str                     user_name of DeleteMessage/PurgeMessage
+                                            ``moderator`` or ClearMessages ``clearer``
+target_user_id      Int64                   whom a moderation or update acts on: PurgeMessage
+                                            user_id, UserTimeout user, UserUpdate user
+duration_ms         Int64                   UserTimeout duration
+from_history        boolean                 row came from a ``history`` reply
+==================  ======================  ================================================
+
+A row is a plain tuple in that order, the cheapest shape to make and to transpose. Pure: no
+I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import islice
+from typing import Any
+
+import pandas as pd
+
+from explorer import columns
+from explorer.schemas import Kind
+
+#: Event names from the spec's Events table, the first categories of ``event``.
+KNOWN_EVENTS: tuple[str, ...] = (
+    "WelcomeEvent",
+    "ChatMessage",
+    "UserJoin",
+    "UserLeave",
+    "PollStart",
+    "PollEnd",
+    "DeleteMessage",
+    "PurgeMessage",
+    "ClearMessages",
+    "UserUpdate",
+    "UserTimeout",
+)
+
+# (column, kind): received_at is epoch seconds, poll_ends_at epoch milliseconds.
+_KINDS: tuple[tuple[str, Kind], ...] = (
+    ("received_at", "seconds"),
+    ("event", "category"),
+    ("channel", "int"),
+    ("message_id", "str"),
+    ("user_name", "str"),
+    ("user_id", "int"),
+    ("user_roles", "str"),
+    ("text", "str"),
+    ("components", "str"),
+    ("whisper", "bool"),
+    ("me", "bool"),
+    ("target", "str"),
+    ("poll_q", "str"),
+    ("poll_answers", "object"),
+    ("poll_voters", "int"),
+    ("poll_responses", "object"),
+    ("poll_ends_at", "time"),
+    ("poll_duration_ms", "int"),
+    ("moderator", "str"),
+    ("target_user_id", "int"),
+    ("duration_ms", "int"),
+    ("from_history", "bool"),
+)
+
+#: Column names of an event frame, in order.
+COLUMNS: tuple[str, ...] = tuple(name for name, _ in _KINDS)
+#: Declared dtypes; ``event`` gains a category for each event name outside :data:`KNOWN_EVENTS`.
+DTYPES: dict[str, Any] = {name: columns.dtype(kind, KNOWN_EVENTS) for name, kind in _KINDS}
+
+_POS = {name: i for i, name in enumerate(COLUMNS)}
+_BLANK: tuple[Any, ...] = (None,) * len(COLUMNS)
+#: Rows transposed at once: fewer than the allocations that set off a garbage collection (700).
+_TRANSPOSE_ROWS = 512
+
+Row = tuple[Any, ...]
+_NO_MESSAGE: dict[str, Any] = {}
+
+
+def _roles(value: Any) -> str | None:
+    return ",".join(value) if value is not None else None
+
+
+def _name(user: Any) -> Any:
+    return user.get("user_name") if isinstance(user, dict) else None
+
+
+def _row(received_at: float, event: str, **fields: Any) -> Row:
+    row = list(_BLANK)
+    row[0] = received_at
+    row[1] = event
+    for name, value in fields.items():
+        row[_POS[name]] = value
+    return tuple(row)
+
+
+def _component_text(part: Mapping[str, Any]) -> Any:
+    return part["text"] if "text" in part else part.get("data", "")
+
+
+def message_text(data: Mapping[str, Any]) -> str:
+    """The text of chat message data: its components' text joined, as the ``text`` column."""
+    parts: Sequence[Any] = (data.get("message") or _NO_MESSAGE).get("message") or ()
+    return "".join([str(_component_text(p)) for p in parts])
+
+
+def _chat_message(received_at: float, data: dict[str, Any], history: bool) -> Row:
+    # The common row: a literal tuple in COLUMNS order is ten times cheaper than _row(), and
+    # most messages have one component, which needs no join.
+    get = data.get
+    message = get("message") or _NO_MESSAGE
+    parts: Sequence[Any] = message.get("message") or ()
+    meta = message.get("meta")
+    roles = get("user_roles")
+    channel = get("channel")
+    if len(parts) == 1:
+        part = parts[0]
+        text = _component_text(part)
+        types = part.get("type", "")
+    else:
+        text = "".join([_component_text(p) for p in parts])
+        types = ",".join([p.get("type", "") for p in parts])
+    return (
+        received_at,
+        "ChatMessage",
+        get("originatingChannel") if channel is None else channel,
+        get("id"),
+        get("user_name"),
+        get("user_id"),
+        ",".join(roles) if roles is not None else None,
+        text,
+        types,
+        meta.get("whisper") is True if meta else False,
+        meta.get("me") is True if meta else False,
+        get("target"),
+        None,  # poll_q
+        None,  # poll_answers
+        None,  # poll_voters
+        None,  # poll_responses
+        None,  # poll_ends_at
+        None,  # poll_duration_ms
+        None,  # moderator
+        None,  # target_user_id
+        None,  # duration_ms
+        history,
+    )
+
+
+def _poll(data: dict[str, Any]) -> dict[str, Any]:
+    author = data.get("author") or {}
+    return {
+        "user_name": author.get("user_name"),
+        "user_id": author.get("user_id"),
+        "user_roles": _roles(author.get("user_roles")),
+        "poll_q": data.get("q"),
+        "poll_answers": data.get("answers"),
+        "poll_voters": data.get("voters"),
+        "poll_responses": data.get("responses"),
+        "poll_ends_at": data.get("endsAt"),
+        "poll_duration_ms": data.get("duration"),
+    }
+
+
+def _user_timeout(data: dict[str, Any]) -> dict[str, Any]:
+    user = data.get("user") or {}
+    return {
+        "user_name": user.get("user_name"),
+        "user_id": user.get("user_id"),
+        "user_roles": _roles(user.get("user_roles")),
+        "target_user_id": user.get("user_id"),
+        "duration_ms": data.get("duration"),
+    }
+
+
+# Events not listed here (WelcomeEvent, unknown names) fill only the common columns.
+_FLATTEN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "UserJoin": lambda d: {
+        "user_name": d.get("username"),
+        "user_id": d.get("id"),
+        "user_roles": _roles(d.get("roles")),
+    },
+    "UserLeave": lambda d: {"user_name": d.get("username"), "user_id": d.get("id")},
+    "PollStart": _poll,
+    "PollEnd": _poll,
+    "DeleteMessage": lambda d: {"message_id": d.get("id"), "moderator": _name(d.get("moderator"))},
+    "PurgeMessage": lambda d: {
+        "target_user_id": d.get("user_id"),
+        "moderator": _name(d.get("moderator")),
+    },
+    "ClearMessages": lambda d: {"moderator": _name(d.get("clearer"))},
+    "UserUpdate": lambda d: {
+        "user_name": d.get("username"),
+        "user_id": d.get("user"),
+        "user_roles": _roles(d.get("roles")),
+        "target_user_id": d.get("user"),
+    },
+    "UserTimeout": _user_timeout,
+}
+
+
+def flatten(packet: Mapping[str, Any], received_at: float, from_history: bool = False) -> Row:
+    """One row for an event packet: its :data:`COLUMNS` values.
+
+    Fields of the wrong shape leave their columns empty instead of failing the event. When the
+    rows are built, numbers of the wrong type are blanked and other values in a text column
+    are written as text.
+    """
+    event = packet.get("event")
+    if not isinstance(event, str):
+        raise ValueError(f"Not an event packet: event is {event!r}.")
+    data = packet.get("data")
+    if event == "ChatMessage" and type(data) is dict:
+        try:
+            return _chat_message(received_at, data, from_history)
+        except (AttributeError, TypeError):
+            pass  # a malformed message keeps the common columns only
+    if type(data) is not dict:
+        return _row(received_at, event, from_history=from_history)
+    flatten_data = _FLATTEN.get(event)
+    try:
+        fields = flatten_data(data) if flatten_data else {}
+    except (AttributeError, TypeError):
+        fields = {}
+    channel = data.get("channel", data.get("originatingChannel"))
+    return _row(received_at, event, channel=channel, from_history=from_history, **fields)
+
+
+def rows_frame(rows: Iterable[Row], events: pd.CategoricalDtype) -> pd.DataFrame:
+    """The DataFrame of ``rows`` (a RangeIndex), column by column with the declared dtypes;
+    ``events`` are the ``event`` column's categories, every row's event among them.
+
+    Rows are transposed a few hundred at a time: thousands of row tuples kept for one
+    transpose would set off a garbage collection every few hundred rows.
+    """
+    values: list[list[Any]] = [[] for _ in _KINDS]
+    pending = iter(rows)
+    while batch := list(islice(pending, _TRANSPOSE_ROWS)):
+        for column, batch_values in zip(values, zip(*batch, strict=True), strict=True):
+            column.extend(batch_values)
+    data = {
+        name: columns.column(values[i], kind, events.categories)
+        for i, (name, kind) in enumerate(_KINDS)
+    }
+    return pd.DataFrame(data, copy=False)
