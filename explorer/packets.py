@@ -16,8 +16,7 @@ failed method; :class:`Reply` keeps that apart from ``"data": null`` with ``has_
 
 Error objects are always ``{code, message, stacktrace: [], data: {}}``: the wire form of
 :class:`~explorer.errors.ChatError`, whose codes (:class:`~explorer.errors.ChatErrorCode`) and
-their table live with it in ``explorer.errors``. This module re-exports them (``__all__``)
-because the format is spelled in their terms.
+their table live with it in ``explorer.errors``.
 
 A malformed packet still gets exactly one reply (reference.md fact 5): :class:`PacketError`
 carries the packet's ``id`` when one could be read from it (an integer 0..2**53-1) and ``0``
@@ -41,16 +40,13 @@ from typing import Any, cast
 
 import orjson
 
-from explorer.errors import ChatError, ChatErrorCode, ChatErrorObj, error_object
+from explorer.errors import ChatError, ChatErrorCode, ChatErrorObj
 
 __all__ = [
     "MAX_ID",
     "UACCESS",
     "UNOTFOUND",
     "UNOTJSON",
-    "ChatError",
-    "ChatErrorCode",
-    "ChatErrorObj",
     "Event",
     "Method",
     "Packet",
@@ -61,7 +57,6 @@ __all__ = [
     "encode_event",
     "encode_method",
     "encode_reply",
-    "error_object",
 ]
 
 #: Largest id a JavaScript client can represent exactly (Number.MAX_SAFE_INTEGER).

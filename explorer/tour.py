@@ -29,9 +29,8 @@ import numpy as np
 import pandas as pd
 
 import explorer
-from explorer.errors import ExplorerError
+from explorer.errors import ChatError, ChatErrorCode, ExplorerError
 from explorer.eventrows import message_text
-from explorer.packets import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -367,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         tour.run()
-    except (ExplorerError, ChatError, TimeoutError) as exc:
+    except (ExplorerError, TimeoutError) as exc:
         print(f"explorer tour: {exc}", file=sys.stderr)
         return 1
     return 0
