@@ -15,7 +15,7 @@ import pandas as pd
 
 from explorer import schemas, tables
 from explorer.endpoints import Result
-from explorer.handle import Call, Handle, M, action, endpoint
+from explorer.handle import Call, Handle, M, action, endpoint, names
 
 
 def _opt_outs(body: dict[str, Any]) -> pd.DataFrame:
@@ -62,11 +62,6 @@ class Account(Handle[M]):
     async def id(self) -> int:
         """The signed-in user's id."""
         return int((await self._await(Account.info)).index[0])
-
-    @endpoint("GET", "/achievements", "user-read", schemas.ACHIEVEMENT, Result.TABLE)
-    def achievements(self) -> Call[pd.DataFrame]:
-        """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
-        return Call()
 
     @endpoint("GET", "/invoices", "user-read", schemas.INVOICE, Result.TABLE)
     def invoices(self) -> Call[pd.DataFrame]:
@@ -131,8 +126,7 @@ class Account(Handle[M]):
     ) -> Call[pd.DataFrame]:
         """Register an OAuth client; a ``confidential`` one gets its ``secret`` in this answer
         only. The client as one row."""
-        uris = [redirect_uris] if isinstance(redirect_uris, str) else list(redirect_uris)
-        body = {"name": name, "redirectUris": uris, "confidential": confidential}
+        body = {"name": name, "redirectUris": names(redirect_uris), "confidential": confidential}
         return Call(json=body if website is None else {**body, "website": website})
 
     @endpoint("DELETE", "/oauth/clients/{client_id}", "user-write", result=Result.NONE)

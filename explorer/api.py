@@ -19,12 +19,22 @@ import pandas as pd
 from explorer import schemas, tables
 from explorer.account import Account, User
 from explorer.auth import Grant
-from explorer.channel import Channel, field_names
+from explorer.channel import Channel
 from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
 from explorer.endpoints import SIGN_IN, Endpoint, Result, bucket_of
 from explorer.games import Game, GameVersion
-from explorer.handle import Async, Call, Handle, M, Sync, action, endpoint, endpoints_of
+from explorer.handle import (
+    Async,
+    Call,
+    Handle,
+    M,
+    Sync,
+    action,
+    endpoint,
+    endpoints_of,
+    field_names,
+)
 from explorer.query import MAX_LIMIT, format_order, format_where
 from explorer.transport import decode
 
@@ -210,6 +220,11 @@ class Api(Handle[M]):
         ``settings`` may give ``count`` and ``durationMs``. The new confetti as one row."""
         body = {"name": name, "particles": list(particles), **settings}
         return Call(json=body if channel_id is None else {**body, "channelId": channel_id})
+
+    @endpoint("GET", "/achievements", "user-read", schemas.ACHIEVEMENT, Result.TABLE)
+    def achievements(self) -> Call[pd.DataFrame]:
+        """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
+        return Call()
 
     @endpoint("POST", "/announcements", "user-write", schemas.ANNOUNCEMENT)
     def announce(self, message: str, *, level: str = "info") -> Call[pd.DataFrame]:

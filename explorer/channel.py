@@ -22,7 +22,18 @@ from explorer.account import Account
 from explorer.chat import Chat, ChatClient, ChatDetails, join
 from explorer.endpoints import Result
 from explorer.errors import PlatformError
-from explorer.handle import Async, Call, Handle, Image, M, Sync, action, endpoint
+from explorer.handle import (
+    Async,
+    Call,
+    Handle,
+    Image,
+    M,
+    Sync,
+    action,
+    endpoint,
+    field_names,
+    names,
+)
 from explorer.query import format_order
 
 #: A moment for an analytics range: a datetime (naive means UTC) or an ISO-8601 string.
@@ -35,19 +46,6 @@ ANALYTICS_PATHS: dict[str, str] = {
 ANALYTICS_SERIES: tuple[str, ...] = tuple(ANALYTICS_PATHS)
 MANIFEST_KINDS: dict[str, str] = {kind: kind for kind in ("m3u8", "smil", "ftl", "light", "light2")}
 _CARD_FIELDS = ("id", "token", "name", "online", "viewersCurrent", "numFollowers", "type", "user")
-
-
-def field_names(fields: str | Iterable[str] | None) -> tuple[str, ...] | None:
-    """A projection given as a comma string or a list, as a tuple of names (None: all)."""
-    if fields is None:
-        return None
-    parts = fields.split(",") if isinstance(fields, str) else fields
-    return tuple(n.strip() for n in parts if n.strip())
-
-
-def names(value: str | Iterable[str]) -> list[str]:
-    """One name or several as a list (a bare string is one name, not its letters)."""
-    return [value] if isinstance(value, str) else list(value)
 
 
 def _moment(value: Moment | None) -> str | None:
@@ -136,7 +134,7 @@ class Channel(Handle[M]):
     async def reset_stream_key(self) -> str:
         """Issue a new stream key (owner), invalidating the old one; the new key."""
         await self._await(Channel._drop_stream_key)
-        frame = await self._await(Channel.info, fields="streamKey")
+        frame = await self._await(Channel.info)
         return str(frame["streamKey"].iloc[0])
 
     # -- followers, roles, relationship -------------------------------------------------------

@@ -21,7 +21,7 @@ import asyncio
 import dataclasses
 import inspect
 import os
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, TypeVar, overload
@@ -216,6 +216,7 @@ def endpoint(
         async def run(handle: Handle[Any], *args: P.args, **kwargs: P.kwargs) -> R:
             call = fn(handle, *args, **kwargs)
             bound = signature.bind(handle, *args, **kwargs)
+            bound.apply_defaults()
             values = {**handle._values, **bound.arguments}
             assert op.endpoint is not None
             answer: R = await perform(handle._transport, op.endpoint, call, values)
@@ -285,3 +286,16 @@ def endpoints_of(*classes: type) -> Iterator[Endpoint]:
                 if isinstance(value, Op) and value.endpoint and id(value) not in seen:
                     seen.add(id(value))
                     yield value.endpoint
+
+
+def names(value: str | Iterable[str]) -> list[str]:
+    """One name or several as a list (a bare string is one name, not its letters)."""
+    return [value] if isinstance(value, str) else list(value)
+
+
+def field_names(fields: str | Iterable[str] | None) -> tuple[str, ...] | None:
+    """A projection given as a comma string or a list, as a tuple of names (None: all)."""
+    if fields is None:
+        return None
+    parts = fields.split(",") if isinstance(fields, str) else fields
+    return tuple(n.strip() for n in parts if n.strip())
