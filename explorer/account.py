@@ -61,7 +61,7 @@ class Account(Handle[M]):
     @action
     async def id(self) -> int:
         """The signed-in user's id."""
-        return int((await self._await(Account.info)).index[0])
+        return int((await Account.info(self)).index[0])
 
     @endpoint("GET", "/invoices", "user-read", schemas.INVOICE, Result.TABLE)
     def invoices(self) -> Call[pd.DataFrame]:

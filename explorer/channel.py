@@ -94,7 +94,7 @@ class Channel(Handle[M]):
         if self._mode is not Sync:
             return f"<div>{head}<br><i>await .info() for its record</i></div>"
         try:
-            frame = loop.run(self._await(Channel.info, fields=_CARD_FIELDS))
+            frame = loop.run(Channel.info(self, fields=_CARD_FIELDS))
             row = frame.reset_index().iloc[0].to_dict()
         except PlatformError as exc:
             return f"<div>{head}<br>{html.escape(str(exc))}</div>"
@@ -133,8 +133,8 @@ class Channel(Handle[M]):
     @action
     async def reset_stream_key(self) -> str:
         """Issue a new stream key (owner), invalidating the old one; the new key."""
-        await self._await(Channel._drop_stream_key)
-        frame = await self._await(Channel.info)
+        await Channel._drop_stream_key(self)
+        frame = await Channel.info(self)
         return str(frame["streamKey"].iloc[0])
 
     # -- followers, roles, relationship -------------------------------------------------------
@@ -415,8 +415,8 @@ class Channel(Handle[M]):
     @action
     async def chat_details(self) -> ChatDetails:
         """Where to connect for the channel's chat, the caller's permissions and an authkey."""
-        channel_id = await self._await(Channel.id)
-        body = await self._await(Channel._chat_details, channel_id)
+        channel_id = await Channel.id(self)
+        body = await Channel._chat_details(self, channel_id)
         return ChatDetails(
             channel_id=channel_id,
             endpoints=tuple(body.get("endpoints") or ()),
@@ -431,7 +431,7 @@ class Channel(Handle[M]):
         if isinstance(key, int) or key.isdigit():
             return int(key)
         if "id" not in self._values:
-            frame = await self._await(Channel.info, fields="id")
+            frame = await Channel.info(self, fields="id")
             self._values["id"] = int(frame.index[0])
         found = self._values["id"]
         assert isinstance(found, int)
@@ -452,8 +452,8 @@ class Channel(Handle[M]):
         (``max_rows``, ``backlog``, timeouts, ...)."""
         # The coroutines run on the client's loop in either mode (``join`` uses the private one).
         client = ChatClient(
-            lambda: self._await(Channel.chat_details),
-            user_id=lambda: self._await(Account.id),
+            lambda: Channel.chat_details(self),
+            user_id=lambda: Account.id(self._handle(Account)),
             **options,
         )
         return join(client) if self._mode is Sync else client

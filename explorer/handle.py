@@ -11,8 +11,8 @@ Most methods are one endpoint row each (:func:`endpoint`): the decorated functio
 arguments into a :class:`Call` (query, body, paging limits) and the row says the rest: path,
 bucket, schema and result kind. Path placeholders are filled from the handle's own values (a
 channel handle fills ``{channel}``) and the method's arguments of the same name. Methods that
-need more than one request are :func:`action` coroutines composing rows with
-:meth:`Handle._await`.
+need more than one request are :func:`action` coroutines composing rows by calling them
+on the class (``await Channel.info(self)``), which gives the coroutine in either mode.
 """
 
 from __future__ import annotations
@@ -93,10 +93,6 @@ class Handle(Generic[M]):
         """The REST base address, ending in ``/api/v1``."""
         return self._transport.base_url
 
-    def _await(self, op: Op[P, R], *args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, R]:
-        """Run ``op`` of this handle as a coroutine, whatever the mode (inside actions)."""
-        return op.run(self, *args, **kwargs)
-
     def _handle(self, cls: type[H], **values: object) -> H:
         """A handle of ``cls`` on the same transport and in the same mode."""
         return cls(self._transport, self._mode, **values)
@@ -147,6 +143,13 @@ class Op(Generic[P, R]):
         if missing:
             raise TypeError(f"{self.__qualname__}: nothing fills {sorted(missing)} of its path")
         self.endpoint = dataclasses.replace(self.endpoint, name=self.__qualname__)
+
+    def __call__(
+        self, handle: Handle[Any], /, *args: P.args, **kwargs: P.kwargs
+    ) -> Coroutine[Any, Any, R]:
+        """The method's coroutine for ``handle`` whatever its mode: how actions compose rows
+        (``await Channel.info(self)``)."""
+        return self.run(handle, *args, **kwargs)
 
     @overload
     def __get__(self, instance: None, owner: type) -> Op[P, R]: ...
