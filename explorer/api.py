@@ -10,7 +10,6 @@ the table of every endpoint row the toolkit calls, gathered from these classes.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
@@ -56,14 +55,6 @@ class Api(Handle[M]):
     def __repr__(self) -> str:
         closed = " closed" if self._transport.closed else ""
         return f"<{type(self).__name__} {self.base_url} as {self._identity()}{closed}>"
-
-    def _repr_html_(self) -> str:
-        """The base URL and who is signed in."""
-        return (
-            f"<div><b>{type(self).__name__}</b> <code>{html.escape(self.base_url)}</code>"
-            f" as <b>{html.escape(self._identity())}</b>"
-            f"{' (closed)' if self._transport.closed else ''}</div>"
-        )
 
     @property
     def closed(self) -> bool:

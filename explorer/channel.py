@@ -10,18 +10,16 @@ In Jupyter a sync handle shows as a small card with the channel's name, title an
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any, TypeAlias, overload
 
 import pandas as pd
 
-from explorer import loop, schemas, tables
+from explorer import schemas, tables
 from explorer.account import Account
 from explorer.chat import Chat, ChatClient, ChatDetails, join
 from explorer.endpoints import Result
-from explorer.errors import PlatformError
 from explorer.handle import (
     Async,
     Call,
@@ -85,25 +83,9 @@ class Channel(Handle[M]):
     def __repr__(self) -> str:
         return f"<Channel {self.key!r} at {self.base_url} as {self._identity()}>"
 
-    def _repr_html_(self) -> str:
-        """A small card: the channel's basic record, fetched when shown (sync handles)."""
-        head = (
-            f"<b>Channel {html.escape(repr(self.key))}</b>"
-            f" at <code>{html.escape(self.base_url)}</code>"
-        )
-        if self._mode is not Sync:
-            return f"<div>{head}<br><i>await .info() for its record</i></div>"
-        try:
-            frame = loop.run(Channel.info(self, fields=_CARD_FIELDS))
-            row = frame.reset_index().iloc[0].to_dict()
-        except PlatformError as exc:
-            return f"<div>{head}<br>{html.escape(str(exc))}</div>"
-        cells = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
-            for k, v in row.items()
-        )
-        return f"<div>{head}<table>{cells}</table></div>"
+    async def _card(self) -> pd.DataFrame:
+        """The card shows the channel's basic fields, not its whole record."""
+        return await Channel.info(self, fields=_CARD_FIELDS)
 
     # -- the record ---------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import html
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
@@ -28,6 +29,7 @@ from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, Ty
 
 from explorer import loop, tables
 from explorer.endpoints import Endpoint, Result
+from explorer.errors import PlatformError
 from explorer.query import MAX_LIMIT
 from explorer.schemas import GENERIC, Schema
 from explorer.transport import Transport, decode_object
@@ -100,6 +102,31 @@ class Handle(Generic[M]):
     def __dir__(self) -> list[str]:
         """Public names only, so tab completion shows what one can ask."""
         return sorted(name for name in super().__dir__() if not name.startswith("_"))
+
+    def _repr_html_(self) -> str:
+        """A small card: the handle's ``info()`` record, fetched when shown. Only on sync
+        handles: an async handle's client belongs to the caller's event loop, so its card
+        says how to ask instead."""
+        head = f"<b>{html.escape(repr(self))}</b>"
+        info = getattr(type(self), "info", None)
+        if not isinstance(info, Op):
+            return f"<div>{head}</div>"
+        if self._mode is not Sync:
+            return f"<div>{head}<br><i>await .info() for its record</i></div>"
+        try:
+            frame = loop.run(self._card())
+        except PlatformError as exc:
+            return f"<div>{head}<br>{html.escape(str(exc))}</div>"
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(str(key))}</th>"
+            f"<td style='text-align:left'>{html.escape(str(value))}</td></tr>"
+            for key, value in frame.reset_index().iloc[0].items()
+        )
+        return f"<div>{head}<table>{rows}</table></div>"
+
+    async def _card(self) -> Any:
+        """The one-row frame a card shows: the whole ``info()`` record unless narrowed."""
+        return await getattr(type(self), "info")(self)  # noqa: B009 (checked by the caller)
 
     def _identity(self) -> str:
         """Who is signed in, for reprs."""

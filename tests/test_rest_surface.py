@@ -8,6 +8,7 @@ import inspect
 import pydoc
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pandas as pd
@@ -219,3 +220,19 @@ def test_an_async_handle_method_awaits_to_a_frame(platform: Platform) -> None:
 
     frame, channel_id = asyncio.run(read())
     assert frame.index.tolist() == [channel_id] and frame["token"].tolist() == ["streamer"]
+
+
+def test_a_user_card_shows_the_users_record(platform: Platform) -> None:
+    """A user handle on a blocking client shows its record when displayed."""
+    with explorer.connect(platform.base_url, progress=False) as client:
+        card = client.user(1)._repr_html_()
+    assert "&lt;User 1 at" in card and "streamer" in card
+
+
+def test_the_toolkit_reference_lists_every_method() -> None:
+    """docs/toolkit.md mentions each public name of the client and of every handle."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "toolkit.md").read_text()
+    for cls in HANDLES:
+        for name in vars(cls):
+            if not name.startswith("_"):
+                assert f"`{name}(" in text or f"`{name}`" in text, f"{cls.__name__}.{name}"
