@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, Ty
 
 from explorer import loop, tables
 from explorer.endpoints import Endpoint, Result
-from explorer.errors import PlatformError
+from explorer.errors import ExplorerError
 from explorer.query import MAX_LIMIT
 from explorer.schemas import GENERIC, Schema
 from explorer.transport import Transport, decode_object
@@ -115,7 +115,7 @@ class Handle(Generic[M]):
             return f"<div>{head}<br><i>await .info() for its record</i></div>"
         try:
             frame = loop.run(self._card())
-        except PlatformError as exc:
+        except ExplorerError as exc:
             return f"<div>{head}<br>{html.escape(str(exc))}</div>"
         rows = "".join(
             f"<tr><th style='text-align:left'>{html.escape(str(key))}</th>"
