@@ -11,8 +11,9 @@ The loop starts lazily on first use and is restarted after ``fork``. Calling :fu
 the loop's own thread raises :class:`~explorer.errors.LoopThreadError` instead of deadlocking.
 An interrupt (Ctrl-C, the kernel's stop button) cancels the submitted coroutine.
 
-:class:`Blocking` makes the methods of a blocking twin (``rest.Client``, ``chat.Chat``) out of
-the coroutine methods of the async object it wraps, so the two cannot drift apart.
+:class:`Blocking` makes the methods of a blocking twin (``chat.Chat``) out of the coroutine
+methods of the async object it wraps, so the two cannot drift apart. (The REST clients get
+their two modes from one declaration instead: ``handle.py``.)
 """
 
 from __future__ import annotations

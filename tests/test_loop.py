@@ -96,7 +96,7 @@ def test_sync_client_runs_all_cells_of_a_jupyter_notebook(platform: Platform) ->
     cells = [
         f"import asyncio, explorer\napi = explorer.connect({platform.base_url!r}, progress=False)",
         "await asyncio.sleep(0)\nfirst = api.channels(order='viewersTotal:desc', max_rows=150)",
-        "import time\ntime.sleep(0.1)\nsecond = api.channel(int(first.index[0]))",
+        "import time\ntime.sleep(0.1)\nsecond = api.channel(int(first.index[0])).info()",
         "assert len(first) == 150 and second.index[0] == first.index[0]\napi.close()",
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])

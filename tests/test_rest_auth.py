@@ -42,7 +42,7 @@ def streamer(platform: Platform) -> Iterator[explorer.Client]:
 
 def test_login_opens_a_cookie_session(streamer: explorer.Client) -> None:
     """With username and password the client signs in; current_user is that user."""
-    me = streamer.current_user()
+    me = streamer.me.info()
     assert me["username"].tolist() == ["streamer"]
     assert me["channel.token"].tolist() == ["streamer"]
     assert me["email"].notna().all()
@@ -65,8 +65,8 @@ def test_csrf_refusal_is_retried_with_the_fresh_token(
         async with explorer.AsyncClient(
             platform.base_url, username="streamer", password=PASSWORD, transport=transport
         ) as client:
-            client._csrf.token = token
-            me = await client.current_user()
+            client._transport._csrf.token = token
+            me = await client.me.info()
             assert me["username"].tolist() == ["streamer"]
         return [status for path, _, status in transport.seen if path.endswith("/users/current")]
 
@@ -88,12 +88,12 @@ def test_implicit_grant_switches_to_a_bearer_token(platform: Platform) -> None:
             platform.base_url, username="streamer", password=PASSWORD, transport=transport
         ) as client:
             grant = await client.authorize(["user:details:self", "chat:connect"])
-            me = await client.current_user()
+            me = await client.me.info()
         assert grant.token_type == "Bearer"
         assert set(grant.scopes) == {"user:details:self", "chat:connect"}
         assert me["username"].tolist() == ["streamer"]
         assert transport.seen[-1][1] == f"Bearer {grant.access_token}"
-        assert "explorer_session" not in client._http.cookies
+        assert "explorer_session" not in client._transport._http.cookies
 
     asyncio.run(scenario())
 
@@ -104,14 +104,14 @@ def test_a_bearer_token_can_be_given_at_connect(
     """connect(token=...) signs every request with that token."""
     grant = streamer.authorize(["user:details:self"])
     with explorer.connect(platform.base_url, token=grant.access_token) as client:
-        assert client.current_user()["username"].tolist() == ["streamer"]
+        assert client.me.info()["username"].tolist() == ["streamer"]
 
 
 def test_a_missing_scope_raises_forbidden(streamer: explorer.Client) -> None:
     """A token without the endpoint's scope is refused with a typed 403."""
     streamer.authorize(["chat:connect"])
     with pytest.raises(Forbidden, match="Missing scope user:details:self") as info:
-        streamer.current_user()
+        streamer.me.info()
     assert (info.value.status, info.value.error) == (403, "Forbidden")
 
 
@@ -121,7 +121,7 @@ def test_an_unknown_token_raises_unauthorized(platform: Platform) -> None:
         explorer.connect(platform.base_url, token="made-up") as client,
         pytest.raises(Unauthorized),
     ):
-        client.current_user()
+        client.me.info()
 
 
 def test_authorize_requires_a_session(platform: Platform) -> None:
@@ -139,7 +139,7 @@ def test_jwt_replaces_the_session(platform: Platform) -> None:
             platform.base_url, username="viewer", password=PASSWORD, transport=transport
         ) as client:
             token = await client.authorize_jwt()
-            me = await client.current_user()
+            me = await client.me.info()
         assert token.count(".") == 2
         assert me["username"].tolist() == ["viewer"]
         assert transport.seen[-1][1] == f"JWT {token}"
@@ -151,17 +151,17 @@ def test_logout_ends_the_session(streamer: explorer.Client) -> None:
     """After logout() the client is anonymous again."""
     streamer.logout()
     with pytest.raises(Unauthorized):
-        streamer.current_user()
+        streamer.me.info()
 
 
 def test_chat_details_carry_an_authkey_only_when_signed_in(
     streamer: explorer.Client, platform: Platform
 ) -> None:
     """Signed in: an authkey and the owner's permissions; anonymous: neither."""
-    channel_id = int(streamer.channel("streamer").index[0])
-    mine = streamer.chat_details(channel_id)
+    channel_id = int(streamer.channel("streamer").info().index[0])
+    mine = streamer.channel(channel_id).chat_details()
     with explorer.connect(platform.base_url) as anonymous:
-        theirs = anonymous.chat_details(channel_id)
+        theirs = anonymous.channel(channel_id).chat_details()
     assert mine.channel_id == channel_id and isinstance(mine.authkey, str)
     assert "clear_messages" in mine.permissions
     assert theirs.authkey is None and theirs.permissions == ()
@@ -174,7 +174,7 @@ def test_register_then_confirm_with_the_mailed_code(platform: Platform) -> None:
         user_id = int(user.index[0])
         mail = httpx.get(f"{platform.root_url}/_emulator/mail").json()
         code = next(m["code"] for m in mail if m["userId"] == user_id)
-        confirmed = client.confirm(user_id, code)
+        confirmed = client.user(user_id).confirm(code)
     assert user["verified"].tolist() == [False]
     assert confirmed["verified"].tolist() == [True]
     assert confirmed["username"].tolist() == ["toolkit_newcomer"]

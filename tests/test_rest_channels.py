@@ -139,8 +139,8 @@ def test_an_empty_result_keeps_the_columns(api: explorer.Client) -> None:
 
 def test_channel_by_id_and_by_token_is_the_same_row(api: explorer.Client) -> None:
     """One channel comes back as a one-row frame, whether asked by id or token."""
-    by_token = api.channel("streamer")
-    by_id = api.channel(int(by_token.index[0]))
+    by_token = api.channel("streamer").info()
+    by_id = api.channel(int(by_token.index[0])).info()
     assert len(by_token) == 1
     assert_frame_equal(by_id, by_token)
     assert by_token["token"].iloc[0] == "streamer"
@@ -148,20 +148,20 @@ def test_channel_by_id_and_by_token_is_the_same_row(api: explorer.Client) -> Non
 
 def test_channel_matches_its_row_in_the_listing(api: explorer.Client) -> None:
     """The single-channel frame lines up with the same channel's listing row."""
-    one = api.channel("streamer")
+    one = api.channel("streamer").info()
     listed = api.channels(where={"token": "streamer"})
     assert_frame_equal(one, listed, check_categorical=False)
 
 
 def test_channel_with_fields(api: explorer.Client) -> None:
     """``fields`` projects a single channel too."""
-    one = api.channel("streamer", fields=["id", "viewersTotal"])
+    one = api.channel("streamer").info(fields=["id", "viewersTotal"])
     assert list(one.columns) == ["viewersTotal"]
 
 
 def test_channel_details_adds_media_columns(api: explorer.Client) -> None:
     """Details carry the channel plus its media resources, flattened."""
-    details = api.channel_details("streamer")
+    details = api.channel("streamer").details()
     assert details["token"].iloc[0] == "streamer"
     assert {"thumbnail", "cover", "badge"} & {c.split(".")[0] for c in details.columns}
 

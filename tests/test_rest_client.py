@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import os
 import socket
@@ -19,7 +18,9 @@ import pytest
 
 import explorer
 from explorer import embedded, loop
+from explorer.api import ENDPOINTS
 from explorer.emulator import Platform
+from explorer.endpoints import bucket_of
 from explorer.errors import (
     BadRequest,
     ClientClosed,
@@ -30,7 +31,7 @@ from explorer.errors import (
     ServerError,
     error_for,
 )
-from explorer.rest import AsyncClient, Client, bucket_of
+from explorer.rest import AsyncClient
 from explorer.settings import Settings, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +49,7 @@ def api(platform: Platform) -> Iterator[explorer.Client]:
 
 def test_user_is_a_one_row_frame(api: explorer.Client) -> None:
     """user(id) gives that user, indexed by id."""
-    user = api.user(1)
+    user = api.user(1).info()
     assert user.index.tolist() == [1]
     assert user["username"].tolist() == ["streamer"]
 
@@ -58,7 +59,7 @@ def test_types_are_indexed_by_id(api: explorer.Client) -> None:
     every, live = api.types(), api.types(online=True)
     assert every.index.name == "id" and every.index.is_unique
     assert set(live.index) <= set(every.index) and (live["online"] > 0).all()
-    assert api.game_type(int(every.index[0]))["name"].tolist() == [every["name"].iloc[0]]
+    assert api.type(int(every.index[0]))["name"].tolist() == [every["name"].iloc[0]]
 
 
 def test_get_json_returns_decoded_json(api: explorer.Client) -> None:
@@ -85,7 +86,7 @@ def test_get_frame_with_a_page_fetches_only_that_page(api: explorer.Client) -> N
 def test_request_sends_any_method_with_a_body(platform: Platform) -> None:
     """request() covers writes the client has no method for."""
     with explorer.connect(platform.base_url, username="viewer2", password="explorer") as client:
-        me = client.current_user()
+        me = client.me.info()
         user_id, bio = int(me.index[0]), me["bio"].iloc[0]
         changed = client.request("PATCH", f"/users/{user_id}", json={"bio": "hello there"})
         client.request("PATCH", f"/users/{user_id}", json={"bio": None if pd.isna(bio) else bio})
@@ -98,7 +99,7 @@ def test_request_sends_any_method_with_a_body(platform: Platform) -> None:
 def test_not_found_is_a_typed_error_with_the_message(api: explorer.Client) -> None:
     """A 404 raises NotFound carrying the platform's status, error and message."""
     with pytest.raises(NotFound) as info:
-        api.channel("no_such_channel_anywhere")
+        api.channel("no_such_channel_anywhere").info()
     error = info.value
     assert (error.status, error.error) == (404, "Not Found")
     assert "not found" in error.message.lower()
@@ -208,7 +209,7 @@ def test_sync_client_on_the_loop_thread_raises_loop_thread_error(api: explorer.C
     """Calling the blocking API from the toolkit's own loop raises a clear error."""
 
     async def inside() -> None:
-        api.user(1)
+        api.user(1).info()
 
     with pytest.raises(LoopThreadError):
         loop.run(inside(), timeout=5)
@@ -221,7 +222,7 @@ def test_async_client_works_as_a_context_manager(platform: Platform) -> None:
         async with AsyncClient(
             platform.base_url, username="viewer", password="explorer", progress=False
         ) as client:
-            me = await client.current_user()
+            me = await client.me.info()
         return me["username"].tolist(), client.closed
 
     assert asyncio.run(scenario()) == (["viewer"], True)
@@ -230,28 +231,11 @@ def test_async_client_works_as_a_context_manager(platform: Platform) -> None:
 def test_a_closed_client_refuses_requests(platform: Platform) -> None:
     """After the with-block the client is closed; using it raises ClientClosed."""
     with explorer.connect(platform.base_url) as client:
-        client.user(1)
+        client.user(1).info()
     assert client.closed
     client.close()
     with pytest.raises(ClientClosed):
-        client.user(1)
-
-
-def test_every_async_method_has_a_sync_twin() -> None:
-    """Client exposes each public coroutine of AsyncClient with the same parameters and docs."""
-    coroutines = {
-        name
-        for name, member in inspect.getmembers(AsyncClient, inspect.iscoroutinefunction)
-        if not name.startswith("_") and name not in {"open", "aclose"}
-    }
-    twins = {name for name in vars(Client) if hasattr(vars(Client)[name], "_method")}
-    assert coroutines == twins
-    with explorer.Client("http://platform.invalid/api/v1") as client:
-        for name in coroutines:
-            method = getattr(client, name)
-            async_parameters = list(inspect.signature(getattr(AsyncClient, name)).parameters)
-            assert list(inspect.signature(method).parameters) == async_parameters[1:]
-            assert method.__doc__ == getattr(AsyncClient, name).__doc__
+        client.user(1).info()
 
 
 # -- settings and the embedded platform -------------------------------------------------------
@@ -289,7 +273,7 @@ def test_connect_uses_the_base_url_from_the_environment(
     monkeypatch.setenv("EXPLORER_BASE_URL", platform.base_url)
     with explorer.connect(progress=False) as client:
         assert client.base_url == platform.base_url
-        assert client.user(1)["username"].tolist() == ["streamer"]
+        assert client.user(1).info()["username"].tolist() == ["streamer"]
 
 
 def test_without_a_base_url_the_embedded_platform_starts_once(
@@ -346,9 +330,11 @@ def test_the_embedded_platform_really_serves() -> None:
         ("GET", "/oauth/authorize?response_type=token", "user-write"),
         ("POST", "/users/login", "user-login"),
         ("POST", "/users", "user-register"),
-        ("GET", "/ingests", "GET /ingests"),
+        ("GET", "/ingests", "ingest"),
+        ("GET", "/channels?q=speed", "channel-search"),
+        ("GET", "/_emulator/mail", "GET /_emulator"),
     ],
 )
 def test_requests_are_paced_under_their_bucket(method: str, path: str, bucket: str) -> None:
     """Endpoints sharing a platform bucket share one allowance; others are grouped by path."""
-    assert bucket_of(method, path) == bucket
+    assert bucket_of(ENDPOINTS, method, path) == bucket

@@ -4,7 +4,6 @@ typed frames (golden ones built by hand), writes that change state, refusals as 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -17,11 +16,9 @@ from pandas.testing import assert_frame_equal
 
 import explorer
 from explorer import schemas, tables
-from explorer.emulator import Platform, resources, start
+from explorer.channel import ANALYTICS_SERIES
+from explorer.emulator import Platform, start
 from explorer.errors import BadRequest, Conflict, Forbidden, NotFound, PlatformError, Unauthorized
-from explorer.groups import ANALYTICS_SERIES
-from explorer.ratelimit import BUCKETS
-from explorer.rest import bucket_of
 from tests.chatkit import World
 from tests.conftest import SMALL_WORLD, UNLIMITED
 
@@ -73,7 +70,7 @@ def staff(world: Platform) -> Iterator[explorer.Client]:
 @pytest.fixture(scope="module")
 def viewer_id(viewer: explorer.Client) -> int:
     """The viewer's user id."""
-    return int(viewer.current_user().index[0])
+    return int(viewer.me.info().index[0])
 
 
 def _objects(*values: Any) -> Any:
@@ -149,11 +146,11 @@ def test_follow_shows_in_followers_and_the_count(
     viewer: explorer.Client, anon: explorer.Client, viewer_id: int
 ) -> None:
     """Following adds the caller to the followers and numFollowers; unfollowing undoes both."""
-    followed = viewer.follow("streamer")
+    followed = viewer.channel("streamer").follow()
     assert followed["following"].tolist() == [True]
-    followers = anon.followers("streamer")
+    followers = anon.channel("streamer").followers()
     assert viewer_id in followers.index and str(followers["followedAt"].dtype) == UTC_MS
-    left = viewer.unfollow("streamer")
+    left = viewer.channel("streamer").unfollow()
     assert left["following"].tolist() == [False]
     assert left["numFollowers"].iloc[0] == followed["numFollowers"].iloc[0] - 1
 
@@ -162,12 +159,12 @@ def test_set_roles_grants_and_revokes_a_role(
     streamer: explorer.Client, anon: explorer.Client, viewer_id: int
 ) -> None:
     """A granted role shows in the channel's users and the relationship; revoking removes it."""
-    granted = streamer.set_roles("streamer", viewer_id, add="Subscriber")
+    granted = streamer.channel("streamer").set_roles(viewer_id, add="Subscriber")
     assert "Subscriber" in granted.loc[viewer_id, "roles"]
-    assert viewer_id in anon.channel_users("streamer", role="Subscriber").index
-    relation = anon.relationship("streamer", viewer_id)
+    assert viewer_id in anon.channel("streamer").users(role="Subscriber").index
+    relation = anon.channel("streamer").relationship(viewer_id)
     assert "Subscriber" in relation["status.roles"].iloc[0]
-    revoked = streamer.set_roles("streamer", viewer_id, remove=["Subscriber"])
+    revoked = streamer.channel("streamer").set_roles(viewer_id, remove=["Subscriber"])
     assert "Subscriber" not in revoked.loc[viewer_id, "roles"]
 
 
@@ -178,18 +175,18 @@ def test_set_hostee_shows_in_the_hosted_channels_hosters(
     streamer: explorer.Client, anon: explorer.Client
 ) -> None:
     """Hosting a channel lists the host among its hosters; stopping clears the hostee."""
-    home = int(anon.channel("streamer").index[0])
-    other = int(anon.channel("viewer").index[0])
-    hosting = streamer.set_hostee("streamer", other)
+    home = int(anon.channel("streamer").info().index[0])
+    other = int(anon.channel("viewer").info().index[0])
+    hosting = streamer.channel("streamer").set_hosting(other)
     assert hosting["hostee.id"].tolist() == [other]
-    assert home in anon.hosters(other).index
-    streamer.stop_hosting("streamer")
-    assert anon.hostee("streamer")["hosteeId"].isna().all()
+    assert home in anon.channel(other).hosters().index
+    streamer.channel("streamer").clear_hosting()
+    assert anon.channel("streamer").hosting()["hosteeId"].isna().all()
 
 
 def test_related_channels_are_channel_frames(anon: explorer.Client) -> None:
     """Related channels come back shaped like channels(), indexed by id."""
-    related = anon.related_channels("streamer", max_rows=5)
+    related = anon.channel("streamer").related(max_rows=5)
     assert 0 < len(related) <= 5 and related.index.dtype == "int64"
     assert list(related.columns) == list(anon.channels(max_rows=1).columns)
 
@@ -201,36 +198,42 @@ def test_update_channel_changes_its_fields(
     streamer: explorer.Client, anon: explorer.Client
 ) -> None:
     """An edited description is answered and then read back by anyone."""
-    edited = streamer.update_channel("streamer", description="Tonight: speedruns.")
+    edited = streamer.channel("streamer").update(description="Tonight: speedruns.")
     assert edited["description"].tolist() == ["Tonight: speedruns."]
-    assert anon.channel("streamer")["description"].tolist() == ["Tonight: speedruns."]
+    assert anon.channel("streamer").info()["description"].tolist() == ["Tonight: speedruns."]
 
 
 def test_reset_stream_key_issues_a_new_key(streamer: explorer.Client) -> None:
     """Each reset answers a different key, the one the owner now reads."""
-    first, second = streamer.reset_stream_key("streamer"), streamer.reset_stream_key("streamer")
-    assert first != second and streamer.channel("streamer")["streamKey"].tolist() == [second]
+    first, second = (
+        streamer.channel("streamer").reset_stream_key(),
+        streamer.channel("streamer").reset_stream_key(),
+    )
+    assert first != second and streamer.channel("streamer").info()["streamKey"].tolist() == [second]
 
 
 def test_preferences_are_dicts_that_merge_changes(streamer: explorer.Client) -> None:
     """Setting one preference keeps the others; None resets it to its default."""
-    before = streamer.preferences("streamer")
-    after = streamer.set_preferences("streamer", {"channel:slowchat": 5})
+    before = streamer.channel("streamer").preferences()
+    after = streamer.channel("streamer").set_preferences({"channel:slowchat": 5})
     assert after == {**before, "channel:slowchat": 5}
-    assert streamer.set_preferences("streamer", {"channel:slowchat": None}) == before
+    assert streamer.channel("streamer").set_preferences({"channel:slowchat": None}) == before
 
 
 def test_emoticons_are_indexed_by_code(streamer: explorer.Client, anon: explorer.Client) -> None:
     """An emoticon added to the pack is read back with its place on the sprite sheet."""
     place = {"x": 24, "y": 0, "width": 24, "height": 24}
-    streamer.set_emoticons("streamer", {"wave": place})
-    pack = anon.emoticons("streamer")
+    streamer.channel("streamer").set_emoticons({"wave": place})
+    pack = anon.channel("streamer").emoticons()
     assert pack.index.name == "code" and pack.loc["wave"].tolist() == list(place.values())
 
 
 def test_discord_guild_channels_and_roles_are_frames(streamer: explorer.Client) -> None:
     """The guild's channels and roles are frames indexed by their Discord ids."""
-    channels, roles = streamer.discord_channels("streamer"), streamer.discord_roles("streamer")
+    channels, roles = (
+        streamer.channel("streamer").discord_channels(),
+        streamer.channel("streamer").discord_roles(),
+    )
     assert {"text", "voice"} <= set(channels["type"]) and channels.index.dtype == "str"
     assert len(roles) > 0 and roles["color"].dtype == "Int64"
 
@@ -239,11 +242,11 @@ def test_discord_settings_let_viewers_get_invites(
     streamer: explorer.Client, viewer: explorer.Client
 ) -> None:
     """Opening invites to everyone in the settings lets a viewer ask for one."""
-    text = streamer.discord_channels("streamer").query("type == 'text'").index[0]
+    text = streamer.channel("streamer").discord_channels().query("type == 'text'").index[0]
     settings = {"inviteSettings": "everyone", "inviteChannel": text}
-    assert streamer.set_discord("streamer", settings)["inviteSettings"] == "everyone"
-    assert viewer.discord_invite("streamer")["eligible"] is True
-    assert viewer.new_discord_invite("streamer")["url"]
+    assert streamer.channel("streamer").set_discord(settings)["inviteSettings"] == "everyone"
+    assert viewer.channel("streamer").discord_invite()["eligible"] is True
+    assert viewer.channel("streamer").new_discord_invite()["url"]
 
 
 # -- partnership and suspension -----------------------------------------------------------------
@@ -251,14 +254,16 @@ def test_discord_settings_let_viewers_get_invites(
 
 def test_apply_for_partnership_is_pending(viewer: explorer.Client) -> None:
     """A fresh application is pending and is what the owner reads back."""
-    applied = viewer.apply_for_partnership("viewer", "Streaming every evening for a year now.")
+    applied = viewer.channel("viewer").apply_for_partnership(
+        "Streaming every evening for a year now."
+    )
     assert applied["status"].tolist() == ["pending"]
-    assert_frame_equal(viewer.partnership("viewer"), applied)
+    assert_frame_equal(viewer.channel("viewer").partnership(), applied)
 
 
 def test_partnership_codes_are_a_typed_frame(streamer: explorer.Client) -> None:
     """A partner's codes come back with their declared columns, indexed by id."""
-    codes = streamer.partnership_codes("streamer")
+    codes = streamer.channel("streamer").partnership_codes()
     assert codes.index.name == "id" and codes["state"].dtype == "category"
 
 
@@ -266,11 +271,11 @@ def test_suspension_hides_a_channel_until_lifted(
     staff: explorer.Client, anon: explorer.Client
 ) -> None:
     """A suspended channel is not found by others; unsuspending brings it back."""
-    assert staff.suspend("viewer2")["suspended"].tolist() == [True]
+    assert staff.channel("viewer2").suspend()["suspended"].tolist() == [True]
     with pytest.raises(NotFound):
-        anon.channel("viewer2")
-    assert staff.unsuspend("viewer2")["suspended"].tolist() == [False]
-    assert anon.channel("viewer2")["token"].tolist() == ["viewer2"]
+        anon.channel("viewer2").info()
+    assert staff.channel("viewer2").unsuspend()["suspended"].tolist() == [False]
+    assert anon.channel("viewer2").info()["token"].tolist() == ["viewer2"]
 
 
 # -- media --------------------------------------------------------------------------------------
@@ -279,7 +284,7 @@ def test_suspension_hides_a_channel_until_lifted(
 def test_recordings_are_a_typed_frame(anon: explorer.Client) -> None:
     """A channel with VODs lists recordings indexed by id with state, duration and files."""
     token = anon.channels(where={"hasVod": True, "vodsEnabled": True}, max_rows=1)["token"].iloc[0]
-    recordings = anon.recordings(token, order="viewsTotal:desc")
+    recordings = anon.channel(token).recordings(order="viewsTotal:desc")
     assert len(recordings) > 0 and recordings.index.dtype == "int64"
     assert recordings["state"].dtype == "category" and recordings["duration"].dtype == "float64"
     assert recordings["viewsTotal"].is_monotonic_decreasing
@@ -287,21 +292,21 @@ def test_recordings_are_a_typed_frame(anon: explorer.Client) -> None:
 
 def test_manifests_are_text(anon: explorer.Client) -> None:
     """The HLS manifest is a playlist; the JSON kinds come back as their text."""
-    assert anon.manifest("streamer").startswith("#EXTM3U")
-    assert anon.manifest("streamer", "light2").startswith("{")
+    assert anon.channel("streamer").manifest().startswith("#EXTM3U")
+    assert anon.channel("streamer").manifest("light2").startswith("{")
 
 
 def test_a_manifest_kind_is_checked_before_sending(anon: explorer.Client) -> None:
     """An unknown manifest kind raises ValueError naming the kinds."""
     with pytest.raises(ValueError, match="m3u8"):
-        anon.manifest("streamer", "mpd")
+        anon.channel("streamer").manifest("mpd")
 
 
 def test_the_manifest_of_an_offline_channel_is_not_found(anon: explorer.Client) -> None:
     """Offline channels have no manifest: the platform's 404."""
     offline = anon.channels(where={"online": False}, max_rows=1)["token"].iloc[0]
     with pytest.raises(NotFound):
-        anon.manifest(offline)
+        anon.channel(offline).manifest()
 
 
 def test_upload_a_thumbnail_from_a_path(
@@ -310,7 +315,7 @@ def test_upload_a_thumbnail_from_a_path(
     """A file uploaded by path is stored, and its id serves the exact bytes."""
     image = tmp_path / "thumb.jpg"
     image.write_bytes(JPEG)
-    stored = streamer.upload_image("streamer", "thumbnail", image)
+    stored = streamer.channel("streamer").set_thumbnail(image)
     assert stored["contentType"].tolist() == ["image/jpeg"]
     assert anon.image(int(stored.index[0])) == JPEG
 
@@ -319,25 +324,25 @@ def test_upload_a_banner_from_bytes_then_remove_it(
     streamer: explorer.Client, anon: explorer.Client
 ) -> None:
     """Uploaded bytes become the banner; removing it makes the banner not found."""
-    stored = streamer.upload_image("streamer", "banner", JPEG)
-    assert anon.banner("streamer").index.tolist() == stored.index.tolist()
-    streamer.remove_banner("streamer")
+    stored = streamer.channel("streamer").set_banner(JPEG)
+    assert anon.channel("streamer").banner().index.tolist() == stored.index.tolist()
+    streamer.channel("streamer").clear_banner()
     with pytest.raises(NotFound):
-        anon.banner("streamer")
+        anon.channel("streamer").banner()
 
 
 def test_an_upload_that_is_not_an_image_is_refused(streamer: explorer.Client) -> None:
     """Bytes that are not PNG or JPEG get the platform's 415 as a PlatformError."""
     with pytest.raises(PlatformError) as refused:
-        streamer.upload_image("streamer", "badge", b"GIF89a not wanted")
+        streamer.channel("streamer").set_badge(b"GIF89a not wanted")
     assert refused.value.status == 415
 
 
 def test_unlock_transcodes_once(streamer: explorer.Client) -> None:
     """Unlocking sets hasTranscodes; unlocking again is a conflict."""
-    assert streamer.unlock_transcodes("streamer")["hasTranscodes"].tolist() == [True]
+    assert streamer.channel("streamer").unlock_transcodes()["hasTranscodes"].tolist() == [True]
     with pytest.raises(Conflict):
-        streamer.unlock_transcodes("streamer")
+        streamer.channel("streamer").unlock_transcodes()
 
 
 # -- analytics ----------------------------------------------------------------------------------
@@ -345,8 +350,8 @@ def test_unlock_transcodes_once(streamer: explorer.Client) -> None:
 
 def test_analytics_have_a_utc_datetime_index(streamer: explorer.Client) -> None:
     """A day of hourly viewers is 24 points on a sorted UTC DatetimeIndex."""
-    day = streamer.analytics(
-        "streamer", "viewers", start=datetime(2020, 7, 1), end="2020-07-02T00:00:00Z"
+    day = streamer.channel("streamer").analytics(
+        "viewers", start=datetime(2020, 7, 1), end="2020-07-02T00:00:00Z"
     )
     assert isinstance(day.index, pd.DatetimeIndex) and str(day.index.dtype) == UTC_MS
     assert len(day) == 24 and day.index.is_monotonic_increasing
@@ -356,7 +361,7 @@ def test_analytics_have_a_utc_datetime_index(streamer: explorer.Client) -> None:
 def test_every_analytics_series_answers_with_its_columns(streamer: explorer.Client) -> None:
     """Each known series comes back with the columns its schema declares."""
     for series in ANALYTICS_SERIES:
-        frame = streamer.analytics("streamer", series, "2020-07-01", "2020-07-04")
+        frame = streamer.channel("streamer").analytics(series, "2020-07-01", "2020-07-04")
         assert list(frame.columns) == list(schemas.ANALYTICS[series].fields)[1:], series
         assert str(frame.index.dtype) == UTC_MS
 
@@ -364,19 +369,19 @@ def test_every_analytics_series_answers_with_its_columns(streamer: explorer.Clie
 def test_an_unknown_series_is_refused_before_sending(streamer: explorer.Client) -> None:
     """A series name not in ANALYTICS_SERIES raises ValueError."""
     with pytest.raises(ValueError, match="viewerSummary"):
-        streamer.analytics("streamer", "viewer")
+        streamer.channel("streamer").analytics("viewer")
 
 
 def test_analytics_of_another_channel_are_forbidden(viewer: explorer.Client) -> None:
     """Only the owner reads a channel's analytics."""
     with pytest.raises(Forbidden):
-        viewer.analytics("streamer", "followers")
+        viewer.channel("streamer").analytics("followers")
 
 
 def test_a_backwards_range_is_a_bad_request_with_details(streamer: explorer.Client) -> None:
     """from after to answers 400 whose details name the parameter."""
     with pytest.raises(BadRequest) as refused:
-        streamer.analytics("streamer", "cpm", start="2020-07-05", end="2020-07-01")
+        streamer.channel("streamer").analytics("cpm", start="2020-07-05", end="2020-07-01")
     assert [d["path"] for d in refused.value.details] == ["from"]
 
 
@@ -392,9 +397,9 @@ def test_chat_users_lists_who_is_in_the_chat(world: Platform, viewer_id: int) ->
         try:
             async with explorer.AsyncClient(world.base_url, progress=False) as api:
                 return (
-                    await api.chat_users("streamer"),
-                    await api.chat_users("streamer", prefix="VIE"),
-                    await api.chat_user("streamer", viewer_id),
+                    await api.channel("streamer").chatters(),
+                    await api.channel("streamer").find_chatters("VIE"),
+                    await api.channel("streamer").chatter(viewer_id),
                 )
         finally:
             await chat.close()
@@ -414,16 +419,16 @@ def test_chat_users_lists_who_is_in_the_chat(world: Platform, viewer_id: int) ->
 
 def test_confetti_create_update_delete(streamer: explorer.Client, anon: explorer.Client) -> None:
     """A created confetti is listed for its channel, changes, and is gone once deleted."""
-    channel_id = int(anon.channel("streamer").index[0])
+    channel_id = int(anon.channel("streamer").info().index[0])
     made = streamer.create_confetti(
         "Hearts", [{"type": "emoji", "value": "💖"}], channel_id=channel_id, count=40
     )
     confetti_id = int(made.index[0])
-    assert anon.confetti("streamer").loc[confetti_id, "count"] == 40
-    changed = streamer.update_confetti(confetti_id, durationMs=1500)
+    assert anon.channel("streamer").confetti().loc[confetti_id, "count"] == 40
+    changed = streamer.confetti(confetti_id).update(durationMs=1500)
     assert changed["durationMs"].tolist() == [1500]
-    streamer.delete_confetti(confetti_id)
-    assert confetti_id not in anon.confetti("streamer").index
+    streamer.confetti(confetti_id).delete()
+    assert confetti_id not in anon.channel("streamer").confetti().index
 
 
 def test_a_bad_particle_is_a_bad_request_naming_it(streamer: explorer.Client) -> None:
@@ -440,41 +445,41 @@ def test_game_create_update_list_delete(viewer: explorer.Client, anon: explorer.
     """A new game is the caller's own, changes, and is not found once deleted."""
     game = viewer.create_game("Guess the Level", description="Vote on the next level.")
     game_id = int(game.index[0])
-    assert game_id in viewer.interactive_games(listing="owned").index
-    assert game_id not in anon.interactive_games().index  # no published version yet
-    assert viewer.update_game(game_id, name="Level Vote")["name"].tolist() == ["Level Vote"]
-    viewer.delete_game(game_id)
+    assert game_id in viewer.games(listing="owned").index
+    assert game_id not in anon.games().index  # no published version yet
+    assert viewer.game(game_id).update(name="Level Vote")["name"].tolist() == ["Level Vote"]
+    viewer.game(game_id).delete()
     with pytest.raises(NotFound):
-        viewer.interactive_game(game_id)
+        viewer.game(game_id).info()
 
 
 def test_version_draft_submit_and_delete(viewer: explorer.Client) -> None:
     """A version starts as a draft, is submitted for review, withdrawn and deleted."""
     game_id = int(viewer.create_game("Poll Board").index[0])
-    draft = viewer.create_version(game_id, "0.1.0", controls={"scenes": []})
+    draft = viewer.game(game_id).add_version("0.1.0", controls={"scenes": []})
     version_id = int(draft.index[0])
     assert draft["state"].tolist() == ["draft"]
-    assert viewer.update_version(version_id, state="pending")["state"].tolist() == ["pending"]
-    assert version_id in viewer.game_versions(game_id).index
-    viewer.update_version(version_id, state="draft")
-    viewer.delete_version(version_id)
-    assert viewer.game_versions(game_id).empty
+    assert viewer.game_version(version_id).update(state="pending")["state"].tolist() == ["pending"]
+    assert version_id in viewer.game(game_id).versions().index
+    viewer.game_version(version_id).update(state="draft")
+    viewer.game_version(version_id).delete()
+    assert viewer.game(game_id).versions().empty
 
 
 def test_game_editors_are_added_and_removed(viewer: explorer.Client) -> None:
     """An added editor is listed until removed."""
     game_id = int(viewer.create_game("Co-op Quiz").index[0])
-    assert viewer.add_game_editor(game_id, VIEWER2).index.tolist() == [VIEWER2]
-    assert viewer.game_editors(game_id).index.tolist() == [VIEWER2]
-    viewer.remove_game_editor(game_id, VIEWER2)
-    assert viewer.game_editors(game_id).empty
+    assert viewer.game(game_id).add_editor(VIEWER2).index.tolist() == [VIEWER2]
+    assert viewer.game(game_id).editors().index.tolist() == [VIEWER2]
+    viewer.game(game_id).remove_editor(VIEWER2)
+    assert viewer.game(game_id).editors().empty
 
 
 def test_upload_a_game_cover(viewer: explorer.Client) -> None:
     """A cover upload is stored and the game's coverUrl points at it."""
     game_id = int(viewer.create_game("Cover Story").index[0])
-    stored = viewer.upload_game_cover(game_id, JPEG)
-    assert viewer.interactive_game(game_id)["coverUrl"].tolist() == stored["url"].tolist()
+    stored = viewer.game(game_id).set_cover(JPEG)
+    assert viewer.game(game_id).info()["coverUrl"].tolist() == stored["url"].tolist()
 
 
 def test_interactive_hosts_channel_and_robot(
@@ -482,17 +487,17 @@ def test_interactive_hosts_channel_and_robot(
 ) -> None:
     """A channel's game, its published version and host, and the owner's robot key."""
     hosts = anon.interactive_hosts()
-    session = anon.interactive_channel("streamer")
+    session = anon.channel("streamer").interactive()
     assert session["version.state"].tolist() == ["published"]
     assert session["address"].iloc[0].startswith(tuple(hosts["address"]))
-    robot = streamer.interactive_robot("streamer")
+    robot = streamer.channel("streamer").interactive_robot()
     assert robot["gameId"].tolist() == session["gameId"].tolist() and robot["key"].iloc[0]
 
 
 def test_an_unknown_game_listing_is_refused_before_sending(anon: explorer.Client) -> None:
     """A listing outside GAME_LISTINGS raises ValueError."""
     with pytest.raises(ValueError, match="owned"):
-        anon.interactive_games(listing="mine")
+        anon.games(listing="mine")
 
 
 # -- the caller's account -------------------------------------------------------------------------
@@ -509,54 +514,54 @@ def test_achievements_show_progress_only_when_signed_in(
 
 def test_capture_an_invoice_exactly_once(viewer: explorer.Client) -> None:
     """Capturing a pending invoice credits its sparks; a second capture is a conflict."""
-    invoices = viewer.invoices()
+    invoices = viewer.me.invoices()
     invoice_id = int(invoices.query("status == 'pending' and sparks > 0").index[0])
-    before = viewer.current_user()["sparks"].iloc[0]
-    captured = viewer.capture_invoice(invoice_id)
+    before = viewer.me.info()["sparks"].iloc[0]
+    captured = viewer.me.capture_invoice(invoice_id)
     assert captured["status"].tolist() == ["captured"] and captured["capturedAt"].notna().all()
-    assert viewer.current_user()["sparks"].iloc[0] == before + captured["sparks"].iloc[0]
+    assert viewer.me.info()["sparks"].iloc[0] == before + captured["sparks"].iloc[0]
     with pytest.raises(Conflict):
-        viewer.capture_invoice(invoice_id)
-    assert viewer.invoice(invoice_id)["status"].tolist() == ["captured"]
+        viewer.me.capture_invoice(invoice_id)
+    assert viewer.me.invoice(invoice_id)["status"].tolist() == ["captured"]
 
 
 def test_share_a_subscription_notification(streamer: explorer.Client) -> None:
     """A subscription notification can be shared to chat and the share taken back."""
-    notes = streamer.notifications()
+    notes = streamer.me.notifications()
     note = int(notes[notes["trigger"] == "subscribed"].index[0])
-    assert streamer.share_subscription(note)["shared"].tolist() == [True]
-    assert streamer.notification(note)["shared"].tolist() == [True]
-    assert streamer.share_subscription(note, shared=False)["shared"].tolist() == [False]
+    assert streamer.me.share_subscription(note)["shared"].tolist() == [True]
+    assert streamer.me.notification(note)["shared"].tolist() == [True]
+    assert streamer.me.unshare_subscription(note)["shared"].tolist() == [False]
 
 
 def test_unsubscribe_email_lists_the_opt_outs(viewer: explorer.Client) -> None:
     """Opting out of a category answers every opt-out held, indexed by category."""
-    held = viewer.unsubscribe_email("hosted")
+    held = viewer.me.unsubscribe_email("hosted")
     assert "hosted" in held.index and str(held["since"].dtype) == UTC_MS
 
 
 def test_update_user_changes_the_bio(viewer: explorer.Client, viewer_id: int) -> None:
     """A new bio is answered and read back."""
     bio = "Here for the speedruns."
-    assert viewer.update_user(viewer_id, bio=bio)["bio"].tolist() == [bio]
-    assert viewer.user(viewer_id)["bio"].tolist() == [bio]
+    assert viewer.user(viewer_id).update(bio=bio)["bio"].tolist() == [bio]
+    assert viewer.user(viewer_id).info()["bio"].tolist() == [bio]
 
 
 def test_oauth_clients_register_list_delete(viewer: explorer.Client) -> None:
     """A confidential client shows its secret once, is listed without it, then deleted."""
-    made = viewer.create_oauth_client("Notebook", "https://example.org/cb", confidential=True)
+    made = viewer.me.add_oauth_client("Notebook", "https://example.org/cb", confidential=True)
     client_id = made.index[0]
     assert made["secret"].iloc[0] and made["confidential"].tolist() == [True]
-    listed = viewer.oauth_clients()
+    listed = viewer.me.oauth_clients()
     assert client_id in listed.index and "secret" not in listed.columns
-    viewer.delete_oauth_client(client_id)
-    assert client_id not in viewer.oauth_clients().index
+    viewer.me.remove_oauth_client(client_id)
+    assert client_id not in viewer.me.oauth_clients().index
 
 
 def test_invoices_need_a_signed_in_caller(anon: explorer.Client) -> None:
     """Without credentials the platform's 401 arrives as Unauthorized."""
     with pytest.raises(Unauthorized):
-        anon.invoices()
+        anon.me.invoices()
 
 
 # -- platform-wide ------------------------------------------------------------------------------
@@ -568,7 +573,7 @@ def test_staff_announcements_reach_every_user(
     """An announcement is counted and arrives among a viewer's notifications."""
     made = staff.announce("Maintenance at midnight.", level="warning")
     assert made["level"].tolist() == ["warning"] and made["recipients"].iloc[0] > 0
-    latest = viewer.notifications().query("trigger == 'announcement'")["payload"]
+    latest = viewer.me.notifications().query("trigger == 'announcement'")["payload"]
     assert any(p["message"] == "Maintenance at midnight." for p in latest)
 
 
@@ -605,7 +610,7 @@ def test_group_methods_await_on_the_async_client(world: Platform) -> None:
 
     async def read() -> pd.DataFrame:
         async with explorer.AsyncClient(world.base_url, progress=False) as api:
-            return await api.confetti("streamer")
+            return await api.channel("streamer").confetti()
 
     assert len(asyncio.run(read())) >= 2
 
@@ -613,18 +618,4 @@ def test_group_methods_await_on_the_async_client(world: Platform) -> None:
 def test_a_channel_that_does_not_exist_is_not_found(anon: explorer.Client) -> None:
     """Sub-resources of an unknown channel raise NotFound with the platform's message."""
     with pytest.raises(NotFound, match="Channel"):
-        anon.followers("no-such-channel")
-
-
-# -- pacing -------------------------------------------------------------------------------------
-
-
-def test_every_endpoint_is_paced_with_the_endpoints_of_its_bucket() -> None:
-    """Client allowances and platform buckets pair one to one, named alike where known."""
-    pairs = {
-        (bucket_of(route.method, re.sub(r"\{[^}]+\}", "7", route.path)), route.bucket)
-        for module in resources.modules()
-        for route in module.routes
-    }
-    assert len({ours for ours, _ in pairs}) == len(pairs) == len({theirs for _, theirs in pairs})
-    assert all(ours == theirs for ours, theirs in pairs if ours in BUCKETS)
+        anon.channel("no-such-channel").followers()

@@ -12,7 +12,7 @@ import pytest
 import explorer
 from explorer.emulator import Platform
 from explorer.errors import RateLimited
-from explorer.rest import MAX_ATTEMPTS
+from explorer.transport import MAX_ATTEMPTS
 
 TINY_READ = {"channel-read": (5, 2.0)}
 

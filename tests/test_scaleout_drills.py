@@ -240,7 +240,7 @@ def test_expired_authkey_is_refused_and_replaced(fleet: Fleet) -> None:
         api = explorer.AsyncClient(
             fleet.base_url, username="viewer", password=PASSWORD, progress=False
         )
-        stale = (await api.chat_details(channel)).authkey
+        stale = (await api.channel(channel).chat_details()).authkey
         user_id = int((await api.request("GET", "/users/current"))["id"])
         chat = api.chat(channel, reconnect_delay=0.05)
         await chat.connect()

@@ -1,0 +1,337 @@
+"""The top of the REST surface, shared by ``Client`` and ``AsyncClient``: listings, handles,
+account creation, signing in, and raw requests.
+
+Everything the platform offers is one name here or one handle away: ``channels()`` ranks and
+lists, ``channel(c)`` / ``user(id)`` / ``me`` / ``game(id)`` / ``game_version(id)`` /
+``confetti(id)`` hand out lazy handles whose methods are that thing's sub-resources, and the
+platform-wide lists (types, games, ingests, languages, ...) sit beside them. ``ENDPOINTS`` is
+the table of every endpoint row the toolkit calls, gathered from these classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, overload
+
+import pandas as pd
+
+from explorer import schemas, tables
+from explorer.account import Account, User
+from explorer.auth import Grant
+from explorer.channel import Channel
+from explorer.chat import Chat, ChatClient
+from explorer.confetti import Confetti
+from explorer.endpoints import SIGN_IN, Endpoint, Result, bucket_of
+from explorer.games import Game, GameVersion
+from explorer.handle import (
+    Async,
+    Call,
+    Handle,
+    M,
+    Sync,
+    action,
+    endpoint,
+    endpoints_of,
+    field_names,
+)
+from explorer.query import MAX_LIMIT, format_order, format_where
+from explorer.transport import decode
+
+#: Interactive game listings and the path each is served at below ``/interactive/games``.
+GAME_LISTINGS = {
+    "published": "",
+    "owned": "/owned",
+    "shared": "/shared",
+    "editor": "/editor",
+    "reviewing": "/reviewing",
+}
+#: Language listings and the path each is served at below ``/language/channels``.
+LANGUAGE_LISTINGS = {"used": "", "active": "/active", "available": "/available"}
+
+
+class Api(Handle[M]):
+    """The platform as a whole: what ``Client`` and ``AsyncClient`` have in common."""
+
+    def __repr__(self) -> str:
+        closed = " closed" if self._transport.closed else ""
+        return f"<{type(self).__name__} {self.base_url} as {self._identity()}{closed}>"
+
+    @property
+    def closed(self) -> bool:
+        """Whether the client was closed."""
+        return self._transport.closed
+
+    # -- handles ------------------------------------------------------------------------------
+
+    def channel(self, channel: int | str) -> Channel[M]:
+        """One channel, by id or token (its name), as a handle; no request until asked."""
+        return self._handle(Channel, channel=channel)
+
+    def user(self, user_id: int) -> User[M]:
+        """One user, by id, as a handle."""
+        return self._handle(User, user_id=user_id)
+
+    @property
+    def me(self) -> Account[M]:
+        """The signed-in caller's own account (record, invoices, notifications, ...)."""
+        return self._handle(Account)
+
+    def game(self, game_id: int) -> Game[M]:
+        """One interactive game, by id, as a handle."""
+        return self._handle(Game, game_id=game_id)
+
+    def game_version(self, version_id: int) -> GameVersion[M]:
+        """One interactive game version, by id, as a handle."""
+        return self._handle(GameVersion, version_id=version_id)
+
+    def confetti(self, confetti_id: int) -> Confetti[M]:
+        """One confetti, by id, as a handle."""
+        return self._handle(Confetti, confetti_id=confetti_id)
+
+    @overload
+    def chat(self: Api[Async], channel: int | str, **options: Any) -> ChatClient: ...
+
+    @overload
+    def chat(self: Api[Sync], channel: int | str, **options: Any) -> Chat: ...
+
+    def chat(self, channel: int | str, **options: Any) -> ChatClient | Chat:
+        """The live chat of ``channel`` (an id, or the channel's name): a joined
+        :class:`~explorer.chat.Chat` from ``Client``, a :class:`~explorer.chat.ChatClient` to
+        join from ``AsyncClient``; same as ``channel(channel).chat(**options)``."""
+        handle: Channel[Any] = self.channel(channel)
+        chat: ChatClient | Chat = handle.chat(**options)
+        return chat
+
+    # -- listings -----------------------------------------------------------------------------
+
+    @endpoint(
+        "GET",
+        "/channels",
+        "channel-read",
+        schemas.CHANNEL,
+        Result.PAGED,
+        search=("q", "channel-search"),
+    )
+    def channels(
+        self,
+        *,
+        order: str | Iterable[str] | None = None,
+        fields: str | Iterable[str] | None = None,
+        where: Mapping[str, Any] | str | None = None,
+        limit: int | None = None,
+        pages: int | None = None,
+        max_rows: int | None = None,
+        q: str | None = None,
+        scope: str | None = None,
+        progress: bool | None = None,
+    ) -> Call[pd.DataFrame]:
+        """Channels as a DataFrame indexed by channel id, following pages until done.
+
+        ``order`` ranks (``"viewersTotal:desc"`` or a list of such terms); ``where`` filters,
+        as the API's string (``"online:eq:1,viewersTotal:gte:100"``) or a dict (``{"online":
+        True, "languageId": ["en", "de"], "viewersTotal": ("gte", 100)}``); ``fields``
+        projects (a comma string or a list; ``user``/``type`` bring their dotted columns);
+        ``q`` searches names, titles or types as ``scope`` says. ``limit`` is the page size
+        (default and maximum 100), ``pages`` and ``max_rows`` stop early.
+
+        Pages are slices of the ordering at the moment each is read: on a live platform a
+        channel whose rank changes mid-fetch can appear twice or not at all, as with any
+        offset paging (``frame[~frame.index.duplicated()]`` drops repeats).
+        """
+        projected = field_names(fields)
+        params = {
+            "order": format_order(order),
+            "where": format_where(where),
+            "fields": ",".join(projected) if projected is not None else None,
+            "q": q,
+            "scope": scope,
+        }
+        return Call(
+            params=params,
+            size=limit or min(MAX_LIMIT, max_rows or MAX_LIMIT),
+            pages=pages,
+            max_rows=max_rows,
+            progress=progress,
+            fields=projected,
+        )
+
+    @endpoint("GET", "/types", "channel-read", schemas.TYPE, Result.TABLE)
+    def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
+        """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
+        return Call(params={"online": int(online) if online is not None else None})
+
+    @endpoint("GET", "/types/{type_id}", "channel-read", schemas.TYPE)
+    def type(self, type_id: int) -> Call[pd.DataFrame]:
+        """One type (game or category) as a one-row frame."""
+        return Call()
+
+    @endpoint(
+        "GET",
+        "/interactive/games{listing}",
+        "channel-read",
+        schemas.GAME,
+        Result.PAGED,
+        choices={"listing": GAME_LISTINGS},
+    )
+    def games(
+        self,
+        listing: str = "published",
+        *,
+        q: str | None = None,
+        max_rows: int | None = None,
+        progress: bool | None = None,
+    ) -> Call[pd.DataFrame]:
+        """Interactive games indexed by id: the ``published`` catalogue, or (signed in) the
+        caller's ``owned``, ``shared`` (edited for others), ``editor`` (both) or, for staff,
+        ``reviewing``; ``q`` searches names."""
+        return Call(params={"q": q}, max_rows=max_rows, progress=progress)
+
+    @endpoint("POST", "/interactive/games", "channel-write", schemas.GAME)
+    def create_game(self, name: str, **fields: Any) -> Call[pd.DataFrame]:
+        """Create an interactive game owned by the caller; ``fields`` may give
+        ``description``, ``controlVersion`` and ``installation``. The game as one row."""
+        return Call(json={"name": name, **fields})
+
+    @endpoint("GET", "/interactive/hosts", "channel-read", schemas.INTERACTIVE_HOST, Result.TABLE)
+    def interactive_hosts(self) -> Call[pd.DataFrame]:
+        """The interactive hosts viewers join."""
+        return Call()
+
+    @endpoint("PUT", "/confetti", "channel-write", schemas.CONFETTI)
+    def create_confetti(
+        self,
+        name: str,
+        particles: Sequence[Mapping[str, str]],
+        *,
+        channel_id: int | None = None,
+        **settings: Any,
+    ) -> Call[pd.DataFrame]:
+        """Create a confetti for a channel (owner), or platform-wide without ``channel_id``
+        (staff). ``particles`` are ``{"type": "color"|"emoji"|"image", "value": ...}``;
+        ``settings`` may give ``count`` and ``durationMs``. The new confetti as one row."""
+        body = {"name": name, "particles": list(particles), **settings}
+        return Call(json=body if channel_id is None else {**body, "channelId": channel_id})
+
+    @endpoint("GET", "/achievements", "user-read", schemas.ACHIEVEMENT, Result.TABLE)
+    def achievements(self) -> Call[pd.DataFrame]:
+        """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
+        return Call()
+
+    @endpoint("POST", "/announcements", "user-write", schemas.ANNOUNCEMENT)
+    def announce(self, message: str, *, level: str = "info") -> Call[pd.DataFrame]:
+        """Announce to every user (staff), at ``level`` ``info``, ``warning`` or ``critical``;
+        delivered as notifications. The announcement with its ``recipients`` as one row."""
+        return Call(json={"message": message, "level": level})
+
+    @endpoint("GET", "/frontendVersions", "user-read", schemas.FRONTEND_VERSION, Result.TABLE)
+    def frontend_versions(self, *, app: str | None = None) -> Call[pd.DataFrame]:
+        """Released builds of each client app (or of ``app``), newest first, with ``current``."""
+        return Call(params={"app": app})
+
+    @endpoint("GET", "/ingests", "ingest", schemas.INGEST, Result.TABLE)
+    def ingests(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
+        """Ingest servers with their load, indexed by name; ``protocol`` keeps those taking it."""
+        return Call(params={"protocol": protocol})
+
+    @endpoint("GET", "/ingests/best", "ingest", schemas.INGEST)
+    def best_ingest(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
+        """The least-loaded ingest (taking ``protocol``), as one row."""
+        return Call(params={"protocol": protocol})
+
+    @endpoint(
+        "GET",
+        "/language/channels{listing}",
+        "channel-read",
+        schemas.LANGUAGE,
+        Result.TABLE,
+        choices={"listing": LANGUAGE_LISTINGS},
+    )
+    def languages(self, listing: str = "used") -> Call[pd.DataFrame]:
+        """Languages with channel counts, indexed by id: those channels ``used`` (most channels
+        first), those ``active`` now (most live viewers first) or all ``available``."""
+        return Call()
+
+    @endpoint("GET", "/resources/{resource_id}", "channel-read", result=Result.BYTES)
+    def image(self, resource_id: int) -> Call[bytes]:
+        """The bytes of an uploaded image, by the id of its record."""
+        return Call()
+
+    # -- accounts and signing in --------------------------------------------------------------
+
+    @endpoint("POST", "/users", "user-register", schemas.USER)
+    def register(self, username: str, password: str, email: str) -> Call[pd.DataFrame]:
+        """Create an account (and its channel); the new user as a one-row frame. Confirm it
+        with the code mailed to ``email``: ``user(id).confirm(code)``."""
+        return Call(json={"username": username, "password": password, "email": email})
+
+    @action
+    async def login(self, username: str, password: str) -> pd.DataFrame:
+        """Open a cookie session; the signed-in user as a one-row frame. The session's CSRF
+        token is kept and refreshed (a 461 is retried once with the fresh token)."""
+        body = await self._transport.login(username, password)
+        return tables.frame([body], schemas.CURRENT_USER)
+
+    @action
+    async def logout(self) -> None:
+        """End the cookie session; the client is anonymous afterwards."""
+        await self._transport.logout()
+
+    @action
+    async def authorize(self, scopes: Iterable[str], *, client_id: str | None = None) -> Grant:
+        """Run the OAuth implicit grant with the signed-in session and switch to its token.
+
+        Afterwards requests carry ``Authorization: Bearer <token>`` and the cookie session is
+        dropped; the :class:`~explorer.auth.Grant` holds the token and its scopes. Requires a
+        session (``login`` or ``username``/``password``).
+        """
+        return await self._transport.authorize(scopes, client_id)
+
+    @action
+    async def authorize_jwt(self) -> str:
+        """Trade the current credential for a JWT and sign requests with it from now on."""
+        return await self._transport.authorize_jwt()
+
+    # -- anything else ------------------------------------------------------------------------
+
+    @action
+    async def get_json(self, path: str, **params: Any) -> Any:
+        """``GET path`` (relative to the base URL) with query ``params``; the decoded JSON."""
+        bucket = bucket_of(ENDPOINTS, "GET", path)
+        return decode(await self._transport.send("GET", path, bucket, params=params))
+
+    @action
+    async def get_frame(self, path: str, **params: Any) -> pd.DataFrame:
+        """``GET path`` as a DataFrame: a list gives one row per item, an object one row.
+
+        Nested objects flatten to dotted columns with inferred dtypes, ``id`` becomes the
+        index. When the answer carries ``X-Total-Count`` and more rows exist, the following
+        pages are fetched too (unless ``page`` is given).
+        """
+        bucket = bucket_of(ENDPOINTS, "GET", path)
+        records = await self._transport.records(
+            path, bucket, params, size=None, pages=None, max_rows=None, progress=None
+        )
+        return tables.frame(records)
+
+    @action
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Any request (``PUT``, ``POST``, ...) with a JSON body; the decoded JSON answer."""
+        bucket = bucket_of(ENDPOINTS, method.upper(), path)
+        response = await self._transport.send(
+            method.upper(), path, bucket, params=params, json=json
+        )
+        return decode(response)
+
+
+#: Every endpoint row the toolkit calls: the table the bucket test checks against the platform.
+ENDPOINTS: tuple[Endpoint, ...] = (
+    *SIGN_IN,
+    *endpoints_of(Api, Channel, User, Account, Game, GameVersion, Confetti),
+)

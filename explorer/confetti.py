@@ -1,0 +1,40 @@
+"""A confetti as a handle: ``api.confetti(id)``, to read, change or delete it.
+
+Listing what a channel may fire is ``api.channel(c).confetti()``; creating one is
+``api.create_confetti(...)`` (for a channel, or platform-wide).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from explorer import schemas
+from explorer.endpoints import Result
+from explorer.handle import Call, Handle, M, endpoint
+
+
+class Confetti(Handle[M]):
+    """One confetti, by id."""
+
+    _bound = ("confetti_id",)
+
+    def __repr__(self) -> str:
+        key = self._values["confetti_id"]
+        return f"<Confetti {key!r} at {self.base_url} as {self._identity()}>"
+
+    @endpoint("GET", "/confetti/{confetti_id}", "channel-read", schemas.CONFETTI)
+    def info(self) -> Call[pd.DataFrame]:
+        """The confetti, as one row."""
+        return Call()
+
+    @endpoint("PATCH", "/confetti/{confetti_id}", "channel-write", schemas.CONFETTI)
+    def update(self, **changes: Any) -> Call[pd.DataFrame]:
+        """Change the ``name``, ``particles``, ``count`` or ``durationMs``."""
+        return Call(json=changes)
+
+    @endpoint("DELETE", "/confetti/{confetti_id}", "channel-write", result=Result.NONE)
+    def delete(self) -> Call[None]:
+        """Delete the confetti (its creator, its channel's owner or staff)."""
+        return Call()

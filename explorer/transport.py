@@ -1,0 +1,296 @@
+"""The wire: one keep-alive HTTP client, paced, retried when safe, errors translated, signed in.
+
+Every request of a client goes through :meth:`Transport.send`: it waits for the endpoint's
+bucket (``pacing.py``), sends, learns from the rate-limit headers, and retries a GET after a 429
+(at most ``MAX_ATTEMPTS`` times) or once after a dropped keep-alive connection; other methods
+are never retried. Transport failures become :class:`~explorer.errors.ConnectionFailed` and
+error answers the typed :class:`~explorer.errors.PlatformError` subclasses, so no httpx
+exception escapes. Answers are decoded with orjson.
+
+The transport also holds the caller's identity (``auth.py`` flows): a cookie session opened
+with the credentials given at construction on first use, an OAuth bearer token, or a JWT.
+Listings are fetched through :meth:`Transport.records` (page planning in ``paging.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import httpx
+import orjson
+
+from explorer import paging
+from explorer.auth import (
+    JWT_HEADER,
+    BearerAuth,
+    CsrfAuth,
+    Grant,
+    JwtAuth,
+    authorize_url,
+    parse_grant,
+)
+from explorer.endpoints import AUTHORIZE, AUTHORIZE_JWT, LOGIN, LOGOUT
+from explorer.errors import ClientClosed, ConnectionFailed, PlatformError, error_for
+from explorer.pacing import Pacer, Status, header_number
+from explorer.progress import Progress
+from explorer.ratelimit import RESET_HEADER
+
+Record = dict[str, Any]
+
+TOTAL_HEADER = "X-Total-Count"
+#: Tries per GET: the first plus retries after a 429 or a dropped connection.
+MAX_ATTEMPTS = 5
+_REDIRECTS = (301, 302, 303, 307)
+
+
+class Transport:
+    """One client's connection to the platform (see the module docstring).
+
+    ``token`` signs requests with an OAuth bearer token; ``credentials`` (username, password)
+    open a cookie session on first use; neither means anonymous. ``concurrency`` is how many
+    pages of one listing are in flight at once and ``progress`` whether listings show bars.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None,
+        credentials: tuple[str, str] | None,
+        progress: bool,
+        concurrency: int,
+        timeout: float,
+        transport: httpx.AsyncBaseTransport | None,
+    ) -> None:
+        self.base_url = base_url
+        self.progress = progress
+        self.concurrency = max(1, concurrency)
+        self._csrf = CsrfAuth()
+        self._http = httpx.AsyncClient(
+            base_url=base_url,
+            auth=BearerAuth(token) if token else self._csrf,
+            headers={"Accept": "application/json"},
+            timeout=timeout,
+            transport=transport,
+        )
+        self._pacer = Pacer()
+        self._credentials = credentials
+        self._signing_in = asyncio.Lock()
+        #: The signed-in user's name, when known (for reprs).
+        self.username: str | None = credentials[0] if credentials else None
+        #: How requests are signed: "anonymous", "session", "token" or "jwt".
+        self.scheme = "token" if token else "session" if credentials else "anonymous"
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called."""
+        return self._http.is_closed
+
+    async def aclose(self) -> None:
+        """Close the connections; the transport cannot be used afterwards."""
+        await self._http.aclose()
+
+    async def open(self) -> None:
+        """Sign in with the credentials given at construction, once (otherwise a no-op)."""
+        if self._credentials is None:
+            return
+        async with self._signing_in:
+            if self._credentials is not None:
+                username, password = self._credentials
+                await self.login(username, password)
+
+    # -- requests ------------------------------------------------------------------------
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        bucket: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        files: Mapping[str, Any] | None = None,
+        status: Status | None = None,
+        sign_in: bool = True,
+    ) -> httpx.Response:
+        """One request charged to ``bucket``: paced, retried when safe, errors translated;
+        the successful answer."""
+        if self.closed:
+            raise ClientClosed("This client is closed; make a new one.")
+        if sign_in:
+            await self.open()
+        attempts = MAX_ATTEMPTS if method == "GET" else 1
+        attempt = 0
+        while True:
+            attempt += 1
+            await self._pacer.acquire(bucket, status)
+            try:
+                response = await self._http.request(
+                    method, path, params=params, json=json, files=files
+                )
+            except httpx.RequestError as exc:
+                self._pacer.release(bucket)
+                # Once, for a keep-alive connection the server closed meanwhile.
+                transient = isinstance(exc, httpx.TransportError) and not isinstance(
+                    exc, httpx.TimeoutException
+                )
+                if transient and attempt == 1 < attempts:
+                    continue
+                raise ConnectionFailed(f"{method} {self.base_url}{path} failed: {exc!r}") from exc
+            except BaseException:
+                self._pacer.release(bucket)
+                raise
+            self._pacer.settle(bucket, response.status_code, response.headers, attempt)
+            if response.status_code == 429 and attempt < attempts:
+                continue
+            if response.is_error:
+                raise _error(response)
+            return response
+
+    async def records(
+        self,
+        path: str,
+        bucket: str,
+        params: Mapping[str, Any],
+        *,
+        size: int | None,
+        pages: int | None,
+        max_rows: int | None,
+        progress: bool | None,
+    ) -> list[Record]:
+        """Every record of the listing at ``path`` (page planning in ``paging.py``)."""
+
+        async def fetch(
+            query: Mapping[str, Any], status: Status
+        ) -> tuple[list[Record], int | None]:
+            response = await self.send("GET", path, bucket, params=query, status=status)
+            body = decode(response)
+            if isinstance(body, dict):
+                body = [body]
+            elif body is None:
+                body = []
+            elif not isinstance(body, list):
+                raise ConnectionFailed(
+                    f"GET {path} answered with a {type(body).__name__}, not rows."
+                )
+            return body, header_number(response.headers, TOTAL_HEADER)
+
+        bar = Progress(self.progress if progress is None else progress, path)
+        try:
+            return await paging.collect(
+                fetch,
+                params,
+                size=size,
+                pages=pages,
+                max_rows=max_rows,
+                bar=bar,
+                concurrency=self.concurrency,
+            )
+        finally:
+            bar.close()
+
+    # -- who is calling ------------------------------------------------------------------
+
+    def _use(self, auth: httpx.Auth, scheme: str) -> None:
+        """Sign requests with ``auth`` from now on, dropping any cookie session."""
+        self._http.auth = auth
+        if auth is not self._csrf:
+            self._http.cookies.clear()
+            self._csrf.token = None
+        self.scheme = scheme
+        self._pacer.forget()
+
+    async def login(self, username: str, password: str) -> Record:
+        """Open a cookie session; the signed-in user's record. The session's CSRF token is
+        kept and refreshed (a 461 is retried once with the fresh token the platform sends)."""
+        self._use(self._csrf, "session")
+        body = decode_object(
+            await self.send(
+                LOGIN.method,
+                LOGIN.path,
+                LOGIN.bucket,
+                json={"username": username, "password": password},
+                sign_in=False,
+            )
+        )
+        self._credentials = None
+        self.username = str(body.get("username") or username)
+        self._pacer.forget()
+        return body
+
+    async def logout(self) -> None:
+        """End the cookie session; anonymous afterwards."""
+        await self.send(LOGOUT.method, LOGOUT.path, LOGOUT.bucket)
+        self._http.cookies.clear()
+        self._csrf.token = None
+        self.username, self.scheme = None, "anonymous"
+        self._pacer.forget()
+
+    async def authorize(self, scopes: Iterable[str], client_id: str | None) -> Grant:
+        """Run the OAuth implicit grant with the session and switch to its token."""
+        state = secrets.token_urlsafe(12)
+        extra = {"client_id": client_id} if client_id else {}
+        response = await self.send(
+            AUTHORIZE.method, authorize_url(scopes, state, **extra), AUTHORIZE.bucket
+        )
+        location = response.headers.get("location")
+        if response.status_code not in _REDIRECTS or not location:
+            raise ConnectionFailed(
+                f"{AUTHORIZE.path} answered {response.status_code} without a redirect."
+            )
+        grant = parse_grant(location)
+        if grant.state != state:
+            raise ConnectionFailed(f"{AUTHORIZE.path} returned a different state: not our grant.")
+        self._use(BearerAuth(grant.access_token), "token")
+        return grant
+
+    async def authorize_jwt(self) -> str:
+        """Trade the current credential for a JWT and sign requests with it from now on."""
+        response = await self.send(AUTHORIZE_JWT.method, AUTHORIZE_JWT.path, AUTHORIZE_JWT.bucket)
+        token = response.headers.get(JWT_HEADER)
+        if not token:
+            raise ConnectionFailed(f"{AUTHORIZE_JWT.path} answered without an {JWT_HEADER} header.")
+        self._use(JwtAuth(token), "jwt")
+        return token
+
+
+def decode(response: httpx.Response) -> Any:
+    """The answer's JSON (None when empty); a non-JSON answer is a bad reply."""
+    if not response.content:
+        return None
+    try:
+        return orjson.loads(response.content)
+    except orjson.JSONDecodeError as exc:
+        raise ConnectionFailed(
+            f"{response.request.method} {response.request.url} answered with something "
+            f"that is not JSON ({response.headers.get('content-type', 'no content type')})."
+        ) from exc
+
+
+def decode_object(response: httpx.Response) -> Record:
+    """The JSON object the answer holds; anything else is a bad reply."""
+    body = decode(response)
+    if not isinstance(body, dict):
+        request = response.request
+        raise ConnectionFailed(
+            f"{request.method} {request.url.path} answered with {type(body).__name__}, "
+            "not an object."
+        )
+    return body
+
+
+def _error(response: httpx.Response) -> PlatformError:
+    try:
+        body = orjson.loads(response.content) if response.content else None
+    except orjson.JSONDecodeError:
+        body = None
+    reset = header_number(response.headers, RESET_HEADER)
+    return error_for(
+        response.status_code,
+        body,
+        response.reason_phrase,
+        reset_at=reset / 1000.0 if reset is not None else None,
+    )
