@@ -47,9 +47,9 @@ clear-notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-## docs: regenerate README's endpoint-to-bucket map from the route table
+## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table
 docs: $(STAMP)
-	$(BIN)/python -m explorer.emulator.docs README.md
+	$(BIN)/python -m explorer.emulator.docs docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

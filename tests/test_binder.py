@@ -20,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
+README = ROOT / "README.md"
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +95,12 @@ def test_start_exports_the_platform_url(tmp_path: Path) -> None:
         assert (tmp_path / ".explorer" / "platform.db").exists()
     finally:
         os.kill(pid, signal.SIGINT)
+
+
+def test_readme_explains_binder_without_a_placeholder_link() -> None:
+    """README says how to open the recipes on Binder once published, and links no Binder URL
+    with a placeholder owner."""
+    text = README.read_text()
+    assert "mybinder.org/v2/gh/OWNER/REPOSITORY/HEAD?urlpath=lab/tree/notebooks" in text
+    assert (ROOT / "notebooks").is_dir()
+    assert not re.search(r"\]\(https://mybinder\.org/v2/gh/[^)]*OWNER", text)
