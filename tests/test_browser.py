@@ -4,10 +4,11 @@ JupyterLab (port 0, a token, ``--no-browser``, configured as ``explorer lab`` co
 serves a temporary copy of notebooks/ (the copy takes JupyterLab's autosaves and checkpoints)
 with ``EXPLORER_BASE_URL`` pointing at a platform with simulated chat. Debian's chromium,
 driven by Playwright for Python, opens ``04-tour.ipynb``, runs every cell through the Run menu,
-and reads the widget's event counter twice, a few seconds apart: it must rise while the page
-is left alone, which proves the whole path from chat node to toolkit thread to kernel comm to
-browser. The screenshot of the live widget it takes is the README's (``docs/live-widget.png``): written when that file is missing
-or ``EXPLORER_SCREENSHOT=1`` is set, so an ordinary test run leaves the work tree unchanged.
+and reads the widget's event counter twice, a few seconds apart: it must rise while the page is
+left alone, which proves the whole path from chat node to toolkit thread to kernel comm to
+browser. The screenshot of the live widget it takes is the README's (``docs/live-widget.png``):
+written when that file is missing or ``EXPLORER_SCREENSHOT=1`` is set, so an ordinary test run
+leaves the work tree unchanged.
 
 Playwright only drives the browser; its own browser downloads are never used. The test skips
 only when ``/usr/bin/chromium`` is missing (``apt-get install chromium``).
