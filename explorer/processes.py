@@ -22,7 +22,6 @@ import subprocess
 import sys
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
@@ -32,7 +31,8 @@ READY_TIMEOUT = 30.0
 #: Seconds a child gets to exit after its stop signal before it is killed.
 GRACE = 5.0
 _PR_SET_PDEATHSIG = 1
-_LIVE: weakref.WeakSet[Child] = weakref.WeakSet()
+#: The children started and not yet stopped, killed or found exited by :meth:`Child.stop`.
+_LIVE: set[Child] = set()
 
 
 class ChildFailed(RuntimeError):
@@ -140,7 +140,7 @@ class Child:
         """Copy the output to the log, noting the ready lines; note the end of the output."""
         assert self.log is not None
         try:
-            with self.log.open("a", encoding="utf-8") as log:
+            with stream, self.log.open("a", encoding="utf-8") as log:
                 for line in stream:
                     log.write(line)
                     log.flush()

@@ -152,14 +152,14 @@ def test_sigterm_stops_the_command_and_the_platform(tmp_path: Path) -> None:
         "time.sleep(60)']; "
         f"raise SystemExit(lab.with_platform(sleeper, {SMALL!r}, Path({str(tmp_path)!r}) / 'log'))"
     )
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    platform = int(line.split("(pid ")[1].split(",")[0])
-    assert _alive(platform)
-    assert process.stdout.readline().strip() == "READY"  # the command is started
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(30) == 128 + signal.SIGTERM
+    command = [sys.executable, "-c", script]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        platform = _announced_pid(process.stdout.readline())
+        assert _alive(platform)
+        assert process.stdout.readline().strip() == "READY"  # the command is started
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 128 + signal.SIGTERM
     assert not _alive(platform)
 
 
@@ -177,12 +177,13 @@ def test_ctrl_c_reaches_the_command_not_explorer_lab(tmp_path: Path) -> None:
         f"command = [sys.executable, '-c', {waiter!r}]; "
         f"raise SystemExit(lab.with_platform(command, {SMALL!r}, Path({str(tmp_path)!r}) / 'log'))"
     )
-    process = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True
-    )
-    assert process.stdout is not None
-    platform = int(process.stdout.readline().split("(pid ")[1].split(",")[0])
-    assert process.stdout.readline().strip() == "READY"
-    os.killpg(process.pid, signal.SIGINT)
-    assert process.wait(30) == 7
+    command = [sys.executable, "-c", script]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, start_new_session=True
+    ) as process:
+        assert process.stdout is not None
+        platform = _announced_pid(process.stdout.readline())
+        assert process.stdout.readline().strip() == "READY"
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(30) == 7
     assert not _alive(platform)
