@@ -7,8 +7,8 @@ log file, collects the lines that say it is ready (``REST <url>``, ``CHAT <url>`
 its stop signal first (SIGINT lets ``explorer serve`` close its connections and unregister),
 then SIGKILL after a grace period. Every child still running when this process exits
 (normally, or through :func:`terminating`'s SIGTERM) is stopped the same way, so none is left
-behind. Without a log file the child shares this terminal (a foreground command, see
-:func:`foreground`).
+behind. Without a log file the child shares this terminal and has no ready lines (a foreground
+command, see :func:`foreground`).
 """
 
 from __future__ import annotations
