@@ -16,6 +16,7 @@ import pytest
 
 from explorer import cli, processes
 from explorer.cli import lab, recipes
+from tests.test_processes import alive
 
 FETCH = (
     "import os, httpx; url = os.environ['EXPLORER_BASE_URL']; "
@@ -25,14 +26,6 @@ FETCH = (
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SMALL = ["--port", "0", "--db", ":memory:", "--channels", "50", "--no-simulate"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def _announced_pid(output: str) -> int:
@@ -49,7 +42,7 @@ def test_command_sees_the_platform_which_stops_after(
     assert code == 3
     out = capfd.readouterr().out
     assert "TOKEN streamer" in out
-    assert not _alive(_announced_pid(out))
+    assert not alive(_announced_pid(out))
     assert "REST http://" in (tmp_path / "platform.log").read_text()
 
 
@@ -156,11 +149,11 @@ def test_sigterm_stops_the_command_and_the_platform(tmp_path: Path) -> None:
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
         assert process.stdout is not None
         platform = _announced_pid(process.stdout.readline())
-        assert _alive(platform)
+        assert alive(platform)
         assert process.stdout.readline().strip() == "READY"  # the command is started
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 128 + signal.SIGTERM
-    assert not _alive(platform)
+    assert not alive(platform)
 
 
 def test_ctrl_c_reaches_the_command_not_explorer_lab(tmp_path: Path) -> None:
@@ -186,4 +179,4 @@ def test_ctrl_c_reaches_the_command_not_explorer_lab(tmp_path: Path) -> None:
         assert process.stdout.readline().strip() == "READY"
         os.killpg(process.pid, signal.SIGINT)
         assert process.wait(30) == 7
-    assert not _alive(platform)
+    assert not alive(platform)

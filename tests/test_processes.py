@@ -18,7 +18,8 @@ def _python(code: str) -> list[str]:
     return [sys.executable, "-c", code]
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process of that id exists (tests/test_lab.py uses it too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -56,7 +57,7 @@ def test_a_silent_child_is_killed_when_the_wait_times_out(tmp_path: Path) -> Non
     child = Child(_python("import time; time.sleep(60)"), tmp_path / "c.log")
     with pytest.raises(ChildFailed, match="did not start"):
         child.start().wait_ready(1, 0.2)
-    assert not child.running() and not _alive(child.pid)
+    assert not child.running() and not alive(child.pid)
 
 
 def test_stop_kills_a_child_that_ignores_its_stop_signal(tmp_path: Path) -> None:
@@ -79,7 +80,7 @@ def test_children_still_running_are_stopped_when_this_process_exits(tmp_path: Pa
     )
     done = subprocess.run(_python(script), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert not _alive(int(done.stdout.split()[-1]))
+    assert not alive(int(done.stdout.split()[-1]))
 
 
 def test_serve_waits_for_the_platform_rest_line(tmp_path: Path) -> None:
