@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint lab notebooks bench serve docs clean
+.PHONY: test lint lab notebooks clear-notebooks bench serve docs clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -36,13 +36,20 @@ lab: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/jupyter execute --timeout=300 notebooks/*.ipynb
 
+## clear-notebooks: strip outputs, execution counts and widget state from the recipes (a test checks)
+clear-notebooks: $(STAMP)
+	$(BIN)/jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
+		--ClearMetadataPreprocessor.clear_cell_metadata=False \
+		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec \
+		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info notebooks/*.ipynb
+
 ## bench: performance goals, each measured side by side in one run, printed as ratios
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-## docs: regenerate README's endpoint-to-bucket map from the route table
+## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table
 docs: $(STAMP)
-	$(BIN)/python -m explorer.emulator.docs README.md
+	$(BIN)/python -m explorer.emulator.docs docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -16,9 +16,6 @@ The notebooks in ``notebooks/`` tell the same story with prose and live widgets.
 
 from __future__ import annotations
 
-import argparse
-import logging
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import explorer
-from explorer.errors import ChatError, ChatErrorCode, ExplorerError
+from explorer.errors import ChatError, ChatErrorCode
 from explorer.eventrows import message_text
 
 if TYPE_CHECKING:
@@ -325,48 +322,3 @@ def _lengths_figure(history: pd.DataFrame) -> Figure:
     )
     axes.legend()
     return figure
-
-
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``explorer tour`` and its flags."""
-    parser = sub.add_parser(
-        "tour",
-        help="rank channels, watch chat, run a poll, sample history; save the plots as PNGs",
-        description=(
-            "Rank every channel, watch the busiest chat for a few seconds, run a poll as "
-            "`streamer`, and sample chat history; print compact tables and save the plots as "
-            "PNG files. Talks to EXPLORER_BASE_URL (or --base-url), else starts the embedded "
-            "platform."
-        ),
-    )
-    parser.add_argument(
-        "--out", type=Path, default=Path("explorer-tour"), help="folder for the PNG files"
-    )
-    parser.add_argument("--watch", type=float, default=5.0, help="seconds to watch chat")
-    parser.add_argument("--poll", type=float, default=10.0, help="the poll's length in seconds")
-    parser.add_argument(
-        "--sample", type=int, default=10, help="channels per history sample (top and random)"
-    )
-    parser.add_argument(
-        "--base-url",
-        default=None,
-        help="the platform's REST base URL (default: EXPLORER_BASE_URL, else embedded)",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    """The ``explorer tour`` command."""
-    if args.watch <= 0 or args.poll <= 0 or args.sample < 1:
-        print("explorer tour: --watch, --poll and --sample must be positive", file=sys.stderr)
-        return 2
-    # The tour's printed tables are its interface: keep request and server logs out of them.
-    logging.getLogger().setLevel(logging.WARNING)
-    tour = Tour(
-        out=args.out, watch=args.watch, poll=args.poll, sample=args.sample, base_url=args.base_url
-    )
-    try:
-        tour.run()
-    except (ExplorerError, TimeoutError) as exc:
-        print(f"explorer tour: {exc}", file=sys.stderr)
-        return 1
-    return 0

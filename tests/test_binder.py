@@ -20,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
+README = ROOT / "README.md"
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def test_binder_launches_through_start(dockerfile: str) -> None:
 
 def test_start_exports_the_platform_url(tmp_path: Path) -> None:
     """binder/start serves the platform from $HOME and runs its command with
-    EXPLORER_BASE_URL pointing at it."""
+    EXPLORER_BASE_URL pointing at it, and JupyterLab's news and update check off."""
     env = {
         **os.environ,
         "HOME": str(tmp_path),
@@ -74,7 +75,10 @@ def test_start_exports_the_platform_url(tmp_path: Path) -> None:
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
     env.pop("EXPLORER_BASE_URL", None)
-    command = "import os; print('URL', os.environ['EXPLORER_BASE_URL'])"
+    command = (
+        "import os; print('URL', os.environ['EXPLORER_BASE_URL']); "
+        "print('CONFIG', os.environ['JUPYTER_CONFIG_PATH'])"
+    )
     done = subprocess.run(
         [str(BINDER / "start"), sys.executable, "-c", command],
         capture_output=True,
@@ -87,10 +91,21 @@ def test_start_exports_the_platform_url(tmp_path: Path) -> None:
     pid = int(announced.group(2))
     try:
         assert done.returncode == 0, done.stderr
-        url = done.stdout.split("URL ", 1)[1].strip()
+        url = done.stdout.split("URL ", 1)[1].split()[0]
+        config = Path(done.stdout.split("CONFIG ", 1)[1].split(os.pathsep)[0].strip())
+        assert (config / "labconfig" / "default_setting_overrides.json").exists()
         assert url == announced.group(1)
         channel = httpx.get(f"{url}/channels/streamer", timeout=10).json()
         assert channel["token"] == "streamer"
         assert (tmp_path / ".explorer" / "platform.db").exists()
     finally:
         os.kill(pid, signal.SIGINT)
+
+
+def test_readme_explains_binder_without_a_placeholder_link() -> None:
+    """README says how to open the recipes on Binder once published, and links no Binder URL
+    with a placeholder owner."""
+    text = README.read_text()
+    assert "mybinder.org/v2/gh/OWNER/REPOSITORY/HEAD?urlpath=lab/tree/notebooks" in text
+    assert (ROOT / "notebooks").is_dir()
+    assert not re.search(r"\]\(https://mybinder\.org/v2/gh/[^)]*OWNER", text)

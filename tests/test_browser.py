@@ -1,13 +1,14 @@
 """A real browser runs the tour notebook in JupyterLab and sees the live chat widget count.
 
-JupyterLab (a free port, a token, ``--no-browser``) serves a temporary copy of notebooks/ (the
-copy takes JupyterLab's autosaves and checkpoints) with ``EXPLORER_BASE_URL`` pointing at a
-platform with simulated chat. Debian's chromium, driven by Playwright for Python, opens
-``04-tour.ipynb``, runs every cell through the Run menu, and reads the widget's event counter
-twice, a few seconds apart: it must rise while the page is left alone, which proves the whole
-path from chat node to toolkit thread to kernel comm to browser. The screenshot of the live
-widget it takes is the README's (``docs/live-widget.png``): written when that file is missing
-or ``EXPLORER_SCREENSHOT=1`` is set, so an ordinary test run leaves the work tree unchanged.
+JupyterLab (port 0, a token, ``--no-browser``, configured as ``explorer lab`` configures it)
+serves a temporary copy of notebooks/ (the copy takes JupyterLab's autosaves and checkpoints)
+with ``EXPLORER_BASE_URL`` pointing at a platform with simulated chat. Debian's chromium,
+driven by Playwright for Python, opens ``04-tour.ipynb``, runs every cell through the Run menu,
+and reads the widget's event counter twice, a few seconds apart: it must rise while the page is
+left alone, which proves the whole path from chat node to toolkit thread to kernel comm to
+browser. The screenshot of the live widget it takes is the README's (``docs/live-widget.png``):
+written when that file is missing or ``EXPLORER_SCREENSHOT=1`` is set, so an ordinary test run
+leaves the work tree unchanged.
 
 Playwright only drives the browser; its own browser downloads are never used. The test skips
 only when ``/usr/bin/chromium`` is missing (``apt-get install chromium``).
@@ -15,23 +16,22 @@ only when ``/usr/bin/chromium`` is missing (``apt-get install chromium``).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
 import shutil
-import socket
-import subprocess
+import signal
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from explorer import processes
+from explorer.cli import lab
 from explorer.emulator import start
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,13 +51,8 @@ SCREENSHOT = ROOT / "docs" / "live-widget.png"
 COUNTER = re.compile(r"([\d,]+) events,")
 #: The status bar once the notebook's kernel is connected and ready.
 KERNEL_IDLE = re.compile(r"Python 3 \(ipykernel\) \| Idle")
-#: JupyterLab's news and update checks reach for the network and pop up toasts: off.
-LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
-    }
-}
+#: What JupyterLab prints once it serves (its URL, with the token masked).
+SERVING = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=")
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -65,74 +60,41 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def jupyterlab(tmp_path: Path) -> Iterator[str]:
-    """JupyterLab on a copy of notebooks/ beside a live platform; its URL with the token."""
+    """JupyterLab on a copy of notebooks/ beside a live platform, configured as `explorer lab`
+    configures it (no news, no update check); its URL with the token."""
     root = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", root)
-    settings = tmp_path / "lab-settings"
-    for name, values in LAB_SETTINGS.items():
-        (settings / name).parent.mkdir(parents=True, exist_ok=True)
-        (settings / name).write_text(json.dumps(values))
-    port, token = _free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     with start(simulate=True) as platform:
         env = {
-            **os.environ,
+            **lab.lab_environment(tmp_path / "lab-config"),
             "EXPLORER_BASE_URL": platform.base_url,
-            "JUPYTERLAB_SETTINGS_DIR": str(settings),
+            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
             "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
             "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
             "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
         }
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "jupyter",
-                "lab",
-                "--no-browser",
-                "--allow-root",
-                "--ServerApp.ip=127.0.0.1",
-                f"--ServerApp.port={port}",
-                "--ServerApp.port_retries=0",
-                f"--ServerApp.token={token}",
-                f"--ServerApp.root_dir={root}",
-            ],
+        command = [
+            *(sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root"),
+            *("--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", f"--ServerApp.token={token}"),
+            f"--ServerApp.root_dir={root}",
+            *lab.LAB_ARGUMENTS,
+        ]
+        server = processes.Child(
+            command,
+            tmp_path / "jupyterlab.log",
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=(tmp_path / "jupyterlab.log").open("w"),
+            ready=lambda line: SERVING.search(line) is not None,
+            stop_signal=signal.SIGTERM,
         )
         try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_until_serving(server, f"{url}/api/status?token={token}", tmp_path)
-            yield f"{url}/lab/tree/04-tour.ipynb?token={token}"
+            serving = SERVING.search(server.start().wait_ready(1, 60).lines[0])
+            assert serving
+            yield f"http://127.0.0.1:{serving.group(1)}/lab/tree/04-tour.ipynb?token={token}"
         finally:
-            server.terminate()
-            try:
-                server.wait(20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-
-
-def _wait_until_serving(server: subprocess.Popen[bytes], status: str, logs: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            break
-        try:
-            if httpx.get(status, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"JupyterLab did not start:\n{(logs / 'jupyterlab.log').read_text()[-3000:]}")
+            server.stop(20)
 
 
 def _events(page: Page) -> int:

@@ -5,12 +5,19 @@ Binder and under ``explorer lab``.
 The notebooks execute once, all at the same time (nbclient's async API, one kernel each), in
 a module fixture; each test then reads its notebook's result. Kernels get the platform through
 ``EXPLORER_BASE_URL`` in their environment and run in ``notebooks/``, as JupyterLab runs them.
+
+Kernels talk ZeroMQ over Unix sockets (``transport="ipc"``), each under its own path prefix in
+a private folder, not over TCP: a TCP kernel gets ports that its manager found free and
+released, and a kernel starting in parallel (here, or in another test run on the machine)
+could bind one of them first (``ZMQError: Address already in use``). Socket files under
+distinct prefixes cannot collide.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +27,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from traitlets.config import Config
 
 from explorer.emulator import start
 
@@ -30,6 +38,13 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CELL_TIMEOUT = 150
 #: Each recipe runs in under a minute on its own; all four share one machine here.
 RECIPE_BUDGET = 60.0
+#: How to clear one recipe's outputs, counts and widget state (`make clear-notebooks`: all).
+CLEAR = (
+    "jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True "
+    "--ClearMetadataPreprocessor.clear_cell_metadata=False "
+    "--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec "
+    "--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info notebooks/{name}"
+)
 
 
 @dataclass(frozen=True)
@@ -40,13 +55,14 @@ class Run:
     error: str | None
 
 
-async def _execute(path: Path, env: dict[str, str]) -> Run:
+async def _execute(path: Path, env: dict[str, str], sockets: Path) -> Run:
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT,
         kernel_name="python3",
         resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+        config=Config(KernelManager={"transport": "ipc", "ip": str(sockets / path.stem[:2])}),
     )
     started = time.monotonic()
     try:
@@ -57,7 +73,9 @@ async def _execute(path: Path, env: dict[str, str]) -> Run:
 
 
 async def _execute_all(env: dict[str, str]) -> dict[str, Run]:
-    runs = await asyncio.gather(*(_execute(path, env) for path in NOTEBOOKS))
+    # A short folder: a Unix socket's path has at most 107 bytes.
+    with tempfile.TemporaryDirectory(prefix="nb-") as sockets:
+        runs = await asyncio.gather(*(_execute(path, env, Path(sockets)) for path in NOTEBOOKS))
     return {path.name: run for path, run in zip(NOTEBOOKS, runs, strict=True)}
 
 
@@ -86,9 +104,18 @@ def test_notebook_is_stored_without_outputs(path: Path) -> None:
     nbformat.validate(notebook)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code, "a recipe has code"
-    assert [cell.outputs for cell in code] == [[] for _ in code]
-    assert [cell.execution_count for cell in code] == [None for _ in code]
-    assert "widgets" not in notebook.metadata
+    dirty = [
+        number
+        for number, cell in enumerate(code, 1)
+        if cell.outputs or cell.execution_count is not None
+    ]
+    saved = "widgets" in notebook.metadata
+    assert not dirty and not saved, (
+        f"{path.name} was saved with outputs (code cells {dirty})"
+        f"{' and widget state' if saved else ''}: run `make clear-notebooks`, or "
+        f"`{CLEAR.format(name=path.name)}` (`explorer lab` opens a copy of the recipes, so "
+        "running them there keeps notebooks/ clean)"
+    )
 
 
 @pytest.mark.timeout(CELL_TIMEOUT * 2)

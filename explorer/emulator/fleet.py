@@ -3,13 +3,14 @@
 :class:`RedisServer` runs a throwaway ``redis-server`` on a free loopback port, without
 persistence (``--save '' --appendonly no``). :class:`Fleet` runs a platform on one database
 file and that Redis: one REST process (``explorer serve --broker URL --chat-nodes 0``) and
-chat-node processes (``explorer serve chat-node --broker URL``). Every process is a child of
-this one, started with :func:`spawn`, awaited with :func:`wait_for` (its ``REST``/``CHAT``
+chat-node processes (``explorer serve chat-node --broker URL``). Every process is a
+:class:`~explorer.processes.Child` of this one (the one supervisor of ``explorer``'s child
+processes): started with :func:`spawn`, awaited with :func:`wait_for` (its ``REST``/``CHAT``
 lines) and ended by its own PID: gently (SIGINT: it closes its connections and unregisters)
 or with ``kill -9``, which is what the drills do to nodes.
 
-``python -m explorer.emulator.fleet --nodes 3`` runs such a platform until Ctrl-C and prints
-its ``REST`` and ``CHAT`` lines.
+``python -m explorer.emulator.fleet --nodes 3`` runs such a platform until Ctrl-C (or SIGTERM)
+and prints its ``REST`` and ``CHAT`` lines.
 """
 
 from __future__ import annotations
@@ -17,26 +18,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import os
-import queue
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import tempfile
-import threading
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from explorer import processes
+from explorer.processes import Child
+
+__all__ = ["Child", "Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
+
 #: redis-server flags: keep nothing on disk (a restarted drill Redis starts empty).
 NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
-#: Seconds a child gets to print its lines, and to exit after SIGINT.
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 5.0
+#: What redis-server prints once it accepts connections.
+REDIS_READY = "Ready to accept connections"
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -47,129 +45,57 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
-@dataclass
-class Child:
-    """One ``explorer serve`` process and the lines it announced itself with."""
-
-    process: subprocess.Popen[str]
-    lines: list[str]
-    log: Path
-
-    @property
-    def pid(self) -> int:
-        """The process id."""
-        return self.process.pid
-
-    @property
-    def address(self) -> str:
-        """The address of its first line (``REST <url>`` or ``CHAT <url>``)."""
-        return self.lines[0].split()[1]
-
-    def kill(self) -> None:
-        """``kill -9`` it, and reap it."""
-        if self.process.poll() is None:
-            os.kill(self.pid, signal.SIGKILL)
-        self.process.wait(STOP_TIMEOUT)
-
-    def stop(self) -> None:
-        """Ask it to stop (SIGINT: it closes its connections and unregisters), then kill it
-        if it has not exited within :data:`STOP_TIMEOUT` seconds."""
-        if self.process.poll() is None:
-            os.kill(self.pid, signal.SIGINT)
-            try:
-                self.process.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-
-
 def spawn(args: Sequence[str], log: Path) -> Child:
-    """Start ``explorer serve ARGS``, its stderr going to ``log``."""
-    with log.open("w") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "explorer.cli", "serve", *args],
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    return Child(process, [], log)
+    """Start ``explorer serve ARGS``, its output going to ``log``."""
+    return processes.serve(args, log).start()
 
 
 def wait_for(child: Child, lines: int) -> Child:
-    """Read ``child``'s first ``lines`` lines of output; RuntimeError (with the end of its
-    log) when it exits or stays silent for :data:`START_TIMEOUT` seconds."""
-    out = child.process.stdout
-    assert out is not None
-    received: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        for _ in range(lines):
-            received.put(out.readline())
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + START_TIMEOUT
-    while len(child.lines) < lines:
-        try:
-            line = received.get(timeout=max(deadline - time.monotonic(), 0.0))
-        except queue.Empty:
-            line = ""
-        if not line:
-            child.kill()
-            tail = child.log.read_text()[-2000:]
-            raise RuntimeError(f"explorer serve ({child.log.stem}) failed to start:\n{tail}")
-        child.lines.append(line.strip())
-    return child
+    """Wait for ``child``'s first ``lines`` ``REST``/``CHAT`` lines; :class:`ChildFailed`
+    (a RuntimeError, with the end of its log) when it exits or stays silent too long."""
+    return child.wait_ready(lines, processes.READY_TIMEOUT)
 
 
 class RedisServer:
-    """A ``redis-server`` on a free loopback port, without persistence."""
+    """A ``redis-server`` on a free loopback port, without persistence; its output goes to
+    ``log`` (default: a file in the temporary folder, named after the port)."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, log: Path | None = None) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             raise FileNotFoundError("redis-server is not installed (Debian: apt install redis)")
         self.binary = binary
         self.port = port or free_port()
-        self.process: subprocess.Popen[bytes] | None = None
+        self.log = log or Path(tempfile.gettempdir()) / f"explorer-redis-{self.port}.log"
+        self.child: Child | None = None
 
     @property
     def url(self) -> str:
         """Its address for ``--broker``."""
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def running(self) -> bool:
+        """Whether it was started and has not exited."""
+        return self.child is not None and self.child.running()
+
     def start(self) -> RedisServer:
         """Start it (again, on the same port) and wait until it accepts connections."""
-        self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", *NO_PERSISTENCE],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", *NO_PERSISTENCE]
+        self.child = Child(
+            command, self.log, ready=lambda line: REDIS_READY in line, stop_signal=signal.SIGTERM
         )
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not start on port {self.port}") from None
-                time.sleep(0.02)
+        self.child.start().wait_ready()
+        return self
 
     def kill(self) -> None:
         """``kill -9`` it (its data is gone: nothing is persisted)."""
-        if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait(STOP_TIMEOUT)
+        if self.child is not None:
+            self.child.kill()
 
     def stop(self) -> None:
         """Stop it (SIGTERM), killing it if it lingers."""
-        if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        if self.child is not None:
+            self.child.stop()
 
 
 class Fleet:
@@ -191,11 +117,11 @@ class Fleet:
         self.channels = channels
         self.rest_args = list(rest_args)
         self.node_args = list(node_args)
-        self.redis = RedisServer()
+        self._logs = Path(tempfile.mkdtemp(prefix="explorer-fleet-"))
+        self.redis = RedisServer(log=self._logs / "redis.log")
         self.rest: Child | None = None
         self.nodes: list[Child] = []
         self._numbers = itertools.count()
-        self._logs = Path(tempfile.mkdtemp(prefix="explorer-fleet-"))
 
     @property
     def base_url(self) -> str:
@@ -230,9 +156,9 @@ class Fleet:
     def heal(self) -> None:
         """Replace the nodes that exited (killed by a drill) with new ones, and start Redis
         again if it is down."""
-        if self.redis.process is None or self.redis.process.poll() is not None:
+        if not self.redis.running():
             self.redis.start()
-        gone = [child for child in self.nodes if child.process.poll() is not None]
+        gone = [child for child in self.nodes if not child.running()]
         if gone:
             self.nodes = [child for child in self.nodes if child not in gone]
             self.add_nodes(len(gone))
@@ -260,7 +186,7 @@ class Fleet:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run a platform of several processes until Ctrl-C."""
+    """Run a platform of several processes until Ctrl-C or SIGTERM."""
     parser = argparse.ArgumentParser(prog="python -m explorer.emulator.fleet", description=__doc__)
     parser.add_argument("--nodes", type=int, default=3, help="chat-node processes (default 3)")
     parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: temporary)")
@@ -273,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"REST {fleet.base_url}")
             for node in fleet.nodes:
                 print(f"CHAT {node.address}  (pid {node.pid})", flush=True)
-            with contextlib.suppress(KeyboardInterrupt):
+            with contextlib.suppress(KeyboardInterrupt), processes.terminating():
                 signal.pause()
     return 0
 

@@ -1,33 +1,27 @@
-"""The ``explorer`` command: ``explorer serve`` runs the platform in the foreground;
-``explorer serve chat-node --broker URL --db FILE`` runs one more chat node of a platform whose
-REST process was started with ``--broker URL --db FILE``."""
+"""``explorer serve`` runs the platform in the foreground and prints ``REST <url>``, then one
+``CHAT <url>`` per chat node, once each answers; ``explorer serve chat-node --broker URL --db
+FILE`` runs one more chat node of a platform whose REST process was started with ``--broker
+URL --db FILE``."""
 
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import sys
-from collections.abc import Coroutine, Sequence
-from pathlib import Path
+from collections.abc import Coroutine
 from typing import Any
 
-from explorer import lab, tour
+from explorer.cli.paths import default_db
+from explorer.emulator import Platform, PlatformOptions
 from explorer.emulator.context import Config
 from explorer.emulator.nodeprocess import run_chat_node
-from explorer.emulator.server import Platform, PlatformOptions, run_loop
+from explorer.emulator.server import run_loop
 
 #: The default settings, shown in ``--help``.
 DEFAULTS = Config()
 
 
-def default_db() -> Path:
-    """The platform's database in the user's data directory (XDG on Linux)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "explorer" / "platform.db"
-
-
-def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``explorer serve`` and its flags."""
     serve = sub.add_parser("serve", help="run the platform (REST + chat) in the foreground")
     serve.add_argument(
         "role",
@@ -101,8 +95,8 @@ def _announce_chat(endpoints: list[str]) -> None:
         print(f"CHAT {endpoint}", flush=True)
 
 
-def serve(args: argparse.Namespace) -> int:
-    """Run the platform until interrupted."""
+def run(args: argparse.Namespace) -> int:
+    """The ``explorer serve`` command: run the platform (or a chat node) until interrupted."""
     db = args.db or str(default_db())
     fewest_nodes = 0 if args.broker else 1
     rates = (args.sim_rate, args.sim_channel_rate, args.chat_rate, args.authkey_ttl)
@@ -151,20 +145,3 @@ def _run(main: Coroutine[Any, Any, None]) -> int:
         print(f"explorer serve: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``explorer`` console script."""
-    parser = argparse.ArgumentParser(prog="explorer", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    _serve_parser(sub)
-    lab.add_parser(sub)
-    tour.add_parser(sub)
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    handlers = {"serve": serve, "lab": lab.run, "tour": tour.run}
-    return handlers[args.command](args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

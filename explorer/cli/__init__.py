@@ -1,0 +1,35 @@
+"""The ``explorer`` command: one module per subcommand, each with ``add_parser`` and ``run``.
+
+- ``explorer serve`` (:mod:`explorer.cli.serve`): the platform in the foreground, or one
+  more chat node of a multi-process platform;
+- ``explorer lab`` (:mod:`explorer.cli.lab`): the platform and JupyterLab on the user's copy
+  of the recipes;
+- ``explorer tour`` (:mod:`explorer.cli.tour`): the recipes in a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Sequence
+
+from explorer.cli import lab, serve, tour
+
+__all__ = ["main"]
+
+_COMMANDS = {"serve": serve, "lab": lab, "tour": tour}
+_DESCRIPTION = (
+    "Explore a live-streaming platform: serve it, open the recipes in JupyterLab beside it, "
+    "or take the tour in a terminal."
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``explorer`` console script."""
+    parser = argparse.ArgumentParser(prog="explorer", description=_DESCRIPTION)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in _COMMANDS.values():
+        command.add_parser(sub)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    return _COMMANDS[args.command].run(args)

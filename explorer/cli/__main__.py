@@ -1,0 +1,5 @@
+"""``python -m explorer.cli``: the ``explorer`` command (child processes start it this way)."""
+
+from explorer.cli import main
+
+raise SystemExit(main())

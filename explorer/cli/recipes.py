@@ -1,0 +1,35 @@
+"""The user's own copy of the recipes: ``explorer lab`` opens it rather than the tracked
+``notebooks/``, so that running and saving a recipe (JupyterLab autosaves every two minutes)
+never writes outputs into the repository.
+
+Recipes are copied in only when missing from the copy: the user's edits are never
+overwritten, and deleting a file there brings back the current version next time.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+#: The tracked recipes, relative to the working directory (the repository's root).
+SOURCE = Path("notebooks")
+
+
+def copy_missing(source: Path, target: Path) -> list[Path]:
+    """Copy every file under ``source`` that ``target`` lacks (hidden ones and JupyterLab's
+    checkpoints aside) into ``target``, created if need be; the files copied, in order."""
+    target.mkdir(parents=True, exist_ok=True)
+    if not source.is_dir():
+        return []
+    copied = []
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if not path.is_file() or any(part.startswith(".") for part in relative.parts):
+            continue
+        destination = target / relative
+        if destination.exists():
+            continue
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+        copied.append(destination)
+    return copied
