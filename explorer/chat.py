@@ -64,7 +64,6 @@ import logging
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -74,6 +73,7 @@ from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
 from explorer.errors import ChatError, ChatErrorCode, ChatTimeout, ClientClosed, ConnectionFailed
 from explorer.eventlog import EventLog
+from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
 from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
@@ -107,116 +107,6 @@ class ChatDetails:
 
 
 Callback = Callable[[Event], object]
-
-
-class _Feed:
-    """The events one consumer has not taken yet, oldest first, at most ``limit``."""
-
-    def __init__(self, names: Sequence[str], limit: int) -> None:
-        self.names = frozenset(names)
-        self.items: deque[Event] = deque(maxlen=limit)
-        #: Events dropped because the consumer was ``limit`` events behind.
-        self.dropped = 0
-        self.ended = False
-        self.error: BaseException | None = None
-
-    def push(self, event: Event) -> None:
-        """Add ``event`` if this feed wants it (called on the loop)."""
-        if self.names and event.event not in self.names:
-            return
-        if len(self.items) == self.items.maxlen:
-            self.dropped += 1
-        self.items.append(event)
-        self.wake()
-
-    def end(self, error: BaseException | None) -> None:
-        """No more events: the client closed (``error`` None) or gave up."""
-        self.ended, self.error = True, error
-        self.wake()
-
-    def wake(self) -> None:
-        """Tell a waiting consumer that something happened."""
-
-
-class EventStream(_Feed):
-    """An async iterator over a chat's events, from its creation on (``async for``)."""
-
-    def __init__(self, client: ChatClient, names: Sequence[str], limit: int) -> None:
-        super().__init__(names, limit)
-        self._client = client
-        self._waiter: asyncio.Future[None] | None = None
-        client._subscribe(self)
-
-    def wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    def __aiter__(self) -> EventStream:
-        return self
-
-    async def __anext__(self) -> Event:
-        while not self.items:
-            if self.ended:
-                self._client._unsubscribe(self)
-                if self.error is not None:
-                    raise self.error
-                raise StopAsyncIteration
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self.items.popleft()
-
-    def close(self) -> None:
-        """Stop receiving events."""
-        self._client._unsubscribe(self)
-
-
-class EventIterator(_Feed):
-    """A blocking iterator over a chat's events, from its creation on, for ``timeout`` seconds
-    in all (None: until the chat closes); see :meth:`Chat.events`."""
-
-    def __init__(
-        self, client: ChatClient, names: Sequence[str], limit: int, timeout: float | None
-    ) -> None:
-        super().__init__(names, limit)
-        self._client = client
-        self._ready = threading.Event()
-        self._deadline = None if timeout is None else time.monotonic() + timeout
-        client._subscribe(self)
-
-    def wake(self) -> None:
-        self._ready.set()
-
-    def __iter__(self) -> EventIterator:
-        return self
-
-    def __next__(self) -> Event:
-        while True:
-            self._ready.clear()
-            if self.items:
-                return self.items.popleft()
-            if self.ended:
-                self.close()
-                if self.error is not None:
-                    raise self.error
-                raise StopIteration
-            left = None if self._deadline is None else self._deadline - time.monotonic()
-            if left is not None and left <= 0:
-                self.close()
-                raise StopIteration
-            self._ready.wait(left)
-
-    def close(self) -> None:
-        """Stop receiving events."""
-        self._client._unsubscribe(self)
-
-    def __enter__(self) -> EventIterator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class ChatClient:
@@ -279,7 +169,7 @@ class ChatClient:
         self._ready = asyncio.Event()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._subscribing = threading.Lock()
-        self._feeds: tuple[_Feed, ...] = ()
+        self._feeds: tuple[Feed, ...] = ()
         self._callbacks: tuple[tuple[Callback, frozenset[str]], ...] = ()
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
@@ -636,20 +526,22 @@ class ChatClient:
         else:
             future.set_result(answer.data)
 
-    def _subscribe(self, feed: _Feed) -> None:
+    def _subscribe(self, feed: Feed) -> None:
         # Copy on write under a lock: the loop iterates the old tuple; any thread may call.
         with self._subscribing:
             self._feeds = (*self._feeds, feed)
         if self._closing:
             feed.end(self.error)
 
-    def _unsubscribe(self, feed: _Feed) -> None:
+    def _unsubscribe(self, feed: Feed) -> None:
         with self._subscribing:
             self._feeds = tuple(f for f in self._feeds if f is not feed)
 
     def events(self, *names: str, max_pending: int | None = None) -> EventStream:
         """An async iterator over events (only those called ``names``, when given), from now."""
-        return EventStream(self, names, max_pending or self.max_pending)
+        stream = EventStream(names, max_pending or self.max_pending, self._unsubscribe)
+        self._subscribe(stream)
+        return stream
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self.events()
@@ -874,7 +766,10 @@ class Chat:
             for event in chat.events("ChatMessage", timeout=30):
                 print(event.data["user_name"], event.data["message"]["message"])
         """
-        return EventIterator(self._aio, names, max_pending or self._aio.max_pending, timeout)
+        limit = max_pending or self._aio.max_pending
+        feed = EventIterator(names, limit, self._aio._unsubscribe, timeout)
+        self._aio._subscribe(feed)
+        return feed
 
     def on(self, callback: Callback, *names: str) -> Callable[[], None]:
         """Call ``callback(event)`` for every event (or those called ``names``), on the
