@@ -3,7 +3,9 @@
 Before each request the transport asks the bucket's :class:`~explorer.ratelimit.Allowance`
 (learnt from ``X-Rate-Limit``, ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset``) and the
 locally counted ``global`` bucket whether it may send, and sleeps until the window resets when
-not, so a full ranking draws no 429. Endpoints sharing a bucket share one allowance; which
+not, so a full ranking draws no 429. A platform that enforces nothing says so
+(``X-RateLimit-Enforced: false``); then no bucket, ``global`` included, holds a request back.
+Endpoints sharing a bucket share one allowance; which
 bucket an endpoint is charged to comes from its row (``endpoints.py``).
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Callable, Mapping
 
 from explorer.ratelimit import (
     BUCKETS,
+    ENFORCED_HEADER,
     LIMIT_HEADER,
     REMAINING_HEADER,
     RESET_HEADER,
@@ -95,6 +98,8 @@ class Pacer:
             header_number(headers, RESET_HEADER),
             attempt,
         )
+        if headers.get(ENFORCED_HEADER) == "false":
+            self._allowance(bucket).unlimited = self._global.unlimited = True
         self._global.release()
         self._notify()
 

@@ -51,6 +51,9 @@ BUCKETS: dict[str, Bucket] = {
 LIMIT_HEADER = "X-Rate-Limit"
 REMAINING_HEADER = "X-RateLimit-Remaining"
 RESET_HEADER = "X-RateLimit-Reset"
+#: ``false`` when the platform enforces no bucket (``--no-rate-limits``); it then sends this
+#: header instead of the three above, which would count down to nothing.
+ENFORCED_HEADER = "X-RateLimit-Enforced"
 
 
 def counts_status(bucket: str, status: int) -> bool:

@@ -63,6 +63,16 @@ def test_a_full_ranking_waits_for_the_bucket_and_draws_no_429(
     assert took >= 1.0
 
 
+def test_a_platform_without_limits_is_not_waited_for(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """Limits off and a 2-per-minute bucket: a seven-page ranking goes through without waiting."""
+    platform = make_platform(rate_limits=False, buckets={"channel-read": (2, 60.0)})
+    rows, took = rank(platform.base_url, Recording())
+    assert rows == total_channels(platform.base_url)
+    assert took < 30.0
+
+
 def test_a_429_from_a_shared_identity_is_waited_out_and_retried(
     make_platform: Callable[..., Platform],
 ) -> None:

@@ -27,7 +27,13 @@ from explorer.emulator import credentials
 from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.query import QueryError
-from explorer.ratelimit import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER, counts_status
+from explorer.ratelimit import (
+    ENFORCED_HEADER,
+    LIMIT_HEADER,
+    REMAINING_HEADER,
+    RESET_HEADER,
+    counts_status,
+)
 
 SESSION_COOKIE = "explorer_session"
 
@@ -149,6 +155,9 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
 
 
 def _rate_headers(services: Services, bucket: str, identity: str, now: float) -> dict[str, str]:
+    if not services.config.rate_limits:
+        # Nothing is counted down, so a client has nothing to wait for.
+        return {ENFORCED_HEADER: "false"}
     window = services.ledger.window(bucket, identity)
     remaining = window.remaining(now)
     return {
@@ -239,7 +248,7 @@ def _finish(
     header_bucket: str | None = "",
 ) -> Response:
     """Charge the buckets this response counts in and describe the route's bucket."""
-    for name in buckets:
+    for name in buckets if services.config.rate_limits else ():
         if counts_status(name, response.status_code):
             services.ledger.window(name, identity).charge(now)
     if header_bucket is not None:
