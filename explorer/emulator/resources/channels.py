@@ -1,14 +1,14 @@
 """Channels: the ranking list, one channel by id or token, and its details.
 
-``GET /channels`` turns the shared list-query grammar (``explorer.query``) into one SQL
-statement over indexed columns. The order always ends with ``id`` so successive pages are
-successive slices of one stable ordering; suspended channels never appear in listings.
+``GET /channels`` turns the shared list-query grammar (``explorer.query``) into a listing whose
+pages cost the same at any depth (``explorer.emulator.listing``). The order always ends with
+``id`` so successive pages are successive slices of one stable ordering; suspended channels
+never appear in listings.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -16,74 +16,19 @@ from starlette.responses import Response
 
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
+from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.shapes import (
     CHANNEL_FIELDS,
     CHANNEL_FILTERS,
-    CHANNEL_FROM,
-    CHANNEL_SELECT,
     find_channel,
     render_channel,
 )
-from explorer.query import MAX_PAGE, Condition, ListQuery, parse_fields, parse_list_query
+from explorer.query import MAX_PAGE, parse_fields, parse_list_query
 
 #: What ``fields`` may project: the declared fields (:data:`~explorer.emulator.shapes.CHANNEL`)
 #: and the embedded records.
 PROJECTABLE: tuple[str, ...] = (*CHANNEL_FIELDS, "type", "user")
-_SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-_SCOPE_COLUMNS = {
-    "names": ("c.token",),
-    "titles": ("c.name",),
-    "types": ("t.name",),
-    "all": ("c.token", "c.name", "t.name"),
-}
-
-
-def _condition_sql(cond: Condition, args: list[Any]) -> str:
-    column = f"c.{cond.field}"
-    if cond.op == "in":
-        args.extend(cond.value)
-        return f"{column} IN ({', '.join('?' * len(cond.value))})"
-    args.append(int(cond.value) if isinstance(cond.value, bool) else cond.value)
-    return f"{column} {_SQL_OPS[cond.op]} ?"
-
-
-@dataclass(frozen=True, slots=True)
-class ListSQL:
-    """SQL for one list request: the rows statement and the total statement, with arguments."""
-
-    rows: str
-    count: str
-    args: list[Any]
-
-
-def build_list_sql(query: ListQuery) -> ListSQL:
-    """The statements that answer ``query`` (the count skips the owner join it does not need)."""
-    args: list[Any] = []
-    clauses = ["c.suspended = 0"]
-    clauses += [_condition_sql(c, args) for c in query.where]
-    types_join = ""
-    if query.q:
-        escaped = query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
-        columns = _SCOPE_COLUMNS[query.scope]
-        if "t.name" in columns:
-            types_join = " LEFT JOIN types t ON t.id = c.typeId"
-        clauses.append("(" + " OR ".join(f"{col} LIKE ? ESCAPE '\\'" for col in columns) + ")")
-        args.extend([pattern] * len(columns))
-    where = f"WHERE {' AND '.join(clauses)}"
-    order = [f"c.{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
-    if not any(o.field == "id" for o in query.order):
-        order.append("c.id ASC")
-    ordering = ", ".join(order)
-    # Deferred join: page through channel ids alone (index-only), then fetch 50 full rows.
-    return ListSQL(
-        rows=f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.id IN ("
-        f"SELECT c.id FROM channels c{types_join} {where} ORDER BY {ordering} LIMIT ? OFFSET ?"
-        f") ORDER BY {ordering}",
-        count=f"SELECT COUNT(*) FROM channels c{types_join} {where}",
-        args=args,
-    )
 
 
 def _project(item: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
@@ -128,11 +73,14 @@ async def list_channels(ctx: Context) -> Response:
     hit = cache.get(key, version)
     if hit is None:
         query = parse_list_query(ctx.params, CHANNEL_FILTERS, PROJECTABLE)
-        sql = build_list_sql(query)
-        rows = ctx.store.all(sql.rows, [*sql.args, query.limit, query.page * query.limit])
+        pager = ctx.services.caches.get("channel-pager")
+        if pager is None:
+            pager = ctx.services.caches["channel-pager"] = Pager(ctx.store)
+        listing = listing_of(query)
+        rows = pager.page(listing, version, query.page * query.limit, query.limit)
         types = ctx.services.types.all()
         body = orjson.dumps([_project(render_channel(row, types), query.fields) for row in rows])
-        total = str(ctx.store.scalar(sql.count, sql.args)) if query.count else None
+        total = str(pager.total(listing, version)) if query.count else None
         cache.put(key, version, body, total)
         hit = body, total
     headers = {"X-Total-Count": hit[1]} if hit[1] is not None else None
