@@ -57,6 +57,7 @@ the caller or the injected ``clock``.
 from __future__ import annotations
 
 import bisect
+import ctypes
 import html
 import os
 import threading
@@ -440,6 +441,9 @@ class EventLog:
             # The sealed rows of this frame stand in for the segments they were copied from.
             self._segments = [_Segment(start, frame.iloc[:sealed])] if sealed else []
             self._last = (start, snap.end, frame)
+            if len(pieces) > 1:
+                del pieces
+                _release_freed()
         return frame.copy(deep=False)
 
     def tail(self, n: int = 20, event: str | Collection[str] | None = None) -> pd.DataFrame:
@@ -549,6 +553,29 @@ class EventLog:
         rows = rows.loc[:, rows.notna().any() | rows.columns.isin(["received_at", "event"])]
         table = rows.to_html(max_cols=_HTML_COLUMNS, notebook=True) if len(rows) else ""
         return f"<p><code>{html.escape(repr(self))}</code></p>{table}"
+
+
+def _find_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` from the running process, None elsewhere (other C libraries
+    return freed memory on their own)."""
+    try:
+        return cast("Callable[[int], int]", ctypes.CDLL(None).malloc_trim)
+    except (OSError, AttributeError, TypeError):
+        return None
+
+
+_TRIM = _find_trim()
+
+
+def _release_freed() -> None:
+    """Hand the heap's free pages back to the OS.
+
+    Building a frame concatenates per-chunk columns (tens of kilobytes each, so on the C heap)
+    into whole ones and frees them; glibc keeps such holes resident, about 100 bytes per row,
+    measured at a million rows. One trim after a concatenation returns them, in milliseconds.
+    """
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _received_at(snap: _Snapshot, row: int) -> float:

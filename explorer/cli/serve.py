@@ -53,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     serve.add_argument(
         "--no-rate-limits",
         action="store_true",
-        help="do not enforce the buckets (headers are still sent)",
+        help="do not enforce the buckets (responses say so: X-RateLimit-Enforced: false)",
     )
     serve.add_argument(
         "--chat-nodes", type=int, default=2, help="chat websocket servers to run (default 2)"
