@@ -143,20 +143,39 @@ def seed_history(store: Store, seed: int, now: float) -> int:
     the messages over the hour before ``now``. Returns the number of messages stored.
     """
     rng = random.Random(f"{seed}:history")
-    users = store.all(
-        "SELECT id, username, level, avatarUrl FROM users WHERE id > ?", (len(DEMO_ACCOUNTS),)
-    )
+    # Chatters are sampled by id and names looked up by index: loading every user would cost
+    # seconds at a million channels.
+    pool = range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
     total = store.scalar("SELECT COUNT(*) FROM channels")
     channels = store.all(
         "SELECT id, userId FROM channels WHERE suspended = 0 "
         "ORDER BY viewersTotal DESC, id LIMIT ?",
         (min(HISTORY_CHANNELS, max(1, total // HISTORY_SHARE)),),
     )
-    known = {row[1].lower(): (row[0], row[1]) for row in users}
+    known: dict[str, tuple[int, str] | None] = {}
+
+    def lookup(name: str) -> tuple[int, str] | None:
+        key = name.lower()
+        if key not in known:
+            row = store.one(
+                "SELECT id, username FROM users WHERE username = ? COLLATE NOCASE", (name,)
+            )
+            known[key] = None if row is None else (row[0], row[1])
+        return known[key]
+
     parsed: dict[str, tuple[list[Any], dict[str, Any]]] = {}
     rows: list[tuple[str, int, int, float, dict[str, Any]]] = []
     for channel_id, owner_id in channels:
-        chatters = rng.sample(users, min(len(users), rng.randint(3, 15)))
+        sampled = rng.sample(pool, min(len(pool), rng.randint(3, 15)))
+        found = {
+            row[0]: row
+            for row in store.all(
+                "SELECT id, username, level, avatarUrl FROM users "
+                f"WHERE id IN ({', '.join('?' * len(sampled))})",
+                sampled,
+            )
+        }
+        chatters = [found[user_id] for user_id in sampled if user_id in found]
         people = [(row, ["User"]) for row in chatters if row[0] != owner_id]
         owner = store.one(
             "SELECT id, username, level, avatarUrl FROM users WHERE id = ?", (owner_id,)
@@ -183,7 +202,7 @@ def seed_history(store: Store, seed: int, now: float) -> int:
             user_id, identity, mates = rng.choice(speakers)
             text = chat_line(rng, mates)
             if text not in parsed:
-                parsed[text] = compose(text, lambda name: known.get(name.lower()))
+                parsed[text] = compose(text, lookup)
             components, meta = parsed[text]
             message_id = seeded_message_id(rng)
             data = message_data(channel_id, message_id, identity, components, meta)

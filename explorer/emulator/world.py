@@ -277,15 +277,16 @@ def generate(seed: int, channels: int, demo_hash: str | None = None) -> World:
     types = _types(rng)
     type_ids = [row["id"] for row in types]
     type_cumulative = list(accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(types))))
-    channel_ids = list(range(FIRST_CHANNEL_ID, FIRST_CHANNEL_ID + channels))
-    rng.shuffle(channel_ids)
+    # Each user's channel id follows their user id, so both tables load in key order (a
+    # shuffled id put every insert at a random place in a million-row table: 40 % slower).
+    channel_ids = range(FIRST_CHANNEL_ID, FIRST_CHANNEL_ID + channels)
     roles = [{"channelId": channel_ids[0], "userId": 2, "roles": dumps(["Mod"])}]
     return World(types, roles, _rows(rng, channel_ids, type_ids, type_cumulative, demo_hash))
 
 
 def _rows(
     rng: random.Random,
-    channel_ids: list[int],
+    channel_ids: Sequence[int],
     type_ids: list[int],
     type_cumulative: list[float],
     demo_hash: str | None,
