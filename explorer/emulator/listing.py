@@ -183,26 +183,33 @@ class Pager:
         order (or its reverse)."""
         if limit <= 0:
             return []
-        base = f"SELECT c.id FROM {listing.source} WHERE {listing.where}"
         ordering = _ordering(listing.order, reverse)
         if key is None:
-            sql = f"{base} ORDER BY {ordering} LIMIT ? OFFSET ?"
+            sql = (
+                f"SELECT c.id FROM {listing.source} WHERE {listing.where} "
+                f"ORDER BY {ordering} LIMIT ? OFFSET ?"
+            )
             return [row[0] for row in self.store.all(sql, [*listing.args, limit, skip])]
         # Past the key: one index range per leading prefix of equal fields, each at most
         # skip + limit rows, merged in order (a row-value comparison cannot mix directions).
+        # The branches carry their sort keys, read from the index, so rows skipped are never
+        # looked up in the table.
+        keys = ", ".join(f"c.{name} AS k{i}" for i, (name, _) in enumerate(listing.order))
+        merged = ", ".join(
+            f"k{i} {'DESC' if desc != reverse else 'ASC'}"
+            for i, (_, desc) in enumerate(listing.order)
+        )
         branches, args = [], []
         for depth, (name, desc) in enumerate(listing.order):
             equal = [f"c.{n} = ?" for n, _ in listing.order[:depth]]
-            past = f"c.{name} {'<' if desc else '>'} ?"
+            past = f"c.{name} {'<' if desc != reverse else '>'} ?"
             branches.append(
-                f"SELECT * FROM ({base} AND {' AND '.join([*equal, past])} "
+                f"SELECT * FROM (SELECT c.id, {keys} FROM {listing.source} WHERE "
+                f"{listing.where} AND {' AND '.join([*equal, past])} "
                 f"ORDER BY {ordering} LIMIT ?)"
             )
             args += [*listing.args, *key[: depth + 1], skip + limit]
-        sql = (
-            f"SELECT c.id FROM channels c WHERE c.id IN ({' UNION ALL '.join(branches)}) "
-            f"ORDER BY {ordering} LIMIT ? OFFSET ?"
-        )
+        sql = f"SELECT id FROM ({' UNION ALL '.join(branches)}) ORDER BY {merged} LIMIT ? OFFSET ?"
         return [row[0] for row in self.store.all(sql, [*args, limit, skip])]
 
     def _rows(self, listing: Listing, ids: list[int]) -> list[tuple[Any, ...]]:

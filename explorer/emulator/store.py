@@ -57,17 +57,17 @@ CREATE TABLE IF NOT EXISTS channels (
     createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT, streamKey TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS channels_token ON channels (token COLLATE NOCASE);
--- Rankings read highest first with ties by ascending id: these indexes are in that order, and
--- hold only listed (unsuspended) channels, so skipping or counting rows never reads the table.
+-- Rankings read highest first with ties by ascending id, listed (unsuspended) channels only:
+-- these indexes are in that order and hold every column such a page's ids need, so skipping,
+-- seeking or counting rows never reads the table.
 DROP INDEX IF EXISTS channels_viewers_total;
 DROP INDEX IF EXISTS channels_viewers_current;
 DROP INDEX IF EXISTS channels_followers;
-CREATE INDEX IF NOT EXISTS channels_rank_viewers_total ON channels (viewersTotal DESC, id)
-    WHERE suspended = 0;
-CREATE INDEX IF NOT EXISTS channels_rank_viewers_current ON channels (viewersCurrent DESC, id)
-    WHERE suspended = 0;
-CREATE INDEX IF NOT EXISTS channels_rank_followers ON channels (numFollowers DESC, id)
-    WHERE suspended = 0;
+CREATE INDEX IF NOT EXISTS channels_rank_viewers_total
+    ON channels (suspended, viewersTotal DESC, id);
+CREATE INDEX IF NOT EXISTS channels_rank_viewers_current
+    ON channels (suspended, viewersCurrent DESC, id);
+CREATE INDEX IF NOT EXISTS channels_rank_followers ON channels (suspended, numFollowers DESC, id);
 CREATE INDEX IF NOT EXISTS channels_online ON channels (online, viewersCurrent);
 CREATE INDEX IF NOT EXISTS channels_language ON channels (languageId, viewersTotal);
 CREATE INDEX IF NOT EXISTS channels_type ON channels (typeId, viewersTotal);
