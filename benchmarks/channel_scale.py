@@ -120,25 +120,28 @@ def rank_seconds(base_url: str) -> tuple[int, float]:
 def main(channels: int = LARGE) -> None:
     """Run the three comparisons and print each ratio against its goal."""
     print(f"Scale: {channels:,} channels against {SMALL:,}, rate limits off")
-    with tempfile.TemporaryDirectory() as folder:
-        with serving(SMALL, folder) as (small_url, _, _), serving(channels, folder) as started:
-            large_url, pid, seed_s = started
-            peak_seed = memory_mib(pid)[1]
-            print(f"  start with {channels:,} channels: {seed_s:6.1f} s (goal < 30 s)")
-            last = (channels - 1) // PAGE
-            first_ms, last_ms = [], []
-            for _ in range(ROUNDS):
-                first_ms.append(page_ms(large_url, 0))
-                last_ms.append(page_ms(large_url, last))
-            first, deep = statistics.median(first_ms), statistics.median(last_ms)
-            print(
-                f"  first page {first:6.2f} ms, last page (page {last:,}) {deep:6.2f} ms: "
-                f"ratio {deep / first:.2f} (goal <= 2)"
-            )
-            small = [rank_seconds(small_url) for _ in range(3)]
-            small_rows, small_s = small[0][0], min(s for _, s in small)
-            large_rows, large_s = rank_seconds(large_url)
-            rss, peak = memory_mib(pid)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        serving(SMALL, folder) as (small_url, _, _),
+        serving(channels, folder) as started,
+    ):
+        large_url, pid, seed_s = started
+        peak_seed = memory_mib(pid)[1]
+        print(f"  start with {channels:,} channels: {seed_s:6.1f} s (goal < 30 s)")
+        last = (channels - 1) // PAGE
+        first_ms, last_ms = [], []
+        for _ in range(ROUNDS):
+            first_ms.append(page_ms(large_url, 0))
+            last_ms.append(page_ms(large_url, last))
+        first, deep = statistics.median(first_ms), statistics.median(last_ms)
+        print(
+            f"  first page {first:6.2f} ms, last page (page {last:,}) {deep:6.2f} ms: "
+            f"ratio {deep / first:.2f} (goal <= 2)"
+        )
+        small = [rank_seconds(small_url) for _ in range(3)]
+        small_rows, small_s = small[0][0], min(s for _, s in small)
+        large_rows, large_s = rank_seconds(large_url)
+        rss, peak = memory_mib(pid)
     per_small = small_s / small_rows * 1e6
     per_large = large_s / large_rows * 1e6
     print(

@@ -11,12 +11,20 @@ most 3,000 events and its rate is extrapolated, which flatters it. Rates are CPU
 tracemalloc sees (Python objects and numpy buffers) plus pyarrow's allocations (compressed
 packets, string columns), which tracemalloc does not see; frames are copied as websockets
 hands them over (a ``bytearray`` each). Run with ``python -m benchmarks.eventlog [n]``.
+
+Resident memory (issue 15): a fresh process (``python -m benchmarks.eventlog resident N``)
+ingests N = 1,000,000 packets made on the fly, ten thousand at a time, reads ``.frame`` and
+reports how much its resident set grew per event, after ingest and after the read, the frame
+kept (goal <= 400 bytes). This counts what the process really holds: allocator overhead and
+heap fragmentation included, which the traced figures above do not see.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import random
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -30,6 +38,8 @@ from explorer.eventlog import EventLog
 from explorer.eventrows import COLUMNS, flatten
 
 NAIVE_LIMIT = 3_000
+RESIDENT_EVENTS = 1_000_000
+_RESIDENT_BATCH = 10_000
 _PHRASES = [
     "hello",
     "gg",
@@ -173,6 +183,49 @@ def _read_seconds(n: int, wire: list[bytes]) -> tuple[float, float, float, float
     return tail, first, again, dedupe
 
 
+def _resident() -> int:
+    """This process's resident set, in bytes."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _resident_child(n: int) -> None:
+    """In a fresh process: ingest ``n`` packets, read ``.frame``; print the resident growth per
+    event after each."""
+    warm = EventLog()
+    ingest(warm, make_packets(_RESIDENT_BATCH, seed=-1), copy=True)
+    len(warm.frame)
+    del warm
+    gc.collect()
+    base = _resident()
+    log = EventLog()
+    for first in range(0, n, _RESIDENT_BATCH):
+        for i, raw in enumerate(make_packets(_RESIDENT_BATCH, seed=first)):
+            packet = orjson.loads(raw)
+            data = packet["data"]
+            log.append_event(packet["event"], data, bytearray(raw), first + i, data["id"])
+    gc.collect()
+    ingested = _resident() - base
+    frame = log.frame
+    gc.collect()
+    read = _resident() - base
+    assert len(frame) == n
+    print(ingested / n, read / n)
+
+
+def resident_bytes(n: int = RESIDENT_EVENTS) -> tuple[float, float]:
+    """Resident bytes per event of a fresh process after ingesting ``n`` events, and after
+    its first ``.frame`` (Linux: reads ``/proc``)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.eventlog", "resident", str(n)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout.split()
+    return float(out[0]), float(out[1])
+
+
 def run(n: int = 100_000) -> dict[str, float]:
     """Measure ingestion rates, their ratio, retained bytes per event and read times."""
     wire = make_packets(n + 100)
@@ -189,6 +242,7 @@ def run(n: int = 100_000) -> dict[str, float]:
     naive_rate = naive_n / min(naive_s)
     ingested, read = _retained_bytes(events)
     tail, first_read, next_read, dedupe = _read_seconds(n, wire)
+    resident_ingested, resident_read = resident_bytes()
     return {
         "events": n,
         "eventlog_events_per_s": log_rate,
@@ -201,6 +255,8 @@ def run(n: int = 100_000) -> dict[str, float]:
         "frame_first_read_s": first_read,
         "frame_read_after_100_more_s": next_read,
         "history_dedupe_s": dedupe,
+        "resident_per_event": resident_ingested,
+        "resident_per_event_after_frame": resident_read,
     }
 
 
@@ -225,6 +281,11 @@ def report(r: dict[str, float]) -> None:
         f"row), {r['frame_read_after_100_more_s'] * 1e3:,.1f} ms after 100 more events"
     )
     print(f"  add_history        {r['history_dedupe_s'] * 1e3:>12,.1f} ms for 100 messages")
+    print(
+        f"  resident           {r['resident_per_event_after_frame']:>12,.0f} bytes/event after "
+        f".frame, fresh process, {RESIDENT_EVENTS:,} events   goal <= 400 "
+        f"({r['resident_per_event']:,.0f} after ingest)"
+    )
 
 
 def main(n: int = 100_000) -> None:
@@ -233,4 +294,7 @@ def main(n: int = 100_000) -> None:
 
 
 if __name__ == "__main__":
-    main(*map(int, sys.argv[1:2]))
+    if sys.argv[1:2] == ["resident"]:
+        _resident_child(int(sys.argv[2]))
+    else:
+        main(*map(int, sys.argv[1:2]))
