@@ -7,7 +7,9 @@ row, remembered for that listing (its filter and order) while the catalog versio
 next page seeks past that key through the ordering's index and reads ``limit`` rows, whatever
 its depth. A page with no cursor before it nearby is read from whichever end is nearer: a deep
 page in reverse order from the last row (the listing's total, counted once per catalog version,
-says where that is). Orderings on nullable fields keep ``OFFSET`` (a NULL key has no seek).
+says where that is). Rows passed over on the way come from the covering ranking indexes
+(``store.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
+has no seek).
 """
 
 from __future__ import annotations
@@ -150,24 +152,15 @@ class Pager:
         """The rows (:data:`~explorer.emulator.shapes.CHANNEL_SELECT`) at ``offset``."""
         cursors = self._cursors(listing, version)
         start = cursors.before(offset) if listing.seekable else 0
-        if offset - start > self.near and listing.seekable:
-            total = self.total(listing, version)
-            if total - offset < offset - start:
-                return self._from_end(listing, cursors, offset, limit, total)
-        key = cursors.keys.get(start)
-        ids = self._ids(listing, key, offset - start, limit)
+        far = listing.seekable and offset - start > self.near
+        total = self.total(listing, version) if far else None
+        if total is not None and total - offset < offset - start:
+            skip = total - offset - limit  # from the last row backwards
+            ids = self._ids(listing, None, max(skip, 0), limit + min(skip, 0), reverse=True)
+        else:
+            ids = self._ids(listing, cursors.keys.get(start), offset - start, limit)
         rows = self._rows(listing, ids)
         if rows and listing.seekable:
-            cursors.remember(offset + len(rows), self._key(listing, rows[-1]))
-        return rows
-
-    def _from_end(
-        self, listing: Listing, cursors: _Cursors, offset: int, limit: int, total: int
-    ) -> list[tuple[Any, ...]]:
-        skip = total - offset - limit
-        ids = self._ids(listing, None, max(skip, 0), limit + min(skip, 0), reverse=True)
-        rows = self._rows(listing, ids)
-        if rows:
             cursors.remember(offset + len(rows), self._key(listing, rows[-1]))
         return rows
 
@@ -215,12 +208,11 @@ class Pager:
     def _rows(self, listing: Listing, ids: list[int]) -> list[tuple[Any, ...]]:
         if not ids:
             return []
-        rows = self.store.all(
+        return self.store.all(
             f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} "
             f"WHERE c.id IN ({', '.join('?' * len(ids))}) ORDER BY {_ordering(listing.order)}",
             ids,
         )
-        return rows
 
     @staticmethod
     def _key(listing: Listing, row: tuple[Any, ...]) -> tuple[Any, ...]:
