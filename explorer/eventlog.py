@@ -438,10 +438,11 @@ class EventLog:
             )
             frame.index = pd.RangeIndex(start, snap.end, name="row")
             sealed = first_open - start
+            merged = len(self._segments) > 1
             # The sealed rows of this frame stand in for the segments they were copied from.
             self._segments = [_Segment(start, frame.iloc[:sealed])] if sealed else []
             self._last = (start, snap.end, frame)
-            if len(pieces) > 1:
+            if merged:
                 del pieces
                 _release_freed()
         return frame.copy(deep=False)
@@ -572,7 +573,9 @@ def _release_freed() -> None:
 
     Building a frame concatenates per-chunk columns (tens of kilobytes each, so on the C heap)
     into whole ones and frees them; glibc keeps such holes resident, about 100 bytes per row,
-    measured at a million rows. One trim after a concatenation returns them, in milliseconds.
+    measured at a million rows. One trim after segments were merged returns them (about 60 ms
+    after building 200,000 rows, a fifteenth of the build; reads that only add the open rows
+    to one segment skip it).
     """
     if _TRIM is not None:
         _TRIM(0)
