@@ -84,6 +84,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help=f"chat methods per second one connection may call (default {DEFAULTS.chat_rate:g})",
     )
     serve.add_argument(
+        "--chat-user-connections",
+        type=int,
+        default=DEFAULTS.chat_user_connections,
+        help="chat connections one signed-in user may hold over all nodes "
+        f"(default {DEFAULTS.chat_user_connections})",
+    )
+    serve.add_argument(
+        "--chat-address-connections",
+        type=int,
+        default=DEFAULTS.chat_address_connections,
+        help="chat connections one address may open per process "
+        f"(default {DEFAULTS.chat_address_connections})",
+    )
+    serve.add_argument(
         "--forwarded-allow-ips",
         default="",
         help="comma-separated proxy addresses or CIDR blocks ('*': any) whose X-Forwarded-For "
@@ -126,11 +140,18 @@ def run(args: argparse.Namespace) -> int:
     """The ``explorer serve`` command: run the platform (or a chat node) until interrupted."""
     db = args.db or str(default_db())
     fewest_nodes = 0 if args.broker else 1
-    rates = (args.sim_rate, args.sim_channel_rate, args.chat_rate, args.authkey_ttl)
+    rates = (
+        args.sim_rate,
+        args.sim_channel_rate,
+        args.chat_rate,
+        args.authkey_ttl,
+        args.chat_user_connections,
+        args.chat_address_connections,
+    )
     if args.chat_nodes < fewest_nodes or min(rates) <= 0:
         print(
             "explorer serve: --chat-nodes must be positive (or 0 with --broker), and so must "
-            "the rates and --authkey-ttl",
+            "the rates, --authkey-ttl and the connection caps",
             file=sys.stderr,
         )
         return 2
@@ -154,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
         chat_rate=args.chat_rate,
         chat_burst=max(DEFAULTS.chat_burst, round(2 * args.chat_rate)),
         authkey_ttl=args.authkey_ttl,
+        chat_user_connections=args.chat_user_connections,
+        chat_address_connections=args.chat_address_connections,
         forwarded_allow_ips=proxies,
         open_control=args.open_control,
     )
