@@ -270,6 +270,39 @@ def test_suspension_ends_the_owners_authkeys(make_platform: MakePlatform) -> Non
     run(scenario())
 
 
+def test_password_change_ends_every_other_credential(make_platform: MakePlatform) -> None:
+    """Changing the password closes chats of other sessions and tokens (4001), ends those
+    credentials, keeps the calling session; a wrong current password changes nothing."""
+    world = world_of(make_platform, rate_limits=False)
+    viewer = world.user_id("viewer")
+
+    async def scenario() -> None:
+        with (
+            closing(sign_in(world.base_url, "viewer")) as thief,
+            closing(sign_in(world.base_url, "viewer")) as owner,
+        ):
+            token = implicit_token(thief, "chat:connect chat:chat")
+            with bearer(world.base_url, token) as api:
+                by_token, token_key = await signed_in_chat(world, api, viewer)
+            by_session, session_key = await signed_in_chat(world, thief, viewer)
+            path = "/users/current/password"
+            wrong = owner.put(path, json={"password": "guess", "newPassword": "n3w-secret"})
+            assert wrong.status_code == 401
+            changed = owner.put(path, json={"password": "explorer", "newPassword": "n3w-secret"})
+            assert changed.status_code == 204, changed.text
+            attempt("credentials after a password change", 6)
+            for chat in (by_token, by_session):
+                assert await closed_with(chat) == CREDENTIAL_ENDED
+            for key in (token_key, session_key):
+                await key_is_dead(world, viewer, key)
+            assert thief.get("/users/current").status_code == 401
+            with bearer(world.base_url, token) as api:
+                assert api.get("/users/current").status_code == 401
+            assert owner.get("/users/current").status_code == 200
+
+    run(scenario())
+
+
 def test_toolkit_reports_a_lost_credential(make_platform: MakePlatform) -> None:
     """A toolkit chat whose session signs out ends with CredentialLost instead of
     reconnecting."""
