@@ -209,7 +209,7 @@ def specs_for(base_url: str, endpoints: list[str]) -> list[list[dict[str, Any]]]
         with explorer.connect(base_url, username=username, password="explorer") as api:
             user_id = int(api.request("GET", "/users/current")["id"])
             for channel in channels[index :: len(DEMO_USERS)]:
-                keys[channel] = [channel, user_id, api.chat_details(channel).authkey]
+                keys[channel] = [channel, user_id, api.channel(channel).chat_details().authkey]
     children: list[list[dict[str, Any]]] = [[] for _ in range(CHILDREN)]
     for c, channel in enumerate(channels):
         for m in range(MEMBERS):
