@@ -76,6 +76,14 @@ async def key_is_dead(world: World, user_id: int, key: str) -> None:
         await chat.close()
 
 
+async def ended(world: World, chat: Chat, user_id: int, key: str, attack: str) -> None:
+    """``chat`` was closed with 4001 and ``key`` is dead on every node (counted as
+    ``attack``)."""
+    attempt(attack, 1 + len(world.platform.chat_endpoints))
+    assert await closed_with(chat) == CREDENTIAL_ENDED
+    await key_is_dead(world, user_id, key)
+
+
 # --- 1. one user is one user ------------------------------------------------------------
 
 
@@ -183,9 +191,7 @@ def test_logout_ends_the_sessions_authkeys(make_platform: MakePlatform) -> None:
         with closing(sign_in(world.base_url, "viewer")) as client:
             chat, key = await signed_in_chat(world, client, viewer)
             client.delete("/users/current/session").raise_for_status()
-        attempt("authkey after logout", 3)
-        assert await closed_with(chat) == CREDENTIAL_ENDED
-        await key_is_dead(world, viewer, key)
+        await ended(world, chat, viewer, key, "authkey after logout")
 
     run(scenario())
 
@@ -219,9 +225,7 @@ def test_token_revocation_ends_the_tokens_authkeys(make_platform: MakePlatform) 
             chat, key = await signed_in_chat(world, api, viewer)
         revoked = httpx.post(world.base_url + "/oauth/revoke", data={"token": token})
         assert revoked.status_code == 200
-        attempt("authkey after token revocation", 3)
-        assert await closed_with(chat) == CREDENTIAL_ENDED
-        await key_is_dead(world, viewer, key)
+        await ended(world, chat, viewer, key, "authkey after token revocation")
 
     run(scenario())
 
@@ -245,9 +249,7 @@ def test_refresh_token_reuse_ends_the_familys_authkeys(make_platform: MakePlatfo
         with bearer(world.base_url, second["access_token"]) as api:
             chat, key = await signed_in_chat(world, api, streamer)
         assert httpx.post(token_url, data=rotate).status_code == 400  # the replay
-        attempt("authkey after refresh token reuse", 3)
-        assert await closed_with(chat) == CREDENTIAL_ENDED
-        await key_is_dead(world, streamer, key)
+        await ended(world, chat, streamer, key, "authkey after refresh token reuse")
 
     run(scenario())
 
@@ -263,9 +265,7 @@ def test_suspension_ends_the_owners_authkeys(make_platform: MakePlatform) -> Non
             chat, key = await signed_in_chat(world, client, viewer2)
         staff = world.rest("staff")
         staff.post(f"/channels/{world.channel_of('viewer2')}/suspend").raise_for_status()
-        attempt("authkey after suspension", 3)
-        assert await closed_with(chat) == CREDENTIAL_ENDED
-        await key_is_dead(world, viewer2, key)
+        await ended(world, chat, viewer2, key, "authkey after suspension")
 
     run(scenario())
 
@@ -290,11 +290,8 @@ def test_password_change_ends_every_other_credential(make_platform: MakePlatform
             assert wrong.status_code == 401
             changed = owner.put(path, json={"password": "explorer", "newPassword": "n3w-secret"})
             assert changed.status_code == 204, changed.text
-            attempt("credentials after a password change", 6)
-            for chat in (by_token, by_session):
-                assert await closed_with(chat) == CREDENTIAL_ENDED
-            for key in (token_key, session_key):
-                await key_is_dead(world, viewer, key)
+            for chat, key in ((by_token, token_key), (by_session, session_key)):
+                await ended(world, chat, viewer, key, "authkey after a password change")
             assert thief.get("/users/current").status_code == 401
             with bearer(world.base_url, token) as api:
                 assert api.get("/users/current").status_code == 401
