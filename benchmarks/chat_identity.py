@@ -96,11 +96,12 @@ async def measure(
         return latencies
 
     started = time.monotonic()
-    *_, latencies = await asyncio.gather(*(flood(ws) for ws in sockets), ping())
+    pinging = asyncio.ensure_future(ping())
+    await asyncio.gather(*(flood(ws) for ws in sockets))
+    latencies = sorted(await pinging)
     elapsed = time.monotonic() - started
     for ws in [*sockets, watcher]:
         await ws.close()
-    latencies.sort()
     return {
         "accepted_per_s": accepted / elapsed,
         "refused": refused,
