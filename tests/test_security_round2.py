@@ -21,6 +21,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 import explorer
+from explorer.cli.serve import exposure_warning
+from explorer.emulator import addresses
 from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS
 from explorer.emulator.chat.node import CREDENTIAL_ENDED
 from explorer.errors import CredentialLost
@@ -437,3 +439,13 @@ def test_control_namespace_answers_loopback_only(make_platform: MakePlatform) ->
     assert httpx.get(guarded.root_url + "/_emulator/health").status_code == 200
     opened = make_platform(rate_limits=False, forwarded_allow_ips=("*",), open_control=True)
     assert httpx.get(opened.root_url + "/_emulator/mail", headers=remote).status_code == 200
+
+
+def test_serving_beyond_loopback_warns_what_is_open() -> None:
+    """The warning of ``explorer serve --host`` off loopback names the API, the chat nodes and
+    the control namespace's state; loopback names get none."""
+    closed, opened = exposure_warning("192.0.2.1", False), exposure_warning("192.0.2.1", True)
+    assert "REST API" in closed and "chat nodes" in closed and "loopback only" in closed
+    assert "mail box" in opened and "--open-control" in opened
+    assert all(addresses.is_loopback(host) for host in ("127.0.0.1", "::1", "localhost"))
+    assert not addresses.is_loopback("0.0.0.0")
