@@ -18,6 +18,7 @@ SUITES = (
     "chat_fanout",
     "chat_ingest",
     "chat_scaleout",
+    "chat_identity",
 )
 
 

@@ -209,7 +209,7 @@ def specs_for(base_url: str, endpoints: list[str]) -> list[list[dict[str, Any]]]
         with explorer.connect(base_url, username=username, password="explorer") as api:
             user_id = int(api.request("GET", "/users/current")["id"])
             for channel in channels[index :: len(DEMO_USERS)]:
-                keys[channel] = [channel, user_id, api.chat_details(channel).authkey]
+                keys[channel] = [channel, user_id, api.channel(channel).chat_details().authkey]
     children: list[list[dict[str, Any]]] = [[] for _ in range(CHILDREN)]
     for c, channel in enumerate(channels):
         for m in range(MEMBERS):
@@ -298,7 +298,11 @@ def main() -> None:
         if shutil.which("redis-server") is None:
             print("  (no redis-server installed: the Redis platform is skipped)")
         else:
-            with Fleet(folder / "redis.db", nodes=NODES, channels=300) as fleet:
+            # 1,000 clients from one address: per-address caps off, as on the in-process side.
+            unlimited = ["--no-rate-limits"]
+            with Fleet(
+                folder / "redis.db", nodes=NODES, channels=300, node_args=unlimited
+            ) as fleet:
                 endpoints = [node.address for node in fleet.nodes]
                 name = f"Redis, {NODES} node processes"
                 rows.append((name, measure(fleet.base_url, endpoints)))
