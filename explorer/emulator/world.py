@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import accumulate, islice
 from typing import Any, TypeVar
 
+from explorer.emulator.shapes import CHANNEL_FIELDS
 from explorer.emulator.store import Store, dumps
 
 #: The instant the seeded world describes; creation dates fall before it.
@@ -231,41 +232,8 @@ USER_COLUMNS = (
     "createdAt",
     "updatedAt",
 )
-CHANNEL_COLUMNS = (
-    "id",
-    "userId",
-    "token",
-    "name",
-    "online",
-    "featured",
-    "partnered",
-    "suspended",
-    "interactive",
-    "hasVod",
-    "vodsEnabled",
-    "hasTranscodes",
-    "featureLevel",
-    "ftl",
-    "audience",
-    "viewersTotal",
-    "viewersCurrent",
-    "numFollowers",
-    "description",
-    "typeId",
-    "languageId",
-    "interactiveGameId",
-    "transcodingProfileId",
-    "coverId",
-    "thumbnailId",
-    "badgeId",
-    "hosteeId",
-    "bannerUrl",
-    "costreamId",
-    "createdAt",
-    "updatedAt",
-    "deletedAt",
-    "streamKey",
-)
+#: The channel columns: the declared fields (``shapes.py``), then the owner's stream key.
+CHANNEL_COLUMNS = (*CHANNEL_FIELDS, "streamKey")
 _LANGUAGE_NAMES = tuple(name for name, _ in LANGUAGES)
 _LANGUAGE_CUMULATIVE = tuple(accumulate(weight for _, weight in LANGUAGES))
 _AUDIENCES = ("family", "teen", "18+")
