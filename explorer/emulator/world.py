@@ -155,7 +155,7 @@ def _between(rng: random.Random, low: int, high: int) -> int:
 
 def _username(rng: random.Random, taken: set[str]) -> str:
     while True:
-        name = "".join(_pick(rng, _SYLLABLES) for _ in range(_between(rng, 2, 3)))
+        name = "".join([_pick(rng, _SYLLABLES) for _ in range(_between(rng, 2, 3))])
         if rng.random() < 0.5:
             name += str(_between(rng, 1, 999))
         if name not in taken:
@@ -326,7 +326,7 @@ def _rows(
                 channel_id,
                 user_id,
                 username,
-                " ".join(_pick(rng, bits) for bits in _TITLE_BITS).strip(),
+                " ".join([_pick(rng, bits) for bits in _TITLE_BITS]).strip(),
                 int(online),
                 int(popularity > 40 and random_() < 0.3),
                 int(popularity > 15 or username == "streamer"),
