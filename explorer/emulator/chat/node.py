@@ -11,7 +11,8 @@ read). The node itself answers the connection-level methods:
   string key), as the spec lists "not encoded as a number" among the UNOTFOUND causes. Any
   mismatch answers ``UNOTFOUND`` (code 1) and leaves the connection as it was. Calling
   ``auth`` again moves the connection (anonymous to signed in, or to another channel).
-* ``ping`` (a reply without data) and ``attachEmotes``.
+* ``ping`` (a reply without data), ``attachEmotes``, and ``optOutEvents [names...]``: that
+  connection no longer receives those events (a reply without data, unknown names ignored).
 
 Every other method goes to the connection's :class:`~explorer.emulator.chat.rooms.Room`
 through :mod:`~explorer.emulator.chat.dispatch`.
@@ -109,6 +110,7 @@ class Session:
     room: Room | None = None
     member: Member = field(default_factory=lambda: Member(None))
     emotes: bool = False
+    opted_out: frozenset[str] = frozenset()
 
 
 class ChatNode:
@@ -130,6 +132,8 @@ class ChatNode:
         self._sessions: dict[ServerConnection, Session] = {}
         self._channels: dict[int, dict[ServerConnection, Session]] = {}
         self._dropping: set[ServerConnection] = set()
+        #: Set once any connection opted out of events (keeps the usual delivery path lean).
+        self._opting_out = False
 
     @property
     def running(self) -> bool:
@@ -193,6 +197,9 @@ class ChatNode:
                 if session.member.user_id == delivery.refresh_user:
                     refresh(self.rooms.store, session.member, channel_id)
         targets: Iterable[ServerConnection] = members
+        if self._opting_out and any(delivery.event in s.opted_out for s in members.values()):
+            targets = [ws for ws, s in members.items() if delivery.event not in s.opted_out]
+            members = {ws: members[ws] for ws in targets}
         if delivery.users is not None:
             users = delivery.users
             targets = [ws for ws, s in members.items() if s.member.user_id in users]
@@ -307,6 +314,12 @@ class ChatNode:
             return NO_DATA
         if name == "attachEmotes":
             session.emotes = session.member.emotes = True
+            return NO_DATA
+        if name == "optOutEvents":
+            if not all(type(arg) is str for arg in args):
+                raise ChatError(ChatErrorCode.BAD_REQUEST, "optOutEvents takes event names.")
+            session.opted_out = session.opted_out | frozenset(args)
+            self._opting_out = True
             return NO_DATA
         if name not in dispatch.METHODS:
             raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
