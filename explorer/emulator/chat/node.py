@@ -12,7 +12,8 @@ read). The node itself answers the connection-level methods:
   mismatch answers ``UNOTFOUND`` (code 1) and leaves the connection as it was. Calling
   ``auth`` again moves the connection (anonymous to signed in, or to another channel).
 * ``ping`` (a reply without data), ``attachEmotes``, and ``optOutEvents [names...]``: that
-  connection no longer receives those events (a reply without data, unknown names ignored).
+  connection no longer receives those events (the reply's data is ``{}`` as in the developer
+  docs; unknown names are ignored).
 
 Every other method goes to the connection's :class:`~explorer.emulator.chat.rooms.Room`
 through :mod:`~explorer.emulator.chat.dispatch`.
@@ -320,7 +321,7 @@ class ChatNode:
                 raise ChatError(ChatErrorCode.BAD_REQUEST, "optOutEvents takes event names.")
             session.opted_out = session.opted_out | frozenset(args)
             self._opting_out = True
-            return NO_DATA
+            return {}
         if name not in dispatch.METHODS:
             raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
         if session.room is None:

@@ -72,8 +72,10 @@ PERMISSION_SCOPES: dict[str, str] = {
     "bypass_links": "chat:bypass_links",
     "bypass_slowchat": "chat:bypass_slowchat",
 }
-#: Role order in lists: most significant first, ``User`` last, as recorded traffic shows.
+#: Role order in lists: most significant first, ``User`` last, as recorded traffic and the
+#: developer docs' examples show (``["Banned", "Pro", "User"]``, ``["Mod", "User"]``).
 _ORDER = (
+    "Banned",
     "Owner",
     "Staff",
     "Founder",
@@ -82,7 +84,6 @@ _ORDER = (
     "Subscriber",
     "Pro",
     "Muted",
-    "Banned",
     "User",
 )
 

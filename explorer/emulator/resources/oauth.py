@@ -17,8 +17,8 @@ from starlette.responses import RedirectResponse, Response
 from explorer.emulator import credentials
 from explorer.emulator.context import Context, Services
 from explorer.emulator.policy import Param, Route
-from explorer.emulator.scopes import SCOPES
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.scopes import SCOPES
 from explorer.emulator.store import Store, dumps
 
 BUILTIN_CLIENT = "explorer-toolkit"
@@ -251,7 +251,14 @@ def store_code(ctx: Context, client_id: str, user_id: int, scopes: list[str], re
         conn.execute(
             "INSERT INTO oauth_codes (code_hash, clientId, userId, scopes, redirectUri, "
             "expiresAt) VALUES (?, ?, ?, ?, ?, ?)",
-            (credentials.digest(code), client_id, user_id, " ".join(scopes), redirect, ctx.now + CODE_TTL),
+            (
+                credentials.digest(code),
+                client_id,
+                user_id,
+                " ".join(scopes),
+                redirect,
+                ctx.now + CODE_TTL,
+            ),
         )
     return code
 
