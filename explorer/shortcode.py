@@ -41,13 +41,20 @@ def shortcode(base_url: str, body: dict[str, Any]) -> Shortcode:
     )
 
 
+def _in_jupyter() -> bool:
+    """Whether this runs in a Jupyter kernel (an IPython shell with a kernel attached)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and hasattr(shell, "kernel")
+
+
 def show(pending: Shortcode) -> None:
     """Tell the person where to enter the code: a widget in Jupyter, a line elsewhere."""
     line = (
         f"Go to {pending.url} and enter {pending.code} to sign in "
         f"(valid for {pending.expires_in} s)."
     )
-    if "ipykernel" not in sys.modules:
+    if not _in_jupyter():
         print(line, flush=True)
         return
     import ipywidgets
