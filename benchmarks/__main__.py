@@ -11,7 +11,14 @@ import importlib
 import sys
 
 #: chat_ingest reports the eventlog suite's measurements too.
-SUITES = ("rest_server", "rest_client", "chat_fanout", "chat_ingest", "chat_scaleout")
+SUITES = (
+    "rest_server",
+    "rest_client",
+    "chat_fanout",
+    "chat_ingest",
+    "chat_scaleout",
+    "chat_identity",
+)
 
 
 def main(names: list[str]) -> int:

@@ -298,7 +298,11 @@ def main() -> None:
         if shutil.which("redis-server") is None:
             print("  (no redis-server installed: the Redis platform is skipped)")
         else:
-            with Fleet(folder / "redis.db", nodes=NODES, channels=300) as fleet:
+            # 1,000 clients from one address: per-address caps off, as on the in-process side.
+            unlimited = ["--no-rate-limits"]
+            with Fleet(
+                folder / "redis.db", nodes=NODES, channels=300, node_args=unlimited
+            ) as fleet:
                 endpoints = [node.address for node in fleet.nodes]
                 name = f"Redis, {NODES} node processes"
                 rows.append((name, measure(fleet.base_url, endpoints)))

@@ -22,7 +22,10 @@ endpoint has failed the details are fetched again, as nodes come and go. When no
 answered for ``give_up_after`` seconds the client gives up with
 :class:`~explorer.errors.ConnectionFailed` naming every attempt: the state turns ``closed``,
 :attr:`ChatClient.error` holds the error, and waiting calls, iterators and later calls raise
-it. Methods pending when a connection drops fail with ``ConnectionFailed`` (they may or may not
+it. A node that closes the connection because the credential behind the authkey ended (code
+4001: signed out, token revoked, ...) ends the client the same way with
+:class:`~explorer.errors.CredentialLost` at once, without retrying a key that cannot work.
+Methods pending when a connection drops fail with ``ConnectionFailed`` (they may or may not
 have run); methods called while reconnecting wait for the next join within their timeout.
 
 Gapless: after every reconnect the client asks ``history`` and adds the messages it missed,
@@ -71,7 +74,14 @@ from typing import TYPE_CHECKING, Any
 
 from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
-from explorer.errors import ChatError, ChatErrorCode, ChatTimeout, ClientClosed, ConnectionFailed
+from explorer.errors import (
+    ChatError,
+    ChatErrorCode,
+    ChatTimeout,
+    ClientClosed,
+    ConnectionFailed,
+    CredentialLost,
+)
 from explorer.eventlog import EventLog
 from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
@@ -442,6 +452,12 @@ class ChatClient:
                 await ws.wait_closed()
                 if self._closing:
                     return
+                if ws.close_code == CredentialLost.CLOSE_CODE:
+                    raise CredentialLost(
+                        f"{self.endpoint} closed the chat: the credential behind its authkey "
+                        "ended (signed out, token revoked, password changed or suspended). "
+                        "Sign in again and join anew."
+                    )
                 self.reconnects += 1
                 ws = await self._establish(self.endpoint)
         except asyncio.CancelledError:

@@ -177,6 +177,12 @@ class ChatSocket(asyncio.Protocol):
         """Whether the connection has closed."""
         return self._closed.done()
 
+    @property
+    def close_code(self) -> int | None:
+        """The code of the node's close frame (None when none came)."""
+        received = self._ws.close_rcvd
+        return None if received is None else int(received.code)
+
     async def wait_closed(self) -> None:
         """Return once the connection has closed."""
         await asyncio.shield(self._closed)

@@ -24,6 +24,8 @@ so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
     ├── ChatTimeout                (also TimeoutError) a chat method got no reply, or a chat
     │                              node no handshake, in time
     ├── ConnectionFailed           (also ConnectionError) network failure, timeout, bad reply
+    ├── CredentialLost             the chat closed the connection because the credential behind
+    │                              its authkey ended (logout, revoked token, ...): sign in again
     ├── ClientClosed               (also RuntimeError) the client was used after close()
     └── LoopThreadError            (also RuntimeError) the sync API was called from the
                                    toolkit's own event-loop thread, where it would deadlock
@@ -223,6 +225,15 @@ class SignInTimeout(ExplorerError, TimeoutError):
 
 class ConnectionFailed(ExplorerError, ConnectionError):
     """The platform could not be reached, timed out or sent something that is not HTTP."""
+
+
+class CredentialLost(ExplorerError):
+    """A chat node closed the connection because the credential that fetched its authkey
+    ended (logout, revoked or reused token, password change, suspension). Reconnecting with
+    the same key cannot work: sign in again and join anew."""
+
+    #: The close code the platform's chat nodes send for it.
+    CLOSE_CODE = 4001
 
 
 class ClientClosed(ExplorerError, RuntimeError):

@@ -74,8 +74,11 @@ def bearer(base_url: str, token: str) -> httpx.Client:
     return httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"})
 
 
-def code_grant(platform: Platform, client: httpx.Client) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Register a confidential client, authorize it, exchange the code: (app, tokens)."""
+def code_grant(
+    platform: Platform, client: httpx.Client, scope: str = "user:details:self"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Register a confidential client, authorize it for ``scope``, exchange the code:
+    (app, tokens)."""
     redirect = "http://127.0.0.1:9/cb"
     app = client.post(
         "/oauth/clients",
@@ -87,7 +90,7 @@ def code_grant(platform: Platform, client: httpx.Client) -> tuple[dict[str, Any]
             "response_type": "code",
             "client_id": app["id"],
             "redirect_uri": redirect,
-            "scope": "user:details:self",
+            "scope": scope,
         },
     ).headers["location"]
     form = {

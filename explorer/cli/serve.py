@@ -11,7 +11,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from explorer.cli.paths import default_db
-from explorer.emulator import Platform, PlatformOptions
+from explorer.emulator import Platform, PlatformOptions, addresses
 from explorer.emulator.context import Config
 from explorer.emulator.nodeprocess import run_chat_node
 from explorer.emulator.server import run_loop
@@ -83,6 +83,32 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=DEFAULTS.chat_rate,
         help=f"chat methods per second one connection may call (default {DEFAULTS.chat_rate:g})",
     )
+    serve.add_argument(
+        "--chat-user-connections",
+        type=int,
+        default=DEFAULTS.chat_user_connections,
+        help="chat connections one signed-in user may hold over all nodes "
+        f"(default {DEFAULTS.chat_user_connections})",
+    )
+    serve.add_argument(
+        "--chat-address-connections",
+        type=int,
+        default=DEFAULTS.chat_address_connections,
+        help="chat connections one address may open per process "
+        f"(default {DEFAULTS.chat_address_connections})",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default="",
+        help="comma-separated proxy addresses or CIDR blocks ('*': any) whose X-Forwarded-For "
+        "names the client (default none: the header is ignored)",
+    )
+    serve.add_argument(
+        "--open-control",
+        action="store_true",
+        help="answer the control namespace (/_emulator: mail box, chat node stop/start) from "
+        "any address, not only loopback",
+    )
 
 
 def _announce(platform: Platform) -> None:
@@ -95,21 +121,51 @@ def _announce_chat(endpoints: list[str]) -> None:
         print(f"CHAT {endpoint}", flush=True)
 
 
+def exposure_warning(host: str, open_control: bool) -> str:
+    """What listening on ``host`` (not loopback) opens to other machines."""
+    control = (
+        "the control namespace /_emulator (mail box with confirmation codes, chat node "
+        "stop/start) too, as --open-control asks"
+        if open_control
+        else "but not the control namespace /_emulator (loopback only)"
+    )
+    return (
+        f"explorer serve: WARNING: listening on {host}, not loopback: the REST API and the "
+        f"chat nodes are open to other machines over plain HTTP and ws://, {control}. "
+        "See SECURITY.md."
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``explorer serve`` command: run the platform (or a chat node) until interrupted."""
     db = args.db or str(default_db())
     fewest_nodes = 0 if args.broker else 1
-    rates = (args.sim_rate, args.sim_channel_rate, args.chat_rate, args.authkey_ttl)
+    rates = (
+        args.sim_rate,
+        args.sim_channel_rate,
+        args.chat_rate,
+        args.authkey_ttl,
+        args.chat_user_connections,
+        args.chat_address_connections,
+    )
     if args.chat_nodes < fewest_nodes or min(rates) <= 0:
         print(
             "explorer serve: --chat-nodes must be positive (or 0 with --broker), and so must "
-            "the rates and --authkey-ttl",
+            "the rates, --authkey-ttl and the connection caps",
             file=sys.stderr,
         )
         return 2
     if args.role == "chat-node" and not args.broker:
         print("explorer serve chat-node: --broker is required", file=sys.stderr)
         return 2
+    proxies = tuple(item.strip() for item in args.forwarded_allow_ips.split(",") if item.strip())
+    try:
+        addresses.networks(proxies)
+    except ValueError as exc:
+        print(f"explorer serve: --forwarded-allow-ips: {exc}", file=sys.stderr)
+        return 2
+    if not addresses.is_loopback(args.host):
+        print(exposure_warning(args.host, args.open_control), file=sys.stderr, flush=True)
     config = Config(
         seed=args.seed,
         channels=args.channels,
@@ -119,6 +175,10 @@ def run(args: argparse.Namespace) -> int:
         chat_rate=args.chat_rate,
         chat_burst=max(DEFAULTS.chat_burst, round(2 * args.chat_rate)),
         authkey_ttl=args.authkey_ttl,
+        chat_user_connections=args.chat_user_connections,
+        chat_address_connections=args.chat_address_connections,
+        forwarded_allow_ips=proxies,
+        open_control=args.open_control,
     )
     if args.role == "chat-node":
         node = run_chat_node(db, args.broker, args.host, args.port or 0, config, _announce_chat)

@@ -49,6 +49,15 @@ class Config:
     chat_max_frame: int = 64 * 1024
     #: Unsent bytes queued for one chat connection before it is dropped as too slow.
     chat_send_buffer: int = 1024 * 1024
+    #: Chat connections one signed-in user may hold over every node and process; one more is
+    #: closed with ``4008``. Anonymous connections from one address, per process.
+    chat_user_connections: int = 10
+    chat_address_connections: int = 100
+    #: Proxies (addresses or CIDR blocks, ``*`` for any) whose ``X-Forwarded-For`` names the
+    #: client; from anyone else the header is ignored (see ``explorer.emulator.addresses``).
+    forwarded_allow_ips: tuple[str, ...] = ()
+    #: Answer the control namespace (``/_emulator``) from any address, not only loopback.
+    open_control: bool = False
     #: Stored chat messages kept per channel (older ones are pruned).
     history_keep: int = 1000
     #: Simulated chat messages per second over all channels, and at most in one channel.
@@ -81,6 +90,8 @@ class Caller:
     kind: Literal["session", "bearer", "jwt"]
     scopes: frozenset[str]
     session_id: int | None = None
+    #: What ended, ends the caller's chat authkeys: ``session:<id>``, ``grant:<family>``, ``jwt``.
+    credential: str = ""
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from starlette.requests import Request
 from starlette.responses import Response
 
-from explorer.emulator import credentials
+from explorer.emulator import addresses, credentials
 from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
@@ -83,13 +83,14 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
         scheme, value = scheme.lower(), value.strip()
         if scheme in ("bearer", "oauth"):
             row = store.one(
-                "SELECT userId, scopes, expiresAt, revoked FROM oauth_tokens "
+                "SELECT userId, scopes, expiresAt, revoked, family FROM oauth_tokens "
                 "WHERE token_hash = ? AND kind = 'access'",
                 (credentials.digest(value),),
             )
             if row is None or row[3] or row[2] < now:
                 raise ApiError(401, "Invalid or expired access token.")
-            return Caller(row[0], "bearer", frozenset(row[1].split())), True, None
+            grant = f"grant:{row[4]}"
+            return Caller(row[0], "bearer", frozenset(row[1].split()), credential=grant), True, None
         if scheme == "jwt":
             claims = credentials.jwt_decode(services.secret, value)
             if claims is None or not isinstance(claims.get("exp"), int | float):
@@ -97,7 +98,9 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
             if claims["exp"] < now:
                 raise ApiError(401, "Expired JWT.")
             return (
-                Caller(int(claims["sub"]), "jwt", frozenset(claims.get("scopes", ()))),
+                Caller(
+                    int(claims["sub"]), "jwt", frozenset(claims.get("scopes", ())), credential="jwt"
+                ),
                 True,
                 None,
             )
@@ -115,7 +118,8 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
     expected = credentials.csrf_token(services.secret, cookie)
     sent = request.headers.get(CSRF_HEADER, "")
     csrf_ok = credentials.same(sent, expected)
-    return Caller(user_id, "session", SCOPES, session_id), csrf_ok, session_id
+    caller = Caller(user_id, "session", SCOPES, session_id, f"session:{session_id}")
+    return caller, csrf_ok, session_id
 
 
 def _rate_headers(services: Services, bucket: str, identity: str, now: float) -> dict[str, str]:
@@ -153,9 +157,13 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                     caller = None
                 else:
                     csrf_session = session_id
-            identity = f"user:{caller.user_id}" if caller else f"addr:{_address(request)}"
+            identity = (
+                f"user:{caller.user_id}"
+                if caller
+                else f"addr:{addresses.of_request(request, services.config)}"
+            )
         except ApiError as refused:
-            identity = f"addr:{_address(request)}"
+            identity = f"addr:{addresses.of_request(request, services.config)}"
             return _finish(services, buckets, identity, now, refused.response())
         if csrf_session is not None:
             token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
@@ -215,7 +223,3 @@ def _finish(
     if header_bucket is not None:
         response.headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
     return response
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"

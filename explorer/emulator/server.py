@@ -141,6 +141,9 @@ class Platform:
             lifespan="off",
             timeout_graceful_shutdown=2,
             limit_concurrency=4096,
+            # Forwarding headers are read by explorer.emulator.addresses, from trusted proxies
+            # only; uvicorn's own reading trusts loopback by default.
+            proxy_headers=False,
         )
         self._server = uvicorn.Server(config)
         broker = open_broker(self.options.broker, services.store)

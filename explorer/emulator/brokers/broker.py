@@ -15,7 +15,8 @@ in this process. :class:`~explorer.emulator.brokers.redis.RedisBroker` (``explor
 chat history through a :class:`Backlog`, so brokers import nothing of chat. Besides fan-out a
 broker knows the processes of its platform: :attr:`Broker.origin` names this one in room state,
 :meth:`Broker.watch` reports which are alive (so the living release what the dead held), and
-:meth:`Broker.endpoints` lists the chat nodes of all of them.
+:meth:`Broker.endpoints` lists the chat nodes of all of them, and :meth:`Broker.take` counts
+platform-wide allowances (a user's chat rate over every process).
 """
 
 from __future__ import annotations
@@ -108,6 +109,12 @@ class Broker(ABC):
     def _report(self, alive: frozenset[str], before: float) -> None:
         for watcher in self._watchers:
             watcher(alive, before)
+
+    async def take(self, key: str, rate: float, burst: float, now: float) -> bool | None:
+        """Take one token from the platform-wide bucket ``key`` (``rate`` per second, at most
+        ``burst``, at time ``now``): True when there was one. None when this broker keeps no
+        shared buckets (one process, or Redis away): the caller counts in process."""
+        return None
 
     @abstractmethod
     def catch_up(self, channel_id: int, seq: int) -> None:

@@ -98,6 +98,20 @@ CONNECT_TIMEOUT = 5.0
 CLOSE_TIMEOUT = 1.0
 #: Clock difference tolerated between processes when releasing what the dead held.
 CLOCK_MARGIN = 1.0
+#: Longest wait for a platform-wide allowance before counting in process instead.
+TAKE_TIMEOUT = 0.5
+#: A token bucket in one Redis hash (``t`` tokens, ``at`` last refill), taken atomically.
+TAKE_SCRIPT = """
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local held = redis.call('HMGET', KEYS[1], 't', 'at')
+local tokens, at = tonumber(held[1]) or burst, tonumber(held[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local taken = 0
+if tokens >= 1 then tokens = tokens - 1; taken = 1 end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'at', tostring(math.max(now, at)))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 1)
+return taken
+"""
 #: What a call to an unreachable Redis raises.
 UNREACHABLE = (RedisError, OSError, TimeoutError)
 
@@ -177,6 +191,7 @@ class RedisBroker(Broker):
         self._topic_prefix = f"{prefix}:chat:".encode()
         self._processes = f"{prefix}:processes"
         self._process_prefix = f"{prefix}:process:"
+        self._bucket_prefix = f"{prefix}:bucket:"
         # No retries inside redis-py: an outage must show at once, the loops here retry.
         self._redis = Redis.from_url(
             url,
@@ -185,6 +200,7 @@ class RedisBroker(Broker):
             retry=Retry(NoBackoff(), 0),
         )
         self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        self._take = self._redis.register_script(TAKE_SCRIPT)
         self._channels: dict[int, _Channel] = {}
         self._outbox: deque[tuple[bytes, bytes]] = deque()
         self._queued = asyncio.Event()
@@ -219,6 +235,20 @@ class RedisBroker(Broker):
             self.lost += 1
         self._outbox.append((self._topic_prefix + b"%d" % channel_id, pack(self.origin, delivery)))
         self._queued.set()
+
+    async def take(self, key: str, rate: float, burst: float, now: float) -> bool | None:
+        """The bucket lives in Redis, shared by every process; None while Redis is away."""
+        if not self._reachable:
+            return None
+        try:
+            taken = await asyncio.wait_for(
+                self._take(keys=[self._bucket_prefix + key], args=[rate, burst, now]),
+                TAKE_TIMEOUT,
+            )
+        except UNREACHABLE as exc:
+            self._unreachable("counting an allowance", exc)
+            return None
+        return bool(taken)
 
     def catch_up(self, channel_id: int, seq: int) -> None:
         local = self._channels.get(channel_id)

@@ -15,10 +15,12 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from explorer.emulator.brokers.broker import Broker
+from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.brokers.inprocess import InProcessBroker
 from explorer.emulator.chat import polls, presence
+from explorer.emulator.chat.authkeys import REVOKED
 from explorer.emulator.chat.history import Backlog
+from explorer.emulator.chat.limits import Limits
 from explorer.emulator.chat.node import ChatNode
 from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.context import Services
@@ -55,8 +57,17 @@ class ChatCluster:
         # What a dead process held in room state is released by the module owning it.
         self.broker.watch(partial(presence.release, self.rooms))
         self.broker.watch(partial(polls.adopt, self.rooms))
+        self.limits = Limits(services.config, self.broker, services.clock)
         self.nodes = [
-            ChatNode(index, self.rooms, self.broker, services.config, host, port and port + index)
+            ChatNode(
+                index,
+                self.rooms,
+                self.broker,
+                self.limits,
+                services.config,
+                host,
+                port and port + index,
+            )
             for index in range(count)
         ]
 
@@ -90,6 +101,12 @@ class ChatCluster:
         room = self.rooms.get(channel_id)
         if room is not None:
             presence.user_updated(room, user_id)
+
+    def revoke(self, keys: list[tuple[int, int, str]]) -> None:
+        """Close the connections signed in with these authkeys, on every node and process."""
+        for channel_id, user_id, key in keys:
+            revoked = Delivery(REVOKED, key.encode(), users=frozenset((user_id,)))
+            self.broker.publish(channel_id, revoked)
 
     def present_users(self, channel_id: int) -> list[int]:
         """Ids of the signed-in users in ``channel_id``'s chat, in the order they joined."""

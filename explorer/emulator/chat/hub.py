@@ -1,10 +1,11 @@
 """The seam between the REST side and the chat side of the platform.
 
 REST handlers only need a few things from chat: which node addresses are live, who is present
-in a channel's chat, a way to tell rooms that something changed (a user's roles), and, for the
-control namespace, stopping and starting single nodes. Keeping that to this small protocol lets
-the chat side run in-process (the default, :class:`~explorer.emulator.chat.cluster.ChatCluster`) or
-in other processes behind a broker without the REST side knowing.
+in a channel's chat, a way to tell rooms that something changed (a user's roles, a revoked
+authkey), and, for the control namespace, stopping and starting single nodes. Keeping that to
+this small protocol lets the chat side run in-process (the default,
+:class:`~explorer.emulator.chat.cluster.ChatCluster`) or in other processes behind a broker
+without the REST side knowing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ class ChatHub(Protocol):
 
     async def user_updated(self, channel_id: int, user_id: int) -> None:
         """Tell the channel's room that a user's roles changed (sends ``UserUpdate``)."""
+        ...
+
+    def revoke(self, keys: list[tuple[int, int, str]]) -> None:
+        """Close the connections signed in with these ``(channel, user, key)`` authkeys, on
+        every node and process."""
         ...
 
     def present_users(self, channel_id: int) -> list[int]:

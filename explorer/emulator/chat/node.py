@@ -24,7 +24,10 @@ Protection (each connection alone pays for its misbehaviour):
   ``max_size``); frames are read with a bounded queue (``max_queue``), so a fast writer is
   held back by TCP, not buffered;
 * a token bucket per connection (``chat_rate`` per second, ``chat_burst``) answers excess
-  methods with 4004 and slows reading that connection;
+  methods with 4004 and slows reading that connection; so do the allowances per user and per
+  address, and the connection caps (closed with 4008), of :mod:`~explorer.emulator.chat.limits`;
+* a connection signed in with an authkey whose credential ended (see
+  :func:`~explorer.emulator.chat.authkeys.end`) is closed with :data:`CREDENTIAL_ENDED`;
 * events go out with ``websockets.broadcast`` (no awaiting, so one slow reader cannot stall a
   room); the kernel holds at most ``KERNEL_SEND_BUFFER`` bytes per connection, and a
   connection whose unsent data passes ``chat_send_buffer`` bytes is closed with 1008 ("too
@@ -52,19 +55,23 @@ from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
+from explorer.emulator import addresses
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.chat import authkeys, dispatch, presence
+from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS, Limits
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
 from explorer.emulator.context import Config
-from explorer.errors import ChatError, ChatErrorCode, error_object
+from explorer.errors import ChatError, ChatErrorCode, CredentialLost, error_object
 from explorer.packets import UNOTFOUND, Method, PacketError, decode, encode_event, encode_reply
 
 log = logging.getLogger("explorer.emulator.chat")
 
 #: Close code and reason for a connection that does not read what it is sent.
 TOO_SLOW = (1008, "Too slow: send buffer full.")
+#: Close code and reason for a connection whose authkey's credential ended.
+CREDENTIAL_ENDED = (CredentialLost.CLOSE_CODE, "Credential ended: sign in again for a new authkey.")
 #: Kernel send buffer per connection: caps what the kernel holds for a reader that stalls,
 #: so a slow connection shows up in the user-space buffer the watchdog checks.
 KERNEL_SEND_BUFFER = 256 * 1024
@@ -108,21 +115,34 @@ class Session:
     key: str
     tokens: float
     refilled: float
+    address: str = ""
     room: Room | None = None
     member: Member = field(default_factory=lambda: Member(None))
     emotes: bool = False
     opted_out: frozenset[str] = frozenset()
+    #: The authkey the connection signed in with (None: anonymous).
+    authkey: str | None = None
+    #: Close code and reason to end the connection with after the current reply.
+    closing: tuple[int, str] | None = None
 
 
 class ChatNode:
     """One websocket chat server; several nodes share rooms through the broker."""
 
     def __init__(
-        self, index: int, rooms: Rooms, broker: Broker, config: Config, host: str, port: int = 0
+        self,
+        index: int,
+        rooms: Rooms,
+        broker: Broker,
+        limits: Limits,
+        config: Config,
+        host: str,
+        port: int = 0,
     ) -> None:
         self.index = index
         self.rooms = rooms
         self.broker = broker
+        self.limits = limits
         self.config = config
         self.host = host
         self.port = port
@@ -193,6 +213,9 @@ class ChatNode:
         members = self._channels.get(channel_id)
         if not members:
             return
+        if delivery.event == authkeys.REVOKED:
+            self._end_revoked(members, delivery.payload.decode())
+            return
         if delivery.refresh_user is not None:
             for session in members.values():
                 if session.member.user_id == delivery.refresh_user:
@@ -217,6 +240,14 @@ class ChatNode:
             broadcast(attached, delivery.emotes_payload, text=True)
         else:
             broadcast(targets, delivery.payload, text=True)
+
+    def _end_revoked(self, members: dict[ServerConnection, Session], key: str) -> None:
+        """Take the connections signed in with ``key`` out of their room at once and close
+        them with :data:`CREDENTIAL_ENDED`."""
+        for session in [s for s in members.values() if s.authkey == key]:
+            self._leave(session)
+            session.member, session.authkey = Member(None), None
+            asyncio.get_running_loop().create_task(session.ws.close(*CREDENTIAL_ENDED))
 
     async def _watch(self) -> None:
         """Drop connections that fall too far behind (see ``Config.chat_send_buffer``)."""
@@ -247,23 +278,35 @@ class ChatNode:
         session = Session(
             ws, f"{self.server_id}:{next(_connection_ids)}", self.config.chat_burst, loop.time()
         )
+        peer = ws.remote_address[0] if ws.remote_address else None
+        session.address = addresses.client(
+            peer,
+            ws.request.headers.get if ws.request else lambda _: None,
+            self.config.forwarded_allow_ips,
+        )
+        if not self.limits.open(session.address):
+            await ws.close(*TOO_MANY_CONNECTIONS)
+            return
         self._sessions[ws] = session
         sock = ws.transport.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KERNEL_SEND_BUFFER)
         try:
             await ws.send(self._welcome, text=True)
-            while True:
+            while session.closing is None:
                 frame = await ws.recv(decode=False)
-                if self._allow(session, loop.time()):
+                identity = self.limits.identity(session.member.user_id, session.address)
+                if self._allow(session, loop.time()) and await self.limits.allow(identity):
                     await ws.send(self._answer(session, frame), text=True)
                 else:
                     await ws.send(self._throttled(frame), text=True)
                     await asyncio.sleep(1 / self.config.chat_rate)
+            await ws.close(*session.closing)
         except ConnectionClosed:
             pass
         finally:
             del self._sessions[ws]
+            self.limits.close(session.address)
             self._leave(session)
 
     def _allow(self, session: Session, now: float) -> bool:
@@ -339,8 +382,14 @@ class ChatNode:
             grant = authkeys.verify(self.rooms.store, key, channel_id, user_id, self.rooms.clock())
             if grant is None:
                 raise ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+            if session.member.user_id != user_id and self.limits.user_full(
+                self.rooms.store, user_id
+            ):
+                session.closing = TOO_MANY_CONNECTIONS
+                raise ChatError(ChatErrorCode.THROTTLED, TOO_MANY_CONNECTIONS[1])
             member = member_of(self.rooms.store, channel_id, user_id, grant.scopes)
         member.emotes = session.emotes
+        session.authkey = key if member.user_id is not None else None
         self._enter(session, room, member)
         return {"authenticated": member.user_id is not None, "roles": member.roles}
 

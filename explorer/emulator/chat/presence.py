@@ -24,6 +24,7 @@ CREATE TABLE IF NOT EXISTS chat_presence (
     PRIMARY KEY (channelId, userId, origin)
 );
 CREATE INDEX IF NOT EXISTS chat_presence_origin ON chat_presence (origin);
+CREATE INDEX IF NOT EXISTS chat_presence_user ON chat_presence (userId);
 """
 
 

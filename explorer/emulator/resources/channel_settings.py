@@ -4,8 +4,8 @@
 takes the same fields but ignores the Channel's read-only fields, so a client can send back a
 channel it read with ``GET`` after changing a few values (clients of the historical platform
 did). Both validate every value before writing anything and answer the updated channel as its
-owner sees it. Deleting the stream key issues a new one, visible only in the owner's
-``GET /channels/{id}``.
+owner sees it; the description (HTML) is sanitized on write. Deleting the stream key issues a
+new one, visible only in the owner's ``GET /channels/{id}``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from explorer.emulator import credentials
+from explorer.emulator import credentials, sanitize
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
@@ -72,6 +72,8 @@ EDITABLE: dict[str, Callable[[Store, Any], str | None]] = {
     "audience": _audience,
     "vodsEnabled": _flag,
 }
+#: Editable fields holding HTML that clients render: cleaned on write (``sanitize``).
+RICH_TEXT = frozenset({"description"})
 #: Channel fields a PUT may carry (as read) but never changes.
 READ_ONLY = frozenset(CHANNEL_FIELDS) - set(EDITABLE) | {"type", "user", "streamKey"}
 
@@ -88,6 +90,8 @@ def _changes(store: Store, body: dict[str, Any], *, tolerate_read_only: bool) ->
         problem = check(store, value)
         if problem:
             raise bad_request(f"{key} {problem}.", key)
+        if key in RICH_TEXT and value is not None:
+            value = sanitize.rich_text(value)
         changes[key] = int(value) if isinstance(value, bool) else value
     if not changes:
         fields = ", ".join(EDITABLE)

@@ -3,7 +3,8 @@
 A suspended channel drops out of every listing (``GET /channels`` filters ``suspended = 0``)
 and answers 404 to everyone but its owner and staff. Suspending also ends its broadcast (it goes
 offline with no viewers) and ends every host of it, since nobody may watch it. Both actions are
-idempotent and answer the channel as staff see it.
+idempotent and answer the channel as staff see it. Suspending suspends the owner's account too:
+every chat authkey of the owner, and every key for the channel's chat, ends at once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.access import channel_ref, require_staff
+from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.shapes import find_channel, render_channel
@@ -33,6 +35,10 @@ async def suspend(ctx: Context) -> dict[str, Any]:
             (ctx.iso_now(), channel.id),
         )
         conn.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel.id,))
+    # The owner's account is suspended with the channel: every chat key of theirs ends, and
+    # so does every key for this channel's chat.
+    authkeys.end(ctx.services, "user", channel.user_id)
+    authkeys.end(ctx.services, "channel", channel.id)
     return _render(ctx, channel.id)
 
 

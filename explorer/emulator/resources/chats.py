@@ -5,7 +5,7 @@ lists every live chat node (with a Redis broker, every node registered by any pr
 platform: see :mod:`~explorer.emulator.brokers.redis`), the caller's permissions in that channel,
 and, for a signed-in caller, an authkey for the chat ``auth`` method (see
 :mod:`explorer.emulator.chat.authkeys`: bound to channel, user and the credential's scopes, reused
-while valid). ``GET /chats/endpoints``
+while valid, and dying with that credential). ``GET /chats/endpoints``
 lists the live nodes alone. Who is in a chat is served by :mod:`.chatters`.
 """
 
@@ -64,6 +64,7 @@ async def chat_details(ctx: Context) -> dict[str, Any]:
             scopes,
             ctx.now,
             ctx.services.config.authkey_ttl,
+            caller.credential,
         )
     return body
 

@@ -4,15 +4,20 @@ Tests and notebooks use it to read the mail the platform "sent" (confirmation co
 check health, and for chat fault drills: ``GET /_emulator/chat/nodes`` lists the nodes,
 ``POST /_emulator/chat/nodes/{n}/stop`` stops node ``n`` (its clients are disconnected with
 1001 and must reconnect to another endpoint) and ``.../start`` brings it back on its address.
+
+It answers loopback clients only (``403`` to anyone else, the address resolved as in
+:mod:`~explorer.emulator.addresses`) unless ``Config.open_control`` is set (``explorer serve
+--open-control``): the mail box holds confirmation codes and the drills stop chat nodes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from explorer.emulator import addresses
 from explorer.emulator.chat.hub import ChatHub
 from explorer.emulator.context import Context
-from explorer.emulator.policy import Route
+from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, not_found
 
 
@@ -65,12 +70,38 @@ async def start_chat_node(ctx: Context) -> dict[str, Any]:
     return chat.node_status()[index]
 
 
+def local_only(handler: Handler) -> Handler:
+    """``handler``, answering 403 to a client that is not on loopback (unless
+    ``Config.open_control``)."""
+
+    async def guarded(ctx: Context) -> Any:
+        config = ctx.services.config
+        if not config.open_control and not addresses.is_loopback(
+            addresses.of_request(ctx.request, config)
+        ):
+            raise ApiError(403, "The control namespace answers loopback clients only.")
+        return await handler(ctx)
+
+    guarded.__doc__ = handler.__doc__
+    return guarded
+
+
 routes = [
-    Route("GET", "/health", health, "global", summary="Emulator health"),
-    Route("GET", "/mail", mail, "global", summary="Mail sent by the emulator"),
-    Route("GET", "/chat/nodes", chat_nodes, "global", summary="Chat nodes"),
-    Route("POST", "/chat/nodes/{node}/stop", stop_chat_node, "global", summary="Stop a chat node"),
+    Route("GET", "/health", local_only(health), "global", summary="Emulator health"),
+    Route("GET", "/mail", local_only(mail), "global", summary="Mail sent by the emulator"),
+    Route("GET", "/chat/nodes", local_only(chat_nodes), "global", summary="Chat nodes"),
     Route(
-        "POST", "/chat/nodes/{node}/start", start_chat_node, "global", summary="Start a chat node"
+        "POST",
+        "/chat/nodes/{node}/stop",
+        local_only(stop_chat_node),
+        "global",
+        summary="Stop a chat node",
+    ),
+    Route(
+        "POST",
+        "/chat/nodes/{node}/start",
+        local_only(start_chat_node),
+        "global",
+        summary="Start a chat node",
     ),
 ]

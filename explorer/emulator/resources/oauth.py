@@ -15,6 +15,7 @@ import orjson
 from starlette.responses import RedirectResponse, Response
 
 from explorer.emulator import credentials
+from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context, Services
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
@@ -194,6 +195,11 @@ async def delete_client(ctx: Context) -> None:
         raise not_found("Client")
     if owner != ctx.user_id():
         raise ApiError(403, "You can only delete your own clients.")
+    families = ctx.store.all(
+        "SELECT DISTINCT family FROM oauth_tokens WHERE clientId = ?", (client_id,)
+    )
+    for (family,) in families:
+        _revoke_family(ctx.services, family)
     with ctx.store.transaction() as conn:
         conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE clientId = ?", (client_id,))
         conn.execute("DELETE FROM oauth_clients WHERE id = ?", (client_id,))
@@ -270,9 +276,11 @@ def check_client_secret(client: tuple[Any, ...], form: dict[str, str]) -> None:
         raise OAuthError("invalid_client", "client_secret is wrong or missing.", 401)
 
 
-def _revoke_family(store: Store, family: str) -> None:
-    with store.transaction() as conn:
+def _revoke_family(services: Services, family: str) -> None:
+    """Revoke every token of ``family`` and the chat authkeys they fetched."""
+    with services.store.transaction() as conn:
         conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE family = ?", (family,))
+    authkeys.end(services, "credential", f"grant:{family}")
 
 
 async def read_body(ctx: Context) -> dict[str, str]:
@@ -326,7 +334,7 @@ async def token(ctx: Context) -> dict[str, Any]:
             raise OAuthError("invalid_grant", "redirect_uri does not match the authorization.")
         family = f"code:{credentials.digest(form['code'])[:16]}"
         if row[5]:
-            _revoke_family(ctx.store, family)
+            _revoke_family(ctx.services, family)
             raise OAuthError("invalid_grant", "The code was already used; its tokens are revoked.")
         with ctx.store.transaction() as conn:
             conn.execute(
@@ -352,7 +360,7 @@ async def token(ctx: Context) -> dict[str, Any]:
         if row is None or row[1] != client[0] or row[4] < now or row[5]:
             raise OAuthError("invalid_grant", "The refresh token is unknown, expired or revoked.")
         if row[6]:
-            _revoke_family(ctx.store, row[3])
+            _revoke_family(ctx.services, row[3])
             raise OAuthError(
                 "invalid_grant", "Refresh token reused: every token of this grant is revoked."
             )
@@ -387,7 +395,7 @@ async def revoke(ctx: Context) -> Response:
         (credentials.digest(form["token"]),),
     )
     if row is not None:
-        _revoke_family(ctx.store, row[0])
+        _revoke_family(ctx.services, row[0])
     return Response(status_code=200)
 
 

@@ -17,6 +17,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator import credentials
+from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
@@ -187,12 +188,14 @@ async def login(ctx: Context) -> Response:
 
 
 async def logout(ctx: Context) -> Response:
-    """DELETE /users/current/session: end the cookie session (its CSRF token dies with it)."""
+    """DELETE /users/current/session: end the cookie session (its CSRF token and the chat
+    authkeys it fetched die with it)."""
     caller = ctx.caller
     if caller is None or caller.session_id is None:
         raise ApiError(400, "This request is not signed in with a session cookie.")
     with ctx.store.transaction() as conn:
         conn.execute("DELETE FROM sessions WHERE id = ?", (caller.session_id,))
+    authkeys.end(ctx.services, "credential", caller.credential)
     response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response

@@ -1,0 +1,66 @@
+"""Changing one's password: the credentials of the old one end with it.
+
+``PUT /users/current/password`` takes the current password and a new one (8-256 characters).
+A wrong current password answers 401 and is charged to ``user-login-failed`` like a failed
+login, so a stolen session cannot guess it faster here than at the login. On success every
+other cookie session of the user ends, every OAuth token of theirs is revoked, and every chat
+authkey of theirs ends on every node (:func:`~explorer.emulator.chat.authkeys.end`): whoever
+held the old password holds nothing. The calling session stays signed in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from explorer.emulator import credentials
+from explorer.emulator.chat import authkeys
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError, bad_request
+
+
+async def change_password(ctx: Context) -> None:
+    """PUT /users/current/password: check the current password, store the new one, end the
+    user's other credentials."""
+    user_id = ctx.user_id()
+    body = await ctx.json_object()
+    current, new = body.get("password"), body.get("newPassword")
+    if not isinstance(current, str) or not current:
+        raise bad_request("password (the current one) is required.", "password", "required")
+    if not isinstance(new, str) or not 8 <= len(new) <= 256:
+        raise bad_request("newPassword must be 8-256 characters.", "newPassword")
+    stored = ctx.store.scalar("SELECT password_hash FROM users WHERE id = ?", (user_id,))
+    if not await asyncio.to_thread(credentials.check_password, current, stored):
+        raise ApiError(401, "The current password is wrong.")
+    hashed = await asyncio.to_thread(credentials.hash_password, new)
+    caller = ctx.caller
+    kept = caller.session_id if caller is not None and caller.session_id is not None else -1
+    with ctx.store.transaction() as conn:
+        conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (hashed, user_id))
+        conn.execute("DELETE FROM sessions WHERE userId = ? AND id != ?", (user_id, kept))
+        conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE userId = ?", (user_id,))
+    authkeys.end(ctx.services, "user", user_id)
+
+
+routes = [
+    Route(
+        "PUT",
+        "/users/current/password",
+        change_password,
+        "user-write",
+        auth="user",
+        scopes=("user:update:self",),
+        also=("user-login-failed",),
+        summary="Change one's password (ends the user's other sessions, tokens and chat keys)",
+        body={
+            "type": "object",
+            "required": ["password", "newPassword"],
+            "properties": {
+                "password": {"type": "string", "minLength": 1},
+                "newPassword": {"type": "string", "minLength": 8, "maxLength": 256},
+            },
+        },
+        status=204,
+        errors=(400, 401, 403, 413, 429, 461),  # 403: a token without the scope
+    ),
+]
