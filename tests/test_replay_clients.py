@@ -345,3 +345,13 @@ def test_tutorial_opt_out_events(platform: Platform) -> None:
         # Frames arrive in order: the reply to a later ping follows any UserJoin sent before.
         quiet.send({"type": "method", "method": "ping", "arguments": [], "id": 2})
         assert not [f for f in quiet.seen if f.get("event") == "UserJoin"]
+
+
+def test_opt_out_events_refuses_what_is_not_a_short_list_of_names(platform: Platform) -> None:
+    """optOutEvents answers 4000 for non-string names or more names than events exist."""
+    with closing(sign_in(platform.base_url, "viewer")) as browser:
+        endpoint = browser.get(f"/chats/{browser.get('/channels/streamer').json()['id']}").json()
+    with _Chat(endpoint["endpoints"][0]) as ws:
+        for args in ([["UserJoin"]], [f"Event{n}" for n in range(33)]):
+            packet = {"type": "method", "method": "optOutEvents", "arguments": args, "id": 1}
+            assert ws.send(packet)["error"]["code"] == 4000

@@ -78,6 +78,8 @@ KERNEL_SEND_BUFFER = 256 * 1024
 _WATCH_INTERVAL = 0.5
 _DROP_GRACE = 2.0
 _connection_ids = itertools.count(1)
+#: Event names one connection may opt out of (more than the platform has).
+_MAX_OPT_OUTS = 32
 
 
 #: Ids a record can have: SQLite's positive integers (a larger one would overflow the query).
@@ -360,9 +362,14 @@ class ChatNode:
             session.emotes = session.member.emotes = True
             return NO_DATA
         if name == "optOutEvents":
-            if not all(type(arg) is str for arg in args):
-                raise ChatError(ChatErrorCode.BAD_REQUEST, "optOutEvents takes event names.")
-            session.opted_out = session.opted_out | frozenset(args)
+            names = [arg for arg in args if type(arg) is str]
+            opted_out = session.opted_out | frozenset(names)
+            if len(names) != len(args) or len(opted_out) > _MAX_OPT_OUTS:
+                raise ChatError(
+                    ChatErrorCode.BAD_REQUEST,
+                    f"optOutEvents takes at most {_MAX_OPT_OUTS} event names.",
+                )
+            session.opted_out = opted_out
             self._opting_out = True
             return {}
         if name not in dispatch.METHODS:
