@@ -12,9 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-## test: install everything (Python and Debian packages) and run lint, types and all tests
+## test: install everything (Python, Debian and npm packages) and run lint, types and all tests
 test: $(STAMP)
 	bash .ci/system-packages
+	bash .ci/npm-packages
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -q
 

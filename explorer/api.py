@@ -10,8 +10,8 @@ the table of every endpoint row the toolkit calls, gathered from these classes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, overload
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, overload
 
 import pandas as pd
 
@@ -21,7 +21,14 @@ from explorer.auth import Grant
 from explorer.channel import Channel
 from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
-from explorer.endpoints import SIGN_IN, Endpoint, Result, bucket_of
+from explorer.endpoints import (
+    SHORTCODE_APPROVE,
+    SHORTCODE_DENY,
+    SIGN_IN,
+    Endpoint,
+    Result,
+    bucket_of,
+)
 from explorer.games import Game, GameVersion
 from explorer.handle import (
     Async,
@@ -35,6 +42,8 @@ from explorer.handle import (
     field_names,
 )
 from explorer.query import MAX_LIMIT, format_order, format_where
+from explorer.shortcode import Shortcode
+from explorer.shortcode import show as show_shortcode
 from explorer.transport import decode
 
 #: Interactive game listings and the path each is served at below ``/interactive/games``.
@@ -277,14 +286,38 @@ class Api(Handle[M]):
         await self._transport.logout()
 
     @action
-    async def authorize(self, scopes: Iterable[str], *, client_id: str | None = None) -> Grant:
-        """Run the OAuth implicit grant with the signed-in session and switch to its token.
+    async def authorize(
+        self,
+        scopes: Iterable[str],
+        *,
+        client_id: str | None = None,
+        flow: Literal["implicit", "shortcode"] = "implicit",
+        timeout: float = 300.0,
+        poll: float = 2.0,
+        show: Callable[[Shortcode], object] = show_shortcode,
+    ) -> Grant:
+        """Get an OAuth token for ``scopes`` and switch to it.
 
-        Afterwards requests carry ``Authorization: Bearer <token>`` and the cookie session is
-        dropped; the :class:`~explorer.auth.Grant` holds the token and its scopes. Requires a
-        session (``login`` or ``username``/``password``).
+        ``flow="implicit"`` runs the implicit grant with the signed-in session (``login`` or
+        ``username``/``password`` first). ``flow="shortcode"`` needs no session: it shows a
+        6-character code and the platform's ``/go`` address (``show``: a widget in Jupyter, a
+        line in a script), waits up to ``timeout`` seconds, checking every ``poll``, for
+        someone signed in to approve it (at ``/go``, or ``approve_code`` from another client),
+        and refreshes the token by itself when it nears expiry. Afterwards requests carry
+        ``Authorization: Bearer <token>`` and any cookie session is dropped; the
+        :class:`~explorer.auth.Grant` holds the token and its scopes.
         """
+        if flow == "shortcode":
+            return await self._transport.authorize_shortcode(
+                scopes, client_id, timeout=timeout, poll=poll, show=show
+            )
         return await self._transport.authorize(scopes, client_id)
+
+    @action
+    async def approve_code(self, code: str, *, deny: bool = False) -> None:
+        """Approve (or with ``deny=True`` refuse) a shortcode sign-in as the signed-in user."""
+        which = SHORTCODE_DENY if deny else SHORTCODE_APPROVE
+        await self._transport.send(which.method, which.path, which.bucket, json={"code": code})
 
     @action
     async def authorize_jwt(self) -> str:

@@ -9,6 +9,8 @@ auth flow so the rest of the toolkit never touches credential headers:
   retry is safe for every method: a 461 is refused before anything happens.
 - :class:`BearerAuth` for an OAuth access token (no cookie, no CSRF).
 - :class:`JwtAuth` for a token from ``POST /jwt/authorize``.
+- :class:`RefreshingAuth` for a code grant's access token (the shortcode sign-in): it trades
+  its refresh token for a new pair shortly before the access token expires.
 
 :func:`authorize_url` and :func:`parse_grant` are the two ends of the implicit grant: the
 signed-in session asks ``/oauth/authorize`` and reads the token from the redirect's fragment.
@@ -16,7 +18,8 @@ signed-in session asks ``/oauth/authorize`` and reads the token from the redirec
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+import time
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -78,13 +81,73 @@ class JwtAuth(_SchemeAuth):
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """An access token from the implicit grant."""
+    """An access token from the implicit grant (or, with a refresh token, a code grant)."""
 
     access_token: str
     token_type: str
     expires_in: int | None
     scopes: tuple[str, ...]
     state: str | None
+    refresh_token: str | None = None
+
+
+def token_grant(body: dict[str, object]) -> Grant:
+    """The :class:`Grant` in a ``POST /oauth/token`` answer."""
+    expires = body.get("expires_in")
+    refresh = body.get("refresh_token")
+    return Grant(
+        access_token=str(body["access_token"]),
+        token_type=str(body.get("token_type") or "Bearer"),
+        expires_in=expires if isinstance(expires, int) else None,
+        scopes=tuple(str(body.get("scope") or "").split()),
+        state=None,
+        refresh_token=refresh if isinstance(refresh, str) else None,
+    )
+
+
+class RefreshingAuth(httpx.Auth):
+    """``Authorization: Bearer`` with a token that renews itself: once the access token is
+    within ``margin`` seconds of expiring, the next request first refreshes the pair at
+    ``token_url`` (``grant_type=refresh_token``, single use, so the new refresh token is kept).
+    """
+
+    requires_response_body = True
+
+    def __init__(
+        self,
+        grant: Grant,
+        token_url: str,
+        client_id: str,
+        *,
+        margin: float = 60.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.token_url, self.client_id, self.margin, self.clock = (
+            token_url,
+            client_id,
+            margin,
+            clock,
+        )
+        self._take(grant)
+
+    def _take(self, grant: Grant) -> None:
+        self.grant = grant
+        lifetime = grant.expires_in if grant.expires_in is not None else float("inf")
+        self.expires_at = self.clock() + lifetime
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Refresh first when the token nears expiry, then send with the current token."""
+        if self.grant.refresh_token and self.clock() >= self.expires_at - self.margin:
+            form = {
+                "grant_type": "refresh_token",
+                "refresh_token": self.grant.refresh_token,
+                "client_id": self.client_id,
+            }
+            response = yield httpx.Request("POST", self.token_url, data=form)
+            if response.status_code == 200:
+                self._take(token_grant(response.json()))
+        request.headers["Authorization"] = f"Bearer {self.grant.access_token}"
+        yield request
 
 
 def authorize_url(

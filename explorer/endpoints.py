@@ -140,4 +140,31 @@ AUTHORIZE = Endpoint("GET", "/oauth/authorize", "user-write", result=Result.NONE
 AUTHORIZE_JWT = Endpoint(
     "POST", "/jwt/authorize", "user-login", result=Result.NONE, name="authorize_jwt"
 )
-SIGN_IN: tuple[Endpoint, ...] = (LOGIN, LOGOUT, AUTHORIZE, AUTHORIZE_JWT)
+SHORTCODE = Endpoint(
+    "POST", "/oauth/shortcode", "user-login", result=Result.OBJECT, name="shortcode"
+)
+SHORTCODE_CHECK = Endpoint(
+    "GET",
+    "/oauth/shortcode/check/{handle}",
+    "user-read",
+    result=Result.OBJECT,
+    name="shortcode_check",
+)
+SHORTCODE_APPROVE = Endpoint(
+    "POST", "/oauth/shortcode/approve", "user-write", result=Result.OBJECT, name="approve_code"
+)
+SHORTCODE_DENY = Endpoint(
+    "POST", "/oauth/shortcode/deny", "user-write", result=Result.OBJECT, name="deny_code"
+)
+TOKEN = Endpoint("POST", "/oauth/token", "user-login", result=Result.OBJECT, name="token")
+SIGN_IN: tuple[Endpoint, ...] = (
+    LOGIN,
+    LOGOUT,
+    AUTHORIZE,
+    AUTHORIZE_JWT,
+    SHORTCODE,
+    SHORTCODE_CHECK,
+    SHORTCODE_APPROVE,
+    SHORTCODE_DENY,
+    TOKEN,
+)

@@ -219,6 +219,10 @@ class ChatTimeout(ExplorerError, TimeoutError):
     """A chat method got no reply, or a chat node did not finish its handshake, in time."""
 
 
+class SignInTimeout(ExplorerError, TimeoutError):
+    """Nobody approved a shortcode sign-in before it (or the wait) expired."""
+
+
 class ConnectionFailed(ExplorerError, ConnectionError):
     """The platform could not be reached, timed out or sent something that is not HTTP."""
 

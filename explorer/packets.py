@@ -130,7 +130,8 @@ def decode(raw: str | bytes | bytearray | memoryview) -> Packet:
     reply_id = 0 if packet_id is None else packet_id
     if kind == "method":
         method = obj.get("method")
-        arguments = obj.get("arguments")
+        # A missing ``arguments`` is an empty list (MixerLib drops empty arrays).
+        arguments = obj.get("arguments", [])
         if type(method) is not str:
             raise PacketError(
                 ChatErrorCode.BAD_REQUEST, "A method packet needs a string method.", reply_id

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import httpx
@@ -24,19 +24,37 @@ import orjson
 
 from explorer import paging
 from explorer.auth import (
+    CLIENT_ID,
     JWT_HEADER,
     BearerAuth,
     CsrfAuth,
     Grant,
     JwtAuth,
+    RefreshingAuth,
     authorize_url,
     parse_grant,
+    token_grant,
 )
-from explorer.endpoints import AUTHORIZE, AUTHORIZE_JWT, LOGIN, LOGOUT
-from explorer.errors import ClientClosed, ConnectionFailed, PlatformError, error_for
+from explorer.endpoints import (
+    AUTHORIZE,
+    AUTHORIZE_JWT,
+    LOGIN,
+    LOGOUT,
+    SHORTCODE,
+    SHORTCODE_CHECK,
+    TOKEN,
+)
+from explorer.errors import (
+    ClientClosed,
+    ConnectionFailed,
+    PlatformError,
+    SignInTimeout,
+    error_for,
+)
 from explorer.pacing import Pacer, Status, header_number
 from explorer.progress import Progress
 from explorer.ratelimit import RESET_HEADER
+from explorer.shortcode import Shortcode, shortcode
 
 Record = dict[str, Any]
 
@@ -245,6 +263,57 @@ class Transport:
         if grant.state != state:
             raise ConnectionFailed(f"{AUTHORIZE.path} returned a different state: not our grant.")
         self._use(BearerAuth(grant.access_token), "token")
+        return grant
+
+    async def authorize_shortcode(
+        self,
+        scopes: Iterable[str],
+        client_id: str | None,
+        *,
+        timeout: float,
+        poll: float,
+        show: Callable[[Shortcode], object],
+    ) -> Grant:
+        """Run the shortcode grant: show the code, wait (at most ``timeout`` seconds, checking
+        every ``poll``) for a person to approve it, then sign requests with the refreshing
+        token. A refusal raises :class:`~explorer.errors.Forbidden`, an expired code or wait
+        :class:`~explorer.errors.SignInTimeout`."""
+        client = client_id or CLIENT_ID
+        started = decode_object(
+            await self.send(
+                SHORTCODE.method,
+                SHORTCODE.path,
+                SHORTCODE.bucket,
+                json={"client_id": client, "scope": " ".join(scopes)},
+                sign_in=False,
+            )
+        )
+        pending = shortcode(self.base_url, started)
+        show(pending)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(timeout, pending.expires_in)
+        check = SHORTCODE_CHECK.path.format(handle=pending.handle)
+        while True:
+            try:
+                answer = await self.send("GET", check, SHORTCODE_CHECK.bucket, sign_in=False)
+            except PlatformError as gone:
+                if gone.status == 404:
+                    raise SignInTimeout(f"The code {pending.code} expired unapproved.") from None
+                raise
+            if answer.status_code == 200:
+                break
+            if loop.time() + poll > deadline:
+                raise SignInTimeout(f"Nobody approved {pending.code} within {timeout:g} s.")
+            await asyncio.sleep(poll)
+        code = decode_object(answer)["code"]
+        form = {"grant_type": "authorization_code", "client_id": client, "code": code}
+        grant = token_grant(
+            decode_object(
+                await self.send(TOKEN.method, TOKEN.path, TOKEN.bucket, json=form, sign_in=False)
+            )
+        )
+        token_url = f"{self.base_url.rstrip('/')}{TOKEN.path}"
+        self._use(RefreshingAuth(grant, token_url, client), "token")
         return grant
 
     async def authorize_jwt(self) -> str:

@@ -40,7 +40,7 @@ def test_msg_reaches_everyone_including_the_sender(world: World) -> None:
             assert await chat.event("ChatMessage") == reply
         assert reply["channel"] == channel and reply["user_name"] == "viewer"
         assert reply["user_id"] == world.user_id("viewer")
-        assert reply["user_roles"] == ["User", "Owner"]
+        assert reply["user_roles"] == ["Owner", "User"]
         assert reply["message"] == {
             "message": [{"type": "text", "data": "hello chat", "text": "hello chat"}],
             "meta": {},

@@ -281,7 +281,7 @@ def test_moderator_deletes_anyones_message(world: World) -> None:
         said = await viewer.ok("msg", "borderline")
         assert await mod.ok("deleteMessage", said["id"]) == "Message deleted."
         data = await viewer.event("DeleteMessage")
-        assert data["id"] == said["id"] and data["moderator"]["user_roles"] == ["User", "Mod"]
+        assert data["id"] == said["id"] and data["moderator"]["user_roles"] == ["Mod", "User"]
         await mod.close()
         await viewer.close()
 
@@ -321,7 +321,7 @@ def test_giveaway_picks_an_active_chatter(world: World) -> None:
                 break
         tags = [c for c in announcement["message"]["message"] if c["type"] == "tag"]
         assert tags[0]["username"] in ("viewer", "moderator", "viewer2", "staff")
-        assert announcement["user_roles"] == ["User", "Owner"]
+        assert announcement["user_roles"] == ["Owner", "User"]
         history = await viewer.ok("history", 1)
         assert history[0]["id"] == announcement["id"]
         await mod.close()
@@ -341,9 +341,9 @@ def test_role_change_sends_user_update_and_applies_at_once(world: World) -> None
         update = await watcher.event("UserUpdate")
         assert await member.event("UserUpdate") == update
         assert update["user"] == world.user_id("viewer2") and update["username"] == "viewer2"
-        assert update["roles"] == ["User", "Mod"] and "timeout" in update["permissions"]
+        assert update["roles"] == ["Mod", "User"] and "timeout" in update["permissions"]
         assert (await member.ok("clearMessages")) == "Messages cleared."
-        assert (await member.ok("msg", "as a mod"))["user_roles"] == ["User", "Mod"]
+        assert (await member.ok("msg", "as a mod"))["user_roles"] == ["Mod", "User"]
         set_roles(world, "viewer2", remove=["Mod"], add=["Banned"])
         banned = await member.event("UserUpdate")
         assert banned["roles"] == ["Banned"] and banned["permissions"] == ["connect"]

@@ -39,7 +39,7 @@ def test_poll_start_progress_and_end(world: World, clock: ManualClock) -> None:
         assert start["author"] == {
             "user_name": "streamer",
             "user_id": world.user_id("streamer"),
-            "user_roles": ["User", "Owner"],
+            "user_roles": ["Owner", "User"],
         }
         assert start["voters"] == 0 and start["responses"] == {"Dust": 0, "Mirage, of course": 0}
         assert start["responsesByIndex"] == [0, 0]

@@ -122,7 +122,6 @@ def test_non_object_json_is_bad_request(raw: bytes) -> None:
         {"type": "method", "method": 3, "arguments": [], "id": 9},
         {"type": "method", "arguments": [], "id": 9},
         {"type": "method", "method": "msg", "arguments": "hi", "id": 9},
-        {"type": "method", "method": "msg", "id": 9},
         {"type": "reply", "error": "boom", "id": 9},
         {"type": "reply", "error": {"code": "1", "message": "UNOTFOUND"}, "id": 9},
         {"type": "rpc", "id": 9},
@@ -245,3 +244,8 @@ def test_errors_pickle(error: ChatError) -> None:
     """Chat errors survive pickling (they may cross a process boundary)."""
     again = pickle.loads(pickle.dumps(error))
     assert (type(again), again.args, str(again)) == (type(error), error.args, str(error))
+
+
+def test_a_method_without_arguments_has_none() -> None:
+    """A method packet without ``arguments`` (MixerLib drops empty arrays) has []."""
+    assert decode(b'{"type":"method","method":"ping","id":4}') == Method("ping", [], 4)

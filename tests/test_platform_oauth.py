@@ -59,9 +59,23 @@ def test_missing_scope_is_403(platform: Platform) -> None:
     with closing(sign_in(platform.base_url, "viewer")) as client:
         token = implicit_token(client, "chat:connect")["access_token"]
     with bearer(platform, token) as api:
-        response = api.get("/users/current")
+        response = api.get("/notifications")
     assert response.status_code == 403
-    assert response.json()["message"] == "Missing scope user:details:self."
+    assert response.json()["message"] == "Missing scope notification:view:self."
+
+
+def test_current_user_private_fields_need_details_scope(platform: Platform) -> None:
+    """users/current answers any token; email and preferences only with user:details:self."""
+    with closing(sign_in(platform.base_url, "viewer")) as client:
+        chat_only = implicit_token(client, "chat:connect chat:chat")["access_token"]
+        detailed = implicit_token(client, "user:details:self")["access_token"]
+    with bearer(platform, chat_only) as api:
+        public = api.get("/users/current").json()
+    with bearer(platform, detailed) as api:
+        private = api.get("/users/current").json()
+    assert public["username"] == "viewer" and "channel" in public
+    assert "email" not in public and "preferences" not in public
+    assert "@" in private["email"] and isinstance(private["preferences"], dict)
 
 
 def test_unknown_token_is_401(platform: Platform) -> None:

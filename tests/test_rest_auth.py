@@ -110,8 +110,8 @@ def test_a_bearer_token_can_be_given_at_connect(
 def test_a_missing_scope_raises_forbidden(streamer: explorer.Client) -> None:
     """A token without the endpoint's scope is refused with a typed 403."""
     streamer.authorize(["chat:connect"])
-    with pytest.raises(Forbidden, match="Missing scope user:details:self") as info:
-        streamer.me.info()
+    with pytest.raises(Forbidden, match="Missing scope invoice:view:self") as info:
+        streamer.me.invoices()
     assert (info.value.status, info.value.error) == (403, "Forbidden")
 
 

@@ -1,7 +1,10 @@
 """Assembles the platform's ASGI app: every resource module's routes, each wrapped by policy.
 
 Mounted paths: ``/api/v1`` (the platform), ``/api/v2/chats/{id}`` (the alias one official
-client uses, reference.md fact 7) and ``/_emulator`` (the control namespace). Errors Starlette
+client uses, reference.md fact 7), ``/_emulator`` (the control namespace), ``/go`` (the
+shortcode page, :mod:`~explorer.emulator.gopage`) and ``/oauth/authorize`` at the web root,
+where the historical platform's consent page was and where Firebot and passport-mixer send
+people. Errors Starlette
 raises itself (no such path, method not allowed) get the platform's JSON error shape too.
 """
 
@@ -16,10 +19,11 @@ from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.routing import Route as StarletteRoute
 
+from explorer.emulator import gopage
 from explorer.emulator.context import Services
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.policy import Route, guard
-from explorer.emulator.resources import chats, control, modules
+from explorer.emulator.resources import chats, control, modules, oauth
 from explorer.emulator.responses import ApiError, JSONResponse
 from explorer.emulator.routing import IndexedRouter
 
@@ -67,6 +71,8 @@ def build_app(services: Services) -> Starlette:
             Mount("/api/v1", app=IndexedRouter(api)),
             Mount("/api/v2", routes=alias),
             Mount("/_emulator", routes=_mount(control.routes, services)),
+            *gopage.routes,
+            *_mount([r for r in oauth.routes if r.path == "/oauth/authorize"], services),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )

@@ -4,8 +4,9 @@ Each route declares its method, path, bucket, whether it needs a signed-in calle
 OAuth scopes a bearer token must carry. :func:`guard` wraps a handler with exactly those rules,
 in this order:
 
-1. identify the caller: ``Authorization: Bearer`` (OAuth token), ``Authorization: JWT``, or
-   the session cookie; CSRF applies only to the cookie (reference.md fact 9);
+1. identify the caller: ``Authorization: Bearer`` (OAuth token; ``OAuth`` is a synonym, as
+   passport-mixer sends it), ``Authorization: JWT``, or the session cookie; CSRF applies only
+   to the cookie (reference.md fact 9);
 2. a route that relies on the cookie with a missing/invalid ``X-CSRF-Token`` answers 461 with
    the session's token in the header, so the retry succeeds;
 3. signed-in and scope checks (401 / 403);
@@ -26,6 +27,7 @@ from starlette.responses import Response
 from explorer.emulator import addresses, credentials
 from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
+from explorer.emulator.scopes import SCOPES
 from explorer.query import QueryError
 from explorer.ratelimit import (
     ENFORCED_HEADER,
@@ -36,38 +38,6 @@ from explorer.ratelimit import (
 )
 
 SESSION_COOKIE = "explorer_session"
-
-CHAT_SCOPES: tuple[str, ...] = (
-    "chat:connect",
-    "chat:chat",
-    "chat:whisper",
-    "chat:poll_vote",
-    "chat:poll_start",
-    "chat:timeout",
-    "chat:purge",
-    "chat:remove_message",
-    "chat:clear_messages",
-    "chat:giveaway_start",
-)
-REST_SCOPES: tuple[str, ...] = (
-    "user:details:self",
-    "user:update:self",
-    "channel:details:self",
-    "channel:update:self",
-    "channel:follow:self",
-    "channel:streamKey:self",
-    "channel:analytics:self",
-    "interactive:manage:self",
-    "interactive:robot:self",
-    "invoice:view:self",
-    "invoice:capture:self",
-    "notification:view:self",
-    "notification:update:self",
-    "achievement:view:self",
-    "announcement:create",
-)
-#: Every scope a token may carry; a cookie session holds them all.
-SCOPES: frozenset[str] = frozenset(CHAT_SCOPES + REST_SCOPES)
 
 Auth = Literal["none", "optional", "user"]
 Handler = Callable[[Context], Awaitable[Any]]
@@ -117,7 +87,7 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
     if header:
         scheme, _, value = header.partition(" ")
         scheme, value = scheme.lower(), value.strip()
-        if scheme == "bearer":
+        if scheme in ("bearer", "oauth"):
             row = store.one(
                 "SELECT userId, scopes, expiresAt, revoked, family FROM oauth_tokens "
                 "WHERE token_hash = ? AND kind = 'access'",

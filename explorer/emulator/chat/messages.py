@@ -7,11 +7,15 @@ on whitespace and recognises, word by word:
 
 * an emoticon of the built-in pack (``:)``, ``<3``, ...; see
   :mod:`~explorer.emulator.chat.emoticons`);
-* a link starting with ``http://``, ``https://`` or ``www.`` (``text`` drops the scheme);
+* a link: ``http://`` or ``https://`` (``text`` drops the scheme), or a bare domain such as
+  ``mixer.com/mixer`` or ``www.example.org`` (``url`` gains ``http://``, as the developer docs'
+  ChatMessage example shows);
 * ``@name`` of a known user (a ``tag`` with that user's id; trailing punctuation stays text);
 * everything else is text, adjacent text merged into one component.
 
-A leading ``/me `` sets ``meta.me``. Pure apart from the user lookup it is given.
+A message that starts with a non-text component begins with an empty text component, as
+recorded traffic of the historical platform does (clients read ``message[0].data``). A leading
+``/me `` sets ``meta.me``. Pure apart from the user lookup it is given.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ MAX_LENGTH = 360
 
 _TOKENS = re.compile(r"\s+|\S+")
 _LINK = re.compile(r"(?:https?://|www\.)\w", re.IGNORECASE)
+#: A bare domain (known top-level domains only, so "node.js" or "e.g." stay text).
+_DOMAIN = re.compile(
+    r"(?:[a-z0-9-]+\.)+(?:com|net|org|tv|gg|io|co|me|ly|uk|de|fr|be|info|dev|app)(?:/\S*)?",
+    re.IGNORECASE,
+)
 _TRAILING = re.compile(r"[.,!?;:)\]'\"]+$")
 _TAG = re.compile(r"@([A-Za-z0-9_]{1,32})(.*)", re.DOTALL)
 
@@ -60,11 +69,11 @@ def _special(word: str, lookup: UserLookup) -> tuple[Component, str] | None:
             "text": word,
         }
         return component, ""
-    if _LINK.match(word):
-        trailing = _TRAILING.search(word)
-        rest = trailing.group() if trailing else ""
-        link = word[: len(word) - len(rest)]
-        url = link if "://" in link else f"https://{link}"
+    trailing = _TRAILING.search(word)
+    rest = trailing.group() if trailing else ""
+    link = word[: len(word) - len(rest)]
+    if _LINK.match(word) or _DOMAIN.fullmatch(link):
+        url = link if "://" in link else f"http://{link}"
         return {"type": "link", "url": url, "text": url.split("://", 1)[1]}, rest
     tag = _TAG.fullmatch(word)
     if tag is not None:
@@ -95,6 +104,8 @@ def compose(text: str, lookup: UserLookup) -> tuple[list[Component], dict[str, A
             pending.append(found[1])
     if pending:
         components.append(text_component("".join(pending)))
+    if components and components[0]["type"] != "text":
+        components.insert(0, text_component(""))
     return components, meta
 
 

@@ -11,7 +11,9 @@ read). The node itself answers the connection-level methods:
   string key), as the spec lists "not encoded as a number" among the UNOTFOUND causes. Any
   mismatch answers ``UNOTFOUND`` (code 1) and leaves the connection as it was. Calling
   ``auth`` again moves the connection (anonymous to signed in, or to another channel).
-* ``ping`` (a reply without data) and ``attachEmotes``.
+* ``ping`` (a reply without data), ``attachEmotes``, and ``optOutEvents [names...]``: that
+  connection no longer receives those events (the reply's data is ``{}`` as in the developer
+  docs; unknown names are ignored).
 
 Every other method goes to the connection's :class:`~explorer.emulator.chat.rooms.Room`
 through :mod:`~explorer.emulator.chat.dispatch`.
@@ -76,6 +78,8 @@ KERNEL_SEND_BUFFER = 256 * 1024
 _WATCH_INTERVAL = 0.5
 _DROP_GRACE = 2.0
 _connection_ids = itertools.count(1)
+#: Event names one connection may opt out of (more than the platform has).
+_MAX_OPT_OUTS = 32
 
 
 #: Ids a record can have: SQLite's positive integers (a larger one would overflow the query).
@@ -117,6 +121,7 @@ class Session:
     room: Room | None = None
     member: Member = field(default_factory=lambda: Member(None))
     emotes: bool = False
+    opted_out: frozenset[str] = frozenset()
     #: The authkey the connection signed in with (None: anonymous).
     authkey: str | None = None
     #: Close code and reason to end the connection with after the current reply.
@@ -150,6 +155,8 @@ class ChatNode:
         self._sessions: dict[ServerConnection, Session] = {}
         self._channels: dict[int, dict[ServerConnection, Session]] = {}
         self._dropping: set[ServerConnection] = set()
+        #: Set once any connection opted out of events (keeps the usual delivery path lean).
+        self._opting_out = False
 
     @property
     def running(self) -> bool:
@@ -216,6 +223,9 @@ class ChatNode:
                 if session.member.user_id == delivery.refresh_user:
                     refresh(self.rooms.store, session.member, channel_id)
         targets: Iterable[ServerConnection] = members
+        if self._opting_out and any(delivery.event in s.opted_out for s in members.values()):
+            targets = [ws for ws, s in members.items() if delivery.event not in s.opted_out]
+            members = {ws: members[ws] for ws in targets}
         if delivery.users is not None:
             users = delivery.users
             targets = [ws for ws, s in members.items() if s.member.user_id in users]
@@ -351,6 +361,17 @@ class ChatNode:
         if name == "attachEmotes":
             session.emotes = session.member.emotes = True
             return NO_DATA
+        if name == "optOutEvents":
+            names = [arg for arg in args if type(arg) is str]
+            opted_out = session.opted_out | frozenset(names)
+            if len(names) != len(args) or len(opted_out) > _MAX_OPT_OUTS:
+                raise ChatError(
+                    ChatErrorCode.BAD_REQUEST,
+                    f"optOutEvents takes at most {_MAX_OPT_OUTS} event names.",
+                )
+            session.opted_out = opted_out
+            self._opting_out = True
+            return {}
         if name not in dispatch.METHODS:
             raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
         if session.room is None:

@@ -67,23 +67,29 @@ PERMISSION_SCOPES: dict[str, str] = {
     "remove_message": "chat:remove_message",
     "clear_messages": "chat:clear_messages",
     "change_ban": "chat:purge",
+    "change_role": "chat:change_role",
+    "edit_options": "chat:edit_options",
+    "bypass_links": "chat:bypass_links",
+    "bypass_slowchat": "chat:bypass_slowchat",
 }
+#: Role order in lists: most significant first, ``User`` last, as recorded traffic and the
+#: developer docs' examples show (``["Banned", "Pro", "User"]``, ``["Mod", "User"]``).
 _ORDER = (
     "Banned",
+    "Owner",
+    "Staff",
+    "Founder",
+    "GlobalMod",
+    "Mod",
+    "Subscriber",
+    "Pro",
     "Muted",
     "User",
-    "Pro",
-    "Subscriber",
-    "Mod",
-    "GlobalMod",
-    "Founder",
-    "Staff",
-    "Owner",
 )
 
 
 def roles_of(store: Store, channel_id: int, user_id: int) -> list[str]:
-    """The chat roles of ``user_id`` in ``channel_id``, lowest first (as the platform lists)."""
+    """The chat roles of ``user_id`` in ``channel_id``, most significant first, ``User`` last."""
     roles = {"User"}
     owner = store.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
     if owner == user_id:

@@ -17,8 +17,9 @@ from starlette.responses import RedirectResponse, Response
 from explorer.emulator import credentials
 from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context, Services
-from explorer.emulator.policy import SCOPES, Param, Route
+from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.scopes import SCOPES
 from explorer.emulator.store import Store, dumps
 
 BUILTIN_CLIENT = "explorer-toolkit"
@@ -53,7 +54,7 @@ class OAuthError(ApiError):
         }
 
 
-def _client(store: Store, client_id: str) -> tuple[Any, ...]:
+def client_row(store: Store, client_id: str) -> tuple[Any, ...]:
     row = store.one(
         "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
         "FROM oauth_clients WHERE id = ?",
@@ -76,7 +77,7 @@ def _client_body(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-def _scopes(raw: str) -> list[str]:
+def parse_scopes(raw: str) -> list[str]:
     scopes = sorted(set(raw.replace(",", " ").split()))
     unknown = [s for s in scopes if s not in SCOPES]
     if unknown:
@@ -158,7 +159,7 @@ async def register_client(ctx: Context) -> Response:
                 ctx.iso_now(),
             ),
         )
-    result = _client_body(_client(ctx.store, client_id))
+    result = _client_body(client_row(ctx.store, client_id))
     if secret:
         result["secret"] = secret
     return JSONResponse(result, status_code=201)
@@ -210,7 +211,7 @@ async def authorize(ctx: Context) -> Response:
     if caller is None or caller.kind != "session":
         raise ApiError(403, "Authorize with a signed-in session, not a token.")
     params = ctx.params
-    client = _client(ctx.store, params.get("client_id", ""))
+    client = client_row(ctx.store, params.get("client_id", ""))
     redirect = params.get("redirect_uri") or orjson.loads(client[5])[0]
     if redirect not in orjson.loads(client[5]):
         raise bad_request("redirect_uri is not registered for this client.", "redirect_uri")
@@ -226,7 +227,7 @@ async def authorize(ctx: Context) -> Response:
     if response_type not in ("token", "code"):
         return bounce({"error": "unsupported_response_type"}, fragment=False)
     try:
-        scopes = _scopes(params.get("scope", ""))
+        scopes = parse_scopes(params.get("scope", ""))
     except OAuthError as error:
         return bounce(
             {"error": error.code, "error_description": error.message},
@@ -244,6 +245,13 @@ async def authorize(ctx: Context) -> Response:
             refresh=False,
         )
         return bounce(body, fragment=True)
+    code = store_code(ctx, client[0], caller.user_id, scopes, redirect)
+    return bounce({"code": code}, fragment=False)
+
+
+def store_code(ctx: Context, client_id: str, user_id: int, scopes: list[str], redirect: str) -> str:
+    """A new single-use authorization code for ``POST /oauth/token`` (``redirect`` empty when
+    the grant had none, as a shortcode grant)."""
     code = credentials.new_token(16)
     with ctx.store.transaction() as conn:
         conn.execute(
@@ -251,17 +259,17 @@ async def authorize(ctx: Context) -> Response:
             "expiresAt) VALUES (?, ?, ?, ?, ?, ?)",
             (
                 credentials.digest(code),
-                client[0],
-                caller.user_id,
+                client_id,
+                user_id,
                 " ".join(scopes),
                 redirect,
                 ctx.now + CODE_TTL,
             ),
         )
-    return bounce({"code": code}, fragment=False)
+    return code
 
 
-def _check_client_secret(client: tuple[Any, ...], form: dict[str, str]) -> None:
+def check_client_secret(client: tuple[Any, ...], form: dict[str, str]) -> None:
     if client[1] is not None and not credentials.same(
         credentials.digest(form.get("client_secret", "")), client[1]
     ):
@@ -275,20 +283,44 @@ def _revoke_family(services: Services, family: str) -> None:
     authkeys.end(services, "credential", f"grant:{family}")
 
 
-async def _form(ctx: Context) -> dict[str, str]:
+async def read_body(ctx: Context) -> dict[str, str]:
+    """An OAuth request body, form-encoded or JSON (mixer.py and the official shortcode client
+    send JSON); anything else is a 400 ``invalid_request`` that says what was wrong."""
     raw = await ctx.body()
+    media = ctx.request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media == "application/json" or raw.lstrip().startswith(b"{"):
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise OAuthError("invalid_request", "The JSON body could not be read.") from None
+        if not isinstance(value, dict):
+            raise OAuthError("invalid_request", "The JSON body must be an object.")
+        return {str(k): _field(k, v) for k, v in value.items() if v is not None}
     try:
         return dict(parse_qsl(raw.decode(), keep_blank_values=True, strict_parsing=False))
     except UnicodeDecodeError:
-        raise OAuthError("invalid_request", "The body must be form-encoded text.") from None
+        raise OAuthError("invalid_request", "The body must be form-encoded text or JSON.") from None
+
+
+def _field(name: str, value: Any) -> str:
+    """One JSON body field as the form value it stands for (a scope list joins with spaces)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    raise OAuthError("invalid_request", f"{name} must be a string.")
 
 
 async def token(ctx: Context) -> dict[str, Any]:
-    """POST /oauth/token (form-encoded): exchange a code, or rotate a refresh token."""
-    form = await _form(ctx)
+    """POST /oauth/token (form-encoded or JSON): exchange a code, or rotate a refresh token."""
+    form = await read_body(ctx)
     grant = form.get("grant_type")
-    client = _client(ctx.store, form.get("client_id", ""))
-    _check_client_secret(client, form)
+    if not form.get("client_id"):
+        raise OAuthError("invalid_request", "client_id is required (form-encoded or JSON body).")
+    client = client_row(ctx.store, form.get("client_id", ""))
+    check_client_secret(client, form)
     services, now = ctx.services, ctx.now
     if grant == "authorization_code":
         row = ctx.store.one(
@@ -354,7 +386,7 @@ async def token(ctx: Context) -> dict[str, Any]:
 
 async def revoke(ctx: Context) -> Response:
     """POST /oauth/revoke (form-encoded ``token``): revoke a token and its whole family."""
-    form = await _form(ctx)
+    form = await read_body(ctx)
     if not form.get("token"):
         # RFC 7009 2.1: the token is required; an unknown one is still a 200 (2.2).
         raise OAuthError("invalid_request", "token is required.")
@@ -414,7 +446,7 @@ routes = [
         "/oauth/token",
         token,
         "user-login",
-        summary="Exchange a code or refresh token (form-encoded)",
+        summary="Exchange a code or refresh token (form-encoded or JSON)",
         body=_TOKEN_FORM,
         response={"$ref": "#/components/schemas/TokenResponse"},
         errors=(400, 401),

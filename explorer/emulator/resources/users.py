@@ -21,6 +21,7 @@ from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.scopes import private
 from explorer.emulator.shapes import (
     CHANNEL_FROM,
     CHANNEL_SELECT,
@@ -45,7 +46,8 @@ def user_row(ctx: Context, user_id: int) -> tuple[Any, ...]:
 
 
 def current_user_body(ctx: Context, user_id: int) -> dict[str, Any]:
-    """The ``GET /users/current`` object: the user plus channel, groups, email, preferences."""
+    """The ``GET /users/current`` object: the user plus channel and groups, and the private
+    ``email`` and ``preferences`` when the caller holds ``user:details:self`` (a session does)."""
     user = render_user(user_row(ctx, user_id))
     email, groups, preferences = ctx.store.one(
         "SELECT email, groups, preferences FROM users WHERE id = ?", (user_id,)
@@ -58,8 +60,9 @@ def current_user_body(ctx: Context, user_id: int) -> dict[str, Any]:
         del channel["user"]
         user["channel"] = channel
     user["groups"] = user_groups(groups)
-    user["email"] = email
-    user["preferences"] = orjson.loads(preferences)
+    if private(ctx.caller, "user:details:self"):
+        user["email"] = email
+        user["preferences"] = orjson.loads(preferences)
     return user
 
 
@@ -146,7 +149,8 @@ async def get_user(ctx: Context) -> dict[str, Any]:
 
 
 async def get_current(ctx: Context) -> dict[str, Any]:
-    """GET /users/current: the caller, with channel, groups, email and preferences."""
+    """GET /users/current: the caller for any valid credential (the historical chat-bot flow
+    reads ``id``, ``username`` and ``channel.id`` with a chat-only token)."""
     return current_user_body(ctx, ctx.user_id())
 
 
@@ -247,8 +251,7 @@ routes = [
         get_current,
         "user-read",
         auth="user",
-        scopes=("user:details:self",),
-        summary="The signed-in user",
+        summary="The signed-in user (email and preferences need user:details:self)",
         response=_CURRENT,
         errors=(401, 403, 461),
     ),

@@ -1,0 +1,217 @@
+"""The shortcode grant: sign in an app that has no browser redirect (a notebook, a script, a
+console), with the historical platform's wire shapes.
+
+1. The app sends ``POST /oauth/shortcode {client_id, client_secret?, scope}`` and gets
+   ``{code, handle, expires_in}``: ``code`` is 6 characters a person can type, ``handle`` a
+   long secret only the app knows.
+2. The person, signed in, approves ``code`` (``POST /oauth/shortcode/approve {code}`` or the
+   ``/go`` page) or refuses it (``.../deny``).
+3. The app polls ``GET /oauth/shortcode/check/{handle}``: 204 while waiting, 200 ``{code}``
+   once approved (an authorization code for ``POST /oauth/token``, handed out once), 403 once
+   denied, 404 once expired, collected or unknown.
+
+Codes expire after :data:`SHORTCODE_TTL`, are single use, and a wrong code is charged to
+``user-login-failed`` (8 per 15 minutes per account), which makes guessing someone else's
+pending code hopeless.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from starlette.responses import Response
+
+from explorer.emulator import credentials
+from explorer.emulator.context import Context
+from explorer.emulator.policy import Route
+from explorer.emulator.resources.oauth import (
+    check_client_secret,
+    client_row,
+    parse_scopes,
+    read_body,
+    store_code,
+)
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request
+
+#: Seconds a shortcode stays valid.
+SHORTCODE_TTL = 300.0
+#: Characters of a code: no 0/O, 1/I/L, so it reads back unambiguously.
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS oauth_shortcodes (
+    handle_hash TEXT PRIMARY KEY, code TEXT NOT NULL UNIQUE, clientId TEXT NOT NULL,
+    scopes TEXT NOT NULL, expiresAt REAL NOT NULL, state TEXT NOT NULL DEFAULT 'waiting',
+    userId INTEGER
+);
+"""
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+async def start(ctx: Context) -> Response:
+    """POST /oauth/shortcode: a code for a person to approve, and the handle to poll."""
+    body = await read_body(ctx)
+    client = client_row(ctx.store, body.get("client_id", ""))
+    check_client_secret(client, body)
+    scopes = parse_scopes(body.get("scope", ""))
+    handle = credentials.new_token()
+    now = ctx.now
+    with ctx.store.transaction() as conn:
+        conn.execute("DELETE FROM oauth_shortcodes WHERE expiresAt < ?", (now,))
+        while True:
+            code = _new_code()
+            taken = conn.execute("SELECT 1 FROM oauth_shortcodes WHERE code = ?", (code,))
+            if taken.fetchone() is None:
+                break
+        conn.execute(
+            "INSERT INTO oauth_shortcodes (handle_hash, code, clientId, scopes, expiresAt) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (credentials.digest(handle), code, client[0], " ".join(scopes), now + SHORTCODE_TTL),
+        )
+    return JSONResponse({"code": code, "handle": handle, "expires_in": int(SHORTCODE_TTL)})
+
+
+async def check(ctx: Context) -> Response:
+    """GET /oauth/shortcode/check/{handle}: 204 waiting, 200 {code}, 403 denied, 404 gone."""
+    digest = credentials.digest(ctx.request.path_params["handle"])
+    row = ctx.store.one(
+        "SELECT clientId, scopes, expiresAt, state, userId FROM oauth_shortcodes "
+        "WHERE handle_hash = ?",
+        (digest,),
+    )
+    if row is None or row[2] < ctx.now or row[3] == "collected":
+        raise ApiError(404, "This shortcode is unknown or expired.")
+    if row[3] == "denied":
+        raise ApiError(403, "The user denied this request.")
+    if row[3] == "waiting":
+        return Response(status_code=204)
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE oauth_shortcodes SET state = 'collected' WHERE handle_hash = ?", (digest,)
+        )
+    return JSONResponse({"code": store_code(ctx, row[0], row[4], row[1].split(), "")})
+
+
+async def _decide(ctx: Context, state: str) -> dict[str, Any]:
+    body = await ctx.json_object()
+    code = body.get("code")
+    if not isinstance(code, str) or not code.strip():
+        raise bad_request("code must be the 6-character code the app shows.", "code")
+    with ctx.store.transaction() as conn:
+        changed = conn.execute(
+            "UPDATE oauth_shortcodes SET state = ?, userId = ? "
+            "WHERE code = ? AND state = 'waiting' AND expiresAt >= ?",
+            (state, ctx.user_id(), code.strip().upper(), ctx.now),
+        ).rowcount
+    if not changed:
+        raise ApiError(401, "That code is unknown, expired or already used.")
+    return {"code": code.strip().upper(), "state": state}
+
+
+async def approve(ctx: Context) -> dict[str, Any]:
+    """POST /oauth/shortcode/approve {code}: the signed-in user grants the app its scopes."""
+    return await _decide(ctx, "approved")
+
+
+async def deny(ctx: Context) -> dict[str, Any]:
+    """POST /oauth/shortcode/deny {code}: the signed-in user refuses the app."""
+    return await _decide(ctx, "denied")
+
+
+def _only_sessions(handler: Any) -> Any:
+    """``handler`` for cookie sessions only: a token must not approve further grants."""
+
+    async def wrapped(ctx: Context) -> Any:
+        if ctx.caller is None or ctx.caller.kind != "session":
+            raise ApiError(403, "Approve with a signed-in session, not a token.")
+        return await handler(ctx)
+
+    wrapped.__doc__ = handler.__doc__
+    return wrapped
+
+
+_CODE_BODY = {
+    "type": "object",
+    "required": ["code"],
+    "properties": {"code": {"type": "string", "minLength": 1}},
+}
+_DECISION = {"$ref": "#/components/schemas/ShortcodeDecision"}
+
+SCHEMAS = {
+    "Shortcode": {
+        "type": "object",
+        "required": ["code", "handle", "expires_in"],
+        "properties": {
+            "code": {"type": "string", "minLength": 6, "maxLength": 6},
+            "handle": {"type": "string"},
+            "expires_in": {"type": "integer"},
+        },
+    },
+    "ShortcodeDecision": {
+        "type": "object",
+        "required": ["code", "state"],
+        "properties": {
+            "code": {"type": "string"},
+            "state": {"type": "string", "enum": ["approved", "denied"]},
+        },
+    },
+}
+
+routes = [
+    Route(
+        "POST",
+        "/oauth/shortcode",
+        start,
+        "user-login",
+        summary="Start a shortcode grant (form-encoded or JSON)",
+        body={
+            "type": "object",
+            "required": ["client_id", "scope"],
+            "properties": {
+                "client_id": {"type": "string"},
+                "client_secret": {"type": "string"},
+                "scope": {"type": "string"},
+            },
+        },
+        response={"$ref": "#/components/schemas/Shortcode"},
+        errors=(400, 401),
+    ),
+    Route(
+        "GET",
+        "/oauth/shortcode/check/{handle}",
+        check,
+        "user-read",
+        summary="Poll a shortcode grant: 204 waiting, 200 approved, 403 denied, 404 gone",
+        response={"type": "object", "properties": {"code": {"type": "string"}}},
+        errors=(403, 404),
+    ),
+    Route(
+        "POST",
+        "/oauth/shortcode/approve",
+        _only_sessions(approve),
+        "user-write",
+        auth="user",
+        also=("user-login-failed",),
+        summary="Approve a shortcode as the signed-in user",
+        body=_CODE_BODY,
+        response=_DECISION,
+        errors=(400, 401, 403, 461),
+    ),
+    Route(
+        "POST",
+        "/oauth/shortcode/deny",
+        _only_sessions(deny),
+        "user-write",
+        auth="user",
+        also=("user-login-failed",),
+        summary="Deny a shortcode as the signed-in user",
+        body=_CODE_BODY,
+        response=_DECISION,
+        errors=(400, 401, 403, 461),
+    ),
+]
