@@ -53,6 +53,20 @@ def test_rates_are_heavy_tailed_and_bounded(store: Store) -> None:
     assert all(2 <= len(plan.bots) <= simulate.MAX_BOTS for plan in script.channels)
 
 
+def test_script_runs_only_the_busiest_online_channels(store: Store) -> None:
+    """Config.sim_channels caps the simulated channels at the busiest online ones, and every
+    user the script may name has that user's name."""
+    script = script_for(store, 0, Config(sim_channels=5))
+    busiest = store.all(
+        "SELECT id FROM channels WHERE online = 1 AND suspended = 0 "
+        "ORDER BY viewersCurrent DESC, id LIMIT 5"
+    )
+    assert [plan.id for plan in script.channels] == [row[0] for row in busiest]
+    cast = script.cast()
+    names = dict(store.all("SELECT id, username FROM users"))
+    assert cast and script.names == {user: names[user] for user in cast}
+
+
 def test_poll_votes_are_planned_from_the_seed() -> None:
     """Vote plans are seeded per channel and poll, and stay within the poll's duration."""
     first = Script.votes(0, 100, 0, list(range(1, 31)), 3, 20.0)

@@ -63,6 +63,9 @@ class Config:
     #: Simulated chat messages per second over all channels, and at most in one channel.
     sim_rate: float = 40.0
     sim_channel_rate: float = 5.0
+    #: Online channels the simulator runs, busiest first (the rest stay online but quiet: the
+    #: rate budget above would give each of them next to nothing anyway).
+    sim_channels: int = 1000
 
 
 @dataclass(slots=True)

@@ -55,6 +55,8 @@ MAX_BOTS = 30
 RATE_EXPONENT = 1.5
 #: How far the executor may fall behind its schedule before it skips ahead, in seconds.
 MAX_LAG = 2.0
+#: User names read per query when the script's cast is looked up.
+_LOOKUP_CHUNK = 500
 
 _GREETINGS = ("hi", "hello", "hey everyone", "yo", "good evening chat", "hiya", "o/")
 _REACTIONS = (
@@ -266,14 +268,14 @@ class Script:
         self,
         seed: int,
         channels: list[tuple[int, int, int]],
-        users: dict[int, str],
+        pool: Sequence[int],
         config: Config,
     ) -> None:
-        """``channels`` are the online ``(id, owner, viewersCurrent)``; ``users`` the bots'
-        pool (id to username)."""
+        """``channels`` are the online ``(id, owner, viewersCurrent)``, busiest first; ``pool``
+        the ids bots are drawn from. :attr:`names` must then map :meth:`cast`'s ids to names."""
         self.rng = random.Random(f"{seed}:simulate")
-        self.names = users
-        pool_ids = list(users)
+        self.names: dict[int, str] = {}
+        pool_ids = pool
         rates = _scale(
             [(viewers + 1) ** RATE_EXPONENT for _, _, viewers in channels],
             config.sim_channel_rate,
@@ -294,6 +296,10 @@ class Script:
             running += plan.rate
             self._cumulative.append(running)
         self.now = 0.0
+
+    def cast(self) -> set[int]:
+        """Every user id the script may name: each channel's bots and reserve."""
+        return {user for plan in self.channels for user in (*plan.bots, *plan.reserve)}
 
     def next(self) -> Action:
         """The next action and the delay before it."""
@@ -361,18 +367,27 @@ class Script:
 
 
 def script_for(store: Store, seed: int, config: Config) -> Script:
-    """The script of the world in ``store``: its online channels and its non-demo users."""
+    """The script of the world in ``store``: its busiest ``Config.sim_channels`` online
+    channels, with bots drawn from the non-demo users (ids are dense, so the pool is a range
+    and only the names of the users drawn are read: a million-user world starts as fast)."""
     channels = [
         (row[0], row[1], row[2])
         for row in store.all(
             "SELECT id, userId, viewersCurrent FROM channels WHERE online = 1 AND suspended = 0 "
-            "ORDER BY viewersCurrent DESC, id"
+            "ORDER BY viewersCurrent DESC, id LIMIT ?",
+            (config.sim_channels,),
         )
     ]
-    users = dict(
-        store.all("SELECT id, username FROM users WHERE id > ? ORDER BY id", (len(DEMO_ACCOUNTS),))
-    )
-    return Script(seed, channels, users, config)
+    pool = range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
+    script = Script(seed, channels, pool, config)
+    cast = sorted(script.cast())
+    for start in range(0, len(cast), _LOOKUP_CHUNK):
+        chunk = cast[start : start + _LOOKUP_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        script.names.update(
+            store.all(f"SELECT id, username FROM users WHERE id IN ({marks})", tuple(chunk))
+        )
+    return script
 
 
 # --- the simulator: performing the script -----------------------------------------------------
