@@ -55,3 +55,14 @@ def test_serve_in_memory(tmp_path: Path) -> None:
     """`--db :memory:` runs a platform that writes no file."""
     with serve("--db", ":memory:", "--channels", "100", "--no-rate-limits") as base_url:
         assert httpx.get(base_url + "/channels/streamer").status_code == 200
+
+
+def test_serve_refuses_a_simulator_without_channels(tmp_path: Path) -> None:
+    """`--sim-channels 0` exits 2 with a message naming the flag, before serving anything."""
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer.cli", "serve", "--db", ":memory:", "--sim-channels", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--sim-channels" in done.stderr and "REST" not in done.stdout

@@ -78,6 +78,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         f"(default {DEFAULTS.sim_channel_rate:g})",
     )
     serve.add_argument(
+        "--sim-channels",
+        type=int,
+        default=DEFAULTS.sim_channels,
+        help="online channels the simulator runs, busiest first "
+        f"(default {DEFAULTS.sim_channels})",
+    )
+    serve.add_argument(
         "--chat-rate",
         type=float,
         default=DEFAULTS.chat_rate,
@@ -143,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     rates = (
         args.sim_rate,
         args.sim_channel_rate,
+        args.sim_channels,
         args.chat_rate,
         args.authkey_ttl,
         args.chat_user_connections,
@@ -151,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     if args.chat_nodes < fewest_nodes or min(rates) <= 0:
         print(
             "explorer serve: --chat-nodes must be positive (or 0 with --broker), and so must "
-            "the rates, --authkey-ttl and the connection caps",
+            "the rates, --sim-channels, --authkey-ttl and the connection caps",
             file=sys.stderr,
         )
         return 2
@@ -172,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         rate_limits=not args.no_rate_limits,
         sim_rate=args.sim_rate,
         sim_channel_rate=args.sim_channel_rate,
+        sim_channels=args.sim_channels,
         chat_rate=args.chat_rate,
         chat_burst=max(DEFAULTS.chat_burst, round(2 * args.chat_rate)),
         authkey_ttl=args.authkey_ttl,
