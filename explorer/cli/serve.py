@@ -81,8 +81,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--sim-channels",
         type=int,
         default=DEFAULTS.sim_channels,
-        help="online channels the simulator runs, busiest first "
-        f"(default {DEFAULTS.sim_channels})",
+        help=f"online channels the simulator runs, busiest first (default {DEFAULTS.sim_channels})",
     )
     serve.add_argument(
         "--chat-rate",
