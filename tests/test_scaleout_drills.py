@@ -26,8 +26,9 @@ from websockets.exceptions import ConnectionClosed
 import explorer
 from explorer.chat import ChatClient
 from explorer.emulator.chat.node import TOO_SLOW
-from explorer.emulator.fleet import Child, Fleet
+from explorer.emulator.fleet import Fleet
 from explorer.errors import ConnectionFailed
+from explorer.processes import Child
 from explorer.session import State
 from tests.chatkit import Chat, run
 from tests.conftest import sign_in

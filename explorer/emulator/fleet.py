@@ -29,7 +29,7 @@ from types import TracebackType
 from explorer import processes
 from explorer.processes import Child
 
-__all__ = ["Child", "Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
+__all__ = ["Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
 
 #: redis-server flags: keep nothing on disk (a restarted drill Redis starts empty).
 NO_PERSISTENCE = ("--save", "", "--appendonly", "no")

@@ -92,10 +92,6 @@ def _ordering(order: tuple[tuple[str, bool], ...], reverse: bool = False) -> str
     return ", ".join(f"c.{name} {'DESC' if desc != reverse else 'ASC'}" for name, desc in order)
 
 
-def _key_columns(listing: Listing) -> str:
-    return ", ".join(f"c.{name}" for name, _ in listing.order)
-
-
 @dataclass(slots=True)
 class _Cursors:
     """Known sort keys of one listing at one catalog version: position -> key of the row just
