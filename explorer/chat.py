@@ -320,6 +320,7 @@ class ChatClient:
     async def _fetch(self) -> None:
         """Fetch the connection details, and the user's id when there is an authkey."""
         self._details = await self._fetch_details()
+        self._session.channel = self._details.channel_id
         if self._details.authkey and self._user_id is None and self._fetch_user_id:
             self._user_id = await self._fetch_user_id()
 

@@ -105,13 +105,15 @@ class _Tail:
     The writer appends to ``ids`` last, so ``len(ids)`` rows are complete in every list.
     """
 
-    __slots__ = ("at", "events", "history", "ids", "packets", "text")
+    __slots__ = ("at", "channels", "events", "history", "ids", "packets", "text")
 
     def __init__(self) -> None:
         self.at: list[float] = []
         self.events: list[str] = []
         self.packets: list[Raw] = []
         self.history: list[bool] = []
+        #: The channel each row came from, when the writer said (None: the packet's own).
+        self.channels: list[int | None] = []
         #: The ChatMessage id of each row (None for other events).
         self.ids: list[str | None] = []
         #: Whether some packet is text (str) rather than bytes.
@@ -120,6 +122,17 @@ class _Tail:
 
 def _as_bytes(raw: Raw) -> bytes | bytearray | memoryview:
     return raw.encode() if isinstance(raw, str) else raw
+
+
+def _channels(channels: list[int | None]) -> np.ndarray:
+    """Each row's channel, -1 for None; 32 bits while every id fits (4 bytes a row)."""
+    values = np.fromiter((-1 if c is None else c for c in channels), np.int64, len(channels))
+    return values.astype(np.int32) if values.max(initial=-1) < 2**31 else values
+
+
+def _channel(value: Any) -> int | None:
+    number = int(value)
+    return None if number < 0 else number
 
 
 def _hashes(ids: list[str | None]) -> np.ndarray:
@@ -140,6 +153,8 @@ class _Chunk:
     #: Event codes into the log's categories at sealing (categories only ever grow).
     codes: np.ndarray
     history: np.ndarray
+    #: :func:`_channels` of the rows.
+    channels: np.ndarray
     #: :func:`_hashes` of the ChatMessage ids (None for other rows): a first, cheap test for
     #: add_history, whose hits are confirmed against the packets.
     ids: np.ndarray
@@ -185,9 +200,12 @@ class _Snapshot:
 class EventLog:
     """A growing, optionally bounded table of chat events (see the module docstring).
 
-    ``max_rows`` keeps only that many most recent rows (``None``: keep everything);
-    ``chunk_rows`` is the sealing size; ``clock`` gives epoch seconds for events appended
-    without ``received_at``.
+    ``max_rows`` keeps only that many most recent rows (``None``: keep everything), except
+    rows :meth:`hold` keeps for a reader that has not taken them yet; ``chunk_rows`` is the
+    sealing size; ``clock`` gives epoch seconds for events appended without ``received_at``.
+
+    The writing methods take the ``channel`` an event came from: a log fed by several chats
+    (``api.watch``) fills the ``channel`` column with it where the packet names no channel.
     """
 
     def __init__(
@@ -214,15 +232,29 @@ class EventLog:
         self._read_lock = threading.Lock()
         self._segments: list[_Segment] = []
         self._last: tuple[int, int, pd.DataFrame] | None = None
+        #: The first row a reader still needs despite ``max_rows`` (None: none held).
+        self._hold: int | None = None
 
     # Writing (one thread).
 
-    def append(self, packet: Mapping[str, Any], received_at: float | None = None) -> None:
+    def append(
+        self,
+        packet: Mapping[str, Any],
+        received_at: float | None = None,
+        channel: int | None = None,
+    ) -> None:
         """Add one event packet ``{type, event, data}`` received at ``received_at`` (epoch s)."""
-        self._add_packet(packet, self._clock() if received_at is None else float(received_at))
+        when = self._clock() if received_at is None else float(received_at)
+        self._add_packet(packet, when, channel=channel)
 
     def append_event(
-        self, event: str, data: Any, raw: Raw, received_at: float, message_id: str | None
+        self,
+        event: str,
+        data: Any,
+        raw: Raw,
+        received_at: float,
+        message_id: str | None,
+        channel: int | None = None,
     ) -> None:
         """Add one event already decoded from ``raw``, the JSON text or bytes it came in.
 
@@ -230,18 +262,24 @@ class EventLog:
         the caller, which has read the ChatMessage's id already, passes it as ``message_id``
         (what :meth:`add_history` and :meth:`seen_message` find the message by).
         """
-        self._add(received_at, event, raw, False, message_id)
+        self._add(received_at, event, raw, False, message_id, channel)
 
     def extend(
-        self, packets: Iterable[Mapping[str, Any]], received_at: float | None = None
+        self,
+        packets: Iterable[Mapping[str, Any]],
+        received_at: float | None = None,
+        channel: int | None = None,
     ) -> None:
         """Add several event packets, all stamped with ``received_at`` (one clock read if None)."""
         when = self._clock() if received_at is None else float(received_at)
         for packet in packets:
-            self._add_packet(packet, when)
+            self._add_packet(packet, when, channel=channel)
 
     def add_history(
-        self, messages: Iterable[Mapping[str, Any]], received_at: float | None = None
+        self,
+        messages: Iterable[Mapping[str, Any]],
+        received_at: float | None = None,
+        channel: int | None = None,
     ) -> int:
         """Add the chat message data of a ``history`` reply, skipping ids already in the log.
 
@@ -261,12 +299,16 @@ class EventLog:
                     continue
                 seen.add(message_id)
             packet = {"type": "event", "event": "ChatMessage", "data": message}
-            self._add_packet(packet, when, from_history=True)
+            self._add_packet(packet, when, from_history=True, channel=channel)
             added += 1
         return added
 
     def _add_packet(
-        self, packet: Mapping[str, Any], received_at: float, from_history: bool = False
+        self,
+        packet: Mapping[str, Any],
+        received_at: float,
+        from_history: bool = False,
+        channel: int | None = None,
     ) -> None:
         event = packet.get("event")
         if not isinstance(event, str):
@@ -277,10 +319,16 @@ class EventLog:
         raw = orjson.dumps(packet, default=str).decode()
         self._tail.text = True
         message_id = message_id if type(message_id) is str else None
-        self._add(received_at, event, raw, from_history, message_id)
+        self._add(received_at, event, raw, from_history, message_id, channel)
 
     def _add(
-        self, received_at: float, event: str, raw: Raw, from_history: bool, message_id: str | None
+        self,
+        received_at: float,
+        event: str,
+        raw: Raw,
+        from_history: bool,
+        message_id: str | None,
+        channel: int | None,
     ) -> None:
         try:
             self._counts[event] += 1
@@ -294,6 +342,7 @@ class EventLog:
         tail.events.append(event)
         tail.packets.append(raw)
         tail.history.append(from_history)
+        tail.channels.append(channel)
         tail.ids.append(message_id)
         if len(tail.ids) >= self._chunk_rows:
             self._seal()
@@ -318,6 +367,7 @@ class EventLog:
             np.array(tail.at, np.float64),
             np.fromiter(map(codes.__getitem__, tail.events), np.int16, n),
             np.array(tail.history, bool),
+            _channels(tail.channels),
             _hashes(tail.ids),
         )
         with self._lock:
@@ -326,6 +376,8 @@ class EventLog:
             self._tail = _Tail()
             if self._max_rows is not None:
                 floor = self._tail_start - self._max_rows
+                if self._hold is not None:
+                    floor = min(floor, self._hold)
                 while self._chunks and self._chunks[0].end <= floor:
                     self._chunks.popleft()
 
@@ -381,10 +433,35 @@ class EventLog:
             )
 
     def _start(self, snap: _Snapshot) -> int:
-        """First row kept in ``snap``: ``max_rows`` back from its end."""
+        """First row kept in ``snap``: ``max_rows`` back from its end, or the held row."""
         if self._max_rows is None:
             return 0
-        return max(0, snap.end - self._max_rows)
+        start = max(0, snap.end - self._max_rows)
+        hold = self._hold
+        if hold is not None and snap.chunks:
+            start = max(min(start, hold), snap.chunks[0].start)
+        return start
+
+    def hold(self, row: int | None) -> None:
+        """Keep rows from ``row`` on (and those after) despite ``max_rows``, until a later call
+        moves the hold on or releases it (None).
+
+        A recorder that writes a bounded log to disk holds its next unwritten row, so no row
+        is trimmed before it was written, and memory stays bounded by what is not written yet.
+        """
+        with self._lock:
+            self._hold = row
+
+    def since(self, row: int, packets: bool = False) -> pd.DataFrame:
+        """The kept rows numbered ``row`` and later, built from those rows alone (like
+        :meth:`tail`); with ``packets``, a ``packet`` column holds each row's JSON text."""
+        snap = self._snapshot()
+        numbers = np.arange(max(row, self._start(snap)), snap.end)
+        frame = self._rows_frame(snap, numbers)
+        if packets:
+            texts = [_text(raw) for raw in _raw_packets(snap, numbers.tolist())]
+            frame["packet"] = pd.Series(texts, index=frame.index, dtype="str")
+        return frame
 
     def materialise(self, max_chunks: int | None = None) -> int:
         """Build the DataFrame rows of sealed chunks not built yet, oldest first, at most
@@ -525,7 +602,7 @@ class EventLog:
         for row in wanted:
             if not start <= row < snap.end:
                 raise KeyError(row)
-        return [packet for packet, _, _ in _locate(snap, wanted)]
+        return [found[0] for found in _locate(snap, wanted)]
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`frame` to Parquet; ``poll_responses`` is stored as JSON text."""
@@ -601,9 +678,14 @@ def _materialise(chunk: _Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:
     json = memoryview(chunk.json())
     offsets = chunk.offsets.tolist()
     rows = (
-        flatten(orjson.loads(json[offsets[i] : offsets[i + 1] - 1]), at, history)
-        for i, (at, history) in enumerate(
-            zip(chunk.received_at.tolist(), chunk.history.tolist(), strict=True)
+        flatten(orjson.loads(json[offsets[i] : offsets[i + 1] - 1]), at, history, _channel(ch))
+        for i, (at, history, ch) in enumerate(
+            zip(
+                chunk.received_at.tolist(),
+                chunk.history.tolist(),
+                chunk.channels.tolist(),
+                strict=True,
+            )
         )
     )
     return rows_frame(rows, events)
@@ -617,15 +699,20 @@ def _flattened(snap: _Snapshot, numbers: np.ndarray) -> pd.DataFrame:
 
 def _locate(
     snap: _Snapshot, numbers: Iterable[int]
-) -> Iterator[tuple[dict[str, Any], float, bool]]:
-    """``(packet, received_at, from_history)`` of kept rows ``numbers``, in that order; each
-    chunk involved is decompressed once."""
+) -> Iterator[tuple[dict[str, Any], float, bool, int | None]]:
+    """``(packet, received_at, from_history, channel)`` of kept rows ``numbers``, in that
+    order; each chunk involved is decompressed once."""
     starts = [chunk.start for chunk in snap.chunks]
     json: tuple[_Chunk, bytes] | None = None
     for row in numbers:
         if row >= snap.tail_start:
             tail, index = snap.tail, row - snap.tail_start
-            yield orjson.loads(tail.packets[index]), tail.at[index], tail.history[index]
+            yield (
+                orjson.loads(tail.packets[index]),
+                tail.at[index],
+                tail.history[index],
+                tail.channels[index],
+            )
             continue
         chunk = snap.chunks[bisect.bisect_right(starts, row) - 1]
         if json is None or json[0] is not chunk:
@@ -635,4 +722,24 @@ def _locate(
             chunk.packet(json[1], index),
             float(chunk.received_at[index]),
             bool(chunk.history[index]),
+            _channel(chunk.channels[index]),
         )
+
+
+def _raw_packets(snap: _Snapshot, numbers: Iterable[int]) -> Iterator[Raw]:
+    """The JSON of kept rows ``numbers`` as kept, without decoding it."""
+    starts = [chunk.start for chunk in snap.chunks]
+    json: tuple[_Chunk, bytes] | None = None
+    for row in numbers:
+        if row >= snap.tail_start:
+            yield snap.tail.packets[row - snap.tail_start]
+            continue
+        chunk = snap.chunks[bisect.bisect_right(starts, row) - 1]
+        if json is None or json[0] is not chunk:
+            json = (chunk, chunk.json())
+        index = row - chunk.start
+        yield json[1][chunk.offsets[index] : chunk.offsets[index + 1] - 1]
+
+
+def _text(raw: Raw) -> str:
+    return raw if isinstance(raw, str) else bytes(raw).decode()

@@ -221,13 +221,26 @@ _FLATTEN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def flatten(packet: Mapping[str, Any], received_at: float, from_history: bool = False) -> Row:
-    """One row for an event packet: its :data:`COLUMNS` values.
+def flatten(
+    packet: Mapping[str, Any],
+    received_at: float,
+    from_history: bool = False,
+    channel: int | None = None,
+) -> Row:
+    """One row for an event packet: its :data:`COLUMNS` values; ``channel`` fills the channel
+    column of packets that name none (WelcomeEvent, UserJoin, ... in a many-channel log).
 
     Fields of the wrong shape leave their columns empty instead of failing the event. When the
     rows are built, numbers of the wrong type are blanked and other values in a text column
     are written as text.
     """
+    row = _flatten(packet, received_at, from_history)
+    if channel is not None and row[2] is None:
+        return (*row[:2], channel, *row[3:])
+    return row
+
+
+def _flatten(packet: Mapping[str, Any], received_at: float, from_history: bool) -> Row:
     event = packet.get("event")
     if not isinstance(event, str):
         raise ValueError(f"Not an event packet: event is {event!r}.")

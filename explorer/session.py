@@ -78,6 +78,8 @@ class Session:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
+        #: The channel joined, recorded with every event (a log may hold several channels).
+        self.channel: int | None = None
         self.state = State.CONNECTING
         #: The endpoint of the current (or last) connection.
         self.endpoint: str | None = None
@@ -223,7 +225,7 @@ class Session:
                 message_id = None
             elif remember and "target" not in data:  # a whisper has a target
                 self._recent.append(message_id)
-        self.log.append_event(name, data, raw, received_at, message_id)
+        self.log.append_event(name, data, raw, received_at, message_id, self.channel)
 
     def _release(self, remember: bool) -> list[Event]:
         held, self._held = self._held or [], None
@@ -241,7 +243,7 @@ class Session:
         ids = [m["id"] for m in messages if isinstance(m.get("id"), str)]
         self._recent = deque([*ids, *self._recent], maxlen=HISTORY_LIMIT)
         if backlog > 0:
-            self.log.add_history(list(messages)[-backlog:], received_at)
+            self.log.add_history(list(messages)[-backlog:], received_at, self.channel)
 
     def resync(self, messages: Sequence[Mapping[str, Any]], received_at: float) -> list[Event]:
         """Take a rejoin's ``history``: add the missed messages, release the held events, and
@@ -262,7 +264,7 @@ class Session:
         wanted = {m["id"] for m in missed if isinstance(m.get("id"), str)}
         kept = self.log.kept_message_ids(wanted)
         fresh = [m for m in missed if m.get("id") not in kept]
-        self.log.add_history(fresh, received_at)
+        self.log.add_history(fresh, received_at, self.channel)
         self.recovered += len(fresh)
         self._recent.extend(m["id"] for m in fresh if isinstance(m.get("id"), str))
         recovered = [Event("ChatMessage", m) for m in fresh]

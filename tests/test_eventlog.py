@@ -761,3 +761,57 @@ def test_html_shows_the_summary_and_the_last_rows_only() -> None:
     assert "&lt;EventLog: 30 events" in page
     assert page.count("<tr>") == 5 + 1  # five rows and the index-name header row
     assert ">t29<" in page and ">t24<" not in page
+
+
+# Several channels in one log, and a bounded log read by a recorder.
+
+
+def _join(name: str) -> dict[str, Any]:
+    return {"type": "event", "event": "UserJoin", "data": {"username": name, "id": 7, "roles": []}}
+
+
+def _message(id: str, channel: int) -> dict[str, Any]:
+    data = {"id": id, "channel": channel, "user_name": "a", "user_id": 1, "message": {}}
+    return {"type": "event", "event": "ChatMessage", "data": data}
+
+
+@pytest.mark.parametrize("chunk_rows", [2, 4096])
+def test_writer_channel_fills_rows_whose_packet_names_none(chunk_rows: int) -> None:
+    """A join (no channel in its packet) takes the writer's channel, sealed or open."""
+    log = EventLog(chunk_rows=chunk_rows)
+    log.append(_join("x"), T, channel=5)
+    log.append(_join("y"), T)
+    log.append(_message("m", 9), T, channel=5)
+    assert log.frame["channel"].tolist() == [5, pd.NA, 9]
+
+
+def test_history_rows_take_the_writer_channel() -> None:
+    """add_history records the channel it is given for every added message."""
+    log = EventLog(chunk_rows=1)
+    log.add_history([{"id": "h1", "user_name": "a"}], T, channel=12)
+    assert log.frame["channel"].tolist() == [12]
+
+
+def test_held_rows_survive_the_row_bound() -> None:
+    """Rows from the held one on stay kept beyond max_rows until the hold moves on."""
+    log = EventLog(max_rows=2, chunk_rows=2)
+    log.hold(0)
+    for i in range(8):
+        log.append(_message(f"m{i}", 1), T)
+    assert log.frame.index.tolist() == list(range(8))
+    log.hold(6)
+    log.append(_message("m8", 1), T)
+    log.append(_message("m9", 1), T)
+    assert log.frame.index[0] >= 6 and log.frame.index[-1] == 9
+
+
+def test_since_returns_new_rows_with_their_packets() -> None:
+    """since(row, packets=True) gives rows from that number on and each one's JSON text."""
+    log = EventLog(chunk_rows=3)
+    packets = [_message(f"m{i}", 1) for i in range(5)]
+    for packet in packets:
+        log.append(packet, T)
+    frame = log.since(2, packets=True)
+    assert frame.index.tolist() == [2, 3, 4]
+    assert [orjson.loads(text) for text in frame["packet"]] == packets[2:]
+    assert frame["message_id"].tolist() == ["m2", "m3", "m4"]
