@@ -1,0 +1,427 @@
+"""Tracking the directory: periodic snapshots of channel fields into one long DataFrame.
+
+``api.track(channels_or_query, every="30s")`` makes an :class:`AsyncTracker` (from
+``AsyncClient``) or its blocking twin :class:`Tracker` (from ``Client``), whose background task
+on the client's loop takes a snapshot every ``every``: for explicit channels one listing call
+per 100 of them (``where={"id": [...]}``, tokens by ``where={"token": [...]}``), for a query
+(a dict of ``api.channels`` keyword arguments) that listing, each projected to ``id``,
+``token`` and the tracked fields. Every snapshot becomes rows ``time``, ``channel``, ``token``,
+fields of :meth:`AsyncTracker.frame`.
+
+Pacing: requests go through the client's pacer, so a tight ``every`` waits for the rate-limit
+buckets instead of drawing a 429. Snapshots never overlap: one that takes longer than ``every``
+delays the next, which then starts at once and is counted in :attr:`AsyncTracker.late`.
+
+Memory: each snapshot's frame is kept as it came (rows are never appended one by one); the
+long frame is their concatenation, built when asked and cached until the next snapshot, and
+``max_rows`` drops the oldest rows beyond it. With ``to=`` a
+:class:`~explorer.recorder.Recorder` writes every snapshot to a Parquet dataset as well.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import pandas as pd
+
+from explorer import loop, schemas, tables
+from explorer.durations import Duration, seconds
+from explorer.errors import PlatformError, RateLimited, ServerError
+from explorer.loop import Blocking
+
+if TYPE_CHECKING:
+    import os
+
+    from explorer.recorder import Recorder
+    from explorer.trackview import TrackChart
+
+log = logging.getLogger(__name__)
+
+#: What ``api.track`` takes: ids, tokens, a channels DataFrame, or ``api.channels`` arguments.
+Target: TypeAlias = "Mapping[str, Any] | pd.DataFrame | Iterable[int | str] | int | str"
+#: The ``api.channels`` listing, called with keyword arguments.
+Listing: TypeAlias = Callable[..., Awaitable[pd.DataFrame]]
+
+#: The fields tracked unless others are named.
+FIELDS = ("viewersCurrent", "online", "numFollowers", "viewersTotal")
+#: Ids (or tokens) per listing call of an explicit channel list: one page each.
+CHUNK = 100
+#: The ``api.channels`` arguments a query may give (``fields`` is the tracker's own).
+QUERY_KEYS = frozenset({"order", "where", "limit", "pages", "max_rows", "q", "scope"})
+#: Fields a snapshot can carry: the channel record's own scalar fields.
+TRACKABLE = frozenset(
+    name
+    for name, kind in schemas.CHANNEL.fields.items()
+    if isinstance(kind, str) and name not in ("id", "token", "streamKey")
+)
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def _fields(fields: str | Iterable[str]) -> tuple[str, ...]:
+    """The tracked fields, checked: at least one, each a channel field."""
+    names = (fields,) if isinstance(fields, str) else tuple(fields)
+    if not names:
+        raise ValueError("Track at least one field.")
+    unknown = sorted(set(names) - TRACKABLE)
+    if unknown:
+        raise ValueError(
+            f"Unknown channel field {unknown[0]!r}; trackable: {', '.join(sorted(TRACKABLE))}."
+        )
+    return tuple(dict.fromkeys(names))
+
+
+def _query(target: Mapping[str, Any]) -> dict[str, Any]:
+    """A query's ``api.channels`` arguments, checked."""
+    unknown = sorted(set(target) - QUERY_KEYS)
+    if unknown:
+        raise ValueError(
+            f"A tracking query takes api.channels arguments ({', '.join(sorted(QUERY_KEYS))}),"
+            f" not {unknown[0]!r} (name the fields with fields=)."
+        )
+    return dict(target)
+
+
+def _channels(target: pd.DataFrame | Iterable[int | str] | int | str) -> list[int | str]:
+    """Explicit channels as ids (ints) and tokens (other text), in order, each once."""
+    if isinstance(target, pd.DataFrame):
+        items: Iterable[Any] = target.index
+    elif isinstance(target, int | str):
+        items = [target]
+    else:
+        items = target
+    found: list[int | str] = []
+    for item in items:
+        if isinstance(item, str) and not item.isdigit():
+            found.append(item.lower())
+        elif isinstance(item, str | int) and not isinstance(item, bool):
+            found.append(int(item))
+        else:
+            raise ValueError(f"A channel is an id or a token, not {item!r}.")
+    if not found:
+        raise ValueError("No channels to track: give ids, tokens, a channels frame or a query.")
+    return list(dict.fromkeys(found))
+
+
+def _chunks(values: Sequence[Any]) -> list[Sequence[Any]]:
+    return [values[i : i + CHUNK] for i in range(0, len(values), CHUNK)]
+
+
+class Snapshots:
+    """The per-snapshot frames of one tracker and their concatenation (cached), trimmed to
+    ``max_rows``; safe to read from another thread than the one adding."""
+
+    def __init__(self, empty: pd.DataFrame, max_rows: int | None) -> None:
+        self._empty, self._max_rows = empty, max_rows
+        self._parts: list[pd.DataFrame] = []
+        self._rows = 0
+        self._cache: pd.DataFrame | None = empty
+        self._lock = threading.Lock()
+
+    def add(self, part: pd.DataFrame) -> None:
+        """Keep one snapshot's rows, dropping the oldest beyond ``max_rows``."""
+        if part.empty:
+            return
+        with self._lock:
+            self._parts.append(part)
+            self._rows += len(part)
+            limit = self._max_rows
+            while limit is not None and self._rows > limit:
+                excess, first = self._rows - limit, self._parts[0]
+                if excess >= len(first):
+                    self._parts.pop(0)
+                    self._rows -= len(first)
+                else:
+                    self._parts[0] = first.iloc[excess:]
+                    self._rows -= excess
+            self._cache = None
+
+    def frame(self) -> pd.DataFrame:
+        """Every kept row, oldest first, on a fresh ``RangeIndex``."""
+        with self._lock:
+            if self._cache is None:
+                self._cache = pd.concat(self._parts, ignore_index=True)
+            return self._cache
+
+    def __len__(self) -> int:
+        return self._rows
+
+
+class AsyncTracker:
+    """Snapshots of channel fields taken in the background (see the module docstring).
+
+    Made by ``AsyncClient.track`` inside a running event loop; the task runs on that loop
+    until :meth:`aclose` (or ``async with``). ``clock`` (epoch seconds) dates the rows and
+    times the schedule, ``sleep`` waits between snapshots: tests pass manual ones.
+    """
+
+    def __init__(
+        self,
+        listing: Listing,
+        target: Target,
+        *,
+        every: Duration = "30s",
+        fields: str | Iterable[str] = FIELDS,
+        to: str | os.PathLike[str] | None = None,
+        flush_every: Duration = 5.0,
+        max_rows: int | None = None,
+        shard: tuple[int, int] | None = None,
+        clock: Clock = time.time,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.every = seconds(every)
+        self.fields = _fields(fields)
+        if max_rows is not None and max_rows < 1:
+            raise ValueError(f"max_rows must be positive, not {max_rows}.")
+        if shard is not None and not 1 <= shard[0] <= shard[1]:
+            raise ValueError(f"A shard is (K, N) with 1 <= K <= N, not {shard}.")
+        self._query: dict[str, Any] | None = None
+        self._targets: list[int | str] = []
+        if isinstance(target, Mapping):
+            self._query = _query(target)
+        else:
+            self._targets = _channels(target)
+        self._listing, self._shard, self._clock, self._sleep = listing, shard, clock, sleep
+        #: Snapshots taken, those started late (the previous one overran ``every``), and those
+        #: that failed (counted and retried at the next tick; the last error in :attr:`error`).
+        self.snapshots = self.late = self.failures = 0
+        self.error: BaseException | None = None
+        self.last: pd.Timestamp | None = None
+        self._rows = Snapshots(self._long(self._empty()), max_rows)
+        self._taken = asyncio.Condition()
+        self.recorder: Recorder | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        if to is not None:
+            from explorer.recorder import Recorder
+
+            self.recorder = Recorder(to, flush_every=flush_every, shard=shard)
+            self._tasks.append(asyncio.create_task(self.recorder.run()))
+        self._tasks.insert(0, asyncio.create_task(self._run()))
+
+    def __repr__(self) -> str:
+        what = f"query {self._query}" if self._query is not None else f"{len(self._targets)} ch"
+        return (
+            f"<{type(self).__name__} {what} every {self.every:g} s: {self.snapshots} snapshots,"
+            f" {len(self._rows)} rows, {self.late} late, {self.failures} failed>"
+        )
+
+    @property
+    def running(self) -> bool:
+        """Whether snapshots are still being taken."""
+        return not self._tasks[0].done()
+
+    def frame(self) -> pd.DataFrame:
+        """The long frame: ``time`` (datetime64[ms, UTC]), ``channel`` (Int64), ``token``
+        (str), then the fields, one row per channel per snapshot, oldest first."""
+        return self._rows.frame()
+
+    async def wait(self, snapshots: int = 1, timeout: float | None = None) -> bool:
+        """Wait until ``snapshots`` have been taken in all (or the tracker stopped, or
+        ``timeout`` seconds passed); whether that many were."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout), self._taken:
+                await self._taken.wait_for(lambda: self.snapshots >= snapshots or not self.running)
+        return self.snapshots >= snapshots
+
+    async def aclose(self) -> None:
+        """Stop taking snapshots and close the recorder (writing what it holds)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self.recorder is not None:
+            await asyncio.to_thread(self.recorder.close)
+
+    async def __aenter__(self) -> AsyncTracker:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def _run(self) -> None:
+        """Take snapshots on schedule, never two at once, until cancelled or refused."""
+        due = self._clock()
+        while True:
+            try:
+                await self._take()
+            except (RateLimited, ServerError, ConnectionError, TimeoutError) as exc:
+                self.failures += 1
+                self.error = exc
+                log.warning("track: a snapshot failed (retried next time): %s", exc)
+            except PlatformError as exc:
+                self.error = exc
+                log.error("track: the platform refused the snapshot query: %s", exc)
+                await self._notify()
+                return
+            due += self.every
+            now = self._clock()
+            if now > due:
+                self.late += 1
+                due = now
+            else:
+                await self._sleep(due - now)
+
+    async def _take(self) -> None:
+        """One snapshot: list, project, date, keep (and queue for the recorder)."""
+        taken = self._clock()
+        part = self._long(await self._fetch(), taken)
+        if self._shard is not None:
+            k, n = self._shard
+            part = part[part["channel"] % n == k - 1].reset_index(drop=True)
+        self._rows.add(part)
+        if self.recorder is not None:
+            self.recorder.add_snapshots(part)
+        self.last = pd.Timestamp(taken, unit="s", tz="UTC").floor("ms")
+        self.snapshots += 1
+        await self._notify()
+
+    async def _fetch(self) -> pd.DataFrame:
+        """The listing rows of this snapshot, indexed by channel id."""
+        projection = ("id", "token", *self.fields)
+        if self._query is not None:
+            return await self._listing(**self._query, fields=projection, progress=False)
+        ids = [t for t in self._targets if isinstance(t, int)]
+        tokens = [t for t in self._targets if isinstance(t, str)]
+        calls = [("id", chunk) for chunk in _chunks(ids)]
+        calls += [("token", chunk) for chunk in _chunks(tokens)]
+        parts = [
+            await self._listing(where={key: list(chunk)}, fields=projection, progress=False)
+            for key, chunk in calls
+        ]
+        return parts[0] if len(parts) == 1 else pd.concat(parts)
+
+    def _empty(self) -> pd.DataFrame:
+        """A listing answer with no rows, typed as the platform's would be."""
+        return tables.frame([], schemas.CHANNEL, fields=("id", "token", *self.fields))
+
+    def _long(self, listed: pd.DataFrame, taken: float = 0.0) -> pd.DataFrame:
+        """Listing rows as long rows dated ``taken`` (epoch seconds)."""
+        stamp = pd.Timestamp(taken, unit="s", tz="UTC").floor("ms")
+        long = pd.DataFrame(
+            {
+                "time": pd.Series(stamp, index=range(len(listed)), dtype="datetime64[ms, UTC]"),
+                "channel": pd.array(listed.index, dtype="Int64"),
+                "token": listed["token"].to_numpy(),
+            }
+        )
+        for name in self.fields:
+            long[name] = listed[name].array
+        return long
+
+    async def _notify(self) -> None:
+        async with self._taken:
+            self._taken.notify_all()
+
+
+class Tracker:
+    """An :class:`AsyncTracker` from blocking code (``explorer.connect().track(...)``): its
+    snapshots are taken on the toolkit's loop while cells run. ``tracker.widget()`` (or the
+    tracker as a cell's last line) charts the top channels; use ``with`` or :meth:`close`."""
+
+    def __init__(self, tracker: AsyncTracker) -> None:
+        self._aio = tracker
+        self._widget: TrackChart | None = None
+
+    def __repr__(self) -> str:
+        return repr(self._aio).replace("AsyncTracker", "Tracker", 1)
+
+    @property
+    def snapshots(self) -> int:
+        """Snapshots taken so far."""
+        return self._aio.snapshots
+
+    @property
+    def late(self) -> int:
+        """Snapshots that started late because the one before took longer than ``every``."""
+        return self._aio.late
+
+    @property
+    def failures(self) -> int:
+        """Snapshots that failed (and were retried at the next tick)."""
+        return self._aio.failures
+
+    @property
+    def error(self) -> BaseException | None:
+        """The last snapshot's error, if any failed."""
+        return self._aio.error
+
+    @property
+    def last(self) -> pd.Timestamp | None:
+        """When the latest snapshot was taken."""
+        return self._aio.last
+
+    @property
+    def running(self) -> bool:
+        """Whether snapshots are still being taken."""
+        return self._aio.running
+
+    @property
+    def recorder(self) -> Recorder | None:
+        """The recorder writing the snapshots (``to=``), else None."""
+        return self._aio.recorder
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The tracked fields."""
+        return self._aio.fields
+
+    def frame(self) -> pd.DataFrame:
+        """The long frame (see :meth:`AsyncTracker.frame`)."""
+        return self._aio.frame()
+
+    def widget(self, top: int = 10) -> TrackChart:
+        """A live chart of the ``top`` channels' viewers over time."""
+        from explorer.trackview import TrackChart
+
+        return TrackChart(self.frame, top=top, loop=loop.get_loop())
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """Shown in Jupyter as its :meth:`widget` (one, reused by later displays)."""
+        if self._widget is None:
+            self._widget = self.widget()
+        return self._widget._repr_mimebundle_(**kwargs)
+
+    def close(self) -> None:
+        """Stop taking snapshots and close the recorder (writing what it holds)."""
+        loop.run(self._aio.aclose())
+
+    def __enter__(self) -> Tracker:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    wait = Blocking(AsyncTracker.wait)
+
+
+def start(
+    listing: Listing, target: Target, blocking: bool, **options: Any
+) -> AsyncTracker | Tracker:
+    """A tracker of ``target`` over ``listing``: an :class:`AsyncTracker` on the running loop,
+    or (``blocking``) a :class:`Tracker` on the toolkit's loop."""
+    if not blocking:
+        return AsyncTracker(listing, target, **options)
+
+    async def make() -> AsyncTracker:
+        return AsyncTracker(listing, target, **options)
+
+    return Tracker(loop.run(make()))
