@@ -1,0 +1,225 @@
+"""api.track against live platforms: snapshots of queries and channel lists, pacing within the
+rate limits, late snapshots, dtypes, max_rows, bad input, Parquet through the recorder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import explorer
+from explorer.emulator import Platform
+from explorer.track import CHUNK, Tracker
+from tests.clocks import ManualClock
+from tests.test_rest_pacing import TINY_READ, Recording
+
+TOP = {"where": {"online": True}, "order": "viewersCurrent:desc", "max_rows": 5}
+DTYPES = {
+    "time": "datetime64[ms, UTC]",
+    "channel": "Int64",
+    "token": "str",
+    "viewersCurrent": "Int64",
+    "online": "boolean",
+    "numFollowers": "Int64",
+    "viewersTotal": "Int64",
+}
+
+
+class SteppingClock(ManualClock):
+    """A manual clock that moves ``step`` seconds on every reading: each snapshot seems to
+    take at least that long."""
+
+    def __init__(self, step: float) -> None:
+        super().__init__()
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+class Sleeps:
+    """A sleep that moves a manual clock instead of waiting, remembering each delay."""
+
+    def __init__(self, clock: ManualClock) -> None:
+        self.clock = clock
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+        self.clock.advance(delay)
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+def api(platform: Platform) -> Iterator[explorer.Client]:
+    """A blocking client of the shared platform."""
+    with explorer.Client(platform.base_url, progress=False) as client:
+        yield client
+
+
+@pytest.fixture
+def trackers() -> Iterator[list[Tracker]]:
+    """Trackers closed after the test."""
+    made: list[Tracker] = []
+    yield made
+    for tracker in made:
+        tracker.close()
+
+
+def test_a_tight_every_within_tiny_buckets_draws_no_429_and_counts_late_snapshots(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """Rate limits on, 5 reads per 2 s, snapshots due every 0.5 s that seem to take 1 s: the
+    pacer holds them (no 429), none overlap, and every next one is counted late."""
+    platform = make_platform(rate_limits=True, buckets=TINY_READ)
+    transport, clock = Recording(), SteppingClock(step=1.0)
+    sleeps = Sleeps(clock)
+    with explorer.Client(platform.base_url, progress=False, transport=transport) as client:
+        tracker = client.track(TOP, every=0.5, clock=clock, sleep=sleeps)
+        try:
+            assert tracker.wait(8, timeout=60)
+        finally:
+            tracker.close()
+    assert 429 not in transport.statuses
+    assert len(transport.statuses) >= 8
+    assert tracker.late >= tracker.snapshots - 1 >= 7
+    assert sleeps.delays == []
+    assert tracker.failures == 0
+
+
+def test_snapshots_on_time_sleep_until_the_next_tick(
+    api: explorer.Client, trackers: list[Tracker]
+) -> None:
+    """With a manual clock a snapshot takes no time: none is late, each waits out `every`
+    and the rows of consecutive snapshots are `every` apart."""
+    clock = ManualClock()
+    sleeps = Sleeps(clock)
+    tracker = api.track(TOP, every="30s", clock=clock, sleep=sleeps)
+    trackers.append(tracker)
+    assert tracker.wait(4, timeout=30)
+    assert tracker.late == 0
+    assert sleeps.delays[:3] == [30.0, 30.0, 30.0]
+    times = tracker.frame()["time"].drop_duplicates()
+    assert list(times.diff().dropna().dt.total_seconds())[:3] == [30.0, 30.0, 30.0]
+
+
+def test_a_query_tracks_the_top_channels_as_a_long_frame(
+    api: explorer.Client, trackers: list[Tracker]
+) -> None:
+    """A query's snapshot holds its listing's rows: online channels by viewers, typed."""
+    clock = ManualClock()
+    tracker = api.track(TOP, every=1, clock=clock, sleep=Sleeps(clock))
+    trackers.append(tracker)
+    assert tracker.wait(2, timeout=30)
+    frame = tracker.frame()
+    assert dict(frame.dtypes.astype(str)) == DTYPES
+    first = frame[frame["time"] == frame["time"].iloc[0]]
+    assert len(first) == 5
+    assert set(first["channel"]) <= set(api.channels(where={"online": True}, fields="id").index)
+    assert first["viewersCurrent"].is_monotonic_decreasing
+
+
+def test_a_channel_list_of_ids_and_tokens_is_fetched_in_chunks(
+    api: explorer.Client, trackers: list[Tracker]
+) -> None:
+    """More ids than one call takes, plus a token and a frame: every channel once a snapshot,
+    with the platform's values."""
+    everyone = api.channels(order="id:asc", fields="id,token,viewersTotal")
+    ids = list(everyone.index[: CHUNK + 20])
+    token = str(everyone["token"].iloc[-1])
+    clock = ManualClock()
+    tracker = api.track(
+        [*ids, token], every="1m", fields=["viewersTotal"], clock=clock, sleep=Sleeps(clock)
+    )
+    trackers.append(tracker)
+    assert tracker.wait(1, timeout=30)
+    frame = tracker.frame()
+    assert list(frame.columns) == ["time", "channel", "token", "viewersTotal"]
+    assert sorted(frame["channel"]) == sorted([*ids, int(everyone.index[-1])])
+    by_id = frame.set_index("channel")
+    assert by_id.loc[ids[0], "viewersTotal"] == everyone.loc[ids[0], "viewersTotal"]
+    assert by_id.loc[int(everyone.index[-1]), "token"] == token
+
+
+def test_a_channels_frame_tracks_its_index(api: explorer.Client, trackers: list[Tracker]) -> None:
+    """A channels DataFrame means the channels of its index."""
+    picked = api.channels(order="viewersTotal:desc", max_rows=3, fields="id,token")
+    clock = ManualClock()
+    tracker = api.track(picked, every=5, clock=clock, sleep=Sleeps(clock))
+    trackers.append(tracker)
+    assert tracker.wait(1, timeout=30)
+    assert sorted(tracker.frame()["channel"]) == sorted(picked.index)
+
+
+def test_max_rows_keeps_the_newest_rows(api: explorer.Client, trackers: list[Tracker]) -> None:
+    """max_rows bounds the frame, dropping the oldest rows (even part of a snapshot)."""
+    clock = ManualClock()
+    tracker = api.track(TOP, every=1, max_rows=12, clock=clock, sleep=Sleeps(clock))
+    trackers.append(tracker)
+    assert tracker.wait(5, timeout=30)
+    tracker.close()
+    frame = tracker.frame()
+    assert len(frame) == 12
+    assert frame["time"].is_monotonic_increasing
+    assert frame["time"].iloc[-1] == tracker.last
+    assert dict(frame.dtypes.astype(str)) == DTYPES
+
+
+def test_bad_input_raises_a_clear_value_error(api: explorer.Client) -> None:
+    """An unknown field, an empty channel list, a query key api.channels lacks, a bad
+    duration: ValueError at once, naming the problem."""
+    with pytest.raises(ValueError, match="Unknown channel field 'bogus'"):
+        api.track([1], fields=["viewersCurrent", "bogus"])
+    with pytest.raises(ValueError, match="No channels to track"):
+        api.track([])
+    with pytest.raises(ValueError, match="No channels to track"):
+        api.track(pd.DataFrame(index=pd.Index([], name="id")))
+    with pytest.raises(ValueError, match="not 'fields'"):
+        api.track({"fields": "id"})
+    with pytest.raises(ValueError, match="duration"):
+        api.track([1], every="soon")
+
+
+def test_a_query_the_platform_refuses_stops_the_tracker(api: explorer.Client) -> None:
+    """A where on an unknown field is a 400: the tracker stops and keeps the error."""
+    tracker = api.track({"where": {"bogus": 1}}, every=1)
+    assert not tracker.wait(1, timeout=30)
+    assert not tracker.running
+    assert "bogus" in str(tracker.error)
+    tracker.close()
+
+
+def test_the_async_tracker_runs_on_the_callers_loop(platform: Platform) -> None:
+    """From AsyncClient, track gives an AsyncTracker whose task runs on the running loop."""
+
+    async def run() -> pd.DataFrame:
+        async with explorer.AsyncClient(platform.base_url, progress=False) as client:
+            clock = ManualClock()
+            async with client.track(TOP, every=2, clock=clock, sleep=Sleeps(clock)) as tracker:
+                assert await tracker.wait(3, timeout=30)
+                return tracker.frame()
+
+    frame = asyncio.run(run())
+    assert dict(frame.dtypes.astype(str)) == DTYPES
+    assert frame["time"].nunique() >= 3
+
+
+def test_snapshots_are_recorded_as_parquet(
+    api: explorer.Client, tmp_path: Path, trackers: list[Tracker]
+) -> None:
+    """to= writes every snapshot through the recorder; close() writes the rest."""
+    pytest.importorskip("explorer.recorder")
+    clock = ManualClock()
+    tracker = api.track(TOP, every=1, to=tmp_path / "capture", clock=clock, sleep=Sleeps(clock))
+    assert tracker.recorder is not None
+    assert tracker.wait(3, timeout=30)
+    tracker.close()
+    written = pd.read_parquet(tmp_path / "capture" / "snapshots")
+    kept = tracker.frame()
+    assert len(written) == len(kept) == tracker.recorder.stats.snapshots
+    assert sorted(written["channel"]) == sorted(kept["channel"])
+    assert str(written["time"].dtype) == "datetime64[ms, UTC]"
