@@ -195,6 +195,8 @@ class AsyncTracker:
         self.snapshots = self.late = self.failures = 0
         self.error: BaseException | None = None
         self.last: pd.Timestamp | None = None
+        #: The channels of the latest snapshot.
+        self.channels: list[int] = []
         self._rows = Snapshots(self._long(self._empty()), max_rows)
         self._taken = asyncio.Condition()
         self.recorder: Recorder | None = None
@@ -286,6 +288,7 @@ class AsyncTracker:
         if self.recorder is not None:
             self.recorder.add_snapshots(part)
         self.last = pd.Timestamp(taken, unit="s", tz="UTC").floor("ms")
+        self.channels = [int(c) for c in part["channel"]]
         self.snapshots += 1
         await self._notify()
 
@@ -368,6 +371,11 @@ class Tracker:
     def running(self) -> bool:
         """Whether snapshots are still being taken."""
         return self._aio.running
+
+    @property
+    def channels(self) -> list[int]:
+        """The channels of the latest snapshot."""
+        return self._aio.channels
 
     @property
     def recorder(self) -> Recorder | None:

@@ -4,7 +4,9 @@
   more chat node of a multi-process platform;
 - ``explorer lab`` (:mod:`explorer.cli.lab`): the platform and JupyterLab on the user's copy
   of the recipes;
-- ``explorer tour`` (:mod:`explorer.cli.tour`): the recipes in a terminal.
+- ``explorer tour`` (:mod:`explorer.cli.tour`): the recipes in a terminal;
+- ``explorer record`` (:mod:`explorer.cli.record`): chat and directory snapshots of many
+  channels to a Parquet capture, for long runs.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from explorer.cli import lab, serve, tour
+from explorer.cli import lab, record, serve, tour
 
 __all__ = ["main"]
 
-_COMMANDS = {"serve": serve, "lab": lab, "tour": tour}
+_COMMANDS = {"serve": serve, "lab": lab, "tour": tour, "record": record}
 _DESCRIPTION = (
     "Explore a live-streaming platform: serve it, open the recipes in JupyterLab beside it, "
-    "or take the tour in a terminal."
+    "take the tour in a terminal, or record many channels to disk."
 )
 
 

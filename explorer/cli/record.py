@@ -1,0 +1,373 @@
+"""``explorer record``: watch the busiest channels' chat and track the directory into a capture
+folder for a while, with a live progress display and a summary at the end.
+
+It runs a :class:`~explorer.watch.Watch` (``api.watch(top=..., to=out)``) and a
+:class:`~explorer.track.Tracker` per target (``api.track(top query or channels, to=out)``),
+each with its own :class:`~explorer.recorder.Recorder` in the one Parquet dataset, until
+``--duration`` ends, Ctrl-C or SIGTERM. Every stop closes them, which writes everything.
+
+Exit codes: 0 done (the duration ended), 2 bad arguments, 1 the platform could not be reached
+or refused, 130 interrupted by Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell
+reports it, so a supervisor sees the run was cut short; everything is written either way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import select
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any, Protocol
+
+import explorer
+from explorer.durations import describe, seconds
+from explorer.errors import ExplorerError
+from explorer.track import Tracker
+
+#: Exit codes (see the module docstring).
+DONE, FAILED, BAD_ARGUMENTS = 0, 1, 2
+INTERRUPTED = 128 + signal.SIGINT
+TERMINATED = 128 + signal.SIGTERM
+#: The ``api.channels`` query of ``--top``: online channels, most viewers first.
+TOP = {"where": {"online": True}, "order": "viewersCurrent:desc"}
+#: Seconds between redraws on a terminal, and between plain lines to a file or pipe.
+TTY_EVERY, PLAIN_EVERY = 0.5, 5.0
+
+
+class Recorded(Protocol):
+    """What the display reads of a recorder: its running totals."""
+
+    @property
+    def stats(self) -> Any: ...
+
+
+class Watched(Protocol):
+    """What the command needs of a watch: who is joined, the rate, its recorder, close."""
+
+    channels: list[int]
+    recorder: Any
+
+    def rate(self) -> float: ...
+
+    def close(self) -> None: ...
+
+
+def _duration(text: str) -> float:
+    try:
+        return seconds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
+    return value
+
+
+def _shard(text: str) -> tuple[int, int]:
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"a shard is K/N with 1 <= K <= N, not {text!r}")
+    return int(k), int(n)
+
+
+def _channels(text: str) -> list[int | str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("--channels needs at least one id or token")
+    return [int(name) if name.isdigit() else name for name in names]
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``explorer record`` and its flags."""
+    parser = sub.add_parser(
+        "record",
+        help="record the top channels' chat and directory snapshots to a Parquet capture",
+        description=(
+            "Watch the chat of the top channels (and/or --channels) and snapshot their "
+            "directory fields into a Parquet capture folder until --duration ends or Ctrl-C. "
+            "Talks to --url (or EXPLORER_BASE_URL), else starts the embedded platform. Exit "
+            "codes: 0 done, 1 platform unreachable or failed, 2 bad arguments, 130 Ctrl-C, "
+            "143 SIGTERM (everything written in every case)."
+        ),
+    )
+    parser.add_argument(
+        "--top", type=_positive, default=None, help="watch the N online channels with most viewers"
+    )
+    parser.add_argument(
+        "--channels", type=_channels, default=None, help="comma-separated channel ids or tokens"
+    )
+    parser.add_argument(
+        "--duration", type=_duration, default=None, help="how long, e.g. 1h (default: until ^C)"
+    )
+    parser.add_argument(
+        "--snapshot-every", type=_duration, default=30.0, help="directory snapshots (30s)"
+    )
+    parser.add_argument("--out", type=Path, default=Path("capture"), help="the capture folder")
+    parser.add_argument("--shard", type=_shard, default=None, help="K/N: this recorder's share")
+    parser.add_argument(
+        "--flush-every", type=_duration, default=5.0, help="seconds between writes (5s)"
+    )
+    parser.add_argument(
+        "--refresh", type=_duration, default=60.0, help="re-evaluate the top channels (1m)"
+    )
+    parser.add_argument(
+        "--url",
+        "--base-url",
+        dest="url",
+        default=None,
+        help="the platform's REST base URL (default: EXPLORER_BASE_URL, else embedded)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``explorer record`` command."""
+    if args.top is None and args.channels is None:
+        print("explorer record: give --top N and/or --channels a,b,c", file=sys.stderr)
+        return BAD_ARGUMENTS
+    # The progress line is the interface: keep request and server logs out of it.
+    logging.getLogger().setLevel(logging.WARNING)
+    try:
+        api = explorer.connect(args.url, progress=False)
+    except (ExplorerError, OSError) as exc:
+        print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
+        return FAILED
+    with api, _signals() as stopped:
+        try:
+            session = Session.start(api, args)
+        except (ExplorerError, OSError) as exc:
+            print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
+            return FAILED
+        try:
+            session.run(args.duration, stopped)
+        finally:
+            session.close()
+        print(session.summary(stopped.reason), flush=True)
+    return {None: DONE, "Ctrl-C": INTERRUPTED, "SIGTERM": TERMINATED}[stopped.reason]
+
+
+class Stop:
+    """Ctrl-C or SIGTERM, caught: ``reason`` says which (None: neither yet). The handlers
+    only set ``reason``; :meth:`wait` wakes on the signal through the wakeup socket, so no
+    lock is taken inside a handler."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self._read, self._write = socket.socketpair()
+        for end in (self._read, self._write):
+            end.setblocking(False)
+
+    def is_set(self) -> bool:
+        """Whether a stop was asked for."""
+        return self.reason is not None
+
+    def wait(self, timeout: float) -> None:
+        """Return after ``timeout`` seconds, or at once when a signal arrives."""
+        if not self.is_set():
+            select.select([self._read], [], [], timeout)
+        with contextlib.suppress(BlockingIOError):
+            self._read.recv(4096)
+
+    def close(self) -> None:
+        """Free the sockets."""
+        self._read.close()
+        self._write.close()
+
+
+@contextmanager
+def _signals() -> Iterator[Stop]:
+    """Turn the first Ctrl-C or SIGTERM into a clean stop (a second Ctrl-C interrupts)."""
+    stopped = Stop()
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if stopped.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stopped.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+
+    previous = {s: signal.signal(s, handle) for s in (signal.SIGINT, signal.SIGTERM)}
+    wakeup = signal.set_wakeup_fd(stopped._write.fileno())
+    try:
+        yield stopped
+    finally:
+        signal.set_wakeup_fd(wakeup)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        stopped.close()
+
+
+def _open_watch(api: explorer.Client, args: argparse.Namespace) -> Watched | None:
+    """The chat side: ``api.watch`` of the top channels and/or ``--channels``."""
+    watch: Callable[..., Watched] | None = getattr(api, "watch", None)
+    if watch is None:
+        return None
+    return watch(
+        args.channels,
+        top=args.top,
+        refresh=args.refresh,
+        to=args.out,
+        flush_every=args.flush_every,
+        shard=args.shard,
+    )
+
+
+@dataclass
+class Session:
+    """One recording: the watch, the trackers, and the clock of the display."""
+
+    watch: Watched | None
+    trackers: list[Tracker]
+    out: Path
+    started: float
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def start(cls, api: explorer.Client, args: argparse.Namespace) -> Session:
+        """Check the platform answers, then start tracking and watching."""
+        api.channels(fields="id", max_rows=1)
+        targets: list[Any] = []
+        if args.top is not None:
+            targets.append({**TOP, "max_rows": args.top})
+        if args.channels is not None:
+            targets.append(args.channels)
+        trackers: list[Tracker] = []
+        session = cls(None, trackers, args.out, time.monotonic())
+        try:
+            for target in targets:
+                trackers.append(
+                    api.track(
+                        target,
+                        every=args.snapshot_every,
+                        to=args.out,
+                        flush_every=args.flush_every,
+                        shard=args.shard,
+                    )
+                )
+            session.watch = _open_watch(api, args)
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def recorders(self) -> list[Recorded]:
+        """Every recorder writing into the capture."""
+        found = [t.recorder for t in self.trackers]
+        if self.watch is not None:
+            found.append(self.watch.recorder)
+        return [r for r in found if r is not None]
+
+    def totals(self) -> dict[str, int]:
+        """Rows of events and snapshots, bytes and files written so far, over all recorders."""
+        totals = dict.fromkeys(("events", "snapshots", "bytes", "files"), 0)
+        for recorder in self.recorders():
+            stats = recorder.stats
+            for key in totals:
+                totals[key] += int(getattr(stats, key))
+        return totals
+
+    def line(self) -> str:
+        """The progress line: elapsed, channels, events/s, rows and bytes written."""
+        watch, totals = self.watch, self.totals()
+        tracked = {c for t in self.trackers for c in t.channels}
+        channels = len(watch.channels) if watch is not None else len(tracked)
+        rate = f"{watch.rate():,.1f} events/s  " if watch is not None else ""
+        snapshots = sum(t.snapshots for t in self.trackers)
+        return (
+            f"{self._elapsed()}  {channels} channels  "
+            f"{rate}{totals['events']:,} events  {snapshots} snapshots "
+            f"({totals['snapshots']:,} rows)  {_size(totals['bytes'])} in {totals['files']} files"
+        )
+
+    def _elapsed(self) -> str:
+        """Whole seconds since the start, as a duration: 1m30s."""
+        elapsed = round(self.clock() - self.started)
+        return describe(elapsed) if elapsed else "0s"
+
+    def run(self, duration: float | None, stopped: Stop) -> None:
+        """Show progress until ``duration`` passes or ``stopped`` is set."""
+        display = Display(sys.stdout)
+        end = None if duration is None else self.started + duration
+        while not stopped.is_set():
+            left = None if end is None else end - self.clock()
+            if left is not None and left <= 0:
+                break
+            display.show(self.line())
+            stopped.wait(display.every if left is None else min(display.every, left))
+        display.show(self.line())
+        display.finish()
+
+    def close(self) -> None:
+        """Stop every tracker and the watch; each closes its recorder, writing the rest."""
+        for tracker in self.trackers:
+            tracker.close()
+        if self.watch is not None:
+            self.watch.close()
+
+    def summary(self, reason: str | None) -> str:
+        """What was recorded, for the end of the run."""
+        totals = self.totals()
+        how = f"stopped by {reason}" if reason else "done"
+        late = sum(t.late for t in self.trackers)
+        failed = sum(t.failures for t in self.trackers)
+        lines = [
+            f"explorer record: {how} after {self._elapsed()}",
+            f"  events written:    {totals['events']:,}",
+            f"  snapshots taken:   {sum(t.snapshots for t in self.trackers)} "
+            f"({totals['snapshots']:,} rows; {late} late, {failed} failed)",
+            f"  files:             {totals['files']} ({_size(totals['bytes'])}) in {self.out}",
+        ]
+        if self.watch is not None:
+            lines.insert(1, f"  channels watched:  {len(self.watch.channels)}")
+        return "\n".join(lines)
+
+
+class Display:
+    """One progress line: redrawn in place on a terminal, else printed now and then as plain
+    lines (no carriage returns in a file or pipe)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._tty = stream.isatty()
+        self.every = TTY_EVERY if self._tty else PLAIN_EVERY
+        self._width = 0
+
+    def show(self, text: str) -> None:
+        """Draw ``text`` as the current progress."""
+        if self._tty:
+            pad = " " * max(self._width - len(text), 0)
+            self._stream.write(f"\r{text}{pad}")
+            self._width = len(text)
+        else:
+            self._stream.write(text + "\n")
+        self._stream.flush()
+
+    def finish(self) -> None:
+        """End the redrawn line so later output starts on its own."""
+        if self._tty and self._width:
+            self._stream.write("\n")
+            self._stream.flush()
+
+
+def _size(count: int) -> str:
+    """Bytes as text people read: 950 B, 3.1 MB."""
+    if count < 1000:
+        return f"{count} B"
+    size = count / 1000
+    for unit in ("kB", "MB"):
+        if size < 1000:
+            return f"{size:,.1f} {unit}"
+        size /= 1000
+    return f"{size:,.1f} GB"

@@ -1,0 +1,173 @@
+"""``explorer record`` as a real process against a platform started here: a timed run read
+back from disk, Ctrl-C and SIGTERM mid-run writing everything, exit codes, the display."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from explorer.cli import main
+from explorer.cli.record import INTERRUPTED, TERMINATED, Display
+from explorer.emulator import Platform
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[Platform]:
+    """A platform with simulated chat for this module's recordings."""
+    from explorer.emulator import start
+
+    with start(channels=200, simulate=True, rate_limits=True) as running:
+        yield running
+
+
+def record(base_url: str, out: Path, *flags: str) -> subprocess.Popen[str]:
+    """Start ``explorer record`` on ``base_url`` into ``out`` with fast flushes."""
+    fast = ("--flush-every", "0.2s", "--snapshot-every", "0.5s")
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "explorer.cli",
+            "record",
+            "--url",
+            base_url,
+            "--out",
+            str(out),
+            *fast,
+            *flags,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def written(stdout: str, what: str) -> int:
+    """A count from the summary at the end of ``stdout``: ``events`` written or snapshot
+    ``rows``."""
+    pattern = r"events written:\s+([\d,]+)" if what == "events" else r"taken:.*\(([\d,]+) rows"
+    found = re.search(pattern, stdout.rpartition("explorer record:")[2])
+    assert found, stdout
+    return int(found.group(1).replace(",", ""))
+
+
+def rows_on_disk(out: Path, kind: str) -> int:
+    """Rows in the capture's ``kind`` (events or snapshots) files, 0 when none."""
+    folder = out / kind
+    files = list(folder.rglob("*.parquet"))
+    return len(pd.read_parquet(folder)) if files else 0
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Poll ``condition`` until true, failing after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: Path) -> None:
+    """--top 5 for 2 s: exit 0, plain progress lines (no carriage returns), a summary, and on
+    disk exactly the rows the summary counts, typed as the tracker keeps them."""
+    out = tmp_path / "capture"
+    process = record(live.base_url, out, "--top", "5", "--duration", "2s")
+    stdout, stderr = process.communicate(timeout=90)
+    assert process.returncode == 0, stderr
+    assert "\r" not in stdout
+    assert "channels" in stdout.splitlines()[0]
+    assert "explorer record: done after" in stdout
+    snapshots = pd.read_parquet(out / "snapshots")
+    assert len(snapshots) == written(stdout, "rows") >= 5
+    assert snapshots["channel"].nunique() >= 5
+    assert str(snapshots["time"].dtype) == "datetime64[ms, UTC]"
+    assert {"viewersCurrent", "online", "numFollowers", "viewersTotal"} <= set(snapshots)
+    assert rows_on_disk(out, "events") == written(stdout, "events")
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "reason"),
+    [(signal.SIGINT, INTERRUPTED, "Ctrl-C"), (signal.SIGTERM, TERMINATED, "SIGTERM")],
+)
+def test_a_signal_mid_run_stops_cleanly_with_everything_written(
+    live: Platform, tmp_path: Path, signum: int, code: int, reason: str
+) -> None:
+    """Ctrl-C (130) or SIGTERM (143) during an hour-long run: the summary's rows are all on
+    disk and readable."""
+    out = tmp_path / "capture"
+    process = record(live.base_url, out, "--channels", "streamer,100001", "--duration", "1h")
+    try:
+        wait_for(lambda: any((out / "snapshots").rglob("*.parquet")))
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == code, stderr
+    assert f"stopped by {reason}" in stdout
+    assert rows_on_disk(out, "snapshots") == written(stdout, "rows") >= 2
+    assert rows_on_disk(out, "events") == written(stdout, "events")
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--top", "0"], "positive whole number"),
+        (["--top", "5", "--duration", "soon"], "Not a duration"),
+        (["--top", "5", "--shard", "3/2"], "K/N"),
+        (["--channels", ","], "at least one"),
+        (["--top", "5", "--snapshot-every", "0s"], "positive"),
+    ],
+)
+def test_bad_flags_exit_2_with_a_message(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad value is refused before anything starts: exit code 2 and what was wrong."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["record", *flags])
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_nothing_to_record_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither --top nor --channels: exit 2 saying to give one."""
+    assert main(["record", "--duration", "1s"]) == 2
+    assert "--top" in capsys.readouterr().err
+
+
+def test_an_unreachable_platform_exits_1(tmp_path: Path) -> None:
+    """Nothing listening at --url: exit 1 with the reason, no capture started."""
+    process = record("http://127.0.0.1:1/api/v1", tmp_path / "capture", "--top", "5")
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert "cannot reach the platform" in stderr
+    assert not (tmp_path / "capture").exists()
+
+
+class Terminal(io.StringIO):
+    """A text stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_progress_line_is_redrawn_in_place() -> None:
+    """On a TTY each update rewrites one line (carriage return, padded over the longer one)
+    and finishing ends it; to a file, one plain line per update."""
+    screen, file = Terminal(), io.StringIO()
+    for stream in (screen, file):
+        display = Display(stream)
+        display.show("10 channels  1,000 events")
+        display.show("9 channels")
+        display.finish()
+    assert screen.getvalue() == "\r10 channels  1,000 events\r9 channels" + " " * 15 + "\n"
+    assert file.getvalue() == "10 channels  1,000 events\n9 channels\n"
