@@ -11,17 +11,19 @@ the table of every endpoint row the toolkit calls, gathered from these classes.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
 import pandas as pd
 
-from explorer import schemas, tables, track
+from explorer import schemas, tables
 from explorer.account import Account, User
 from explorer.auth import Grant
 from explorer.channel import Channel
 from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
+from explorer.durations import Duration
 from explorer.endpoints import (
     SHORTCODE_APPROVE,
     SHORTCODE_DENY,
@@ -45,7 +47,8 @@ from explorer.handle import (
 from explorer.query import MAX_LIMIT, format_order, format_where
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
-from explorer.track import AsyncTracker, Target, Tracker
+from explorer.track import FIELDS, AsyncTracker, Target, Tracker
+from explorer.track import start as start_tracker
 from explorer.transport import decode
 
 #: Interactive game listings and the path each is served at below ``/interactive/games``.
@@ -172,22 +175,42 @@ class Api(Handle[M]):
     @overload
     def track(self: Api[Sync], channels_or_query: Target, **options: Any) -> Tracker: ...
 
-    def track(self, channels_or_query: Target, **options: Any) -> AsyncTracker | Tracker:
+    def track(
+        self,
+        channels_or_query: Target,
+        *,
+        every: Duration = "30s",
+        fields: str | Iterable[str] = FIELDS,
+        to: str | os.PathLike[str] | None = None,
+        flush_every: Duration = 5.0,
+        max_rows: int | None = None,
+        shard: tuple[int, int] | None = None,
+        **timing: Any,
+    ) -> AsyncTracker | Tracker:
         """Snapshots of channel fields every ``every`` into a long frame (``tracker.frame()``:
-        ``time``, ``channel``, ``token``, fields), paced within the rate limits.
+        ``time``, ``channel``, ``token``, ``fields``), paced within the rate limits.
 
         ``channels_or_query``: ids, tokens, a channels DataFrame (its index), or a dict of
         :meth:`channels` arguments (``{"where": {"online": True}, "order":
-        "viewersCurrent:desc", "max_rows": 50}``). Options: ``every="30s"``, ``fields`` (default
-        ``viewersCurrent``, ``online``, ``numFollowers``, ``viewersTotal``), ``to=`` a capture
-        folder to record to (written every ``flush_every``), ``max_rows`` rows kept in memory,
-        ``shard=(K, N)`` channels with ``id % N == K - 1`` only. A
-        :class:`~explorer.track.Tracker` from ``Client``, an
-        :class:`~explorer.track.AsyncTracker` (call inside the running loop) from
-        ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
+        "viewersCurrent:desc", "max_rows": 50}``). ``to`` records to a Parquet capture,
+        written every ``flush_every``; ``max_rows`` bounds the rows kept in memory;
+        ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``clock=``/``sleep=`` replace
+        the time source and the wait (tests). A :class:`~explorer.track.Tracker` from
+        ``Client``, an :class:`~explorer.track.AsyncTracker` (call it inside the running loop)
+        from ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
-        listing = functools.partial(Api.channels, self)
-        return track.start(listing, channels_or_query, self._mode is Sync, **options)
+        return start_tracker(
+            functools.partial(Api.channels, self),
+            channels_or_query,
+            self._mode is Sync,
+            every=every,
+            fields=fields,
+            to=to,
+            flush_every=flush_every,
+            max_rows=max_rows,
+            shard=shard,
+            **timing,
+        )
 
     @endpoint("GET", "/types", "channel-read", schemas.TYPE, Result.TABLE)
     def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
