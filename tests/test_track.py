@@ -223,3 +223,17 @@ def test_snapshots_are_recorded_as_parquet(
     assert len(written) == len(kept) == tracker.recorder.stats.snapshots
     assert sorted(written["channel"]) == sorted(kept["channel"])
     assert str(written["time"].dtype) == "datetime64[ms, UTC]"
+
+
+def test_the_widget_is_a_track_chart_of_the_frame(
+    api: explorer.Client, trackers: list[Tracker]
+) -> None:
+    """widget(top=3) charts the tracker's frame: a TrackChart, closed without error."""
+    trackview = pytest.importorskip("explorer.trackview")
+    clock = ManualClock()
+    tracker = api.track(TOP, every=1, clock=clock, sleep=Sleeps(clock))
+    trackers.append(tracker)
+    assert tracker.wait(2, timeout=30)
+    chart = tracker.widget(top=3)
+    assert isinstance(chart, trackview.TrackChart)
+    chart.close()

@@ -233,6 +233,8 @@ class Session:
     out: Path
     started: float
     clock: Callable[[], float] = time.monotonic
+    #: Channels joined (or tracked) at the latest progress line.
+    joined: int = 0
 
     @classmethod
     def start(cls, api: explorer.Client, args: argparse.Namespace) -> Session:
@@ -282,7 +284,7 @@ class Session:
         """The progress line: elapsed, channels, events/s, rows and bytes written."""
         watch, totals = self.watch, self.totals()
         tracked = {c for t in self.trackers for c in t.channels}
-        channels = len(watch.channels) if watch is not None else len(tracked)
+        channels = self.joined = len(watch.channels) if watch is not None else len(tracked)
         rate = f"{watch.rate():,.1f} events/s  " if watch is not None else ""
         snapshots = sum(t.snapshots for t in self.trackers)
         return (
@@ -330,7 +332,7 @@ class Session:
             f"  files:             {totals['files']} ({_size(totals['bytes'])}) in {self.out}",
         ]
         if self.watch is not None:
-            lines.insert(1, f"  channels watched:  {len(self.watch.channels)}")
+            lines.insert(1, f"  channels watched:  {self.joined}")
         return "\n".join(lines)
 
 
