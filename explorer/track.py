@@ -27,14 +27,14 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, overload
 
 import pandas as pd
 
 from explorer import loop, schemas, tables
 from explorer.durations import Duration, seconds
 from explorer.errors import PlatformError, RateLimited, ServerError
-from explorer.loop import Blocking
+from explorer.loop import Blocking, Twin
 
 if TYPE_CHECKING:
     import os
@@ -62,6 +62,7 @@ TRACKABLE = frozenset(
     if isinstance(kind, str) and name not in ("id", "token", "streamKey")
 )
 
+T = TypeVar("T")
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -330,6 +331,26 @@ class AsyncTracker:
             self._taken.notify_all()
 
 
+class Mirror(Generic[T]):
+    """A read-only attribute of a blocking twin: the same-named one of the async object it
+    wraps (``_aio``), as :class:`~explorer.loop.Blocking` is for its coroutine methods."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Mirror[T]: ...
+
+    @overload
+    def __get__(self, instance: Twin, owner: type) -> T: ...
+
+    def __get__(self, instance: Twin | None, owner: type) -> Mirror[T] | T:
+        if instance is None:
+            return self
+        value: T = getattr(instance._aio, self._name)
+        return value
+
+
 class Tracker:
     """An :class:`AsyncTracker` from blocking code (``explorer.connect().track(...)``): its
     snapshots are taken on the toolkit's loop while cells run. ``tracker.widget()`` (or the
@@ -342,50 +363,21 @@ class Tracker:
     def __repr__(self) -> str:
         return repr(self._aio).replace("AsyncTracker", "Tracker", 1)
 
-    @property
-    def snapshots(self) -> int:
-        """Snapshots taken so far."""
-        return self._aio.snapshots
-
-    @property
-    def late(self) -> int:
-        """Snapshots that started late because the one before took longer than ``every``."""
-        return self._aio.late
-
-    @property
-    def failures(self) -> int:
-        """Snapshots that failed (and were retried at the next tick)."""
-        return self._aio.failures
-
-    @property
-    def error(self) -> BaseException | None:
-        """The last snapshot's error, if any failed."""
-        return self._aio.error
-
-    @property
-    def last(self) -> pd.Timestamp | None:
-        """When the latest snapshot was taken."""
-        return self._aio.last
-
-    @property
-    def running(self) -> bool:
-        """Whether snapshots are still being taken."""
-        return self._aio.running
-
-    @property
-    def channels(self) -> list[int]:
-        """The channels of the latest snapshot."""
-        return self._aio.channels
-
-    @property
-    def recorder(self) -> Recorder | None:
-        """The recorder writing the snapshots (``to=``), else None."""
-        return self._aio.recorder
-
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The tracked fields."""
-        return self._aio.fields
+    #: Snapshots taken so far; of them, those that started late and those that failed.
+    snapshots: Mirror[int] = Mirror()
+    late: Mirror[int] = Mirror()
+    failures: Mirror[int] = Mirror()
+    #: The last failed snapshot's error, if any.
+    error: Mirror[BaseException | None] = Mirror()
+    #: When the latest snapshot was taken, and its channels.
+    last: Mirror[pd.Timestamp | None] = Mirror()
+    channels: Mirror[list[int]] = Mirror()
+    #: Whether snapshots are still being taken.
+    running: Mirror[bool] = Mirror()
+    #: The recorder writing the snapshots (``to=``), else None.
+    recorder: Mirror[Recorder | None] = Mirror()
+    #: The tracked fields.
+    fields: Mirror[tuple[str, ...]] = Mirror()
 
     def frame(self) -> pd.DataFrame:
         """The long frame (see :meth:`AsyncTracker.frame`)."""
