@@ -33,7 +33,7 @@ import pandas as pd
 
 from explorer import loop, schemas, tables
 from explorer.durations import Duration, seconds
-from explorer.errors import PlatformError, RateLimited, ServerError
+from explorer.errors import RateLimited, ServerError
 from explorer.loop import Blocking, Twin
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def _channels(target: pd.DataFrame | Iterable[int | str] | int | str) -> list[in
     found: list[int | str] = []
     for item in items:
         if isinstance(item, str) and not item.isdigit():
-            found.append(item.lower())
+            found.append(item)
         elif isinstance(item, str | int) and not isinstance(item, bool):
             found.append(int(item))
         else:
@@ -226,13 +226,21 @@ class AsyncTracker:
         (str), then the fields, one row per channel per snapshot, oldest first."""
         return self._rows.frame()
 
-    async def wait(self, snapshots: int = 1, timeout: float | None = None) -> bool:
-        """Wait until ``snapshots`` have been taken in all (or the tracker stopped, or
-        ``timeout`` seconds passed); whether that many were."""
+    async def wait(
+        self, snapshots: int = 1, timeout: float | None = None, *, failures: int | None = None
+    ) -> bool:
+        """Wait until ``snapshots`` have been taken in all, or ``failures`` have failed (or the
+        tracker stopped, or ``timeout`` seconds passed); whether either count was reached."""
+
+        def reached() -> bool:
+            return self.snapshots >= snapshots or (
+                failures is not None and self.failures >= failures
+            )
+
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout), self._taken:
-                await self._taken.wait_for(lambda: self.snapshots >= snapshots or not self.running)
-        return self.snapshots >= snapshots
+                await self._taken.wait_for(lambda: reached() or not self.running)
+        return reached()
 
     async def aclose(self) -> None:
         """Stop taking snapshots and close the recorder (writing what it holds)."""
@@ -256,7 +264,9 @@ class AsyncTracker:
         await self.aclose()
 
     async def _run(self) -> None:
-        """Take snapshots on schedule, never two at once, until cancelled or refused."""
+        """Take snapshots on schedule, never two at once, until cancelled. A failure that may
+        pass (rate limit, server error, lost connection, timeout) is counted and retried at the
+        next tick; any other (a query the platform refuses) stops the tracker."""
         due = self._clock()
         while True:
             try:
@@ -265,9 +275,10 @@ class AsyncTracker:
                 self.failures += 1
                 self.error = exc
                 log.warning("track: a snapshot failed (retried next time): %s", exc)
-            except PlatformError as exc:
+                await self._notify()
+            except Exception as exc:
                 self.error = exc
-                log.error("track: the platform refused the snapshot query: %s", exc)
+                log.error("track: stopped, the snapshot cannot work: %s", exc)
                 await self._notify()
                 return
             due += self.every
@@ -319,7 +330,7 @@ class AsyncTracker:
             {
                 "time": pd.Series(stamp, index=range(len(listed)), dtype="datetime64[ms, UTC]"),
                 "channel": pd.array(listed.index, dtype="Int64"),
-                "token": listed["token"].to_numpy(),
+                "token": listed["token"].array,
             }
         )
         for name in self.fields:

@@ -237,3 +237,25 @@ def test_the_widget_is_a_track_chart_of_the_frame(
     chart = tracker.widget(top=3)
     assert isinstance(chart, trackview.TrackChart)
     chart.close()
+
+
+def test_a_platform_gone_mid_run_counts_failures_and_keeps_trying(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """Stopping the platform after a snapshot: later snapshots fail, are counted with their
+    error, and the tracker keeps running."""
+    platform = make_platform(rate_limits=False)
+    clock = ManualClock()
+    with explorer.Client(platform.base_url, progress=False) as client:
+        tracker = client.track(TOP, every=1, clock=clock, sleep=Sleeps(clock))
+        try:
+            assert tracker.wait(1, timeout=30)
+            platform.stop()
+            assert tracker.wait(10**9, timeout=60, failures=1)
+            taken = tracker.snapshots
+            assert tracker.wait(10**9, timeout=60, failures=tracker.failures + 2)
+            assert tracker.running
+            assert "failed" in str(tracker.error)
+            assert tracker.snapshots == taken
+        finally:
+            tracker.close()
