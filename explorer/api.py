@@ -193,7 +193,8 @@ class Api(Handle[M]):
         ``channels_or_query``: ids, tokens, a channels DataFrame (its index), or a dict of
         :meth:`channels` arguments (``{"where": {"online": True}, "order":
         "viewersCurrent:desc", "max_rows": 50}``). ``to`` records to a Parquet capture,
-        written every ``flush_every``; ``max_rows`` bounds the rows kept in memory;
+        written every ``flush_every``; ``max_rows`` bounds the rows kept in memory (when
+        recording, 100,000 by default);
         ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``clock=``/``sleep=`` replace
         the time source and the wait (tests). A :class:`~explorer.track.Tracker` from
         ``Client``, an :class:`~explorer.track.AsyncTracker` (call it inside the running loop)

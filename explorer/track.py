@@ -15,7 +15,8 @@ delays the next, which then starts at once and is counted in :attr:`AsyncTracker
 Memory: each snapshot's frame is kept as it came (rows are never appended one by one); the
 long frame is their concatenation, built when asked and cached until the next snapshot, and
 ``max_rows`` drops the oldest rows beyond it. With ``to=`` a
-:class:`~explorer.recorder.Recorder` writes every snapshot to a Parquet dataset as well.
+:class:`~explorer.recorder.Recorder` writes every snapshot to a Parquet dataset as well, and
+``max_rows`` defaults to :data:`RECORDING_ROWS`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ Listing: TypeAlias = Callable[..., Awaitable[pd.DataFrame]]
 
 #: The fields tracked unless others are named.
 FIELDS = ("viewersCurrent", "online", "numFollowers", "viewersTotal")
+#: Rows kept in memory by default while recording (the rest is on disk).
+RECORDING_ROWS = 100_000
 #: Ids (or tokens) per listing call of an explicit channel list: one page each.
 CHUNK = 100
 #: The ``api.channels`` arguments a query may give (``fields`` is the tracker's own).
@@ -180,6 +183,8 @@ class AsyncTracker:
     ) -> None:
         self.every = seconds(every)
         self.fields = _fields(fields)
+        if to is not None and max_rows is None:
+            max_rows = RECORDING_ROWS
         if max_rows is not None and max_rows < 1:
             raise ValueError(f"max_rows must be positive, not {max_rows}.")
         if shard is not None and not 1 <= shard[0] <= shard[1]:

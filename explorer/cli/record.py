@@ -4,7 +4,8 @@ folder for a while, with a live progress display and a summary at the end.
 It runs a :class:`~explorer.watch.Watch` (``api.watch(top=..., to=out)``) and a
 :class:`~explorer.track.Tracker` per target (``api.track(top query or channels, to=out)``),
 each with its own :class:`~explorer.recorder.Recorder` in the one Parquet dataset, until
-``--duration`` ends, Ctrl-C or SIGTERM. Every stop closes them, which writes everything.
+``--duration`` ends, Ctrl-C or SIGTERM (or a tracker stops because the platform refuses its
+query). Every stop closes them, which writes everything.
 
 Exit codes: 0 done (the duration ended), 2 bad arguments, 1 the platform could not be reached
 or refused, 130 interrupted by Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell
@@ -154,9 +155,13 @@ def run(args: argparse.Namespace) -> int:
             return FAILED
         try:
             session.run(args.duration, stopped)
+            failure = session.failure()
         finally:
             session.close()
         print(session.summary(stopped.reason), flush=True)
+    if failure is not None:
+        print(f"explorer record: tracking stopped: {failure}", file=sys.stderr)
+        return FAILED
     return {None: DONE, "Ctrl-C": INTERRUPTED, "SIGTERM": TERMINATED}[stopped.reason]
 
 
@@ -302,7 +307,7 @@ class Session:
         """Show progress until ``duration`` passes or ``stopped`` is set."""
         display = Display(sys.stdout)
         end = None if duration is None else self.started + duration
-        while not stopped.is_set():
+        while not stopped.is_set() and self.failure() is None:
             left = None if end is None else end - self.clock()
             if left is not None and left <= 0:
                 break
@@ -310,6 +315,11 @@ class Session:
             stopped.wait(display.every if left is None else min(display.every, left))
         display.show(self.line())
         display.finish()
+
+    def failure(self) -> BaseException | None:
+        """Why a tracker stopped by itself (the platform refused its query), if one did."""
+        stopped = [t.error for t in self.trackers if not t.running]
+        return stopped[0] if stopped else None
 
     def close(self) -> None:
         """Stop every tracker and the watch; each closes its recorder, writing the rest."""
