@@ -144,6 +144,15 @@ def test_nothing_to_record_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--top" in capsys.readouterr().err
 
 
+def test_an_out_that_is_a_file_exits_2(live: Platform, tmp_path: Path) -> None:
+    """--out naming a file, not a folder: exit 2 saying so."""
+    (tmp_path / "file").write_text("not a capture")
+    process = record(live.base_url, tmp_path / "file", "--top", "5")
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "is a file" in stderr
+
+
 def test_an_unreachable_platform_exits_1(tmp_path: Path) -> None:
     """Nothing listening at --url: exit 1 with the reason, no capture started."""
     process = record("http://127.0.0.1:1/api/v1", tmp_path / "capture", "--top", "5")

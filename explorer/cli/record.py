@@ -153,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
         except (ExplorerError, OSError) as exc:
             print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
             return FAILED
+        except ValueError as exc:  # what the recorder says of --out, say
+            print(f"explorer record: {exc}", file=sys.stderr)
+            return BAD_ARGUMENTS
         try:
             session.run(args.duration, stopped)
             failure = session.failure()
