@@ -27,12 +27,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import explorer
 from explorer.durations import describe, seconds
 from explorer.errors import ExplorerError
 from explorer.track import Tracker
+
+if TYPE_CHECKING:
+    from explorer.recorder import Recorder
 
 #: Exit codes (see the module docstring).
 DONE, FAILED, BAD_ARGUMENTS = 0, 1, 2
@@ -44,18 +47,11 @@ TOP = {"where": {"online": True}, "order": "viewersCurrent:desc"}
 TTY_EVERY, PLAIN_EVERY = 0.5, 5.0
 
 
-class Recorded(Protocol):
-    """What the display reads of a recorder: its running totals."""
-
-    @property
-    def stats(self) -> Any: ...
-
-
 class Watched(Protocol):
     """What the command needs of a watch: who is joined, the rate, its recorder, close."""
 
     channels: list[int]
-    recorder: Any
+    recorder: Recorder | None
 
     def rate(self) -> float: ...
 
@@ -272,7 +268,7 @@ class Session:
             raise
         return session
 
-    def recorders(self) -> list[Recorded]:
+    def recorders(self) -> list[Recorder]:
         """Every recorder writing into the capture."""
         found = [t.recorder for t in self.trackers]
         if self.watch is not None:
@@ -284,8 +280,10 @@ class Session:
         totals = dict.fromkeys(("events", "snapshots", "bytes", "files"), 0)
         for recorder in self.recorders():
             stats = recorder.stats
-            for key in totals:
-                totals[key] += int(getattr(stats, key))
+            totals["events"] += stats.events
+            totals["snapshots"] += stats.snapshots
+            totals["bytes"] += stats.bytes
+            totals["files"] += stats.files
         return totals
 
     def line(self) -> str:
