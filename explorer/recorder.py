@@ -171,7 +171,8 @@ class Recorder:
     of the channels this recorder has, for the manifest; ``name`` names its files and manifest
     (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds;
     flushes of at least ``worker_rows`` events are built and written in a worker process
-    (None: never; see the module docstring). Raises ``ValueError`` for a path that is not a directory, a bad shard or name.
+    (None: never; see the module docstring). Raises ``ValueError`` for a path that is not a
+    directory, a bad shard or name.
     """
 
     def __init__(
