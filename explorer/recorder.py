@@ -405,7 +405,8 @@ class Recorder:
 
     async def run(self) -> None:
         """Flush every ``flush_every`` seconds, writing in a worker thread, until cancelled;
-        on cancel, :meth:`close` (in this thread: the last write waits for nothing)."""
+        on cancel, :meth:`close` right here, so the last rows are written before the task
+        ends (even when the loop is stopping)."""
         try:
             while True:
                 wait = self.flush_every - (self._clock() - self._state.flushed_at)
