@@ -23,6 +23,7 @@ import pytest
 
 from explorer.eventlog import EventLog
 from explorer.recorder import EVENT_SCHEMA, Recorder
+from tests import test_widgets
 from tests.clocks import ManualClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,17 +31,10 @@ T0 = 1_700_000_000.0
 
 
 def chat_message(i: int, channel: int = 7) -> dict[str, Any]:
-    """A ChatMessage packet numbered ``i``."""
-    text = f"message {i}"
-    data = {
-        "channel": channel,
-        "id": f"m{i}",
-        "user_name": "ana",
-        "user_id": 1,
-        "user_roles": ["User"],
-        "message": {"message": [{"type": "text", "data": text, "text": text}], "meta": {}},
-    }
-    return {"type": "event", "event": "ChatMessage", "data": data}
+    """A ChatMessage packet numbered ``i`` (id ``m{i}``, text ``message {i}``) in ``channel``."""
+    packet = test_widgets.chat_message(i)
+    packet["data"]["channel"] = channel
+    return packet
 
 
 def poll_start(votes: dict[str, Any]) -> dict[str, Any]:
