@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -219,6 +219,13 @@ def event_html(
             whisper = f" <i>(whisper to {html.escape(str(target))})</i>" if target else ""
             return body + whisper
     return html.escape(summary(row, names))
+
+
+def table_html(heads: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """An HTML table: ``heads`` as text (escaped), ``rows`` of cells already HTML."""
+    head = "".join(f"<th style='text-align:left'>{html.escape(h)}</th>" for h in heads)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def sparkline(values: Sequence[float], width: int = 120, height: int = 24) -> str:

@@ -43,6 +43,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import Any
 
 import ipywidgets as widgets
@@ -57,7 +58,7 @@ from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 from explorer.chatviews import POLL_EVENTS, poll_progress
 from explorer.eventlog import EventLog
 from explorer.eventrows import KNOWN_EVENTS
-from explorer.rendering import badges_html, event_html, sparkline, summary
+from explorer.rendering import badges_html, event_html, sparkline, summary, table_html
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
 LIVE_INTERVAL = 0.1
@@ -128,10 +129,8 @@ class RateMeter:
         ends: dict[int, int] = {}
         for at, total in self._samples:
             ends[math.floor(at)] = total
-        seconds = sorted(ends)
-        return [
-            (ends[b] - ends[a]) / (b - a) for a, b in zip(seconds, seconds[1:], strict=False)
-        ][-HISTORY:]
+        rates = [(ends[b] - ends[a]) / (b - a) for a, b in pairwise(sorted(ends))]
+        return rates[-HISTORY:]
 
 
 def rows_html(records: list[dict[str, str]], columns: tuple[str, ...]) -> str:
@@ -145,12 +144,7 @@ def rows_html(records: list[dict[str, str]], columns: tuple[str, ...]) -> str:
             return record["html"]
         return html.escape(record[key])
 
-    heads = "".join(f"<th style='text-align:left'>{k}</th>" for k in columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{cell(r, k)}</td>" for k in columns) + "</tr>"
-        for r in reversed(records)
-    )
-    return f"<table><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>"
+    return table_html(columns, ([cell(r, k) for k in columns] for r in reversed(records)))
 
 
 class LiveChat(widgets.VBox):
@@ -356,20 +350,69 @@ def utc(times: pd.Series) -> np.ndarray:
 
 
 class ChartView(widgets.VBox):
-    """A chart shown as an SVG image, or an empty state until there is something to draw:
-    subclasses set the ``svg`` trait."""
+    """A matplotlib chart shown as an SVG image, or a line of text until there is something to
+    draw. Subclasses read their data in :meth:`_read` and draw it in :meth:`figure`; this
+    class redraws when the data changed, off the loop thread when a timer drives it, and
+    saves to files."""
 
     svg = Bytes(help="The chart as an SVG image (empty: nothing to draw yet).")
 
     def __init__(self, empty: str) -> None:
         self._image = widgets.Image(format="svg+xml")
         self._empty = widgets.HTML(f"<i>{html.escape(empty)}</i>")
+        self._drawing = threading.Lock()
+        self._timer: Timer | None = None
         super().__init__([self._empty])
         self.observe(self._show, "svg")
+
+    def _start(self, loop: asyncio.AbstractEventLoop | None, interval: float) -> None:
+        """Draw now and, given ``loop``, look for changes every ``interval`` seconds."""
+        self.refresh()
+        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
 
     def _show(self, change: dict[str, Any]) -> None:
         self._image.value = change["new"]
         self.children = [self._image] if change["new"] else [self._empty]
+
+    def _read(self) -> bool:
+        """Read the data into the traits; whether it changed (subclasses)."""
+        raise NotImplementedError
+
+    def _drawable(self) -> bool:
+        """Whether there is anything to draw (subclasses)."""
+        raise NotImplementedError
+
+    def figure(self) -> Figure:
+        """The chart as a matplotlib figure (subclasses)."""
+        raise NotImplementedError
+
+    def refresh(self) -> bool:
+        """Read the data into the traits and redraw if it changed; whether it redrew."""
+        if not self._read():
+            return False
+        self._draw()
+        return True
+
+    def _on_tick(self) -> None:
+        # Reading is quick and stays on the loop; drawing takes tens of ms and does not.
+        if not self._drawing.locked() and self._read():
+            assert self._timer is not None
+            self._timer.loop.run_in_executor(None, self._draw)
+
+    def _draw(self) -> None:
+        with self._drawing:
+            self.svg = chart_svg(self.figure()) if self._drawable() else b""
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the chart to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
+        self._read()
+        self.figure().savefig(path)
+
+    def close(self) -> None:
+        """Stop refreshing and close the view."""
+        if self._timer is not None:
+            self._timer.stop()
+        super().close()
 
 
 class PollChart(ChartView):
@@ -406,10 +449,8 @@ class PollChart(ChartView):
         self._poll = poll_progress(log.tail(0, POLL_EVENTS))
         self._ends_at: pd.Timestamp | None = None
         self._newest = -1  # the row number of the newest poll event read
-        self._drawing = threading.Lock()
         super().__init__("No poll yet: the chart appears with the first poll event.")
-        self.refresh()
-        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
+        self._start(loop, interval)
 
     def _read(self) -> bool:
         """Read the poll shown into the traits; whether it changed."""
@@ -438,19 +479,6 @@ class PollChart(ChartView):
         self._poll = poll_progress(events)
         return True
 
-    def refresh(self) -> bool:
-        """Read the poll into the traits and redraw if it changed; whether it redrew."""
-        if not self._read():
-            return False
-        self._draw()
-        return True
-
-    def _on_tick(self) -> None:
-        # Reading is quick and stays on the loop; drawing takes tens of ms and does not.
-        if not self._drawing.locked() and self._read():
-            assert self._timer is not None
-            self._timer.loop.run_in_executor(None, self._draw)
-
     def figure(self) -> Figure:
         """The chart as a matplotlib figure."""
         figure = Figure(figsize=(7, 3.5), layout="constrained")
@@ -474,17 +502,5 @@ class PollChart(ChartView):
         axes.legend(loc="upper left")
         return figure
 
-    def _draw(self) -> None:
-        with self._drawing:
-            self.svg = chart_svg(self.figure()) if len(self._poll) else b""
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the chart to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
-        self._read()
-        self.figure().savefig(path)
-
-    def close(self) -> None:
-        """Stop refreshing and close the view."""
-        if self._timer is not None:
-            self._timer.stop()
-        super().close()
+    def _drawable(self) -> bool:
+        return bool(len(self._poll))

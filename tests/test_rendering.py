@@ -43,9 +43,11 @@ def text(value: str) -> dict[str, Any]:
 
 
 def test_site_root_drops_the_api_path() -> None:
-    """The site root is the REST base without its /api/vN path."""
+    """The site root is the REST base without its /api/vN path; builtin sheets live there."""
     assert site_root(BASE) == "http://127.0.0.1:8123"
     assert site_root("https://example.org/sub/api/v2/") == "https://example.org/sub"
+    assert sprite_url(BASE, "default") == "http://127.0.0.1:8123/_latest/emoticons/default.png"
+    assert sprite_url("file:///tmp/api/v1", "default") is None
 
 
 def test_builtin_emoticon_is_cut_from_the_platforms_sprite_sheet() -> None:
@@ -62,7 +64,7 @@ def test_builtin_emoticon_is_cut_from_the_platforms_sprite_sheet() -> None:
 def test_emoticon_without_a_known_sheet_is_text() -> None:
     """Without a base URL, with a pack that is not a plain name, or with an external pack
     that is not an http(s) address, an emoticon shows as its escaped text."""
-    hostile = {**SMILE, "pack": "../x\" onerror=alert(1)", "text": "<b>"}
+    hostile = {**SMILE, "pack": '../x" onerror=alert(1)', "text": "<b>"}
     external = {**SMILE, "source": "external", "pack": "javascript:alert(1)"}
     for component, base in ((SMILE, None), (hostile, BASE), (external, BASE)):
         rendered = message_html([component], base)

@@ -3,10 +3,10 @@
 Mounted paths: ``/api/v1`` (the platform), ``/api/v2/chats/{id}`` (the alias one official
 client uses, reference.md fact 7), ``/_emulator`` (the control namespace), ``/go`` (the
 shortcode page, :mod:`~explorer.emulator.gopage`), ``/_latest/emoticons/default.png`` (the
-builtin emoticon sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and ``/oauth/authorize`` at the web root,
-where the historical platform's consent page was and where Firebot and passport-mixer send
-people. Errors Starlette
-raises itself (no such path, method not allowed) get the platform's JSON error shape too.
+builtin emoticon sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and
+``/oauth/authorize`` at the web root, where the historical platform's consent page was and
+where Firebot and passport-mixer send people. Errors Starlette raises itself (no such path,
+method not allowed) get the platform's JSON error shape too.
 """
 
 from __future__ import annotations
