@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,20 @@ def poll_log() -> EventLog:
     return log
 
 
+@contextmanager
+def talking(world: World) -> Iterator[tuple[explorer.Chat, explorer.Chat]]:
+    """An anonymous reader and the streamer, both in the world's channel."""
+    with (
+        explorer.connect(world.base_url, progress=False) as reader_api,
+        explorer.connect(
+            world.base_url, username="streamer", password="explorer", progress=False
+        ) as streamer_api,
+        reader_api.chat(world.channel) as reader,
+        streamer_api.chat(world.channel) as streamer,
+    ):
+        yield reader, streamer
+
+
 @pytest.fixture(scope="module")
 def world() -> Iterator[World]:
     """A platform for the live widget test."""
@@ -91,14 +106,7 @@ def world() -> Iterator[World]:
 def test_live_chat_follows_a_live_chat_while_the_caller_blocks(world: World) -> None:
     """chat.widget() updates its traits from the loop thread while this thread sleeps:
     state, endpoint, counts, rate and the newest rows."""
-    with (
-        explorer.connect(world.base_url, progress=False) as reader_api,
-        explorer.connect(
-            world.base_url, username="streamer", password="explorer", progress=False
-        ) as streamer_api,
-        reader_api.chat(world.channel) as reader,
-        streamer_api.chat(world.channel) as streamer,
-    ):
+    with talking(world) as (reader, streamer):
         view = reader.widget(rows=3)
         for i in range(5):
             streamer.send(f"live {i}")
@@ -144,14 +152,7 @@ def test_messages_show_emoticons_links_and_tags_from_a_live_chat(world: World) -
     """chat.widget() renders a live message as the platform sent it: the emoticon cut from the
     sprite sheet the platform serves, the link clickable, the tag highlighted; the sender's
     role as a badge."""
-    with (
-        explorer.connect(world.base_url, progress=False) as reader_api,
-        explorer.connect(
-            world.base_url, username="streamer", password="explorer", progress=False
-        ) as streamer_api,
-        reader_api.chat(world.channel) as reader,
-        streamer_api.chat(world.channel) as streamer,
-    ):
+    with talking(world) as (reader, streamer):
         view = reader.widget(rows=3)
         streamer.send("look :) at https://example.org/x @viewer now")
         record = wait_until(

@@ -16,6 +16,7 @@ from explorer.trackview import TrackChart
 from explorer.watchview import WatchView
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
+from tests.test_rendering import SMILE
 from tests.test_widgets import PNG, SVG
 
 BASE = "http://127.0.0.1:9/api/v1"
@@ -38,15 +39,6 @@ def message(channel: int, i: int, words: list[dict[str, Any]]) -> dict[str, Any]
 def text(value: str) -> dict[str, Any]:
     """A text component."""
     return {"type": "text", "data": value, "text": value}
-
-
-SMILE = {
-    "type": "emoticon",
-    "source": "builtin",
-    "pack": "default",
-    "coords": {"x": 0, "y": 0, "width": 24, "height": 24},
-    "text": ":)",
-}
 
 
 class Stats:
