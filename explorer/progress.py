@@ -2,8 +2,9 @@
 
 A bar redraws itself in place with carriage returns, which only a terminal or Jupyter
 undoes. Written to a file or a pipe (a log, CI), the same progress is plain lines instead: one
-at most every :data:`LINE_INTERVAL` seconds while the fetch runs, and a final one if any was
-written, so a short fetch leaves nothing and a long one a few readable lines.
+at most every :data:`LINE_INTERVAL` seconds while the fetch runs (the first wait for a rate
+limit is said at once), and a final one if any was written, so a short fetch leaves nothing
+and a long or throttled one a few readable lines.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Lines:
     (tqdm's bar text, without its redrawing)."""
 
     def __init__(self, total: int | None, initial: int, desc: str) -> None:
-        self.total, self.n, self.desc = total, initial, desc
+        self.total, self.n, self.desc, self._label = total, initial, desc, desc
         self._started = self._written = time.monotonic()
         self._lines = 0
 
@@ -45,8 +46,15 @@ class Lines:
             self._write()
 
     def set_description_str(self, text: str) -> None:
-        """Say what the fetch does now (shown in the next line)."""
-        self.desc = text
+        """Say what the fetch does now: a wait at once if no line was written yet, else in
+        the next line."""
+        changed, self.desc = text != self.desc, text
+        if (
+            changed
+            and text != self._label
+            and (not self._lines or time.monotonic() - self._written >= LINE_INTERVAL)
+        ):
+            self._write()
 
     def _write(self) -> None:
         self._written = time.monotonic()
