@@ -14,6 +14,7 @@ import explorer
 import explorer.capture
 from explorer.emulator import Platform
 from explorer.track import CHUNK, Tracker
+from explorer.trackview import TrackChart
 from tests.clocks import ManualClock
 from tests.test_rest_pacing import TINY_READ, Recording
 
@@ -241,13 +242,12 @@ def test_the_widget_is_a_track_chart_of_the_frame(
     api: explorer.Client, trackers: list[Tracker]
 ) -> None:
     """widget(top=3) charts the tracker's frame: a TrackChart, closed without error."""
-    trackview = pytest.importorskip("explorer.trackview")
     clock = ManualClock()
     tracker = api.track(TOP, every=1, clock=clock, sleep=Sleeps(clock))
     trackers.append(tracker)
     assert tracker.wait(2, timeout=30)
     chart = tracker.widget(top=3)
-    assert isinstance(chart, trackview.TrackChart)
+    assert isinstance(chart, TrackChart)
     chart.close()
 
 
