@@ -10,6 +10,8 @@ the table of every endpoint row the toolkit calls, gathered from these classes.
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -21,6 +23,7 @@ from explorer.auth import Grant
 from explorer.channel import Channel
 from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
+from explorer.durations import Duration
 from explorer.endpoints import (
     SHORTCODE_APPROVE,
     SHORTCODE_DENY,
@@ -45,6 +48,8 @@ from explorer.query import MAX_LIMIT, format_order, format_where
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
 from explorer.transport import decode
+from explorer.watch import AsyncWatch, Channels, Watch
+from explorer.watch import start as start_watch
 
 #: Interactive game listings and the path each is served at below ``/interactive/games``.
 GAME_LISTINGS = {
@@ -110,6 +115,47 @@ class Api(Handle[M]):
         handle: Channel[Any] = self.channel(channel)
         chat: ChatClient | Chat = handle.chat(**options)
         return chat
+
+    @overload
+    def watch(self: Api[Async], channels: Channels = None, **options: Any) -> AsyncWatch: ...
+
+    @overload
+    def watch(self: Api[Sync], channels: Channels = None, **options: Any) -> Watch: ...
+
+    def watch(
+        self,
+        channels: Channels = None,
+        *,
+        top: int | None = None,
+        refresh: Duration = "1m",
+        anonymous: bool = True,
+        to: str | os.PathLike[str] | None = None,
+        flush_every: Duration = 5.0,
+        shard: tuple[int, int] | None = None,
+        max_rows: int | None = None,
+        **chat_options: Any,
+    ) -> AsyncWatch | Watch:
+        """Many channels' live chats in one event log with a ``channel`` column: ``channels``
+        (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
+        most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
+        capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
+        with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
+        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
+        go to every chat client (see ``explorer/watch.py``)."""
+        aio = AsyncWatch(
+            self.channel,
+            functools.partial(Api.channels, self),
+            channels,
+            top=top,
+            refresh=refresh,
+            user_id=None if anonymous else functools.partial(Account.id, self.me),
+            to=to,
+            flush_every=flush_every,
+            shard=shard,
+            max_rows=max_rows,
+            **chat_options,
+        )
+        return start_watch(aio) if self._mode is Sync else aio
 
     # -- listings -----------------------------------------------------------------------------
 

@@ -131,7 +131,8 @@ class ChatClient:
     and handshake), ``close_timeout`` for the close handshake, ``give_up_after`` without any
     node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
     node that answers none within ``ping_timeout``. ``seed`` makes endpoint choice and backoff
-    jitter repeatable (tests).
+    jitter repeatable (tests). ``tidy=False`` leaves building the log's rows while quiet to
+    whoever shares the log (:func:`tidy`; ``api.watch`` runs one for all its chats).
 
     Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
     :meth:`aclose` to leave.
@@ -156,6 +157,7 @@ class ChatClient:
         compression: Compression = None,
         max_pending: int = 10_000,
         seed: int | None = None,
+        tidy: bool = True,
     ) -> None:
         self._fetch_details = details
         self._fetch_user_id = user_id
@@ -171,6 +173,7 @@ class ChatClient:
         self.ping_timeout = ping_timeout
         self.compression = compression
         self.max_pending = max_pending
+        self._tidies = tidy
         self._rng = random.Random(seed)
         self._session = Session(self.log)
         self._details: ChatDetails | None = None
@@ -267,6 +270,16 @@ class ChatClient:
         """Reconnects after which more messages may have been missed than ``history`` holds."""
         return self._session.gaps
 
+    @property
+    def recorded(self) -> int:
+        """Rows this client added to its log (others may feed a shared log too)."""
+        return self._session.recorded
+
+    @property
+    def recorded_messages(self) -> int:
+        """ChatMessage rows among :attr:`recorded`."""
+        return self._session.recorded_messages
+
     # Joining and leaving.
 
     async def connect(self) -> ChatClient:
@@ -281,10 +294,9 @@ class ChatClient:
             self._fail(exc)
             raise
         running = asyncio.get_running_loop()
-        self._tasks = [
-            running.create_task(self._supervise(ws)),
-            running.create_task(self._tidy()),
-        ]
+        self._tasks = [running.create_task(self._supervise(ws))]
+        if self._tidies:
+            self._tasks.append(running.create_task(tidy(self.log)))
         return self
 
     def __await__(self) -> Generator[Any, None, ChatClient]:
@@ -465,16 +477,6 @@ class ChatClient:
             raise
         except BaseException as exc:
             self._fail(exc)
-
-    async def _tidy(self) -> None:
-        """Build the log's DataFrame rows while the socket is quiet."""
-        seen = self.log.total
-        while True:
-            await asyncio.sleep(QUIET_INTERVAL)
-            total = self.log.total
-            if total - seen < QUIET_EVENTS:
-                self.log.materialise(max_chunks=1)
-            seen = total
 
     def _fail(self, error: BaseException) -> None:
         """Give up: remember ``error`` and raise it to everyone waiting."""
@@ -677,6 +679,18 @@ class ChatClient:
     async def attach_emotes(self, timeout: float | None = None) -> Any:
         """Have later ChatMessage events carry ``meta.emoticons`` images; None."""
         return await self.call("attachEmotes", [], timeout)
+
+
+async def tidy(log: EventLog) -> None:
+    """Build ``log``'s DataFrame rows while its sockets are quiet, until cancelled: one task
+    per log (a log several chats feed runs one, not one per chat)."""
+    seen = log.total
+    while True:
+        await asyncio.sleep(QUIET_INTERVAL)
+        total = log.total
+        if total - seen < QUIET_EVENTS:
+            log.materialise(max_chunks=1)
+        seen = total
 
 
 def _describe(exc: BaseException) -> str:
