@@ -132,17 +132,18 @@ class _Member:
 
 @dataclass(slots=True)
 class _Rates:
-    """Events per second per channel over the last ``window`` seconds, from samples of each
-    channel's running count; thread-safe (views read from other threads)."""
+    """Events per second of each chat client over the last ``window`` seconds, from samples
+    of its running count; thread-safe (views read from other threads)."""
 
     clock: Callable[[], float]
     window: float = RATE_WINDOW
-    _samples: deque[tuple[float, dict[int, int]]] = field(default_factory=deque)
+    _samples: deque[tuple[float, dict[ChatClient, int]]] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def sample(self, counts: dict[int, int]) -> dict[int, float]:
-        """Take a sample of ``counts``; each channel's rate since the oldest sample in the
-        window (channels new since then count from 0)."""
+    def sample(self, counts: dict[ChatClient, int]) -> dict[ChatClient, float]:
+        """Take a sample of each chat client's count; its rate since the oldest sample in the
+        window (clients new since then count from 0). Keyed by client, not channel: a channel
+        left and joined again has a new client counting from 0."""
         now = self.clock()
         with self._lock:
             samples = self._samples
@@ -155,7 +156,7 @@ class _Rates:
         span = now - since
         if span <= 0:
             return dict.fromkeys(counts, 0.0)
-        return {channel: (count - base.get(channel, 0)) / span for channel, count in counts.items()}
+        return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
 
 
 class AsyncWatch:
@@ -190,6 +191,8 @@ class AsyncWatch:
             raise ValueError("top must be at least 1.")
         if shard is not None and not 1 <= shard[0] <= shard[1]:
             raise ValueError(f"shard must be (K, N) with 1 <= K <= N, not {shard!r}.")
+        if {"log", "tidy"} & chat_options.keys():
+            raise TypeError("A watch's chats share its log: log= and tidy= are not options.")
         self._channel = channel
         self._listing = listing
         self._initial = channels
@@ -211,6 +214,7 @@ class AsyncWatch:
         self._rates = _Rates(clock)
         self._joins = asyncio.Semaphore(JOIN_CONCURRENCY)
         self._tasks: list[asyncio.Task[Any]] = []
+        self._rule: asyncio.Task[None] | None = None
         self._started = False
         self._closed = False
         #: Times the top rule was evaluated, and why the last evaluation failed (if it did).
@@ -222,11 +226,8 @@ class AsyncWatch:
     @property
     def channels(self) -> list[int]:
         """The channels joined now (not those joining or failed), by id."""
-        return sorted(
-            m.channel
-            for m in list(self._members.values())
-            if m.state != "failed" and m.state != "joining"
-        )
+        members = list(self._members.values())
+        return sorted(m.channel for m in members if m.state not in ("joining", "failed"))
 
     @property
     def closed(self) -> bool:
@@ -269,7 +270,10 @@ class AsyncWatch:
         return sum(self._sample(list(self._members.values())).values())
 
     def _sample(self, members: list[_Member]) -> dict[int, float]:
-        return self._rates.sample({m.channel: m.chat.recorded if m.chat else 0 for m in members})
+        """Each member's rate by channel (0 while joining)."""
+        chats = {m.chat: m.chat.recorded for m in members if m.chat is not None}
+        rates = self._rates.sample(chats)
+        return {m.channel: rates[m.chat] if m.chat is not None else 0.0 for m in members}
 
     def status(self) -> dict[str, str]:
         """What a view shows above the table: state, channels, rate, recording."""
@@ -337,7 +341,7 @@ class AsyncWatch:
             await self.add(self._initial)
             if self.top is not None:
                 await self._retop()
-                self._tasks.append(running.create_task(self._refresher()))
+                self._rule = running.create_task(self._refresher())
         except BaseException:
             await self.aclose()
             raise
@@ -363,11 +367,11 @@ class AsyncWatch:
         if self._closed:
             return
         self._closed = True
-        members = list(self._members.values())
-        await asyncio.gather(*(self._leave(m) for m in members))
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        # The top rule first (it may be joining), then the chats, then the other tasks: the
+        # recorder's writes the rest when cancelled.
+        await _cancel(self._rule)
+        await asyncio.gather(*(self._leave(m) for m in list(self._members.values())))
+        await _cancel(*self._tasks)
         if self.recorder is not None:
             self.recorder.close()
 
@@ -504,7 +508,7 @@ class AsyncWatch:
             try:
                 await self._retop()
                 self.refresh_error = None
-            except (ExplorerError, OSError) as exc:
+            except Exception as exc:
                 self.refresh_error = exc
                 log.warning("explorer watch: listing the top channels failed: %s", exc)
 
@@ -513,6 +517,14 @@ class AsyncWatch:
         while True:
             await asyncio.sleep(SAMPLE_INTERVAL)
             self._sample(list(self._members.values()))
+
+
+async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
+    """Cancel ``tasks`` and wait until they end."""
+    running = [task for task in tasks if task is not None]
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
 
 
 def _refs(channels: Sequence[Channels]) -> Iterator[tuple[ChannelRef, str | None]]:

@@ -218,7 +218,7 @@ def test_rate_counts_events_over_the_window(
     quiet: World, watches: Callable[..., Watch], streamer: Chat
 ) -> None:
     """rate() and the stats' rate are events per second over the last 10 s on the injected
-    clock, per channel and in total."""
+    clock, per channel and in total; a channel left and joined again starts from 0."""
     clock = ManualClock()
     watch = watches(quiet.base_url, "streamer", clock=clock)
     assert watch.rate() == 0.0
@@ -230,6 +230,18 @@ def test_rate_counts_events_over_the_window(
     assert watch.stats().loc[quiet.channel, "rate"] == 1.0
     clock.advance(30.0)
     assert watch.rate() == 0.0
+    watch.remove("streamer")
+    watch.add("streamer")
+    # A channel joined again counts from its new join (its WelcomeEvent), never below 0.
+    assert 0.0 < watch.stats().loc[quiet.channel, "rate"] <= 1 / 30
+
+
+def test_signed_in_watch_joins_as_the_user(quiet: World) -> None:
+    """anonymous=False joins every channel as the signed-in user."""
+    api = explorer.connect(quiet.base_url, progress=False, username="viewer", password="explorer")
+    with api.watch(online(quiet, 2), anonymous=False) as watch:
+        assert (watch.stats()["state"] == "authenticated").all() and len(watch.channels) == 2
+    api.close()
 
 
 def test_each_channel_reconnects_without_a_gap(
