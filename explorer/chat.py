@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import logging
 import random
 import threading
@@ -87,6 +86,7 @@ from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
 from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
+from explorer.twins import BlockingTwin, facts_table
 
 if TYPE_CHECKING:
     from explorer.widgets import LiveChat, PollChart
@@ -201,12 +201,7 @@ class ChatClient:
         return self._html(type(self).__name__)
 
     def _html(self, title: str) -> str:
-        rows = "".join(
-            f"<tr><th style='text-align:left'>{name}</th>"
-            f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-            for name, value in self._facts().items()
-        )
-        return f"<table><caption>{html.escape(title)}</caption>{rows}</table>"
+        return facts_table(title, self._facts())
 
     def _summary(self) -> str:
         """One line: channel, state, endpoint, events."""
@@ -710,7 +705,7 @@ async def _deadline(method: str, timeout: float | None) -> AsyncIterator[None]:
         raise ChatTimeout(f"chat method {method} got no reply within {timeout:g} s") from None
 
 
-class Chat:
+class Chat(BlockingTwin[ChatClient, "LiveChat"]):
     """A channel's live chat from blocking code: the methods of :class:`ChatClient`, each
     waiting for its result on the toolkit's loop, safe in a running Jupyter kernel.
 
@@ -719,27 +714,6 @@ class Chat:
     ``chat`` as a cell's last line) shows a :class:`~explorer.widgets.LiveChat`; nothing of
     Jupyter is imported until then. Use ``with`` or :meth:`close`.
     """
-
-    def __init__(self, client: ChatClient) -> None:
-        self._aio = client
-        self._widget: LiveChat | None = None
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._aio._summary()}>"
-
-    def _repr_html_(self) -> str:
-        """The state, channel, endpoint and event counts as a table (where no widget shows)."""
-        return self._aio._html(type(self).__name__)
-
-    @property
-    def client(self) -> ChatClient:
-        """The async client underneath (its coroutines run on the toolkit's loop)."""
-        return self._aio
-
-    @property
-    def log(self) -> EventLog:
-        """Every event so far, as a growing table (``chat.log.frame``, ``.messages()``, ...)."""
-        return self._aio.log
 
     @property
     def state(self) -> State:
@@ -775,18 +749,6 @@ class Chat:
     def permissions(self) -> tuple[str, ...]:
         """The caller's chat permissions in this channel (e.g. ``"clear_messages"``)."""
         return self._aio.permissions
-
-    def close(self) -> None:
-        """Leave the chat."""
-        if self._widget is not None:
-            self._widget.close()
-        loop.run(self._aio.aclose())
-
-    def __enter__(self) -> Chat:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def events(
         self, *names: str, timeout: float | None = None, max_pending: int | None = None
@@ -827,12 +789,6 @@ class Chat:
 
     def _status(self) -> tuple[str, str | None]:
         return str(self._aio.state), self._aio.endpoint
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """Shown in Jupyter as its :meth:`widget` (one, reused by later displays)."""
-        if self._widget is None:
-            self._widget = self.widget()
-        return self._widget._repr_mimebundle_(**kwargs)
 
     call = Blocking(ChatClient.call)
     send = Blocking(ChatClient.send)

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import logging
 import os
 import threading
@@ -59,6 +58,7 @@ from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError
 from explorer.eventlog import EventLog
 from explorer.loop import Blocking
+from explorer.twins import BlockingTwin, facts_table
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -301,12 +301,7 @@ class AsyncWatch:
         return f"{facts['state']} {facts['channels']}, {facts['events']} events, {facts['rate']}"
 
     def _html(self, title: str) -> str:
-        rows = "".join(
-            f"<tr><th style='text-align:left'>{name}</th>"
-            f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-            for name, value in self.status().items()
-        )
-        return f"<table><caption>{html.escape(title)}</caption>{rows}</table>"
+        return facts_table(title, self.status())
 
     def _repr_html_(self) -> str:
         """The status as a small table (Jupyter)."""
@@ -550,33 +545,12 @@ def _ref(ref: ChannelRef) -> tuple[ChannelRef, str | None]:
     return int(ref), None
 
 
-class Watch:
+class Watch(BlockingTwin[AsyncWatch, "WatchView"]):
     """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
     ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
     keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
     shows a :class:`~explorer.watchview.WatchView`. Use ``with`` or :meth:`close`.
     """
-
-    def __init__(self, watch: AsyncWatch) -> None:
-        self._aio = watch
-        self._widget: WatchView | None = None
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._aio._summary()}>"
-
-    def _repr_html_(self) -> str:
-        """The status as a small table (where no widget shows)."""
-        return self._aio._html(type(self).__name__)
-
-    @property
-    def client(self) -> AsyncWatch:
-        """The async watch underneath (its coroutines run on the toolkit's loop)."""
-        return self._aio
-
-    @property
-    def log(self) -> EventLog:
-        """Every event of every channel, with the ``channel`` column set."""
-        return self._aio.log
 
     @property
     def channels(self) -> list[int]:
@@ -617,30 +591,12 @@ class Watch:
         """Users seen in any channel."""
         return self._aio.users()
 
-    def close(self) -> None:
-        """Leave every chat and close the recorder."""
-        if self._widget is not None:
-            self._widget.close()
-        loop.run(self._aio.aclose())
-
-    def __enter__(self) -> Watch:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def widget(self) -> WatchView:
         """A live view for Jupyter: channels joined, events per second, the per-channel table
         busiest first, the latest events."""
         from explorer.watchview import WatchView
 
         return WatchView(self.log, self.stats, self._aio.status, loop=loop.get_loop())
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """Shown in Jupyter as its :meth:`widget` (one, reused by later displays)."""
-        if self._widget is None:
-            self._widget = self.widget()
-        return self._widget._repr_mimebundle_(**kwargs)
 
     add = Blocking(AsyncWatch.add)
     remove = Blocking(AsyncWatch.remove)
