@@ -4,7 +4,9 @@ Binder and under ``explorer lab``.
 
 The notebooks execute once, all at the same time (nbclient's async API, one kernel each), in
 a module fixture; each test then reads its notebook's result. Kernels get the platform through
-``EXPLORER_BASE_URL`` in their environment and run in ``notebooks/``, as JupyterLab runs them.
+``EXPLORER_BASE_URL`` in their environment and run in a copy of ``notebooks/``, as JupyterLab
+runs them in the user's copy, so what a recipe writes (recipe 5's capture) stays out of the
+repository.
 
 Kernels talk ZeroMQ over Unix sockets (``transport="ipc"``), each under its own path prefix in
 a private folder, not over TCP: a TCP kernel gets ports that its manager found free and
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -36,8 +39,10 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 #: Longest a single cell may run: the poll recipe may first wait out a simulated poll (the
 #: seeded simulator starts its first one in streamer's channel about two minutes in).
 CELL_TIMEOUT = 150
-#: Each recipe runs in under a minute on its own; all four share one machine here.
-RECIPE_BUDGET = 60.0
+#: Each recipe runs in under a minute on its own (recipe 5, which records for one, in two); all
+#: five share one machine here.
+RECIPE_BUDGET = {"05-collecting-over-time": 120.0}
+DEFAULT_BUDGET = 60.0
 #: How to clear one recipe's outputs, counts and widget state (`make clear-notebooks`: all).
 CLEAR = (
     "jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True "
@@ -55,13 +60,13 @@ class Run:
     error: str | None
 
 
-async def _execute(path: Path, env: dict[str, str], sockets: Path) -> Run:
+async def _execute(path: Path, env: dict[str, str], sockets: Path, folder: Path) -> Run:
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT,
         kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+        resources={"metadata": {"path": str(folder)}},
         config=Config(KernelManager={"transport": "ipc", "ip": str(sockets / path.stem[:2])}),
     )
     started = time.monotonic()
@@ -75,7 +80,11 @@ async def _execute(path: Path, env: dict[str, str], sockets: Path) -> Run:
 async def _execute_all(env: dict[str, str]) -> dict[str, Run]:
     # A short folder: a Unix socket's path has at most 107 bytes.
     with tempfile.TemporaryDirectory(prefix="nb-") as sockets:
-        runs = await asyncio.gather(*(_execute(path, env, Path(sockets)) for path in NOTEBOOKS))
+        folder = Path(sockets) / "recipes"
+        shutil.copytree(NOTEBOOK_DIR, folder)
+        runs = await asyncio.gather(
+            *(_execute(path, env, Path(sockets), folder) for path in NOTEBOOKS)
+        )
     return {path.name: run for path, run in zip(NOTEBOOKS, runs, strict=True)}
 
 
@@ -87,13 +96,14 @@ def runs() -> Iterator[dict[str, Run]]:
         yield asyncio.run(_execute_all(env))
 
 
-def test_there_are_four_recipes() -> None:
-    """notebooks/ holds the four recipes, in reading order."""
+def test_there_are_five_recipes() -> None:
+    """notebooks/ holds the five recipes, in reading order."""
     assert [path.stem for path in NOTEBOOKS] == [
         "01-ranking-channels",
         "02-poll-responses",
         "03-sampling-history",
         "04-tour",
+        "05-collecting-over-time",
     ]
 
 
@@ -127,9 +137,11 @@ def test_notebook_runs_without_an_error_cell(path: Path, runs: dict[str, Run]) -
 
 
 @pytest.mark.timeout(CELL_TIMEOUT * 2)
-def test_recipes_run_in_under_a_minute(runs: dict[str, Run]) -> None:
-    """Each recipe finished within a minute, even with all four running at once."""
+def test_recipes_run_within_their_budget(runs: dict[str, Run]) -> None:
+    """Each recipe finished within its budget, even with all five running at once."""
     slow = {
-        name: round(run.seconds, 1) for name, run in runs.items() if run.seconds > RECIPE_BUDGET
+        name: round(run.seconds, 1)
+        for name, run in runs.items()
+        if run.seconds > RECIPE_BUDGET.get(Path(name).stem, DEFAULT_BUDGET)
     }
-    assert not slow, f"recipes over {RECIPE_BUDGET:g} s: {slow}"
+    assert not slow, f"recipes over budget ({DEFAULT_BUDGET:g} s, {RECIPE_BUDGET}): {slow}"

@@ -1,0 +1,339 @@
+"""Reading a capture back: the Parquet directory recorders write, queried lazily through DuckDB.
+
+:func:`open_capture` gives a :class:`Capture`: the same views as an event log
+(``messages()``, ``polls()``, ``users()``, ``moderation()``, the functions of
+``chatviews.py``) on frames with the columns and dtypes of ``EventLog.frame``, the track
+rows (:meth:`Capture.snapshots`) and SQL over both (:meth:`Capture.sql`, views ``events``
+and ``snapshots``).
+
+Why DuckDB: it reads the files where they are, globbing them at each query (a capture still
+being recorded shows its new files), pushes ``channels=`` and time filters into the scan
+(whole date folders are skipped by their name, row groups by their statistics) and sorts out
+of core, so a capture bigger than memory stays queryable, and only what is asked for is
+read. Files being written are dot files ending ``.partial``, which the ``*.parquet`` glob
+never matches, so each row is read once however many recorders wrote into the directory.
+A capture with no events (or no snapshots) yet has an empty view of that name.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import threading
+from collections.abc import Collection, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+
+from explorer import chatviews, columns
+from explorer.eventrows import COLUMNS, KNOWN_EVENTS
+from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
+
+#: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
+#: text (naive times are UTC); None for no bound.
+When = float | str | datetime | np.datetime64 | None
+
+#: DuckDB's names of the arrow types of captures' columns, for the empty views.
+_SQL_TYPES = {
+    str(pa.timestamp("ms", tz="UTC")): "TIMESTAMPTZ",
+    "string": "VARCHAR",
+    "int64": "BIGINT",
+    "bool": "BOOLEAN",
+    "list<item: string>": "VARCHAR[]",
+    "map<string, int64>": "MAP(VARCHAR, BIGINT)",
+}
+_ARROW_TO_PANDAS = {
+    pa.int64(): columns.INT,
+    pa.int32(): columns.INT,
+    pa.bool_(): columns.BOOL,
+    pa.string(): columns.STR,
+    pa.large_string(): columns.STR,
+}.get
+
+
+def open_capture(path: str | os.PathLike[str]) -> Capture:
+    """The capture in directory ``path`` (written by one or more recorders).
+
+    Raises ``FileNotFoundError`` when ``path`` does not exist and ``ValueError`` when it is
+    not a directory.
+    """
+    return Capture(path)
+
+
+class Capture:
+    """A capture on disk: events and snapshots, read lazily (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"No capture at {str(self.path)!r}.")
+        if not self.path.is_dir():
+            raise ValueError(f"A capture is a directory, and {str(self.path)!r} is a file.")
+        self._db: duckdb.DuckDBPyConnection | None = None
+        self._lock = threading.Lock()
+
+    # DuckDB.
+
+    def duckdb(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection (its own cursor) with views ``events`` and ``snapshots``
+        over the capture's files, in UTC."""
+        with self._lock:
+            if self._db is None:
+                self._db = duckdb.connect()
+                self._db.execute("SET TimeZone = 'UTC'")
+            self._define(EVENTS, _empty_sql(EVENT_SCHEMA, with_partition=True))
+            self._define(SNAPSHOTS, _empty_sql(pa.schema(list(SNAPSHOT_KEYS.items())), True))
+            return self._db.cursor()
+
+    def _define(self, kind: str, empty: str) -> None:
+        """(Re)define the view ``kind``: its files, or ``empty`` while it has none."""
+        assert self._db is not None
+        folder = self.path / kind
+        if next(folder.glob("*/*.parquet"), None) is None:
+            source = empty
+        else:
+            glob = str(folder / "**" / "*.parquet").replace("'", "''")
+            source = (
+                f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true, "
+                f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
+            )
+        self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """The result of a DuckDB query over the views ``events`` and ``snapshots``."""
+        relation = self.duckdb().sql(query)
+        return pd.DataFrame() if relation is None else relation.df()
+
+    def _query(self, query: str, params: list[Any] | None = None) -> pa.Table:
+        """The result of a DuckDB query (``?`` placeholders filled from ``params``) as an
+        arrow table: what the readers below build their frames from."""
+        relation = self.duckdb().sql(query, params=params)
+        return pa.table({}) if relation is None else relation.to_arrow_table()
+
+    # Events.
+
+    def frame(
+        self,
+        *,
+        channels: Iterable[int] | None = None,
+        start: When = None,
+        end: When = None,
+        columns: Iterable[str] | None = None,
+        events: str | Collection[str] | None = None,
+    ) -> pd.DataFrame:
+        """Events with ``EventLog.frame``'s columns and dtypes (or only ``columns``, which may
+        also name ``row``, ``packet`` and ``date``), in time order; only those of
+        ``channels``, of ``events`` (names) and received in ``[start, end)``."""
+        names = list(COLUMNS if columns is None else columns)
+        where, params = _where("received_at", channels, start, end)
+        if events is not None:
+            wanted = [events] if isinstance(events, str) else list(events)
+            listed = ", ".join(_text(name) for name in wanted)
+            where.append(f"event IN ({listed})" if listed else "false")
+        select = ", ".join(f'"{name}"' for name in names) if names else "received_at"
+        table = self._query(
+            f"SELECT {select} FROM events {_and(where)} ORDER BY received_at, row", params
+        )
+        return _event_frame(table) if names else pd.DataFrame(index=range(table.num_rows))
+
+    def messages(self, **filters: Any) -> pd.DataFrame:
+        """ChatMessage rows with the message columns (:func:`~explorer.chatviews.messages`)."""
+        frame = self.frame(
+            columns=["event", *chatviews.MESSAGE_COLUMNS], events="ChatMessage", **filters
+        )
+        return chatviews.messages(frame)
+
+    def polls(self, **filters: Any) -> pd.DataFrame:
+        """Poll progress in long form (:func:`~explorer.chatviews.poll_progress`)."""
+        return chatviews.poll_progress(self.frame(events=chatviews.POLL_EVENTS, **filters))
+
+    def users(self, **filters: Any) -> pd.DataFrame:
+        """One row per user id seen (:func:`~explorer.chatviews.users`)."""
+        wanted = ["received_at", "event", "user_id", "user_name", "user_roles"]
+        return chatviews.users(self.frame(columns=wanted, **filters))
+
+    def moderation(self, **filters: Any) -> pd.DataFrame:
+        """Moderation events with whom each acted on (:func:`~explorer.chatviews.moderation`)."""
+        return chatviews.moderation(self.frame(**filters))
+
+    # Snapshots.
+
+    def snapshots(
+        self, *, channels: Iterable[int] | None = None, start: When = None, end: When = None
+    ) -> pd.DataFrame:
+        """The track rows (``time``, ``channel``, ``token``, then the fields) of ``channels``
+        taken in ``[start, end)``, in time order."""
+        where, params = _where("time", channels, start, end)
+        table = self._query(
+            f"SELECT * EXCLUDE ({PARTITION}) FROM snapshots {_and(where)} ORDER BY time, channel",
+            params,
+        )
+        return _typed(table)
+
+    def packets(
+        self,
+        *,
+        channels: Iterable[int] | None = None,
+        start: When = None,
+        end: When = None,
+        batch_rows: int = 10_000,
+    ) -> pa.RecordBatchReader:
+        """The events' packets in time order, read ``batch_rows`` at a time: columns
+        ``received_at`` (epoch seconds), ``channel``, ``packet`` (JSON text) and
+        ``from_history``; what a replay feeds."""
+        where, params = _where("received_at", channels, start, end)
+        query = (
+            "SELECT epoch_ms(received_at) / 1000.0 AS received_at, channel, packet, from_history "
+            f"FROM events {_and(where)} ORDER BY events.received_at, row"
+        )
+        return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows)
+
+    def count(
+        self, *, channels: Iterable[int] | None = None, start: When = None, end: When = None
+    ) -> int:
+        """How many events match the filters (read from the files' metadata where it can)."""
+        where, params = _where("received_at", channels, start, end)
+        table = self._query(f"SELECT count(*) AS n FROM events {_and(where)}", params)
+        return int(table["n"][0].as_py())
+
+    # Summaries.
+
+    @property
+    def channels(self) -> list[int]:
+        """Every channel with events or snapshots in the capture, ascending."""
+        table = self._query(
+            "SELECT channel FROM events WHERE channel IS NOT NULL "
+            "UNION SELECT channel FROM snapshots WHERE channel IS NOT NULL ORDER BY channel"
+        )
+        return [int(c) for c in table["channel"].to_pylist()]
+
+    @property
+    def span(self) -> tuple[pd.Timestamp | None, pd.Timestamp | None]:
+        """The first and last times of the capture's events and snapshots (None if empty)."""
+        table = self._query(
+            "SELECT min(t) AS first, max(t) AS last FROM (SELECT received_at AS t FROM events "
+            "UNION ALL SELECT time AS t FROM snapshots)"
+        )
+        first, last = (table[name][0].as_py() for name in ("first", "last"))
+        return (
+            None if first is None else pd.Timestamp(first).tz_convert("UTC").as_unit("ms"),
+            None if last is None else pd.Timestamp(last).tz_convert("UTC").as_unit("ms"),
+        )
+
+    def recorders(self) -> pd.DataFrame:
+        """The recorders' manifests, one row each (name, shard, rows, last flush, ...)."""
+        manifests = [
+            orjson.loads(file.read_bytes())
+            for file in sorted((self.path / RECORDERS).glob("*.json"))
+        ]
+        frame = pd.DataFrame(manifests)
+        for name in ("started", "last_flush"):
+            if name in frame:
+                frame[name] = pd.to_datetime(frame[name], unit="s", utc=True).dt.as_unit("ms")
+        return frame
+
+    def _summary(self) -> str:
+        counts = self._query(
+            "SELECT (SELECT count(*) FROM events) AS events, "
+            "(SELECT count(*) FROM snapshots) AS snapshots"
+        )
+        events, snapshots = (int(counts[name][0].as_py()) for name in ("events", "snapshots"))
+        recorders = len(list((self.path / RECORDERS).glob("*.json")))
+        first, last = self.span
+        when = (
+            "" if first is None else f", {first:%Y-%m-%d %H:%M:%S} to {last:%Y-%m-%d %H:%M:%S} UTC"
+        )
+        return (
+            f"{events:,} events, {snapshots:,} snapshots, {len(self.channels):,} channels"
+            f"{when}, {recorders} recorder{'s' if recorders != 1 else ''}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<Capture {str(self.path)!r}: {self._summary()}>"
+
+    def _repr_html_(self) -> str:
+        """The summary and the recorders' manifests (for Jupyter; reads no rows)."""
+        recorders = self.recorders()
+        shown = [
+            c
+            for c in ("name", "shard", "events", "snapshots", "files", "last_flush", "closed")
+            if c in recorders
+        ]
+        table = recorders[shown].to_html(index=False, notebook=True) if len(recorders) else ""
+        return f"<p><code>{html.escape(repr(self))}</code></p>{table}"
+
+
+def _when(value: float | str | datetime | np.datetime64) -> pd.Timestamp:
+    """A time bound as a UTC timestamp: numbers are epoch seconds, naive times UTC."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return pd.Timestamp(value, unit="s", tz="UTC")
+    stamp = pd.Timestamp(value)
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
+def _where(
+    time_column: str, channels: Iterable[int] | None, start: When, end: When
+) -> tuple[list[str], list[Any]]:
+    """SQL conditions and their parameters for the common filters. The date partition is
+    filtered too, so DuckDB skips whole date folders by name."""
+    where: list[str] = []
+    params: list[Any] = []
+    if channels is not None:
+        wanted = sorted({int(c) for c in channels})
+        where.append(f"channel IN ({', '.join(map(str, wanted))})" if wanted else "false")
+    if start is not None:
+        first = _when(start)
+        where += [f"{time_column} >= ?::TIMESTAMPTZ", f"{PARTITION} >= ?::DATE"]
+        params += [first.isoformat(), first.strftime("%Y-%m-%d")]
+    if end is not None:
+        last = _when(end)
+        where += [f"{time_column} < ?::TIMESTAMPTZ", f"{PARTITION} <= ?::DATE"]
+        params += [last.isoformat(), last.strftime("%Y-%m-%d")]
+    return where, params
+
+
+def _text(value: str) -> str:
+    """``value`` as an SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _and(where: list[str]) -> str:
+    return f"WHERE {' AND '.join(where)}" if where else ""
+
+
+def _empty_sql(schema: pa.Schema, with_partition: bool = False) -> str:
+    """A query of no rows with ``schema``'s columns (and the date partition)."""
+    fields = [f'CAST(NULL AS {_SQL_TYPES[str(f.type)]}) AS "{f.name}"' for f in schema]
+    if with_partition:
+        fields.append(f"CAST(NULL AS DATE) AS {PARTITION}")
+    return f"SELECT {', '.join(fields)} WHERE false"
+
+
+def _typed(table: pa.Table) -> pd.DataFrame:
+    """A DuckDB result as a frame with the toolkit's dtypes: ``Int64``, ``boolean``, ``str``,
+    times ``datetime64[ms, UTC]``, maps as dicts and lists as lists."""
+    timestamps = pa.timestamp("ms", tz="UTC")
+    fields = [
+        pa.field(f.name, timestamps) if pa.types.is_timestamp(f.type) else f for f in table.schema
+    ]
+    table = table.cast(pa.schema(fields))
+    frame = table.to_pandas(types_mapper=_ARROW_TO_PANDAS, maps_as_pydicts="strict")
+    for field in table.schema:
+        if pa.types.is_list(field.type):
+            lists = [None if v is None else list(v) for v in frame[field.name]]
+            frame[field.name] = pd.Series(lists, index=frame.index, dtype=object)
+    return frame
+
+
+def _event_frame(table: pa.Table) -> pd.DataFrame:
+    """Event rows as ``EventLog.frame`` has them (``event`` categorical, known names first)."""
+    frame = _typed(table)
+    if "event" in frame:
+        frame["event"] = columns.column(frame["event"].tolist(), "category", KNOWN_EVENTS)
+    return frame

@@ -1,0 +1,532 @@
+"""Recording to disk: one recorder's share of a capture, a directory of Parquet files.
+
+A capture is a hive-partitioned Parquet dataset that pandas, pyarrow, DuckDB, Polars, Dask
+and Spark read as it is::
+
+    capture/events/date=YYYY-MM-DD/<recorder>-<seq>.parquet     one file per flush
+    capture/snapshots/date=YYYY-MM-DD/<recorder>-<seq>.parquet
+    capture/recorders/<recorder>.json                          what, when, shard, stats
+
+A :class:`Recorder` follows an :class:`~explorer.eventlog.EventLog` (``api.watch(to=...)``)
+and queues track snapshots (``api.track(to=...)``); every ``flush_every`` seconds
+(:meth:`Recorder.run`, or a caller's :meth:`~Recorder.due` / :meth:`~Recorder.flush`) it
+writes what is new as one new file per kind and date: a file is one row group, so a flush
+costs one footer and the files of a kind share one explicit schema (:data:`EVENT_SCHEMA`;
+the first snapshot frame fixes the snapshots'). Events files keep the event-log columns, the
+row number in the recorder's log (``row``) and the raw JSON (``packet``), so a replay is
+exact. Several recorders (one per shard or machine) write into one directory, each its own
+files named after it, so a reader sees one dataset and never a row twice.
+
+Why nothing is lost or doubled: a file is written under a dot name (``.name.partial``, which
+neither ``*.parquet`` globs nor pyarrow's discovery pick up), flushed to the disk and then
+renamed into place, so a reader only ever sees whole files and ``kill -9`` loses at most
+the rows of the flush interval under way. The recorder's state (next unwritten row, file
+number, queued snapshots, totals) changes in one assignment, made after the files are
+written and before they are renamed, and any rename still pending is done first by the next
+flush or :meth:`~Recorder.close`: an exception at any point (Ctrl-C, SIGTERM's
+``SystemExit``, a full disk) leaves every row either committed and written once, or still
+pending. Small files are not compacted: no rewrite can be made crash-safe for a reader that
+globs the directory (it would see the old files and their replacement at once).
+
+A clean stop writes everything: :meth:`~Recorder.close`, an ``atexit`` hook (the end of a
+script, kernel shutdown, Ctrl-C in a script) and SIGTERM: when SIGTERM still has its default
+handler (which kills without unwinding) and a recorder is made on the main thread, a handler
+is installed that raises ``SystemExit(143)``, so ``finally`` blocks and ``atexit`` run. A
+recorder made on another thread cannot install it; make one on the main thread first, or
+install such a handler yourself.
+
+Memory: after each flush the log's :meth:`~explorer.eventlog.EventLog.hold` moves to the next
+unwritten row, so a log with ``max_rows`` keeps about ``max_rows`` rows plus what is not
+written yet. Threads: :meth:`~Recorder.flush` may run in any thread (``run`` writes in a
+worker thread, off the event loop); :meth:`~Recorder.add_snapshots` never waits for a flush.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import dataclasses
+import os
+import pathlib
+import re
+import secrets
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from explorer import columns
+from explorer.durations import Duration, seconds
+from explorer.eventlog import EventLog
+
+#: The folders of a capture, one per kind of rows, and the recorders' manifests.
+EVENTS = "events"
+SNAPSHOTS = "snapshots"
+RECORDERS = "recorders"
+#: Partition folders are ``date=YYYY-MM-DD`` (UTC), of the rows' ``received_at`` / ``time``.
+PARTITION = "date"
+
+_TIME = pa.timestamp("ms", tz="UTC")
+_ANSWERS = pa.list_(pa.string())
+_RESPONSES = pa.map_(pa.string(), pa.int64())
+#: The arrow types of the event-log columns (``explorer.eventrows.COLUMNS``, in order).
+_EVENT_TYPES: dict[str, pa.DataType] = {
+    "received_at": _TIME,
+    "event": pa.string(),
+    "channel": pa.int64(),
+    "message_id": pa.string(),
+    "user_name": pa.string(),
+    "user_id": pa.int64(),
+    "user_roles": pa.string(),
+    "text": pa.string(),
+    "components": pa.string(),
+    "whisper": pa.bool_(),
+    "me": pa.bool_(),
+    "target": pa.string(),
+    "poll_q": pa.string(),
+    "poll_answers": _ANSWERS,
+    "poll_voters": pa.int64(),
+    "poll_responses": _RESPONSES,
+    "poll_ends_at": _TIME,
+    "poll_duration_ms": pa.int64(),
+    "moderator": pa.string(),
+    "target_user_id": pa.int64(),
+    "duration_ms": pa.int64(),
+    "from_history": pa.bool_(),
+    "row": pa.int64(),
+    "packet": pa.string(),
+}
+#: The schema of every events file: the event-log columns, ``row`` and ``packet``.
+EVENT_SCHEMA = pa.schema(list(_EVENT_TYPES.items()))
+#: The columns every snapshots frame starts with.
+SNAPSHOT_KEYS: dict[str, pa.DataType] = {"time": _TIME, "channel": pa.int64(), "token": pa.string()}
+
+_DAY_MS = 86_400_000
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: Suffix of files being written (never matched by ``*.parquet``).
+_PARTIAL = ".partial"
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderStats:
+    """What a recorder has written: rows per kind, bytes, files and flushes so far."""
+
+    events: int = 0
+    snapshots: int = 0
+    bytes: int = 0
+    files: int = 0
+    flushes: int = 0
+    #: When the last flush that wrote something finished (epoch seconds), None before.
+    last_flush: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """Everything a flush changes, replaced in one assignment (see the module docstring)."""
+
+    #: The next row of the followed log to write.
+    next_row: int = 0
+    #: The number of the next file.
+    seq: int = 0
+    #: Snapshot tables queued and not written yet.
+    queue: tuple[pa.Table, ...] = ()
+    #: Files written under their dot name and not renamed into place yet: (partial, final).
+    renames: tuple[tuple[pathlib.Path, pathlib.Path], ...] = ()
+    stats: RecorderStats = RecorderStats()
+    channels: frozenset[int] = frozenset()
+    #: Clock time of the last flush (or of the start).
+    flushed_at: float = 0.0
+
+
+class Recorder:
+    """Writes one recorder's share of a capture: a Parquet dataset directory.
+
+    ``path`` is the capture's directory (made if missing); ``flush_every`` how often
+    :meth:`run` writes (a duration: ``5.0``, ``"10s"``); ``shard`` ``(K, N)`` says which share
+    of the channels this recorder has, for the manifest; ``name`` names its files and manifest
+    (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds.
+    Raises ``ValueError`` for a path that is not a directory, a bad shard or name.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        flush_every: Duration = 5.0,
+        shard: tuple[int, int] | None = None,
+        name: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = pathlib.Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"A capture is a directory, and {str(self.path)!r} is a file.")
+        if shard is not None:
+            k, n = shard
+            if not 1 <= k <= n:
+                raise ValueError(f"shard is (K, N) with 1 <= K <= N, not {shard!r}.")
+        name = name if name is not None else _default_name()
+        if not _NAME.fullmatch(name):
+            raise ValueError(
+                f"A recorder's name is letters, digits, '_', '.' and '-', not {name!r}."
+            )
+        for folder in (EVENTS, SNAPSHOTS, RECORDERS):
+            (self.path / folder).mkdir(parents=True, exist_ok=True)
+        self.name = name
+        self.flush_every = seconds(flush_every)
+        self._shard = shard
+        self._clock = clock
+        self._started = clock()
+        self._state = _State(flushed_at=self._started)
+        #: Held for a whole flush; flushes (and close) take turns.
+        self._lock = threading.Lock()
+        #: Held only to swap the state: add_snapshots never waits for a flush.
+        self._queue_lock = threading.Lock()
+        self._log: EventLog | None = None
+        self._snapshot_schema: pa.Schema | None = None
+        self._closed = False
+        _register(self)
+
+    # Feeding.
+
+    def follow(self, log: EventLog) -> None:
+        """Record every row ``log`` gets from its current end on (sets and moves its hold).
+
+        A recorder follows one log (rows are numbered in it); raises ``ValueError`` for a
+        second one.
+        """
+        with self._lock:
+            if self._log is not None and self._log is not log:
+                raise ValueError("This recorder already follows another event log.")
+            if self._closed:
+                raise ValueError("This recorder is closed.")
+            start = log.total
+            log.hold(start)
+            with self._queue_lock:
+                self._state = dataclasses.replace(self._state, next_row=start)
+            self._log = log
+
+    def add_snapshots(self, frame: pd.DataFrame) -> None:
+        """Queue track rows: columns ``time`` (datetime64[ms, UTC]), ``channel`` (Int64),
+        ``token`` (str), then the field columns; the first frame fixes the schema, later ones
+        are cast to it (missing columns null, extra ones dropped).
+
+        Raises ``ValueError`` for a frame without the first three columns, or one whose
+        values do not fit the schema.
+        """
+        missing = [key for key in SNAPSHOT_KEYS if key not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"Snapshot frames need the columns time, channel and token; missing {missing}."
+            )
+        if frame["time"].isna().any():
+            raise ValueError("Snapshot rows need a time.")
+        if self._closed:
+            raise ValueError("This recorder is closed.")
+        if not len(frame):
+            return
+        table = self._snapshot_table(frame)
+        with self._queue_lock:
+            self._state = dataclasses.replace(self._state, queue=(*self._state.queue, table))
+
+    def _snapshot_table(self, frame: pd.DataFrame) -> pa.Table:
+        keys = pd.DataFrame(
+            {
+                "time": pd.to_datetime(frame["time"], utc=True).dt.as_unit("ms"),
+                "channel": frame["channel"].astype(columns.INT),
+                "token": frame["token"].astype(columns.STR),
+            },
+            index=frame.index,
+        )
+        if self._snapshot_schema is None:
+            fields = frame.drop(columns=list(SNAPSHOT_KEYS))
+            try:
+                inferred = pa.Table.from_pandas(fields, preserve_index=False).schema
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+                raise ValueError(f"Snapshot columns Parquet cannot store: {error}") from None
+            types = [(f.name, _plain(f.type)) for f in inferred]
+            self._snapshot_schema = pa.schema([*SNAPSHOT_KEYS.items(), *types])
+        schema = self._snapshot_schema
+        arrays = []
+        for field in schema:
+            values = keys[field.name] if field.name in keys else frame.get(field.name)
+            if values is None:
+                arrays.append(pa.nulls(len(frame), field.type))
+                continue
+            try:
+                arrays.append(pa.array(values, from_pandas=True).cast(field.type))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+                raise ValueError(
+                    f"Snapshot column {field.name!r} does not fit its type {field.type} "
+                    f"(fixed by the first frame): {error}"
+                ) from None
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+    # Writing.
+
+    def due(self) -> bool:
+        """Whether ``flush_every`` has passed since the last flush."""
+        return self._clock() - self._state.flushed_at >= self.flush_every
+
+    def flush(self) -> None:
+        """Write what is pending (events since the last flush, queued snapshots) as new
+        files; thread-safe; cheap when nothing is pending."""
+        with self._lock:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._finish_renames()
+        state = self._state
+        log = self._log
+        now = self._clock()
+        pending_events = log is not None and log.total > state.next_row
+        if not pending_events and not state.queue:
+            with self._queue_lock:
+                self._state = dataclasses.replace(self._state, flushed_at=now)
+            return
+        seq, renames, written = state.seq, [], {EVENTS: 0, SNAPSHOTS: 0}
+        size = 0
+        next_row, channels = state.next_row, set(state.channels)
+        if pending_events:
+            assert log is not None
+            frame = log.since(state.next_row, packets=True)
+            if len(frame):
+                table = _events_table(frame)
+                for partial, final, nbytes in self._write(EVENTS, table, "received_at", seq):
+                    renames.append((partial, final))
+                    size += nbytes
+                    seq += 1
+                written[EVENTS] = table.num_rows
+                next_row = int(frame.index[-1]) + 1
+                channels.update(int(c) for c in frame["channel"].dropna().unique())
+        queued = state.queue
+        if queued:
+            table = pa.concat_tables(queued)
+            for partial, final, nbytes in self._write(SNAPSHOTS, table, "time", seq):
+                renames.append((partial, final))
+                size += nbytes
+                seq += 1
+            written[SNAPSHOTS] = table.num_rows
+            channels.update(int(c) for c in _distinct(table["channel"]))
+        stats = state.stats
+        stats = RecorderStats(
+            events=stats.events + written[EVENTS],
+            snapshots=stats.snapshots + written[SNAPSHOTS],
+            bytes=stats.bytes + size,
+            files=stats.files + len(renames),
+            flushes=stats.flushes + 1,
+            last_flush=now,
+        )
+        # The commit: one assignment. Snapshots queued meanwhile stay queued.
+        with self._queue_lock:
+            self._state = _State(
+                next_row=next_row,
+                seq=seq,
+                queue=self._state.queue[len(queued) :],
+                renames=tuple(renames),
+                stats=stats,
+                channels=frozenset(channels),
+                flushed_at=now,
+            )
+        self._finish_renames()
+        if log is not None:
+            log.hold(next_row)
+        self._write_manifest()
+
+    def _write(
+        self, kind: str, table: pa.Table, time_column: str, seq: int
+    ) -> list[tuple[pathlib.Path, pathlib.Path, int]]:
+        """Write ``table`` as one file per date, each under its dot name; (partial, final,
+        bytes) of each, numbered from ``seq``."""
+        days = table[time_column].cast(pa.int64()).to_numpy() // _DAY_MS
+        out = []
+        unique = np.unique(days)
+        for day in unique:
+            part = table if len(unique) == 1 else table.filter(pa.array(days == day))
+            date = pd.Timestamp(int(day) * _DAY_MS, unit="ms").strftime("%Y-%m-%d")
+            folder = self.path / kind / f"{PARTITION}={date}"
+            folder.mkdir(parents=True, exist_ok=True)
+            stem = f"{self.name}-{seq:06d}.parquet"
+            partial, final = folder / f".{stem}{_PARTIAL}", folder / stem
+            pq.write_table(part, partial, compression="zstd", row_group_size=max(part.num_rows, 1))
+            _sync(partial)
+            out.append((partial, final, partial.stat().st_size))
+            seq += 1
+        return out
+
+    def _finish_renames(self) -> None:
+        """Rename into place the files a committed flush wrote (lock held)."""
+        state = self._state
+        if not state.renames:
+            return
+        for partial, final in state.renames:
+            with contextlib.suppress(FileNotFoundError):  # renamed before an interruption
+                os.replace(partial, final)
+        with self._queue_lock:
+            self._state = dataclasses.replace(self._state, renames=())
+
+    def _write_manifest(self, closed: bool = False) -> None:
+        """Rewrite ``recorders/<name>.json`` atomically (lock held)."""
+        state = self._state
+        manifest: dict[str, Any] = {
+            "name": self.name,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "started": self._started,
+            "last_flush": state.stats.last_flush,
+            "flush_every": self.flush_every,
+            "shard": list(self._shard) if self._shard is not None else None,
+            "channels": sorted(state.channels),
+            "closed": closed,
+            **dataclasses.asdict(state.stats),
+            "rows": state.stats.events + state.stats.snapshots,
+        }
+        final = self.path / RECORDERS / f"{self.name}.json"
+        partial = final.with_name(f".{final.name}{_PARTIAL}")
+        partial.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        os.replace(partial, final)
+
+    async def run(self) -> None:
+        """Flush every ``flush_every`` seconds, writing in a worker thread, until cancelled;
+        on cancel, :meth:`close` (in this thread: the last write waits for nothing)."""
+        try:
+            while True:
+                wait = self.flush_every - (self._clock() - self._state.flushed_at)
+                await asyncio.sleep(min(max(wait, 0.01), self.flush_every))
+                if self.due():
+                    await asyncio.to_thread(self.flush)
+        except asyncio.CancelledError:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Flush the rest, release the log's hold and mark the manifest closed; idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._flush()
+            self._closed = True
+            self._write_manifest(closed=True)
+            for partial in self.path.glob(f"*/*/.{self.name}-*{_PARTIAL}"):
+                partial.unlink()  # left by a flush that failed before its commit
+            if self._log is not None:
+                self._log.hold(None)
+        _unregister(self)
+
+    @property
+    def stats(self) -> RecorderStats:
+        """Rows, bytes, files and flushes written so far."""
+        return self._state.stats
+
+    def __repr__(self) -> str:
+        stats = self.stats
+        state = "closed" if self._closed else f"every {self.flush_every:g} s"
+        return (
+            f"<Recorder {self.name} -> {self.path}: {stats.events:,} events, "
+            f"{stats.snapshots:,} snapshots, {stats.files:,} files, {stats.bytes:,} bytes, "
+            f"{state}>"
+        )
+
+
+def _distinct(values: pa.ChunkedArray) -> list[Any]:
+    """The distinct non-null values of an arrow column."""
+    return [v for v in values.unique().to_pylist() if v is not None]
+
+
+def _plain(kind: pa.DataType) -> pa.DataType:
+    """``kind`` with large strings as plain ones and dictionaries decoded (what every reader
+    handles the same way), and no type (an empty column) as text."""
+    if pa.types.is_large_string(kind) or pa.types.is_dictionary(kind) or pa.types.is_null(kind):
+        return pa.string()  # a column empty in the first frame is taken as text
+    return kind
+
+
+def _answers(value: Any) -> list[str] | None:
+    return [str(answer) for answer in value] if isinstance(value, list) else None
+
+
+def _responses(value: Any) -> list[tuple[str, int | None]] | None:
+    if not isinstance(value, dict):
+        return None
+    return [(str(answer), columns.as_int(votes)) for answer, votes in value.items()]
+
+
+def _events_table(frame: pd.DataFrame) -> pa.Table:
+    """An event frame (``EventLog.since(..., packets=True)``) as a table of
+    :data:`EVENT_SCHEMA`, its index as ``row``."""
+    arrays = []
+    for name, kind in _EVENT_TYPES.items():
+        if name == "row":
+            arrays.append(pa.array(frame.index.to_numpy(np.int64), pa.int64()))
+        elif name == "poll_answers":
+            arrays.append(pa.array([_answers(v) for v in frame[name]], kind))
+        elif name == "poll_responses":
+            arrays.append(pa.array([_responses(v) for v in frame[name]], kind))
+        else:
+            arrays.append(pa.array(frame[name], from_pandas=True).cast(kind))
+    return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
+
+
+def _sync(path: pathlib.Path) -> None:
+    """Flush a written file to the disk, so that once renamed it is whole even after a
+    power cut (``kill -9`` alone needs no sync)."""
+    with open(path, "rb+") as file:
+        os.fsync(file.fileno())
+
+
+def _default_name() -> str:
+    host = re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname()) or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+# Clean stops: recorders still open are closed at exit, and SIGTERM unwinds to it.
+
+_LIVE: set[Recorder] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _register(recorder: Recorder) -> None:
+    with _LIVE_LOCK:
+        _LIVE.add(recorder)
+    _handle_sigterm()
+
+
+def _unregister(recorder: Recorder) -> None:
+    with _LIVE_LOCK:
+        _LIVE.discard(recorder)
+
+
+@atexit.register
+def close_all() -> None:
+    """Close every recorder still open (this process is exiting); report failures."""
+    with _LIVE_LOCK:
+        open_ones = list(_LIVE)
+    for recorder in open_ones:
+        try:
+            recorder.close()
+        except Exception as error:  # one failure must not stop the other recorders
+            print(f"explorer: could not close {recorder!r}: {error}", file=sys.stderr)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _handle_sigterm() -> None:
+    """Make SIGTERM unwind (``SystemExit``) rather than kill, when it still has the default
+    handler and this is the main thread, so that the atexit hook writes what is pending."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    with contextlib.suppress(ValueError, OSError):
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminated)
