@@ -290,7 +290,10 @@ class AsyncWatch:
         if self.top is not None:
             shown["rule"] = f"top {self.top} by viewersCurrent, every {self.refresh:g} s"
         if self.recorder is not None:
-            shown["recording"] = str(self.recorder.path)
+            written = self.recorder.stats
+            shown["recording"] = (
+                f"{self.recorder.path}: {written.events:,} events in {written.files:,} files"
+            )
         return shown
 
     def __repr__(self) -> str:

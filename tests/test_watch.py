@@ -17,6 +17,7 @@ import pytest
 
 import explorer
 from explorer import loop
+from explorer.capture import open_capture
 from explorer.chat import Chat
 from explorer.watch import AsyncWatch, Watch
 from tests.chatkit import World
@@ -267,6 +268,26 @@ def test_each_channel_reconnects_without_a_gap(
     texts = list(watch.messages()["text"])
     assert [t for t in texts if t.startswith("meanwhile")] == [f"meanwhile {i}" for i in range(3)]
     assert watch.stats()["gaps"].sum() == 0
+
+
+def test_recording_writes_every_channel(
+    quiet: World, watches: Callable[..., Watch], streamer: Chat, tmp_path: Path
+) -> None:
+    """to= records the combined log: close writes every row with its channel to the capture,
+    while the log in memory keeps only a bounded tail."""
+    others = [c for c in online(quiet, 3) if c != quiet.channel][:2]
+    watch = watches(quiet.base_url, ["streamer", *others], to=tmp_path / "capture", max_rows=5)
+    assert watch.recorder is not None and "capture" in watch.client.status()["recording"]
+    for i in range(20):
+        streamer.send(f"recorded {i}")
+    wait_until(lambda: watch.log.counts.get("ChatMessage") == 20)
+    watch.close()
+    capture = open_capture(tmp_path / "capture")
+    frame = capture.frame()
+    assert len(frame) == watch.log.total and frame["channel"].notna().all()
+    assert sorted(capture.channels) == sorted([quiet.channel, *others])
+    assert list(capture.messages()["text"]) == [f"recorded {i}" for i in range(20)]
+    assert len(watch.log.frame) == 5
 
 
 def test_close_leaves_every_chat(
