@@ -15,7 +15,7 @@ N)`` keeps only channels with ``id % N == K - 1``, so N processes (or machines) 
 between them. Joins run concurrently, at most :data:`JOIN_CONCURRENCY` at a time; the REST
 requests behind them are paced like every other (``pacing.py``). A channel that cannot be
 joined is reported by :meth:`AsyncWatch.stats` (state ``failed`` and the error) and does not
-fail the watch.
+fail the watch; adding it again, or the top rule's next refresh, tries it again.
 
 The platform caps connections: anonymous ones at ``chat_address_connections`` per address
 (100 by default, ``explorer serve --chat-address-connections``), signed-in ones at
@@ -377,17 +377,13 @@ class AsyncWatch:
 
     async def add(self, *channels: Channels) -> None:
         """Join ``channels`` (ids, tokens or a channels frame; those outside the shard are
-        skipped, those already watched stay); returns once each joined or failed."""
+        skipped, those already watched stay, those that failed are tried again); returns once
+        each joined or failed."""
         self._check_open()
         found = await self._resolve(channels)
         for member in found:
-            existing = self._members.get(member.channel)
-            if existing is not None:
-                existing.explicit = True
-                existing.token = existing.token or member.token
-            else:
-                member.explicit = True
-        await self._join_all([m for m in found if m.channel not in self._members])
+            member.explicit = True
+        await self._take(found)
 
     async def remove(self, *channels: Channels) -> None:
         """Leave ``channels`` (the top rule joins one again if it is in the top at a later
@@ -426,6 +422,24 @@ class AsyncWatch:
             )
             found.update((int(i), str(t)) for i, t in frame["token"].items())
         return found
+
+    async def _take(self, members: list[_Member]) -> None:
+        """Join ``members`` that are not in the watch, or failed there (tried again); a
+        channel joined or joining already only takes the new member's flags."""
+        fresh: list[_Member] = []
+        for member in members:
+            existing = self._members.get(member.channel)
+            if existing is not None and existing.state != "failed":
+                existing.explicit |= member.explicit
+                existing.top |= member.top
+                existing.token = existing.token or member.token
+                continue
+            if existing is not None:
+                member.explicit |= existing.explicit
+                member.top |= existing.top
+                await self._leave(existing)
+            fresh.append(member)
+        await self._join_all(fresh)
 
     async def _join_all(self, members: list[_Member]) -> None:
         running = asyncio.get_running_loop()
@@ -487,15 +501,8 @@ class AsyncWatch:
         gone = [m for m in self._members.values() if m.top and m.channel not in wanted]
         for member in gone:
             member.top = False
-        new: list[_Member] = []
-        for channel, token in wanted.items():
-            kept = self._members.get(channel)
-            if kept is None:
-                new.append(_Member(channel, token, top=True))
-            else:
-                kept.top = True
         await asyncio.gather(*(self._leave(m) for m in gone if not m.explicit))
-        await self._join_all(new)
+        await self._take([_Member(c, token, top=True) for c, token in wanted.items()])
         self.refreshes += 1
 
     async def _refresher(self) -> None:

@@ -205,7 +205,8 @@ def test_shard_keeps_its_share(quiet: World, watches: Callable[..., Watch]) -> N
 def test_a_channel_that_cannot_be_joined_is_reported(
     quiet: World, watches: Callable[..., Watch]
 ) -> None:
-    """A channel whose join fails is in stats as failed with its error; the rest are joined."""
+    """A channel whose join fails is in stats as failed with its error, the rest are joined;
+    adding it again tries again."""
     watch = watches(quiet.base_url, [quiet.channel, NO_SUCH_CHANNEL])
     assert watch.channels == [quiet.channel]
     stats = watch.stats()
@@ -213,6 +214,10 @@ def test_a_channel_that_cannot_be_joined_is_reported(
     assert failed["state"] == "failed" and "not found" in failed["error"]
     assert stats.loc[quiet.channel, "state"] == "connected"
     assert "1 failed" in repr(watch)
+    first = watch.chat(NO_SUCH_CHANNEL)
+    watch.add(NO_SUCH_CHANNEL)
+    assert watch.chat(NO_SUCH_CHANNEL) is not first
+    assert watch.stats().loc[NO_SUCH_CHANNEL, "state"] == "failed"
 
 
 def test_rate_counts_events_over_the_window(
