@@ -12,7 +12,9 @@ Joining (platform.md, "Chat interface"): fetch ``GET /chats/{id}`` (endpoints, p
 authkey when signed in), open a websocket to a random endpoint, call ``auth`` (``[channel]``
 without an authkey, else ``[channel, user, key]``), then ``history`` (see below). A refused key
 (``UNOTFOUND``) is replaced once per join by fetching the details again: keys expire, and the
-client re-sends its key on every reconnect as official clients do (reference.md fact 6).
+client re-sends its key on every reconnect as official clients do (reference.md fact 6). An
+``auth`` refused as too fast (``THROTTLED``: many joins from one address, as ``api.watch``
+makes) is tried again after the reconnect backoff below, like a node that did not answer.
 
 Staying joined: when the connection drops, the state turns ``reconnecting`` and the client
 tries again after a jittered exponential backoff (``reconnect_delay`` doubling up to
@@ -359,9 +361,11 @@ class ChatClient:
                     ws = await self._open(endpoint)
                     await self._join(ws, endpoint)
                 return ws
-            except ChatError:
+            except ChatError as exc:
                 self._discard(ws)
-                raise  # the platform refused the join itself: another node would too
+                if exc.code != ChatErrorCode.THROTTLED:
+                    raise  # the platform refused the join itself: another node would too
+                failures.append(f"{endpoint}: {_describe(exc)}")  # joining too fast: wait
             except _NODE_FAILURES as exc:
                 self._discard(ws)
                 failures.append(f"{endpoint}: {_describe(exc)}")

@@ -144,6 +144,18 @@ def test_watches_200_channels_in_one_log(busy: World, watches: Callable[..., Wat
     assert f"{MANY:,} joined" in repr(watch)
 
 
+def test_joins_refused_as_too_fast_are_tried_again(
+    make_platform: Callable[..., Any], watches: Callable[..., Watch]
+) -> None:
+    """When the platform throttles the joins of one address (auth answers 4004), each is tried
+    again after a backoff until every channel is joined."""
+    world = World(make_platform(rate_limits=True, chat_rate=2.0, chat_burst=2))
+    channels = online(world, 30)
+    watch = watches(world.base_url, channels, reconnect_delay=0.05)
+    assert watch.channels == sorted(channels)
+    assert watch.stats()["error"].isna().all()
+
+
 def test_add_and_remove_change_the_channels(
     quiet: World, watches: Callable[..., Watch], streamer: Chat
 ) -> None:
