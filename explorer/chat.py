@@ -13,8 +13,9 @@ authkey when signed in), open a websocket to a random endpoint, call ``auth`` (`
 without an authkey, else ``[channel, user, key]``), then ``history`` (see below). A refused key
 (``UNOTFOUND``) is replaced once per join by fetching the details again: keys expire, and the
 client re-sends its key on every reconnect as official clients do (reference.md fact 6). An
-``auth`` refused as too fast (``THROTTLED``: many joins from one address, as ``api.watch``
-makes) is tried again after the reconnect backoff below, like a node that did not answer.
+anonymous ``auth`` refused as too fast (``THROTTLED``: many joins from one address, as
+``api.watch`` makes) is tried again after the reconnect backoff below, like a node that did not
+answer; signed in, ``THROTTLED`` is the user's connection cap, and the join fails at once.
 
 Staying joined: when the connection drops, the state turns ``reconnecting`` and the client
 tries again after a jittered exponential backoff (``reconnect_delay`` doubling up to
@@ -363,7 +364,7 @@ class ChatClient:
                 return ws
             except ChatError as exc:
                 self._discard(ws)
-                if exc.code != ChatErrorCode.THROTTLED:
+                if exc.code != ChatErrorCode.THROTTLED or len(self._auth_arguments()) > 1:
                     raise  # the platform refused the join itself: another node would too
                 failures.append(f"{endpoint}: {_describe(exc)}")  # joining too fast: wait
             except _NODE_FAILURES as exc:
