@@ -128,14 +128,14 @@ class ChatClient:
     ``details`` fetches the chat connection details (``AsyncClient.chat_details`` for the
     channel); ``user_id`` fetches the signed-in user's id, needed to authenticate with the
     authkey (without it, or without an authkey, the client joins anonymously). ``log`` is the
-    :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise);
-    ``backlog`` adds that many earlier messages (at most 100) to it on joining. Timeouts are in
+    :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise;
+    ``tidy=False`` leaves building its rows while quiet to whoever shares it: :func:`tidy`,
+    which ``api.watch`` runs once for all its chats); ``backlog`` adds that many earlier messages (at most 100) to it on joining. Timeouts are in
     seconds: ``call_timeout`` per method, ``open_timeout`` per connection attempt (connection
     and handshake), ``close_timeout`` for the close handshake, ``give_up_after`` without any
     node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
     node that answers none within ``ping_timeout``. ``seed`` makes endpoint choice and backoff
-    jitter repeatable (tests). ``tidy=False`` leaves building the log's rows while quiet to
-    whoever shares the log (:func:`tidy`; ``api.watch`` runs one for all its chats).
+    jitter repeatable (tests).
 
     Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
     :meth:`aclose` to leave.
@@ -148,6 +148,7 @@ class ChatClient:
         user_id: Callable[[], Awaitable[int]] | None = None,
         log: EventLog | None = None,
         max_rows: int | None = None,
+        tidy: bool = True,
         backlog: int = 0,
         call_timeout: float = 10.0,
         open_timeout: float = 10.0,
@@ -160,7 +161,6 @@ class ChatClient:
         compression: Compression = None,
         max_pending: int = 10_000,
         seed: int | None = None,
-        tidy: bool = True,
     ) -> None:
         self._fetch_details = details
         self._fetch_user_id = user_id
