@@ -130,7 +130,8 @@ class ChatClient:
     authkey (without it, or without an authkey, the client joins anonymously). ``log`` is the
     :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise;
     ``tidy=False`` leaves building its rows while quiet to whoever shares it: :func:`tidy`,
-    which ``api.watch`` runs once for all its chats); ``backlog`` adds that many earlier messages (at most 100) to it on joining. Timeouts are in
+    which ``api.watch`` runs once for all its chats); ``backlog`` adds that many earlier
+    messages (at most 100) to it on joining. Timeouts are in
     seconds: ``call_timeout`` per method, ``open_timeout`` per connection attempt (connection
     and handshake), ``close_timeout`` for the close handshake, ``give_up_after`` without any
     node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
