@@ -20,6 +20,7 @@ SUITES = (
     "chat_scaleout",
     "chat_identity",
     "watch",
+    "recording",
 )
 
 

@@ -172,6 +172,30 @@ class _Chunk:
         return orjson.loads(json[self.offsets[index] : self.offsets[index + 1] - 1])
 
 
+def _pack(tail: _Tail, n: int, start: int, events: pd.CategoricalDtype) -> _Chunk:
+    """The first ``n`` rows of ``tail`` (row ``start`` on) sealed into a chunk."""
+    packets = (
+        [_as_bytes(raw) for raw in tail.packets[:n]]
+        if tail.text
+        else cast("list[bytes | bytearray | memoryview]", tail.packets[:n])
+    )
+    offsets = np.empty(n + 1, np.int64)
+    offsets[0] = 1
+    np.cumsum(np.fromiter(map(len, packets), np.int64, n) + 1, out=offsets[1:])
+    offsets[1:] += 1
+    codes = {name: code for code, name in enumerate(events.categories)}
+    return _Chunk(
+        start,
+        _CODEC.compress(b"[%b]" % b",".join(packets), asbytes=True),
+        offsets.astype(np.uint32) if offsets[-1] <= _UINT32_MAX else offsets,
+        np.array(tail.at[:n], np.float64),
+        np.fromiter(map(codes.__getitem__, tail.events[:n]), np.int16, n),
+        np.array(tail.history[:n], bool),
+        _channels(tail.channels[:n]),
+        _hashes(tail.ids[:n]),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Segment:
     """Materialised sealed rows ``start .. start + len(frame)`` as one DataFrame."""
@@ -195,6 +219,42 @@ class _Snapshot:
     def open_rows(self, first: int) -> slice:
         """The positions in ``tail``'s lists of open rows ``first .. end``."""
         return slice(max(first - self.tail_start, 0), self.end - self.tail_start)
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """Kept rows from ``first`` on, packed as the log keeps them: sealed chunks (compressed
+    JSON packets and the fields read without parsing them), the open rows sealed the same way.
+    Cheap to make and to pickle, so a recorder can build and write the rows in another process
+    (:meth:`frame`)."""
+
+    first: int
+    chunks: tuple[_Chunk, ...]
+    events: pd.CategoricalDtype
+
+    @property
+    def end(self) -> int:
+        """One past the last row."""
+        return self.chunks[-1].end if self.chunks else self.first
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as :meth:`EventLog.since` gives them with ``packets=True``."""
+        pieces, texts = [], []
+        for chunk in self.chunks:
+            skip = max(self.first - chunk.start, 0)
+            pieces.append(_materialise(chunk, self.events).iloc[skip:])
+            json = chunk.json()
+            offsets = chunk.offsets.tolist()
+            texts += [
+                json[offsets[i] : offsets[i + 1] - 1].decode()
+                for i in range(skip, len(offsets) - 1)
+            ]
+        if not pieces:
+            pieces.append(rows_frame((), self.events))
+        frame = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0]
+        frame.index = pd.Index(np.arange(self.end - len(frame), self.end), name="row")
+        frame["packet"] = pd.Series(texts, index=frame.index, dtype="str")
+        return frame
 
 
 class EventLog:
@@ -348,28 +408,7 @@ class EventLog:
             self._seal()
 
     def _seal(self) -> None:
-        tail = self._tail
-        packets = (
-            [_as_bytes(raw) for raw in tail.packets]
-            if tail.text
-            else cast("list[bytes | bytearray | memoryview]", tail.packets)
-        )
-        n = len(packets)
-        offsets = np.empty(n + 1, np.int64)
-        offsets[0] = 1
-        np.cumsum(np.fromiter(map(len, packets), np.int64, n) + 1, out=offsets[1:])
-        offsets[1:] += 1
-        codes = {name: code for code, name in enumerate(self._events.categories)}
-        chunk = _Chunk(
-            self._tail_start,
-            _CODEC.compress(b"[%b]" % b",".join(packets), asbytes=True),
-            offsets.astype(np.uint32) if offsets[-1] <= _UINT32_MAX else offsets,
-            np.array(tail.at, np.float64),
-            np.fromiter(map(codes.__getitem__, tail.events), np.int16, n),
-            np.array(tail.history, bool),
-            _channels(tail.channels),
-            _hashes(tail.ids),
-        )
+        chunk = _pack(self._tail, len(self._tail.ids), self._tail_start, self._events)
         with self._lock:
             self._chunks.append(chunk)
             self._tail_start = chunk.end
@@ -463,6 +502,17 @@ class EventLog:
             texts = [_text(raw) for raw in _raw_packets(snap, numbers.tolist())]
             frame["packet"] = pd.Series(texts, index=frame.index, dtype="str")
         return frame
+
+    def packed(self, row: int) -> Packed:
+        """The kept rows numbered ``row`` and later as :class:`Packed` chunks: a recorder's
+        cheap hand-over of new rows to the process that builds and writes them."""
+        snap = self._snapshot()
+        first = max(row, self._start(snap))
+        chunks = [chunk for chunk in snap.chunks if chunk.end > first]
+        open_rows = snap.end - snap.tail_start
+        if open_rows and snap.end > first:
+            chunks.append(_pack(snap.tail, open_rows, snap.tail_start, snap.events))
+        return Packed(first, tuple(chunks), snap.events)
 
     def materialise(self, max_chunks: int | None = None) -> int:
         """Build the DataFrame rows of sealed chunks not built yet, oldest first, at most

@@ -35,6 +35,16 @@ is installed that raises ``SystemExit(143)``, so ``finally`` blocks and ``atexit
 recorder made on another thread cannot install it; make one on the main thread first, or
 install such a handler yourself.
 
+Where rows are built: a flush takes the new rows as the log keeps them
+(:meth:`EventLog.packed <explorer.eventlog.EventLog.packed>`: compressed packets, nearly free)
+and builds their columns from the packets, about 7 us of Python per row, more than a chat
+client spends receiving the event. So a flush of at least ``worker_rows`` rows is built and
+written by a worker process of the recorder's own (started at the first such flush, it ends
+with :meth:`~Recorder.close` or when this process dies), and the process reading the chats
+keeps its CPU for them (``benchmarks/recording.py``); smaller flushes, or all of them with
+``worker_rows=None``, are built in-process, as is everything when the worker cannot run.
+The worker only writes files under dot names: the commit and the renames stay here.
+
 Memory: after each flush the log's :meth:`~explorer.eventlog.EventLog.hold` moves to the next
 unwritten row, so a log with ``max_rows`` keeps about ``max_rows`` rows plus what is not
 written yet. Threads: :meth:`~Recorder.flush` may run in any thread (``run`` writes in a
@@ -49,16 +59,18 @@ import contextlib
 import dataclasses
 import os
 import pathlib
+import pickle
 import re
 import secrets
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import orjson
@@ -68,7 +80,7 @@ import pyarrow.parquet as pq
 
 from explorer import columns
 from explorer.durations import Duration, seconds
-from explorer.eventlog import EventLog
+from explorer.eventlog import EventLog, Packed
 
 #: The folders of a capture, one per kind of rows, and the recorders' manifests.
 EVENTS = "events"
@@ -116,6 +128,8 @@ _DAY_MS = 86_400_000
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: Suffix of files being written (never matched by ``*.parquet``).
 _PARTIAL = ".partial"
+#: A file written under its dot name: (partial path, final path, bytes).
+_File = tuple[pathlib.Path, pathlib.Path, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +169,10 @@ class Recorder:
     ``path`` is the capture's directory (made if missing); ``flush_every`` how often
     :meth:`run` writes (a duration: ``5.0``, ``"10s"``); ``shard`` ``(K, N)`` says which share
     of the channels this recorder has, for the manifest; ``name`` names its files and manifest
-    (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds.
-    Raises ``ValueError`` for a path that is not a directory, a bad shard or name.
+    (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds;
+    flushes of at least ``worker_rows`` events are built and written in a worker process
+    (None: never; see the module docstring). Raises ``ValueError`` for a path that is not a
+    directory, a bad shard or name.
     """
 
     def __init__(
@@ -167,6 +183,7 @@ class Recorder:
         shard: tuple[int, int] | None = None,
         name: str | None = None,
         clock: Callable[[], float] = time.time,
+        worker_rows: int | None = 2000,
     ) -> None:
         self.path = pathlib.Path(path)
         if self.path.exists() and not self.path.is_dir():
@@ -193,6 +210,8 @@ class Recorder:
         #: Held only to swap the state: add_snapshots never waits for a flush.
         self._queue_lock = threading.Lock()
         self._log: EventLog | None = None
+        self._worker_rows = worker_rows
+        self._worker: _Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
         _register(self)
@@ -294,36 +313,32 @@ class Recorder:
             with self._queue_lock:
                 self._state = dataclasses.replace(self._state, flushed_at=now)
             return
-        seq, renames, written = state.seq, [], {EVENTS: 0, SNAPSHOTS: 0}
-        size = 0
+        files: list[_File] = []
+        written = {EVENTS: 0, SNAPSHOTS: 0}
         next_row, channels = state.next_row, set(state.channels)
         if pending_events:
             assert log is not None
-            frame = log.since(state.next_row, packets=True)
-            if len(frame):
-                table = _events_table(frame)
-                for partial, final, nbytes in self._write(EVENTS, table, "received_at", seq):
-                    renames.append((partial, final))
-                    size += nbytes
-                    seq += 1
-                written[EVENTS] = table.num_rows
-                next_row = int(frame.index[-1]) + 1
-                channels.update(int(c) for c in frame["channel"].dropna().unique())
+            packed = log.packed(state.next_row)
+            if packed.end > packed.first:
+                new_files, channels_seen = self._write_events(packed, state.seq)
+                files += new_files
+                written[EVENTS] = packed.end - packed.first
+                next_row = packed.end
+                channels.update(channels_seen)
         queued = state.queue
         if queued:
             table = pa.concat_tables(queued)
-            for partial, final, nbytes in self._write(SNAPSHOTS, table, "time", seq):
-                renames.append((partial, final))
-                size += nbytes
-                seq += 1
+            files += _write_files(
+                self.path, self.name, SNAPSHOTS, table, "time", state.seq + len(files)
+            )
             written[SNAPSHOTS] = table.num_rows
             channels.update(int(c) for c in _distinct(table["channel"]))
         stats = state.stats
         stats = RecorderStats(
             events=stats.events + written[EVENTS],
             snapshots=stats.snapshots + written[SNAPSHOTS],
-            bytes=stats.bytes + size,
-            files=stats.files + len(renames),
+            bytes=stats.bytes + sum(nbytes for _, _, nbytes in files),
+            files=stats.files + len(files),
             flushes=stats.flushes + 1,
             last_flush=now,
         )
@@ -331,9 +346,9 @@ class Recorder:
         with self._queue_lock:
             self._state = _State(
                 next_row=next_row,
-                seq=seq,
+                seq=state.seq + len(files),
                 queue=self._state.queue[len(queued) :],
-                renames=tuple(renames),
+                renames=tuple((partial, final) for partial, final, _ in files),
                 stats=stats,
                 channels=frozenset(channels),
                 flushed_at=now,
@@ -343,26 +358,18 @@ class Recorder:
             log.hold(next_row)
         self._write_manifest()
 
-    def _write(
-        self, kind: str, table: pa.Table, time_column: str, seq: int
-    ) -> list[tuple[pathlib.Path, pathlib.Path, int]]:
-        """Write ``table`` as one file per date, each under its dot name; (partial, final,
-        bytes) of each, numbered from ``seq``."""
-        days = table[time_column].cast(pa.int64()).to_numpy() // _DAY_MS
-        out = []
-        unique = np.unique(days)
-        for day in unique:
-            part = table if len(unique) == 1 else table.filter(pa.array(days == day))
-            date = pd.Timestamp(int(day) * _DAY_MS, unit="ms").strftime("%Y-%m-%d")
-            folder = self.path / kind / f"{PARTITION}={date}"
-            folder.mkdir(parents=True, exist_ok=True)
-            stem = f"{self.name}-{seq:06d}.parquet"
-            partial, final = folder / f".{stem}{_PARTIAL}", folder / stem
-            pq.write_table(part, partial, compression="zstd", row_group_size=max(part.num_rows, 1))
-            _sync(partial)
-            out.append((partial, final, partial.stat().st_size))
-            seq += 1
-        return out
+    def _write_events(self, packed: Packed, seq: int) -> tuple[list[_File], set[int]]:
+        """Build and write ``packed``'s rows as files numbered from ``seq``: in the worker
+        process when there are enough of them (and it works), else here."""
+        rows = packed.end - packed.first
+        if self._worker_rows is not None and rows >= self._worker_rows:
+            try:
+                if self._worker is None:
+                    self._worker = _Worker()
+                return self._worker.call((self.path.absolute(), self.name, packed, seq))
+            except _WorkerGone:
+                self._worker_rows = None  # it will not come back: build here from now on
+        return _events_files(self.path, self.name, packed, seq)
 
     def _finish_renames(self) -> None:
         """Rename into place the files a committed flush wrote (lock held)."""
@@ -398,7 +405,8 @@ class Recorder:
 
     async def run(self) -> None:
         """Flush every ``flush_every`` seconds, writing in a worker thread, until cancelled;
-        on cancel, :meth:`close` (in this thread: the last write waits for nothing)."""
+        on cancel, :meth:`close` right here, so the last rows are written before the task
+        ends (even when the loop is stopping)."""
         try:
             while True:
                 wait = self.flush_every - (self._clock() - self._state.flushed_at)
@@ -419,6 +427,8 @@ class Recorder:
             self._write_manifest(closed=True)
             for partial in self.path.glob(f"*/*/.{self.name}-*{_PARTIAL}"):
                 partial.unlink()  # left by a flush that failed before its commit
+            if self._worker is not None:
+                self._worker.close()
             if self._log is not None:
                 self._log.hold(None)
         _unregister(self)
@@ -475,6 +485,136 @@ def _events_table(frame: pd.DataFrame) -> pa.Table:
         else:
             arrays.append(pa.array(frame[name], from_pandas=True).cast(kind))
     return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
+
+
+def _write_files(
+    path: pathlib.Path, name: str, kind: str, table: pa.Table, time_column: str, seq: int
+) -> list[_File]:
+    """Write ``table`` into capture ``path`` as one ``kind`` file per date (one row group
+    each), under dot names; the files, numbered from ``seq``."""
+    days = table[time_column].cast(pa.int64()).to_numpy() // _DAY_MS
+    out = []
+    unique = np.unique(days)
+    for day in unique:
+        part = table if len(unique) == 1 else table.filter(pa.array(days == day))
+        date = pd.Timestamp(int(day) * _DAY_MS, unit="ms").strftime("%Y-%m-%d")
+        folder = path / kind / f"{PARTITION}={date}"
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = f"{name}-{seq:06d}.parquet"
+        partial, final = folder / f".{stem}{_PARTIAL}", folder / stem
+        pq.write_table(part, partial, compression="zstd", row_group_size=max(part.num_rows, 1))
+        _sync(partial)
+        out.append((partial, final, partial.stat().st_size))
+        seq += 1
+    return out
+
+
+def _events_files(
+    path: pathlib.Path, name: str, packed: Packed, seq: int
+) -> tuple[list[_File], set[int]]:
+    """Build ``packed``'s rows and write them as events files; the files and the channels."""
+    frame = packed.frame()
+    files = _write_files(path, name, EVENTS, _events_table(frame), "received_at", seq)
+    return files, {int(c) for c in frame["channel"].dropna().unique()}
+
+
+class _WorkerGone(Exception):
+    """The worker process could not start or died."""
+
+
+class _Worker:
+    """A child process (running :func:`_serve`) that builds and writes events files,
+    so that the flattening of each row (a few microseconds of Python) does not hold this
+    process's GIL while chats are read.
+
+    Requests and replies are pickled, each after its length, over the child's stdin and
+    stdout. The child ignores SIGINT and SIGTERM (a terminal's Ctrl-C reaches the whole
+    process group, and this process still needs it to write its last flush) and exits when
+    its stdin closes: at :meth:`close`, or when this process dies, even by ``kill -9``.
+    """
+
+    def __init__(self) -> None:
+        root = str(pathlib.Path(__file__).resolve().parent.parent)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+        }
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", "from explorer.recorder import _serve; _serve()"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+        except OSError as error:
+            raise _WorkerGone(str(error)) from None
+        self._lock = threading.Lock()
+
+    def call(self, request: tuple[Any, ...]) -> Any:
+        """Send ``request`` and return the reply; raises what the child raised, and
+        :class:`_WorkerGone` when the child is not there."""
+        with self._lock:
+            process = self._process
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                _send(process.stdin, request)
+                reply = _receive(process.stdout)
+            except (OSError, EOFError, pickle.UnpicklingError) as error:
+                process.kill()
+                process.wait()
+                raise _WorkerGone(str(error)) from None
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+    def close(self) -> None:
+        """Close the child's stdin and wait for it to exit."""
+        assert self._process.stdin is not None
+        with contextlib.suppress(OSError):
+            self._process.stdin.close()
+        try:
+            self._process.wait(10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+
+def _send(stream: IO[bytes], message: Any) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "little"))
+    stream.write(data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    header = stream.read(8)
+    if len(header) < 8:
+        raise EOFError("the other side closed")
+    data = stream.read(int.from_bytes(header, "little"))
+    return pickle.loads(data)
+
+
+def _serve() -> None:
+    """The worker process: build and write the events files of each request until stdin
+    closes; replies go to the original stdout, anything printed goes to stderr."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    requests = sys.stdin.buffer
+    while True:
+        try:
+            request = _receive(requests)
+        except EOFError:
+            return
+        try:
+            reply: Any = _events_files(*request)
+        except Exception as error:  # handed back to the recorder, which raises it
+            reply = error
+        try:
+            _send(replies, reply)
+        except OSError:  # the recorder is gone
+            return
 
 
 def _sync(path: pathlib.Path) -> None:

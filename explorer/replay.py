@@ -60,41 +60,36 @@ def replay(
     at ``speed`` times real time (None or ``inf``: at once), only the events of ``channels``
     received in ``[start, end)``; ``clock`` and ``sleep`` (a coroutine function, default
     ``asyncio.sleep``) pace it. Raises ``ValueError`` for a speed that is not positive."""
+    if speed is not None and not speed > 0:
+        raise ValueError(f"speed must be positive (or None for at once), not {speed!r}.")
     source = capture if isinstance(capture, Capture) else open_capture(capture)
-    return Replay(source, speed, channels=channels, start=start, end=end, clock=clock, sleep=sleep)
+    filters = {"channels": None if channels is None else list(channels), "start": start, "end": end}
+    return Replay(source, speed, filters, clock, sleep if sleep is not None else asyncio.sleep)
 
 
 class Replay:
-    """A capture being fed into :attr:`log` (see the module docstring); made by :func:`replay`."""
+    """A capture being fed into :attr:`log` (see the module docstring); made by :func:`replay`
+    (``filters`` are ``Capture.packets``' keyword arguments)."""
 
     def __init__(
         self,
         capture: Capture,
-        speed: float | None = 10.0,
-        *,
-        channels: Iterable[int] | None = None,
-        start: When = None,
-        end: When = None,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Sleep | None = None,
+        speed: float | None,
+        filters: dict[str, Any],
+        clock: Callable[[], float],
+        sleep: Sleep,
     ) -> None:
-        if speed is not None and not speed > 0:
-            raise ValueError(f"speed must be positive (or None for at once), not {speed!r}.")
         self.capture = capture
         self.speed = None if speed is None or math.isinf(speed) else float(speed)
         #: Filled as the replay runs, original receive times kept.
         self.log = EventLog()
         #: Why the replay stopped early, if it did.
         self.error: BaseException | None = None
-        self._filters: dict[str, Any] = {
-            "channels": None if channels is None else list(channels),
-            "start": start,
-            "end": end,
-        }
+        self._filters = filters
         self._total = capture.count(**self._filters)
         self._fed = 0
         self._clock = clock
-        self._sleep: Sleep = sleep if sleep is not None else asyncio.sleep
+        self._sleep = sleep
         self._done = threading.Event()
         self._loop = loop.get_loop()
         self._future = asyncio.run_coroutine_threadsafe(self._run(), self._loop)

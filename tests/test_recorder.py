@@ -23,6 +23,7 @@ import pytest
 
 from explorer.eventlog import EventLog
 from explorer.recorder import EVENT_SCHEMA, Recorder
+from tests import test_widgets
 from tests.clocks import ManualClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,17 +31,10 @@ T0 = 1_700_000_000.0
 
 
 def chat_message(i: int, channel: int = 7) -> dict[str, Any]:
-    """A ChatMessage packet numbered ``i``."""
-    text = f"message {i}"
-    data = {
-        "channel": channel,
-        "id": f"m{i}",
-        "user_name": "ana",
-        "user_id": 1,
-        "user_roles": ["User"],
-        "message": {"message": [{"type": "text", "data": text, "text": text}], "meta": {}},
-    }
-    return {"type": "event", "event": "ChatMessage", "data": data}
+    """A ChatMessage packet numbered ``i`` (id ``m{i}``, text ``message {i}``) in ``channel``."""
+    packet = test_widgets.chat_message(i)
+    packet["data"]["channel"] = channel
+    return packet
 
 
 def poll_start(votes: dict[str, Any]) -> dict[str, Any]:
@@ -153,6 +147,28 @@ def test_bounded_log_stays_bounded_and_every_row_is_written_once(tmp_path: Path)
     rows = ds.dataset(tmp_path / "events").to_table(columns=["row", "message_id"])
     assert sorted(rows["row"].to_pylist()) == list(range(30_000))
     assert len(set(rows["message_id"].to_pylist())) == 30_000
+
+
+def test_worker_process_writes_what_the_recorder_would(tmp_path: Path) -> None:
+    """Rows built and written by the worker process equal those written in-process; when the
+    worker dies the recorder writes the next flush itself, losing nothing."""
+    tables = []
+    for worker_rows in (None, 1):
+        log = EventLog(chunk_rows=64)
+        recorder = Recorder(tmp_path / str(worker_rows), name="w", worker_rows=worker_rows)
+        recorder.follow(log)
+        for i in range(500):
+            log.append(chat_message(i, channel=i % 4), T0 + i)
+            if i % 100 == 99:
+                recorder.flush()
+                if worker_rows and i == 199:
+                    assert recorder._worker is not None
+                    recorder._worker._process.kill()
+        log.append(poll_start({"yes": 2}), T0 + 600)
+        recorder.close()
+        tables.append(ds.dataset(tmp_path / str(worker_rows) / "events").to_table())
+    assert tables[0].sort_by("row").equals(tables[1].sort_by("row"))
+    assert tables[1]["row"].to_pylist() == list(range(501))
 
 
 def test_a_log_followed_from_its_current_end(tmp_path: Path) -> None:
@@ -302,8 +318,11 @@ from explorer.recorder import Recorder
 from tests.test_recorder import T0, chat_message
 
 path, every = sys.argv[1], int(sys.argv[2])
+worker_rows = int(sys.argv[3]) if sys.argv[3] != "None" else None
 log = EventLog(max_rows=1000)
-recorder = Recorder(path, flush_every=every, clock=lambda: float(log.total), name="feeder")
+recorder = Recorder(
+    path, flush_every=every, clock=lambda: float(log.total), name="feeder", worker_rows=worker_rows
+)
 recorder.follow(log)
 deadline = time.monotonic() + 60
 try:
@@ -320,10 +339,10 @@ finally:
 EVERY = 400
 
 
-def start_feeder(path: Path) -> tuple[subprocess.Popen[str], list[int]]:
+def start_feeder(path: Path, worker_rows: int | None) -> tuple[subprocess.Popen[str], list[int]]:
     """Start the feeder and read its output until it has flushed three times."""
     process = subprocess.Popen(
-        [sys.executable, "-c", FEEDER, str(path), str(EVERY)],
+        [sys.executable, "-c", FEEDER, str(path), str(EVERY), str(worker_rows)],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
@@ -343,11 +362,12 @@ def written_rows(path: Path) -> np.ndarray:
     return np.sort(np.concatenate(rows))
 
 
-def test_kill_9_loses_at_most_one_flush_interval(tmp_path: Path) -> None:
-    """A recorder killed with SIGKILL mid-run leaves only readable files, no partial file is
-    read, and the rows written are the first ones up to a flush: at most one flush interval
-    of rows is lost."""
-    process, _ = start_feeder(tmp_path)
+@pytest.mark.parametrize("worker_rows", [None, 1])
+def test_kill_9_loses_at_most_one_flush_interval(tmp_path: Path, worker_rows: int | None) -> None:
+    """A recorder killed with SIGKILL mid-run (writing itself or through its worker process)
+    leaves only readable files, no partial file is read, and the rows written are the first
+    ones up to a flush: at most one flush interval of rows is lost."""
+    process, _ = start_feeder(tmp_path, worker_rows)
     os.kill(process.pid, signal.SIGKILL)
     output, _ = process.communicate(timeout=30)
     assert process.returncode == -signal.SIGKILL
@@ -363,9 +383,11 @@ def test_kill_9_loses_at_most_one_flush_interval(tmp_path: Path) -> None:
     assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall() == [(written,)]
 
 
-def test_sigterm_loses_nothing(tmp_path: Path) -> None:
-    """SIGTERM unwinds the recorder's process, and its atexit hook writes every row added."""
-    process, _ = start_feeder(tmp_path)
+@pytest.mark.parametrize("worker_rows", [None, 1])
+def test_sigterm_loses_nothing(tmp_path: Path, worker_rows: int | None) -> None:
+    """SIGTERM unwinds the recorder's process, and its atexit hook writes every row added
+    (through the worker process too, which outlives SIGTERM for that)."""
+    process, _ = start_feeder(tmp_path, worker_rows)
     os.kill(process.pid, signal.SIGTERM)
     output, _ = process.communicate(timeout=30)
     assert process.returncode == 128 + signal.SIGTERM
