@@ -153,6 +153,7 @@ class Api(Handle[M]):
             flush_every=flush_every,
             shard=shard,
             max_rows=max_rows,
+            base_url=self.base_url,
             **chat_options,
         )
         return start_watch(aio) if self._mode is Sync else aio

@@ -167,9 +167,10 @@ class AsyncWatch:
     to join, :meth:`aclose` to leave.
 
     ``channel`` makes a channel handle of the client, ``listing`` is its ``channels()``
-    listing, ``user_id`` fetches the signed-in user's id (None: join anonymously). ``sleep``
-    waits between re-evaluations of the top rule and ``clock`` times the rates (tests inject
-    both). ``chat_options`` go to every :class:`~explorer.chat.ChatClient`.
+    listing, ``base_url`` its REST base, ``user_id`` fetches the signed-in user's id (None:
+    join anonymously). ``sleep`` waits between re-evaluations of the top rule and ``clock``
+    times the rates (tests inject both). ``chat_options`` go to every
+    :class:`~explorer.chat.ChatClient`.
     """
 
     def __init__(
@@ -187,6 +188,7 @@ class AsyncWatch:
         max_rows: int | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        base_url: str | None = None,
         **chat_options: Any,
     ) -> None:
         if top is not None and top < 1:
@@ -204,6 +206,8 @@ class AsyncWatch:
         self._user_id = user_id
         self._sleep = sleep
         self._chat_options = chat_options
+        #: The platform's REST base, where the view finds emoticon sprite sheets.
+        self.base_url = base_url
         self.recorder: Recorder | None = None
         if to is not None:
             from explorer.recorder import Recorder
@@ -608,7 +612,13 @@ class Watch(BlockingTwin[AsyncWatch, "WatchView"]):
         busiest first, the latest events."""
         from explorer.watchview import WatchView
 
-        return WatchView(self.log, self.stats, self._aio.status, loop=loop.get_loop())
+        return WatchView(
+            self.log,
+            self.stats,
+            self._aio.status,
+            loop=loop.get_loop(),
+            base_url=self._aio.base_url,
+        )
 
     add = Blocking(AsyncWatch.add)
     remove = Blocking(AsyncWatch.remove)

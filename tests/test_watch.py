@@ -307,6 +307,27 @@ def test_recording_writes_every_channel(
     assert len(watch.log.frame) == 5
 
 
+def test_widget_shows_the_watch(
+    quiet: World, watches: Callable[..., Watch], streamer: Chat
+) -> None:
+    """widget() is a WatchView of the combined log, the stats and the status: channels
+    joined, the busiest channels, the latest events; displaying the watch shows one view."""
+    pytest.importorskip("explorer.watchview")  # the views land separately
+    others = [c for c in online(quiet, 3) if c != quiet.channel][:1]
+    watch = watches(quiet.base_url, ["streamer", *others])
+    streamer.send("on screen")
+    wait_until(lambda: "on screen" in set(watch.messages()["text"]))
+    view = watch.widget()
+    view.refresh()
+    assert (view.channels, view.total) == (2, watch.log.total)
+    assert {row["channel"] for row in view.table} == {str(c) for c in [quiet.channel, *others]}
+    assert view.records[-1]["text"] == "on screen" and "2 joined" in view.status["channels"]
+    view.close()
+    bundle = watch._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert watch._repr_mimebundle_() == bundle
+
+
 def test_close_leaves_every_chat(
     make_platform: Callable[..., Any], watches: Callable[..., Watch]
 ) -> None:
