@@ -161,7 +161,28 @@ class _Rates:
         return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
 
 
-class AsyncWatch:
+class _Logged(Protocol):
+    @property
+    def log(self) -> EventLog: ...
+
+
+class _Views:
+    """The event log's views, of every channel watched (both watches have them)."""
+
+    def messages(self: _Logged) -> pd.DataFrame:
+        """ChatMessage rows of every channel (``EventLog.messages``)."""
+        return self.log.messages()
+
+    def polls(self: _Logged, last: int | None = None) -> pd.DataFrame:
+        """Poll progress of every channel (``EventLog.polls``)."""
+        return self.log.polls(last)
+
+    def users(self: _Logged) -> pd.DataFrame:
+        """Users seen in any channel (``EventLog.users``)."""
+        return self.log.users()
+
+
+class AsyncWatch(_Views):
     """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
     module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
     to join, :meth:`aclose` to leave.
@@ -315,18 +336,6 @@ class AsyncWatch:
     def _repr_html_(self) -> str:
         """The status as a small table (Jupyter)."""
         return self._html(type(self).__name__)
-
-    def messages(self) -> pd.DataFrame:
-        """ChatMessage rows of every channel (``EventLog.messages``)."""
-        return self.log.messages()
-
-    def polls(self, last: int | None = None) -> pd.DataFrame:
-        """Poll progress of every channel (``EventLog.polls``)."""
-        return self.log.polls(last)
-
-    def users(self) -> pd.DataFrame:
-        """Users seen in any channel (``EventLog.users``)."""
-        return self.log.users()
 
     # Starting and stopping.
 
@@ -561,7 +570,7 @@ def _ref(ref: ChannelRef) -> tuple[ChannelRef, str | None]:
     return int(ref), None
 
 
-class Watch(BlockingTwin[AsyncWatch, "WatchView"]):
+class Watch(BlockingTwin[AsyncWatch, "WatchView"], _Views):
     """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
     ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
     keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
@@ -594,18 +603,6 @@ class Watch(BlockingTwin[AsyncWatch, "WatchView"]):
     def rate(self) -> float:
         """Events per second over the last 10 s, all channels together."""
         return self._aio.rate()
-
-    def messages(self) -> pd.DataFrame:
-        """ChatMessage rows of every channel."""
-        return self._aio.messages()
-
-    def polls(self, last: int | None = None) -> pd.DataFrame:
-        """Poll progress of every channel."""
-        return self._aio.polls(last)
-
-    def users(self) -> pd.DataFrame:
-        """Users seen in any channel."""
-        return self._aio.users()
 
     def widget(self) -> WatchView:
         """A live view for Jupyter: channels joined, events per second, the per-channel table
