@@ -245,7 +245,8 @@ def test_rate_counts_events_over_the_window(
     wait_until(lambda: len(watch.messages()) == 5)
     clock.advance(5.0)
     assert watch.rate() == 1.0
-    assert watch.stats().loc[quiet.channel, "rate"] == 1.0
+    row = watch.stats().loc[quiet.channel]
+    assert (row["rate"], row["events"], row["messages"]) == (1.0, 6, 5)
     clock.advance(30.0)
     assert watch.rate() == 0.0
     watch.remove("streamer")
@@ -282,9 +283,12 @@ def test_each_channel_reconnects_without_a_gap(
         control(quiet, node, "start")
     streamer.send("after")
     wait_until(lambda: "after" in set(watch.messages()["text"]))
-    texts = list(watch.messages()["text"])
+    messages = watch.messages()
+    texts = list(messages["text"])
     assert [t for t in texts if t.startswith("meanwhile")] == [f"meanwhile {i}" for i in range(3)]
-    assert watch.stats()["gaps"].sum() == 0
+    stats = watch.stats()
+    assert stats["gaps"].sum() == 0
+    assert stats.loc[quiet.channel, "messages"] == (messages["channel"] == quiet.channel).sum()
 
 
 def test_recording_writes_every_channel(
