@@ -436,6 +436,7 @@ class Channel(Handle[M]):
         client = ChatClient(
             lambda: Channel.chat_details(self),
             user_id=lambda: Account.id(self._handle(Account)),
+            base_url=self.base_url,
             **options,
         )
         return join(client) if self._mode is Sync else client

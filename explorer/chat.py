@@ -136,7 +136,8 @@ class ChatClient:
     and handshake), ``close_timeout`` for the close handshake, ``give_up_after`` without any
     node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
     node that answers none within ``ping_timeout``. ``seed`` makes endpoint choice and backoff
-    jitter repeatable (tests).
+    jitter repeatable (tests). ``base_url`` is the platform's REST base, where the live views
+    find the emoticon sprite sheets.
 
     Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
     :meth:`aclose` to leave.
@@ -162,8 +163,10 @@ class ChatClient:
         compression: Compression = None,
         max_pending: int = 10_000,
         seed: int | None = None,
+        base_url: str | None = None,
     ) -> None:
         self._fetch_details = details
+        self.base_url = base_url
         self._fetch_user_id = user_id
         self.log = log if log is not None else EventLog(max_rows=max_rows)
         self.backlog = min(max(backlog, 0), HISTORY_LIMIT)
@@ -784,7 +787,9 @@ class Chat(BlockingTwin[ChatClient, "LiveChat"]):
         ``rows`` events (filterable), pause and resume."""
         from explorer.widgets import LiveChat
 
-        return LiveChat(self.log, self._status, rows=rows, loop=loop.get_loop())
+        return LiveChat(
+            self.log, self._status, rows=rows, loop=loop.get_loop(), base_url=self._aio.base_url
+        )
 
     def poll_chart(self, question: str | None = None) -> PollChart:
         """A live chart of a poll's responses over time (the latest poll, or ``question``);

@@ -37,22 +37,28 @@ import asyncio
 import contextvars
 import html
 import io
+import math
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import Any
 
 import ipywidgets as widgets
+import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
-from pandas.api.types import is_scalar
+from matplotlib.ticker import MaxNLocator
 from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 
 from explorer.chatviews import POLL_EVENTS, poll_progress
 from explorer.eventlog import EventLog
 from explorer.eventrows import KNOWN_EVENTS
+from explorer.rendering import badges_html, event_html, sparkline, summary, table_html
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
 LIVE_INTERVAL = 0.1
@@ -62,13 +68,14 @@ CHART_INTERVAL = 0.5
 NAME_LOOKBACK = 1000
 #: The event rate is measured over this many seconds.
 RATE_WINDOW = 5.0
+#: The rate sparkline covers this many seconds, one point per second.
+HISTORY = 60
 _ALL = "all events"
-_TEXT_LIMIT = 300
 
 Status = Callable[[], tuple[str, str | None]]
 
 
-class _Timer:
+class Timer:
     """Calls ``tick`` on ``loop`` every ``interval`` seconds until stopped (a view's refresh).
 
     Each call runs in an empty context: a callback scheduled from a cell would otherwise carry
@@ -98,13 +105,59 @@ class _Timer:
         self._stopped = True
 
 
+class RateMeter:
+    """Events per second from a growing total sampled at each refresh: the rate over the last
+    :data:`RATE_WINDOW` seconds, and one point per second over the last :data:`HISTORY`
+    seconds for a sparkline. ``clock`` gives seconds (monotonic)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._samples: deque[tuple[float, int]] = deque()
+
+    def sample(self, total: int) -> float:
+        """Record ``total`` now; the rate over the last few seconds."""
+        now = self._clock()
+        samples = self._samples
+        samples.append((now, total))
+        while len(samples) > 1 and samples[1][0] < now - HISTORY - 1:
+            samples.popleft()
+        first_at, first_total = next(s for s in samples if s[0] >= now - RATE_WINDOW)
+        return (total - first_total) / (now - first_at) if now > first_at else 0.0
+
+    def history(self) -> list[float]:
+        """Events per second in each whole second sampled (oldest first, at most HISTORY)."""
+        ends: dict[int, int] = {}
+        for at, total in self._samples:
+            ends[math.floor(at)] = total
+        rates = [(ends[b] - ends[a]) / (b - a) for a, b in pairwise(sorted(ends))]
+        return rates[-HISTORY:]
+
+
+def rows_html(records: list[dict[str, str]], columns: tuple[str, ...]) -> str:
+    """A table of view records, newest first: ``columns`` of each record, where ``user`` and
+    ``text`` are shown from the records' ready-made HTML and the rest escaped."""
+
+    def cell(record: dict[str, str], key: str) -> str:
+        if key == "user":
+            return record["roles"] + html.escape(record["user"])
+        if key == "text":
+            return record["html"]
+        return html.escape(record[key])
+
+    return table_html(columns, ([cell(r, k) for k in columns] for r in reversed(records)))
+
+
 class LiveChat(widgets.VBox):
-    """A live view of a chat: connection state and endpoint, event counts and rate, and the
-    last ``rows`` events as a table, with an event-type filter and pause/resume.
+    """A live view of a chat: connection state and endpoint, event counts, the event rate
+    with a sparkline of the last minute, and the last ``rows`` events as a table (role badges,
+    messages with their emoticons, links and tags), with an event-type filter and
+    pause/resume.
 
     ``status`` returns ``(state, endpoint)``; ``loop`` is the event loop that receives the
     chat (the view then refreshes itself at most 10 times a second; without it, call
-    :meth:`refresh`).
+    :meth:`refresh`). ``base_url`` is the platform's REST base, where the builtin emoticon
+    sprite sheets are found (without it, emoticons show as text); ``clock`` (monotonic
+    seconds) times the rate.
     """
 
     state = Unicode("connecting", help="The connection's state.")
@@ -112,10 +165,14 @@ class LiveChat(widgets.VBox):
     total = Int(0, help="Events received.")
     counts = Dict(help="Events received per event name.")
     rate = Float(0.0, help="Events per second over the last few seconds.")
+    history: List[float] = List(help="Events per second, one point per second, last minute.")
     rows = Int(20, help="How many events the table shows.")
     event_filter = Unicode("", help="Show only this event (empty: every event).")
     paused = Bool(False, help="Stop redrawing (events keep being recorded).")
-    records: List[dict[str, str]] = List(help="The table's rows: time, event, user, text.")
+    records: List[dict[str, str]] = List(
+        help="The table's rows: time, event, user, text, and roles and html (badges and the "
+        "rendered text)."
+    )
     redraws = Int(0, help="Times the view was redrawn.")
 
     def __init__(
@@ -125,13 +182,16 @@ class LiveChat(widgets.VBox):
         rows: int = 20,
         loop: asyncio.AbstractEventLoop | None = None,
         interval: float = LIVE_INTERVAL,
+        *,
+        base_url: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._log = log
         self._status = status
-        self._samples: deque[tuple[float, int]] = deque()
+        self._base_url = base_url
+        self._meter = RateMeter(clock)
         self._seen: tuple[Any, ...] = ()
-        # Names of purged users by id, looked up once each (None: not among recent rows).
-        self._names: dict[int, str | None] = {}
+        self._names = PurgedNames(log)
         self._lock = threading.Lock()
         self._header = widgets.HTML()
         self._table = widgets.HTML()
@@ -146,7 +206,7 @@ class LiveChat(widgets.VBox):
         self._pause.observe(self._pause_changed, "value")
         self.observe(self._controls_changed, ["event_filter", "paused", "rows"])
         self.refresh()
-        self._timer = _Timer(loop, interval, self._on_tick) if loop is not None else None
+        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
 
     # Controls -> traits -> a fresh view.
 
@@ -176,23 +236,20 @@ class LiveChat(widgets.VBox):
         with self._lock:
             state, endpoint = self._status()
             total = self._log.total
-            now = time.monotonic()
-            self._samples.append((now, total))
-            while self._samples[0][0] < now - RATE_WINDOW:
-                self._samples.popleft()
-            seen = (state, endpoint, total, self.event_filter, self.rows)
+            rate = self._meter.sample(total)
+            seen = (state, endpoint, total, round(rate, 1), self.event_filter, self.rows)
             if seen == self._seen and not force:
                 return False
             self._seen = seen
-            first_at, first_total = self._samples[0]
             tail = self._log.tail(self.rows, self.event_filter or None)
             with self.hold_trait_notifications():
                 self.state = state
                 self.endpoint = endpoint or ""
                 self.total = total
                 self.counts = self._log.counts
-                self.rate = (total - first_total) / (now - first_at) if now > first_at else 0.0
-                self.records = _records(tail, self._purged_names(tail))
+                self.rate = rate
+                self.history = self._meter.history()
+                self.records = records(self._log, tail, self._names(tail), self._base_url)
             self._render()
             return True
 
@@ -202,27 +259,11 @@ class LiveChat(widgets.VBox):
         counts = ", ".join(f"{name} {count:,}" for name, count in sorted(self.counts.items()))
         self._header.value = (
             f"<b>{html.escape(self.state)}</b> {html.escape(self.endpoint)} &middot; "
-            f"{self.total:,} events, {self.rate:,.1f}/s<br><small>{html.escape(counts)}</small>"
+            f"{self.total:,} events, {self.rate:,.1f}/s {sparkline(self.history)}"
+            f"<br><small>{html.escape(counts)}</small>"
         )
-        cells = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(str(r[k]))}</td>" for k in _RECORD) + "</tr>"
-            for r in reversed(self.records)
-        )
-        heads = "".join(f"<th style='text-align:left'>{k}</th>" for k in _RECORD)
-        self._table.value = f"<table><thead><tr>{heads}</tr></thead><tbody>{cells}</tbody></table>"
+        self._table.value = rows_html(self.records, _RECORD)
         self.redraws += 1
-
-    def _purged_names(self, tail: pd.DataFrame) -> dict[int, str | None]:
-        """Names of the users purged in ``tail``: PurgeMessage gives only an id, so each new
-        one is looked up once among the log's last rows (purges are rare)."""
-        purged = tail.loc[tail["event"] == "PurgeMessage", "target_user_id"].dropna()
-        wanted = {int(i) for i in purged} - self._names.keys()
-        if wanted:
-            recent = self._log.tail(NAME_LOOKBACK)
-            named = recent.loc[recent["user_id"].isin(wanted) & recent["user_name"].notna()]
-            found = dict(zip(named["user_id"].astype(int), named["user_name"], strict=True))
-            self._names.update({user: found.get(user) for user in wanted})
-        return self._names
 
     def close(self) -> None:
         """Stop refreshing and close the view."""
@@ -234,49 +275,151 @@ class LiveChat(widgets.VBox):
 _RECORD = ("time", "event", "user", "text")
 
 
-def _records(tail: pd.DataFrame, names: dict[int, str | None]) -> list[dict[str, str]]:
-    """Table rows for the last events: time, event, user and a one-line text (``names``:
-    purged users' names by id)."""
+class PurgedNames:
+    """Names of purged users by id: PurgeMessage gives only an id, so each new one is looked
+    up once among the log's last :data:`NAME_LOOKBACK` rows (purges are rare)."""
+
+    def __init__(self, log: EventLog) -> None:
+        self._log = log
+        self._names: dict[int, str | None] = {}  # None: not among recent rows
+
+    def __call__(self, tail: pd.DataFrame) -> dict[int, str | None]:
+        """The names known for the users purged in ``tail`` (and earlier)."""
+        purged = tail.loc[tail["event"] == "PurgeMessage", "target_user_id"].dropna()
+        wanted = {int(i) for i in purged} - self._names.keys()
+        if wanted:
+            recent = self._log.tail(NAME_LOOKBACK)
+            named = recent.loc[recent["user_id"].isin(wanted) & recent["user_name"].notna()]
+            found = dict(zip(named["user_id"].astype(int), named["user_name"], strict=True))
+            self._names.update({user: found.get(user) for user in wanted})
+        return self._names
+
+
+def records(
+    log: EventLog, tail: pd.DataFrame, names: Mapping[int, str | None], base_url: str | None
+) -> list[dict[str, str]]:
+    """Table rows for the last events: time, event, channel, user and a one-line text, plus
+    ``roles`` (badges) and ``html`` (the text as the platform means it to look)."""
+    try:
+        packets: list[dict[str, Any] | None] = list(log.packets(tail.index))
+    except KeyError:  # trimmed by max_rows since the tail was read: plain text then
+        packets = [None] * len(tail)
     return [
         {
             "time": row.received_at.strftime("%H:%M:%S.%f")[:-3],
             "event": str(row.event),
+            "channel": "" if pd.isna(row.channel) else str(row.channel),
             "user": "" if pd.isna(row.user_name) else str(row.user_name),
-            "text": _summary(row, names)[:_TEXT_LIMIT],
+            "roles": badges_html(None if pd.isna(row.user_roles) else str(row.user_roles)),
+            "text": summary(row, names),
+            "html": event_html(row, packet, names, base_url),
         }
-        for row in tail.itertuples(index=False)
+        for row, packet in zip(tail.itertuples(index=False), packets, strict=True)
     ]
 
 
-def _summary(row: Any, names: dict[int, str | None]) -> str:
-    """One line saying what an event row is about; a purged user by name where known."""
-    event = str(row.event)
-
-    def value(name: str) -> Any:
-        found = getattr(row, name)
-        return None if is_scalar(found) and pd.isna(found) else found
-
-    if event == "ChatMessage":
-        target = value("target")
-        return f"{value('text') or ''}" + (f" (whisper to {target})" if target else "")
-    if event in ("PollStart", "PollEnd"):
-        responses = value("poll_responses") or {}
-        votes = ", ".join(f"{answer}: {count}" for answer, count in responses.items())
-        return f"{value('poll_q') or ''} [{votes}]"
-    if event in ("DeleteMessage", "PurgeMessage", "ClearMessages"):
-        user = value("target_user_id")
-        what = value("message_id") or ((names.get(user) or f"user {user}") if user else "")
-        by = value("moderator")
-        return f"{what}" + (f" by {by}" if by else "")
-    if event == "UserTimeout":
-        duration = value("duration_ms")
-        return f"timed out for {duration / 1000:g} s" if duration is not None else "timed out"
-    return value("user_roles") or ""
+def chart_svg(figure: Figure) -> bytes:
+    """A figure as SVG: sharp at any screen resolution, shown at its own size."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
 
 
-class PollChart(widgets.VBox):
+def time_axis(axes: Axes, start: np.datetime64, end: np.datetime64) -> None:
+    """Make x a UTC time axis from ``start`` to ``end`` with a few concise ticks (a minute
+    at least, so a poll's first seconds do not read as a span of years)."""
+    end = max(end, start + np.timedelta64(60, "s"))
+    locator = AutoDateLocator(minticks=3, maxticks=6)
+    axes.xaxis.set_major_locator(locator)
+    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    axes.set_xlim(start, end)  # type: ignore[arg-type]
+    axes.set_xlabel("time (UTC)")
+
+
+def count_axis(axes: Axes, top: float, label: str) -> None:
+    """Make y a count from 0 up to ``top`` (1 at least) with a few integer ticks."""
+    axes.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    axes.set_ylim(0, max(float(top), 1.0) * 1.08)
+    axes.set_ylabel(label)
+
+
+def utc(times: pd.Series) -> np.ndarray:
+    """Times of a ``datetime64[ms, UTC]`` column as naive UTC datetime64 (what matplotlib's
+    date axis reads as UTC)."""
+    return times.dt.tz_convert(None).to_numpy()
+
+
+class ChartView(widgets.VBox):
+    """A matplotlib chart shown as an SVG image, or a line of text until there is something to
+    draw. Subclasses read their data in :meth:`_read` and draw it in :meth:`figure`; this
+    class redraws when the data changed, off the loop thread when a timer drives it, and
+    saves to files."""
+
+    svg = Bytes(help="The chart as an SVG image (empty: nothing to draw yet).")
+
+    def __init__(self, empty: str) -> None:
+        self._image = widgets.Image(format="svg+xml")
+        self._empty = widgets.HTML(f"<i>{html.escape(empty)}</i>")
+        self._drawing = threading.Lock()
+        self._timer: Timer | None = None
+        super().__init__([self._empty])
+        self.observe(self._show, "svg")
+
+    def _start(self, loop: asyncio.AbstractEventLoop | None, interval: float) -> None:
+        """Draw now and, given ``loop``, look for changes every ``interval`` seconds."""
+        self.refresh()
+        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
+
+    def _show(self, change: dict[str, Any]) -> None:
+        self._image.value = change["new"]
+        self.children = [self._image] if change["new"] else [self._empty]
+
+    def _read(self) -> bool:
+        """Read the data into the traits; whether it changed (subclasses)."""
+        raise NotImplementedError
+
+    def _drawable(self) -> bool:
+        """Whether there is anything to draw (subclasses)."""
+        raise NotImplementedError
+
+    def figure(self) -> Figure:
+        """The chart as a matplotlib figure (subclasses)."""
+        raise NotImplementedError
+
+    def refresh(self) -> bool:
+        """Read the data into the traits and redraw if it changed; whether it redrew."""
+        if not self._read():
+            return False
+        self._draw()
+        return True
+
+    def _on_tick(self) -> None:
+        # Reading is quick and stays on the loop; drawing takes tens of ms and does not.
+        if not self._drawing.locked() and self._read():
+            assert self._timer is not None
+            self._timer.loop.run_in_executor(None, self._draw)
+
+    def _draw(self) -> None:
+        with self._drawing:
+            self.svg = chart_svg(self.figure()) if self._drawable() else b""
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the chart to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
+        self._read()
+        self.figure().savefig(path)
+
+    def close(self) -> None:
+        """Stop refreshing and close the view."""
+        if self._timer is not None:
+            self._timer.stop()
+        super().close()
+
+
+class PollChart(ChartView):
     """A poll's responses over time, drawn with matplotlib: one line per answer, votes against
-    the time each PollStart/PollEnd event arrived (:func:`~explorer.chatviews.poll_progress`).
+    the time each PollStart/PollEnd event arrived (:func:`~explorer.chatviews.poll_progress`),
+    over the poll's span (until it ends, or ``endsAt`` while it runs), with integer vote
+    ticks from 0. Shown as SVG; before any poll, a line saying so.
 
     Shows the poll asked as ``question``, else the latest poll in the log, reading the last
     ``last`` poll events with :meth:`~explorer.eventlog.EventLog.tail`. Given ``loop`` it
@@ -291,7 +434,6 @@ class PollChart(widgets.VBox):
     voters = Int(0, help="Voters, as last reported.")
     ended = Bool(False, help="Whether the poll has ended.")
     points = Int(0, help="Poll events read (each gives one point per answer).")
-    png = Bytes(help="The chart as a PNG image.")
 
     def __init__(
         self,
@@ -305,16 +447,10 @@ class PollChart(widgets.VBox):
         self._wanted = question
         self._last = last
         self._poll = poll_progress(log.tail(0, POLL_EVENTS))
+        self._ends_at: pd.Timestamp | None = None
         self._newest = -1  # the row number of the newest poll event read
-        self._drawing = threading.Lock()
-        self._image = widgets.Image(format="png")
-        super().__init__([self._image])
-        self.observe(self._show, "png")
-        self.refresh()
-        self._timer = _Timer(loop, interval, self._on_tick) if loop is not None else None
-
-    def _show(self, change: dict[str, Any]) -> None:
-        self._image.value = change["new"]
+        super().__init__("No poll yet: the chart appears with the first poll event.")
+        self._start(loop, interval)
 
     def _read(self) -> bool:
         """Read the poll shown into the traits; whether it changed."""
@@ -338,48 +474,33 @@ class PollChart(widgets.VBox):
             )
             self.ended = last is not None and last["event"] == "PollEnd"
             self.points = len(events)
+        ends_at = last["poll_ends_at"] if last is not None else None
+        self._ends_at = None if ends_at is None or pd.isna(ends_at) else ends_at
         self._poll = poll_progress(events)
         return True
-
-    def refresh(self) -> bool:
-        """Read the poll into the traits and redraw if it changed; whether it redrew."""
-        if not self._read():
-            return False
-        self._draw()
-        return True
-
-    def _on_tick(self) -> None:
-        # Reading is quick and stays on the loop; drawing takes tens of ms and does not.
-        if not self._drawing.locked() and self._read():
-            assert self._timer is not None
-            self._timer.loop.run_in_executor(None, self._draw)
 
     def figure(self) -> Figure:
         """The chart as a matplotlib figure."""
         figure = Figure(figsize=(7, 3.5), layout="constrained")
         axes = figure.add_subplot()
-        for answer, rows in self._poll.groupby("answer", sort=False):
-            axes.step(rows["time"], rows["votes"].astype(float), where="post", label=str(answer))
         axes.set_title(self.question or "no poll yet")
-        axes.set_xlabel("time (UTC)")
-        axes.set_ylabel("votes")
-        if len(self._poll):
-            axes.legend(loc="upper left")
+        poll = self._poll
+        if not len(poll):
+            axes.set_axis_off()
+            return figure
+        times = utc(poll["time"])
+        start, end = times.min(), times.max()
+        if not self.ended and self._ends_at is not None:
+            end = max(end, utc(pd.Series([self._ends_at])).max())
+        for answer, rows in poll.groupby("answer", sort=False):
+            votes = rows["votes"].astype(float).fillna(0.0).to_numpy()
+            at = utc(rows["time"])
+            # The last count holds until the chart's end (the poll's end when known).
+            axes.step(np.append(at, end), np.append(votes, votes[-1]), where="post", label=answer)
+        time_axis(axes, start, end)
+        count_axis(axes, poll["votes"].astype(float).max(), "votes")
+        axes.legend(loc="upper left")
         return figure
 
-    def _draw(self) -> None:
-        with self._drawing:
-            buffer = io.BytesIO()
-            self.figure().savefig(buffer, format="png")
-            self.png = buffer.getvalue()
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the chart to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
-        self._read()
-        self.figure().savefig(path)
-
-    def close(self) -> None:
-        """Stop refreshing and close the view."""
-        if self._timer is not None:
-            self._timer.stop()
-        super().close()
+    def _drawable(self) -> bool:
+        return bool(len(self._poll))

@@ -1,4 +1,5 @@
-"""A real browser runs the tour notebook in JupyterLab and sees the live chat widget count.
+"""A real browser runs the tour notebook in JupyterLab and sees the live chat widget count,
+show emoticon images and open links safely.
 
 JupyterLab (port 0, a token, ``--no-browser``, configured as ``explorer lab`` configures it)
 serves a temporary copy of notebooks/ (the copy takes JupyterLab's autosaves and checkpoints)
@@ -6,9 +7,11 @@ with ``EXPLORER_BASE_URL`` pointing at a platform with simulated chat. Debian's 
 driven by Playwright for Python, opens ``04-tour.ipynb``, runs every cell through the Run menu,
 and reads the widget's event counter twice, a few seconds apart: it must rise while the page is
 left alone, which proves the whole path from chat node to toolkit thread to kernel comm to
-browser. The screenshot of the live widget it takes is the README's (``docs/live-widget.png``):
-written when that file is missing or ``EXPLORER_SCREENSHOT=1`` is set, so an ordinary test run
-leaves the work tree unchanged.
+browser. A message with a link, sent into the channel from the test, must then show as an
+anchor opening a new tab without an opener, and the emoticons as images the browser loaded
+from the platform's sprite sheet. The screenshot of the live widget it takes is the README's
+(``docs/live-widget.png``): written when that file is missing or ``EXPLORER_SCREENSHOT=1`` is
+set, so an ordinary test run leaves the work tree unchanged.
 
 Playwright only drives the browser; its own browser downloads are never used. The test skips
 only when ``/usr/bin/chromium`` is missing (``apt-get install chromium``).
@@ -30,6 +33,7 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+import explorer
 from explorer import processes
 from explorer.cli import lab
 from explorer.emulator import start
@@ -53,6 +57,11 @@ COUNTER = re.compile(r"([\d,]+) events,")
 KERNEL_IDLE = re.compile(r"Python 3 \(ipykernel\) \| Idle")
 #: What JupyterLab prints once it serves (its URL, with the token masked).
 SERVING = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=")
+#: The link the test sends into the tour's channel.
+LINK = "https://example.org/explorer-browser-test"
+#: Emoticon images in the widget that the browser loaded (JavaScript, run in the page).
+LOADED_EMOTICONS = """() => Array.from(document.querySelectorAll("img.explorer-emoticon"))
+    .filter((image) => image.complete && image.naturalWidth > 0).length"""
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -61,9 +70,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def jupyterlab(tmp_path: Path) -> Iterator[str]:
+def jupyterlab(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """JupyterLab on a copy of notebooks/ beside a live platform, configured as `explorer lab`
-    configures it (no news, no update check); its URL with the token."""
+    configures it (no news, no update check); its URL with the token, and the platform's."""
     root = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", root)
     token = secrets.token_hex(16)
@@ -92,7 +101,8 @@ def jupyterlab(tmp_path: Path) -> Iterator[str]:
         try:
             serving = SERVING.search(server.start().wait_ready(1, 60).lines[0])
             assert serving
-            yield f"http://127.0.0.1:{serving.group(1)}/lab/tree/04-tour.ipynb?token={token}"
+            notebook = f"http://127.0.0.1:{serving.group(1)}/lab/tree/04-tour.ipynb?token={token}"
+            yield notebook, platform.base_url
         finally:
             server.stop(20)
 
@@ -148,8 +158,20 @@ def _explain(page: Page, tmp_path: Path) -> str:
 
 
 @pytest.mark.timeout(180)
-def test_tour_widget_counts_live_events_in_the_browser(jupyterlab: str, tmp_path: Path) -> None:
-    """After Run All Cells on 04-tour.ipynb, the live widget's event counter rises by itself."""
+def _send_link(base_url: str) -> None:
+    """Say :data:`LINK` with an emoticon in the tour's channel (the busiest online one)."""
+    with explorer.connect(base_url, username="viewer2", password="explorer") as api:
+        live = api.channels(where={"online": True}, order="viewersCurrent:desc", max_rows=1)
+        with api.chat(int(live.index[0])) as chat:
+            chat.send(f"from the browser test {LINK} :D")
+
+
+def test_tour_widget_counts_live_events_in_the_browser(
+    jupyterlab: tuple[str, str], tmp_path: Path
+) -> None:
+    """After Run All Cells on 04-tour.ipynb, the live widget's event counter rises by itself,
+    a link sent to the chat is a safe new-tab anchor, and emoticons are loaded images."""
+    notebook, base_url = jupyterlab
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
@@ -158,7 +180,7 @@ def test_tour_widget_counts_live_events_in_the_browser(jupyterlab: str, tmp_path
             page = browser.new_page(viewport={"width": 1280, "height": 1500})
             console: list[str] = []
             page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
-            page.goto(jupyterlab)
+            page.goto(notebook)
             _run_all_cells(page)
             header = page.locator(".widget-html-content").filter(has_text=COUNTER).first
             try:
@@ -170,6 +192,13 @@ def test_tour_widget_counts_live_events_in_the_browser(jupyterlab: str, tmp_path
             time.sleep(4)
             second = _events(page)
             assert second > first, f"the counter stayed at {first}"
+
+            _send_link(base_url)
+            link = page.locator(f'.widget-html-content a[href="{LINK}"]').first
+            link.wait_for(timeout=30_000)
+            assert link.get_attribute("target") == "_blank"
+            assert link.get_attribute("rel") == "noopener noreferrer"
+            page.wait_for_function(f"() => ({LOADED_EMOTICONS})() > 0", timeout=30_000)
 
             # Let the rest of the tour (a message, moderation) reach the widget, then keep it.
             time.sleep(4)

@@ -11,6 +11,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import explorer
+import explorer.progress
 from explorer.emulator import Platform
 
 
@@ -166,8 +167,12 @@ def test_channel_details_adds_media_columns(api: explorer.Client) -> None:
     assert {"thumbnail", "cover", "badge"} & {c.split(".")[0] for c in details.columns}
 
 
-def test_progress_bar_reports_rows(platform: Platform, capsys: pytest.CaptureFixture[str]) -> None:
-    """A multi-page fetch draws a progress bar counting rows; progress=False draws none."""
+def test_progress_bar_reports_rows(
+    platform: Platform, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A multi-page fetch reports its rows (as lines, stderr being captured here: every line
+    due at once); progress=False reports nothing."""
+    monkeypatch.setattr(explorer.progress, "LINE_INTERVAL", 0.0)
     with explorer.connect(platform.base_url) as client:
         client.channels(limit=50)
         shown = capsys.readouterr().err

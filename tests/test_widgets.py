@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import nbformat
 import pytest
+from matplotlib.dates import num2date
 from nbclient import NotebookClient
 
 import explorer
@@ -16,9 +20,11 @@ from explorer import loop
 from explorer.eventlog import EventLog
 from explorer.widgets import LiveChat, PollChart
 from tests.chatkit import World
+from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
 
 PNG = b"\x89PNG\r\n\x1a\n"
+SVG = b"<?xml"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -75,6 +81,20 @@ def poll_log() -> EventLog:
     return log
 
 
+@contextmanager
+def talking(world: World) -> Iterator[tuple[explorer.Chat, explorer.Chat]]:
+    """An anonymous reader and the streamer, both in the world's channel."""
+    with (
+        explorer.connect(world.base_url, progress=False) as reader_api,
+        explorer.connect(
+            world.base_url, username="streamer", password="explorer", progress=False
+        ) as streamer_api,
+        reader_api.chat(world.channel) as reader,
+        streamer_api.chat(world.channel) as streamer,
+    ):
+        yield reader, streamer
+
+
 @pytest.fixture(scope="module")
 def world() -> Iterator[World]:
     """A platform for the live widget test."""
@@ -86,14 +106,7 @@ def world() -> Iterator[World]:
 def test_live_chat_follows_a_live_chat_while_the_caller_blocks(world: World) -> None:
     """chat.widget() updates its traits from the loop thread while this thread sleeps:
     state, endpoint, counts, rate and the newest rows."""
-    with (
-        explorer.connect(world.base_url, progress=False) as reader_api,
-        explorer.connect(
-            world.base_url, username="streamer", password="explorer", progress=False
-        ) as streamer_api,
-        reader_api.chat(world.channel) as reader,
-        streamer_api.chat(world.channel) as streamer,
-    ):
+    with talking(world) as (reader, streamer):
         view = reader.widget(rows=3)
         for i in range(5):
             streamer.send(f"live {i}")
@@ -133,6 +146,68 @@ def test_widget_updates_reach_jupyter_while_a_cell_blocks(world: World) -> None:
     state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     values = [str(model["state"].get("value", "")) for model in state.values()]
     assert any("while blocked 4" in value for value in values), values
+
+
+def test_messages_show_emoticons_links_and_tags_from_a_live_chat(world: World) -> None:
+    """chat.widget() renders a live message as the platform sent it: the emoticon cut from the
+    sprite sheet the platform serves, the link clickable, the tag highlighted; the sender's
+    role as a badge."""
+    with talking(world) as (reader, streamer):
+        view = reader.widget(rows=3)
+        streamer.send("look :) at https://example.org/x @viewer now")
+        record = wait_until(
+            lambda: view.records and view.records[-1]["event"] == "ChatMessage" and view.records[-1]
+        )
+        view.close()
+    rendered = record["html"]
+    sheet = world.base_url.removesuffix("/api/v1") + "/_latest/emoticons/default.png"
+    assert f'<img class="explorer-emoticon" src="{sheet}" alt=":)"' in rendered
+    assert '<a href="https://example.org/x" rel="noopener noreferrer" target="_blank">' in rendered
+    assert '<span class="explorer-tag"' in rendered and "@viewer</span>" in rendered
+    assert ">Owner</span>" in record["roles"]
+    assert record["html"] in view.children[2].value
+    image = httpx.get(sheet, timeout=10)
+    assert image.status_code == 200 and image.content.startswith(PNG)
+
+
+def test_rate_sparkline_follows_events_per_second() -> None:
+    """The header's sparkline has one point per second of the last minute, from the rate the
+    view measured (an injected clock)."""
+    log = EventLog()
+    clock = ManualClock()
+    view = LiveChat(log, status, clock=clock)
+    for second in range(1, 4):
+        for i in range(second * 10):
+            log.append(chat_message(i))
+        clock.advance(1.0)
+        view.refresh()
+    assert view.history == [10.0, 20.0, 30.0]
+    assert view.rate == pytest.approx(20.0)
+    assert "<svg" in view.children[0].value and "20.0/s" in view.children[0].value
+
+
+def test_hostile_messages_never_become_markup() -> None:
+    """Script in a message, a javascript: link or an odd emoticon pack show as text."""
+    log = EventLog()
+    hostile = "<script>alert(1)</script>"
+    components = [
+        {"type": "text", "data": hostile, "text": hostile},
+        {"type": "link", "url": "javascript:alert(1)", "text": "click"},
+        {
+            "type": "emoticon",
+            "source": "external",
+            "pack": "javascript:x",
+            "text": ":)",
+            "coords": {"x": 0, "y": 0, "width": 24, "height": 24},
+        },
+    ]
+    packet = chat_message(0)
+    packet["data"]["message"]["message"] = components
+    packet["data"]["user_name"] = hostile
+    log.append(packet)
+    table = LiveChat(log, status, base_url="http://127.0.0.1:1/api/v1").children[2].value
+    assert "<script" not in table and "javascript:" not in table
+    assert "<a " not in table and "<img" not in table
 
 
 def test_redraws_at_most_ten_times_a_second() -> None:
@@ -222,7 +297,7 @@ def test_display_shows_the_live_widget(world: World) -> None:
 
 
 def test_poll_chart_reads_the_latest_poll(poll_log: EventLog) -> None:
-    """PollChart's traits give the poll's answers, last votes and voters, and a PNG."""
+    """PollChart's traits give the poll's answers, last votes and voters, and an SVG."""
     chart = PollChart(poll_log)
     assert (chart.question, chart.answers) == ("Tea or coffee?", ["tea", "coffee"])
     assert (chart.responses, chart.voters, chart.ended, chart.points) == (
@@ -231,8 +306,8 @@ def test_poll_chart_reads_the_latest_poll(poll_log: EventLog) -> None:
         True,
         4,
     )
-    assert chart.png.startswith(PNG)
-    assert chart.children[0].value == chart.png
+    assert chart.svg.startswith(SVG) and b"<svg" in chart.svg
+    assert chart.children[0].value == chart.svg
 
 
 def test_poll_chart_shows_the_poll_asked_for(poll_log: EventLog) -> None:
@@ -246,10 +321,36 @@ def test_poll_chart_redraws_as_votes_come(poll_log: EventLog) -> None:
     """With a loop, PollChart redraws by itself when poll events arrive."""
     log = EventLog()
     chart = PollChart(log, loop=loop.get_loop(), interval=0.05)
-    assert (chart.question, chart.png) == ("", b"")
+    assert (chart.question, chart.svg) == ("", b"")
     log.extend(poll_log.packets())
-    wait_until(lambda: chart.points == 4 and chart.png)
+    wait_until(lambda: chart.points == 4 and chart.svg)
     chart.close()
+
+
+def test_poll_chart_shows_an_empty_state_before_any_poll() -> None:
+    """Before a poll, the chart shows a line of text, not an empty dated plot."""
+    chart = PollChart(EventLog())
+    assert chart.svg == b""
+    assert "No poll yet" in chart.children[0].value
+
+
+def test_poll_chart_axes_span_the_poll_with_integer_votes() -> None:
+    """A running poll's x axis spans its start to its endsAt, y starts at 0 with integer
+    ticks, and the time ticks are a few short labels."""
+    log = EventLog()
+    start = 1_700_000_000
+    for i, votes in enumerate(({"tea": 0, "coffee": 0}, {"tea": 1, "coffee": 0})):
+        log.append(poll_event("PollStart", "Tea or coffee?", votes), start + 10 * i)
+    figure = PollChart(log).figure()
+    figure.savefig(io.BytesIO(), format="svg")  # lays the ticks out
+    axes = figure.axes[0]
+    left, right = (num2date(x).timestamp() for x in axes.get_xlim())
+    assert (left, right) == (start, 1_700_000_060)
+    bottom, top = axes.get_ylim()
+    assert bottom == 0 and 1 <= top < 2
+    assert all(float(t).is_integer() for t in axes.get_yticks())
+    labels = [t.get_text() for t in axes.get_xticklabels()]
+    assert 2 <= len(labels) <= 7 and all(0 < len(label) <= 8 for label in labels), labels
 
 
 def test_poll_chart_saves_a_png(poll_log: EventLog, tmp_path: Path) -> None:

@@ -2,10 +2,11 @@
 
 Mounted paths: ``/api/v1`` (the platform), ``/api/v2/chats/{id}`` (the alias one official
 client uses, reference.md fact 7), ``/_emulator`` (the control namespace), ``/go`` (the
-shortcode page, :mod:`~explorer.emulator.gopage`) and ``/oauth/authorize`` at the web root,
-where the historical platform's consent page was and where Firebot and passport-mixer send
-people. Errors Starlette
-raises itself (no such path, method not allowed) get the platform's JSON error shape too.
+shortcode page, :mod:`~explorer.emulator.gopage`), ``/_latest/emoticons/default.png`` (the
+builtin emoticon sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and
+``/oauth/authorize`` at the web root, where the historical platform's consent page was and
+where Firebot and passport-mixer send people. Errors Starlette raises itself (no such path,
+method not allowed) get the platform's JSON error shape too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from starlette.routing import Mount
 from starlette.routing import Route as StarletteRoute
 
 from explorer.emulator import gopage
+from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.policy import Route, guard
@@ -72,6 +74,7 @@ def build_app(services: Services) -> Starlette:
             Mount("/api/v2", routes=alias),
             Mount("/_emulator", routes=_mount(control.routes, services)),
             *gopage.routes,
+            *emoticons.routes,
             *_mount([r for r in oauth.routes if r.path == "/oauth/authorize"], services),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},

@@ -3,7 +3,9 @@ pack's sprite sheet, and a real PNG of each.
 
 Chat messages name an emoticon by pack and sprite coordinates (platform.md, message
 components); after ``attachEmotes`` they also carry the image itself as base64 PNG
-(``meta.emoticons``). The images are drawn here in code (a 24x24 face or heart per emoticon,
+(``meta.emoticons``). The whole sheet is served where the historical platform kept builtin
+packs, ``/_latest/emoticons/default.png`` (:data:`routes`), so clients cut each emoticon from
+it by its ``coords``. The images are drawn here in code (a 24x24 face or heart per emoticon,
 encoded with zlib by a minimal PNG writer), so the pack ships no binary files and every image
 really decodes as a PNG.
 """
@@ -16,6 +18,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 PACK = "default"
 SIZE = 24
@@ -142,3 +148,26 @@ def _draw(face: str) -> Callable[[int, int], Pixel]:
 def image(text: str) -> str:
     """The base64 PNG of the emoticon written ``text`` (``meta.emoticons`` values)."""
     return base64.b64encode(_png(SIZE, SIZE, _draw(EMOTICONS[text].face))).decode()
+
+
+@cache
+def sheet() -> bytes:
+    """The pack's sprite sheet as PNG: every emoticon in its cell (:attr:`Emoticon.coords`)."""
+    faces = [emoticon.face for emoticon in EMOTICONS.values()]
+    rows = -(-len(faces) // _PER_ROW)
+
+    def pixel(x: int, y: int) -> Pixel:
+        index = (y // SIZE) * _PER_ROW + x // SIZE
+        return _draw(faces[index])(x % SIZE, y % SIZE) if index < len(faces) else _CLEAR
+
+    return _png(_PER_ROW * SIZE, rows * SIZE, pixel)
+
+
+async def _sheet(request: Request) -> Response:
+    if request.path_params["pack"] != f"{PACK}.png":
+        return Response("No such emoticon pack.", 404, media_type="text/plain")
+    return Response(sheet(), media_type="image/png", headers={"Cache-Control": "max-age=3600"})
+
+
+#: The builtin packs' sprite sheets, at the web root.
+routes = [Route("/_latest/emoticons/{pack}", _sheet, methods=["GET"])]
