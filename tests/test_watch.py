@@ -316,7 +316,6 @@ def test_widget_shows_the_watch(
 ) -> None:
     """widget() is a WatchView of the combined log, the stats and the status: channels
     joined, the busiest channels, the latest events; displaying the watch shows one view."""
-    pytest.importorskip("explorer.watchview")  # the views land separately
     others = [c for c in online(quiet, 3) if c != quiet.channel][:1]
     watch = watches(quiet.base_url, ["streamer", *others])
     streamer.send("on screen")
