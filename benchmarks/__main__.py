@@ -19,6 +19,7 @@ SUITES = (
     "chat_ingest",
     "chat_scaleout",
     "chat_identity",
+    "watch",
     "recording",
 )
 

@@ -50,6 +50,8 @@ from explorer.shortcode import show as show_shortcode
 from explorer.track import FIELDS, AsyncTracker, Target, Tracker
 from explorer.track import start as start_tracker
 from explorer.transport import decode
+from explorer.watch import AsyncWatch, Channels, Watch
+from explorer.watch import start as start_watch
 
 #: Interactive game listings and the path each is served at below ``/interactive/games``.
 GAME_LISTINGS = {
@@ -115,6 +117,48 @@ class Api(Handle[M]):
         handle: Channel[Any] = self.channel(channel)
         chat: ChatClient | Chat = handle.chat(**options)
         return chat
+
+    @overload
+    def watch(self: Api[Async], channels: Channels = None, **options: Any) -> AsyncWatch: ...
+
+    @overload
+    def watch(self: Api[Sync], channels: Channels = None, **options: Any) -> Watch: ...
+
+    def watch(
+        self,
+        channels: Channels = None,
+        *,
+        top: int | None = None,
+        refresh: Duration = "1m",
+        anonymous: bool = True,
+        to: str | os.PathLike[str] | None = None,
+        flush_every: Duration = 5.0,
+        shard: tuple[int, int] | None = None,
+        max_rows: int | None = None,
+        **chat_options: Any,
+    ) -> AsyncWatch | Watch:
+        """Many channels' live chats in one event log with a ``channel`` column: ``channels``
+        (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
+        most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
+        capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
+        with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
+        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
+        go to every chat client (see ``explorer/watch.py``)."""
+        aio = AsyncWatch(
+            self.channel,
+            functools.partial(Api.channels, self),
+            channels,
+            top=top,
+            refresh=refresh,
+            user_id=None if anonymous else functools.partial(Account.id, self.me),
+            to=to,
+            flush_every=flush_every,
+            shard=shard,
+            max_rows=max_rows,
+            base_url=self.base_url,
+            **chat_options,
+        )
+        return start_watch(aio) if self._mode is Sync else aio
 
     # -- listings -----------------------------------------------------------------------------
 

@@ -12,7 +12,10 @@ Joining (platform.md, "Chat interface"): fetch ``GET /chats/{id}`` (endpoints, p
 authkey when signed in), open a websocket to a random endpoint, call ``auth`` (``[channel]``
 without an authkey, else ``[channel, user, key]``), then ``history`` (see below). A refused key
 (``UNOTFOUND``) is replaced once per join by fetching the details again: keys expire, and the
-client re-sends its key on every reconnect as official clients do (reference.md fact 6).
+client re-sends its key on every reconnect as official clients do (reference.md fact 6). An
+anonymous ``auth`` refused as too fast (``THROTTLED``: many joins from one address, as
+``api.watch`` makes) is tried again after the reconnect backoff below, like a node that did not
+answer; signed in, ``THROTTLED`` is the user's connection cap, and the join fails at once.
 
 Staying joined: when the connection drops, the state turns ``reconnecting`` and the client
 tries again after a jittered exponential backoff (``reconnect_delay`` doubling up to
@@ -62,7 +65,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import logging
 import random
 import threading
@@ -87,6 +89,7 @@ from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
 from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
+from explorer.twins import BlockingTwin, facts_table
 
 if TYPE_CHECKING:
     from explorer.widgets import LiveChat, PollChart
@@ -125,8 +128,10 @@ class ChatClient:
     ``details`` fetches the chat connection details (``AsyncClient.chat_details`` for the
     channel); ``user_id`` fetches the signed-in user's id, needed to authenticate with the
     authkey (without it, or without an authkey, the client joins anonymously). ``log`` is the
-    :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise);
-    ``backlog`` adds that many earlier messages (at most 100) to it on joining. Timeouts are in
+    :class:`~explorer.eventlog.EventLog` to fill (a new one with ``max_rows`` otherwise;
+    ``tidy=False`` leaves building its rows while quiet to whoever shares it: :func:`tidy`,
+    which ``api.watch`` runs once for all its chats); ``backlog`` adds that many earlier
+    messages (at most 100) to it on joining. Timeouts are in
     seconds: ``call_timeout`` per method, ``open_timeout`` per connection attempt (connection
     and handshake), ``close_timeout`` for the close handshake, ``give_up_after`` without any
     node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
@@ -145,6 +150,7 @@ class ChatClient:
         user_id: Callable[[], Awaitable[int]] | None = None,
         log: EventLog | None = None,
         max_rows: int | None = None,
+        tidy: bool = True,
         backlog: int = 0,
         call_timeout: float = 10.0,
         open_timeout: float = 10.0,
@@ -174,6 +180,7 @@ class ChatClient:
         self.ping_timeout = ping_timeout
         self.compression = compression
         self.max_pending = max_pending
+        self._tidies = tidy
         self._rng = random.Random(seed)
         self._session = Session(self.log)
         self._details: ChatDetails | None = None
@@ -201,12 +208,7 @@ class ChatClient:
         return self._html(type(self).__name__)
 
     def _html(self, title: str) -> str:
-        rows = "".join(
-            f"<tr><th style='text-align:left'>{name}</th>"
-            f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-            for name, value in self._facts().items()
-        )
-        return f"<table><caption>{html.escape(title)}</caption>{rows}</table>"
+        return facts_table(title, self._facts())
 
     def _summary(self) -> str:
         """One line: channel, state, endpoint, events."""
@@ -270,6 +272,16 @@ class ChatClient:
         """Reconnects after which more messages may have been missed than ``history`` holds."""
         return self._session.gaps
 
+    @property
+    def recorded(self) -> int:
+        """Rows this client added to its log (others may feed a shared log too)."""
+        return self._session.recorded
+
+    @property
+    def recorded_messages(self) -> int:
+        """ChatMessage rows among :attr:`recorded`."""
+        return self._session.recorded_messages
+
     # Joining and leaving.
 
     async def connect(self) -> ChatClient:
@@ -284,10 +296,9 @@ class ChatClient:
             self._fail(exc)
             raise
         running = asyncio.get_running_loop()
-        self._tasks = [
-            running.create_task(self._supervise(ws)),
-            running.create_task(self._tidy()),
-        ]
+        self._tasks = [running.create_task(self._supervise(ws))]
+        if self._tidies:
+            self._tasks.append(running.create_task(tidy(self.log)))
         return self
 
     def __await__(self) -> Generator[Any, None, ChatClient]:
@@ -355,9 +366,11 @@ class ChatClient:
                     ws = await self._open(endpoint)
                     await self._join(ws, endpoint)
                 return ws
-            except ChatError:
+            except ChatError as exc:
                 self._discard(ws)
-                raise  # the platform refused the join itself: another node would too
+                if exc.code != ChatErrorCode.THROTTLED or len(self._auth_arguments()) > 1:
+                    raise  # the platform refused the join itself: another node would too
+                failures.append(f"{endpoint}: {_describe(exc)}")  # joining too fast: wait
             except _NODE_FAILURES as exc:
                 self._discard(ws)
                 failures.append(f"{endpoint}: {_describe(exc)}")
@@ -468,16 +481,6 @@ class ChatClient:
             raise
         except BaseException as exc:
             self._fail(exc)
-
-    async def _tidy(self) -> None:
-        """Build the log's DataFrame rows while the socket is quiet."""
-        seen = self.log.total
-        while True:
-            await asyncio.sleep(QUIET_INTERVAL)
-            total = self.log.total
-            if total - seen < QUIET_EVENTS:
-                self.log.materialise(max_chunks=1)
-            seen = total
 
     def _fail(self, error: BaseException) -> None:
         """Give up: remember ``error`` and raise it to everyone waiting."""
@@ -682,6 +685,18 @@ class ChatClient:
         return await self.call("attachEmotes", [], timeout)
 
 
+async def tidy(log: EventLog) -> None:
+    """Build ``log``'s DataFrame rows while its sockets are quiet, until cancelled: one task
+    per log (a log several chats feed runs one, not one per chat)."""
+    seen = log.total
+    while True:
+        await asyncio.sleep(QUIET_INTERVAL)
+        total = log.total
+        if total - seen < QUIET_EVENTS:
+            log.materialise(max_chunks=1)
+        seen = total
+
+
 def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
@@ -699,7 +714,7 @@ async def _deadline(method: str, timeout: float | None) -> AsyncIterator[None]:
         raise ChatTimeout(f"chat method {method} got no reply within {timeout:g} s") from None
 
 
-class Chat:
+class Chat(BlockingTwin[ChatClient, "LiveChat"]):
     """A channel's live chat from blocking code: the methods of :class:`ChatClient`, each
     waiting for its result on the toolkit's loop, safe in a running Jupyter kernel.
 
@@ -708,27 +723,6 @@ class Chat:
     ``chat`` as a cell's last line) shows a :class:`~explorer.widgets.LiveChat`; nothing of
     Jupyter is imported until then. Use ``with`` or :meth:`close`.
     """
-
-    def __init__(self, client: ChatClient) -> None:
-        self._aio = client
-        self._widget: LiveChat | None = None
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._aio._summary()}>"
-
-    def _repr_html_(self) -> str:
-        """The state, channel, endpoint and event counts as a table (where no widget shows)."""
-        return self._aio._html(type(self).__name__)
-
-    @property
-    def client(self) -> ChatClient:
-        """The async client underneath (its coroutines run on the toolkit's loop)."""
-        return self._aio
-
-    @property
-    def log(self) -> EventLog:
-        """Every event so far, as a growing table (``chat.log.frame``, ``.messages()``, ...)."""
-        return self._aio.log
 
     @property
     def state(self) -> State:
@@ -764,18 +758,6 @@ class Chat:
     def permissions(self) -> tuple[str, ...]:
         """The caller's chat permissions in this channel (e.g. ``"clear_messages"``)."""
         return self._aio.permissions
-
-    def close(self) -> None:
-        """Leave the chat."""
-        if self._widget is not None:
-            self._widget.close()
-        loop.run(self._aio.aclose())
-
-    def __enter__(self) -> Chat:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def events(
         self, *names: str, timeout: float | None = None, max_pending: int | None = None
@@ -818,12 +800,6 @@ class Chat:
 
     def _status(self) -> tuple[str, str | None]:
         return str(self._aio.state), self._aio.endpoint
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """Shown in Jupyter as its :meth:`widget` (one, reused by later displays)."""
-        if self._widget is None:
-            self._widget = self.widget()
-        return self._widget._repr_mimebundle_(**kwargs)
 
     call = Blocking(ChatClient.call)
     send = Blocking(ChatClient.send)

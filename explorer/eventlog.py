@@ -477,8 +477,9 @@ class EventLog:
             return 0
         start = max(0, snap.end - self._max_rows)
         hold = self._hold
-        if hold is not None and snap.chunks:
-            start = max(min(start, hold), snap.chunks[0].start)
+        if hold is not None:
+            first = snap.chunks[0].start if snap.chunks else snap.tail_start
+            start = max(min(start, hold), first)
         return start
 
     def hold(self, row: int | None) -> None:

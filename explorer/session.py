@@ -89,6 +89,10 @@ class Session:
         self.recovered = 0
         #: Reconnects after which messages may be missing (more than ``history`` returns).
         self.gaps = 0
+        #: Rows this session added to the log, and how many of them are ChatMessages (a log
+        #: several sessions feed counts them all together).
+        self.recorded = 0
+        self.recorded_messages = 0
         #: Frames that were not packets, and the last one's error.
         self.malformed = 0
         self.last_malformed: PacketError | None = None
@@ -219,12 +223,15 @@ class Session:
 
     def _record(self, name: str, data: Any, raw: Raw, received_at: float, remember: bool) -> None:
         message_id = None
-        if name == "ChatMessage" and type(data) is dict:
-            message_id = data.get("id")
-            if type(message_id) is not str:
-                message_id = None
-            elif remember and "target" not in data:  # a whisper has a target
-                self._recent.append(message_id)
+        self.recorded += 1
+        if name == "ChatMessage":
+            self.recorded_messages += 1
+            if type(data) is dict:
+                message_id = data.get("id")
+                if type(message_id) is not str:
+                    message_id = None
+                elif remember and "target" not in data:  # a whisper has a target
+                    self._recent.append(message_id)
         self.log.append_event(name, data, raw, received_at, message_id, self.channel)
 
     def _release(self, remember: bool) -> list[Event]:
@@ -243,7 +250,13 @@ class Session:
         ids = [m["id"] for m in messages if isinstance(m.get("id"), str)]
         self._recent = deque([*ids, *self._recent], maxlen=HISTORY_LIMIT)
         if backlog > 0:
-            self.log.add_history(list(messages)[-backlog:], received_at, self.channel)
+            self._count_history(
+                self.log.add_history(list(messages)[-backlog:], received_at, self.channel)
+            )
+
+    def _count_history(self, added: int) -> None:
+        self.recorded += added
+        self.recorded_messages += added
 
     def resync(self, messages: Sequence[Mapping[str, Any]], received_at: float) -> list[Event]:
         """Take a rejoin's ``history``: add the missed messages, release the held events, and
@@ -264,7 +277,7 @@ class Session:
         wanted = {m["id"] for m in missed if isinstance(m.get("id"), str)}
         kept = self.log.kept_message_ids(wanted)
         fresh = [m for m in missed if m.get("id") not in kept]
-        self.log.add_history(fresh, received_at, self.channel)
+        self._count_history(self.log.add_history(fresh, received_at, self.channel))
         self.recovered += len(fresh)
         self._recent.extend(m["id"] for m in fresh if isinstance(m.get("id"), str))
         recovered = [Event("ChatMessage", m) for m in fresh]

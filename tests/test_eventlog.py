@@ -805,6 +805,17 @@ def test_held_rows_survive_the_row_bound() -> None:
     assert log.frame.index[0] >= 6 and log.frame.index[-1] == 9
 
 
+def test_held_rows_survive_the_row_bound_before_any_sealing() -> None:
+    """The hold keeps open rows too, while nothing is sealed yet."""
+    log = EventLog(max_rows=2, chunk_rows=100)
+    log.hold(0)
+    for i in range(5):
+        log.append(_message(f"m{i}", 1), T)
+    assert log.since(0).index.tolist() == list(range(5))
+    log.hold(None)
+    assert log.frame.index.tolist() == [3, 4]
+
+
 def test_since_returns_new_rows_with_their_packets() -> None:
     """since(row, packets=True) gives rows from that number on and each one's JSON text."""
     log = EventLog(chunk_rows=3)

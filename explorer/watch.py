@@ -1,0 +1,626 @@
+"""Watch many channels at once: one chat client per channel, all feeding one event log.
+
+``api.watch(channels)`` joins every channel (anonymously by default) with its own
+:class:`~explorer.chat.ChatClient`, so each channel reconnects and fills its gaps from
+``history`` exactly as a single chat does, and all of them write into one shared
+:class:`~explorer.eventlog.EventLog` whose ``channel`` column says where each row came from.
+They all run on one event loop, so the log keeps its single writer; one task builds the log's
+rows while the sockets are quiet (:func:`explorer.chat.tidy`) instead of one per chat.
+
+The set of channels changes while watching: :meth:`AsyncWatch.add` and
+:meth:`AsyncWatch.remove`, and the rule ``top=N``: the N online channels with the most
+``viewersCurrent``, listed again every ``refresh`` by a background task that joins the
+channels that entered and leaves those that dropped out (explicit channels stay). ``shard=(K,
+N)`` keeps only channels with ``id % N == K - 1``, so N processes (or machines) split a watch
+between them. Joins run concurrently, at most :data:`JOIN_CONCURRENCY` at a time; the REST
+requests behind them are paced like every other (``pacing.py``). A channel that cannot be
+joined is reported by :meth:`AsyncWatch.stats` (state ``failed`` and the error) and does not
+fail the watch; adding it again, or the top rule's next refresh, tries it again.
+
+The platform caps connections: anonymous ones at ``chat_address_connections`` per address
+(100 by default, ``explorer serve --chat-address-connections``), signed-in ones at
+``chat_user_connections`` per user (10); a connection over the cap is closed (4008) and its
+join tried again until ``give_up_after`` (a chat option, 60 s) before it counts as failed. So
+watching hundreds of channels from one address needs a platform that allows it. Joins the
+platform refuses as too fast are tried again after a backoff (``chat.py``).
+
+Rates (events per second over the last :data:`RATE_WINDOW` seconds) come from the rows each
+chat client counts as it records them, sampled every second and whenever stats are read: a
+few hundred integers per sample, cheap enough for a view that reads ten times a second.
+
+``to="capture/"`` records as it goes: a :class:`~explorer.recorder.Recorder` follows the
+combined log (its ``run()`` task on the same loop) and keeps only a bounded tail in memory
+(``max_rows`` defaults to :data:`RECORDING_ROWS`).
+
+:class:`AsyncWatch` is the async core (``watch = await api.watch(...)`` from ``AsyncClient``);
+:class:`Watch` is its blocking twin from ``Client``, already started, running on the toolkit's
+loop, as :class:`~explorer.chat.Chat` is to ``ChatClient``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+import pandas as pd
+
+from explorer import loop
+from explorer.channel import Channel
+from explorer.chat import ChatClient, tidy
+from explorer.durations import Duration, seconds
+from explorer.errors import ExplorerError
+from explorer.eventlog import EventLog
+from explorer.loop import Blocking
+from explorer.twins import BlockingTwin, facts_table
+
+if TYPE_CHECKING:
+    from explorer.recorder import Recorder
+    from explorer.watchview import WatchView
+
+log = logging.getLogger(__name__)
+
+#: Joins in progress at most at once.
+JOIN_CONCURRENCY = 16
+#: Rows kept in memory by default while recording (the rest is on disk).
+RECORDING_ROWS = 100_000
+#: Rates are events per second over this many seconds.
+RATE_WINDOW = 10.0
+#: How often the counters are sampled in the background, in seconds.
+SAMPLE_INTERVAL = 1.0
+#: Samples closer together than this are not kept (a view may read stats very often).
+_SAMPLE_SPACING = 0.1
+#: Channel ids whose tokens one listing request looks up.
+_TOKEN_BATCH = 100
+#: What the top rule lists of each channel.
+TOP_FIELDS = ("id", "token", "viewersCurrent")
+
+#: A channel as the caller names it: its id or its token (name).
+ChannelRef: TypeAlias = int | str
+#: What ``api.watch`` and ``add``/``remove`` take: one channel, several, or a channels frame.
+Channels: TypeAlias = ChannelRef | Iterable[ChannelRef] | pd.DataFrame | None
+
+
+class Listing(Protocol):
+    """``api.channels`` as a coroutine function, in either client mode."""
+
+    def __call__(
+        self,
+        *,
+        where: Mapping[str, Any],
+        fields: Sequence[str],
+        max_rows: int,
+        order: str | None = None,
+        progress: bool | None = None,
+    ) -> Awaitable[pd.DataFrame]: ...
+
+
+@dataclass(slots=True)
+class _Member:
+    """One channel of the watch: its chat client once made, or why it failed."""
+
+    channel: int
+    token: str | None
+    chat: ChatClient | None = None
+    error: BaseException | None = None
+    join: asyncio.Task[None] | None = None
+    #: Whether the top rule picked it (explicit channels stay when they leave the top).
+    top: bool = False
+    explicit: bool = False
+
+    @property
+    def state(self) -> str:
+        """``joining``, ``failed``, or the chat client's state."""
+        chat = self.chat
+        if self.error is not None or (chat is not None and chat.error is not None):
+            return "failed"
+        if chat is None or chat.channel_id is None or self.join is not None:
+            return "joining"
+        return str(chat.state)
+
+    @property
+    def failure(self) -> str | None:
+        error = self.error if self.error is not None else self.chat and self.chat.error
+        return None if error is None else str(error) or type(error).__name__
+
+
+@dataclass(slots=True)
+class _Rates:
+    """Events per second of each chat client over the last ``window`` seconds, from samples
+    of its running count; thread-safe (views read from other threads)."""
+
+    clock: Callable[[], float]
+    window: float = RATE_WINDOW
+    _samples: deque[tuple[float, dict[ChatClient, int]]] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def sample(self, counts: dict[ChatClient, int]) -> dict[ChatClient, float]:
+        """Take a sample of each chat client's count; its rate since the oldest sample in the
+        window (clients new since then count from 0). Keyed by client, not channel: a channel
+        left and joined again has a new client counting from 0."""
+        now = self.clock()
+        with self._lock:
+            samples = self._samples
+            if not samples or now - samples[-1][0] >= _SAMPLE_SPACING:
+                samples.append((now, counts))
+            # Keep one sample at or before the window's start as the baseline.
+            while len(samples) > 2 and samples[1][0] <= now - self.window:
+                samples.popleft()
+            since, base = samples[0]
+        span = now - since
+        if span <= 0:
+            return dict.fromkeys(counts, 0.0)
+        return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
+
+
+class _Logged(Protocol):
+    @property
+    def log(self) -> EventLog: ...
+
+
+class _Views:
+    """The event log's views, of every channel watched (both watches have them)."""
+
+    def messages(self: _Logged) -> pd.DataFrame:
+        """ChatMessage rows of every channel (``EventLog.messages``)."""
+        return self.log.messages()
+
+    def polls(self: _Logged, last: int | None = None) -> pd.DataFrame:
+        """Poll progress of every channel (``EventLog.polls``)."""
+        return self.log.polls(last)
+
+    def users(self: _Logged) -> pd.DataFrame:
+        """Users seen in any channel (``EventLog.users``)."""
+        return self.log.users()
+
+
+class AsyncWatch(_Views):
+    """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
+    module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
+    to join, :meth:`aclose` to leave.
+
+    ``channel`` makes a channel handle of the client, ``listing`` is its ``channels()``
+    listing, ``base_url`` its REST base, ``user_id`` fetches the signed-in user's id (None:
+    join anonymously). ``sleep`` waits between re-evaluations of the top rule and ``clock``
+    times the rates (tests inject both). ``chat_options`` go to every
+    :class:`~explorer.chat.ChatClient`.
+    """
+
+    def __init__(
+        self,
+        channel: Callable[[ChannelRef], Channel[Any]],
+        listing: Listing,
+        channels: Channels = None,
+        *,
+        top: int | None = None,
+        refresh: Duration = "1m",
+        user_id: Callable[[], Awaitable[int]] | None = None,
+        to: str | os.PathLike[str] | None = None,
+        flush_every: Duration = 5.0,
+        shard: tuple[int, int] | None = None,
+        max_rows: int | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        base_url: str | None = None,
+        **chat_options: Any,
+    ) -> None:
+        if top is not None and top < 1:
+            raise ValueError("top must be at least 1.")
+        if shard is not None and not 1 <= shard[0] <= shard[1]:
+            raise ValueError(f"shard must be (K, N) with 1 <= K <= N, not {shard!r}.")
+        if {"log", "tidy"} & chat_options.keys():
+            raise TypeError("A watch's chats share its log: log= and tidy= are not options.")
+        self._channel = channel
+        self._listing = listing
+        self._initial = channels
+        self.top = top
+        self.refresh = seconds(refresh)
+        self.shard = shard
+        self._user_id = user_id
+        self._sleep = sleep
+        self._chat_options = chat_options
+        #: The platform's REST base, where the view finds emoticon sprite sheets.
+        self.base_url = base_url
+        self.recorder: Recorder | None = None
+        if to is not None:
+            from explorer.recorder import Recorder
+
+            self.recorder = Recorder(to, flush_every=flush_every, shard=shard)
+            max_rows = RECORDING_ROWS if max_rows is None else max_rows
+        #: Every event of every channel, with the ``channel`` column set.
+        self.log = EventLog(max_rows=max_rows)
+        self._members: dict[int, _Member] = {}
+        self._rates = _Rates(clock)
+        self._joins = asyncio.Semaphore(JOIN_CONCURRENCY)
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._rule: asyncio.Task[None] | None = None
+        self._started = False
+        self._closed = False
+        #: Times the top rule was evaluated, and why the last evaluation failed (if it did).
+        self.refreshes = 0
+        self.refresh_error: BaseException | None = None
+
+    # What the watch knows.
+
+    @property
+    def channels(self) -> list[int]:
+        """The channels joined now (not those joining or failed), by id."""
+        members = list(self._members.values())
+        return sorted(m.channel for m in members if m.state not in ("joining", "failed"))
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called."""
+        return self._closed
+
+    def chat(self, channel: int) -> ChatClient | None:
+        """The chat client of ``channel`` (None while it is not part of the watch or joining)."""
+        member = self._members.get(channel)
+        return None if member is None else member.chat
+
+    def stats(self) -> pd.DataFrame:
+        """One row per channel of the watch, index ``channel`` (Int64): ``token``, ``state``
+        (``joining``, ``connected``, ``authenticated``, ``reconnecting``, ``failed``),
+        ``events`` and ``messages`` recorded, ``rate`` (events per second over the last 10 s),
+        ``reconnects``, ``gaps`` (reconnects that may have missed messages) and ``error``;
+        busiest first. Safe from any thread."""
+        members = sorted(list(self._members.values()), key=lambda m: m.channel)
+        rates = self._sample(members)
+        chats = [m.chat for m in members]
+        frame = pd.DataFrame(
+            {
+                "token": pd.array([m.token for m in members], dtype="string"),
+                "state": pd.array([m.state for m in members], dtype="string"),
+                "events": [c.recorded if c else 0 for c in chats],
+                "messages": [c.recorded_messages if c else 0 for c in chats],
+                "rate": [rates[m.channel] for m in members],
+                "reconnects": [c.reconnects if c else 0 for c in chats],
+                "gaps": [c.gaps if c else 0 for c in chats],
+                "error": pd.array([m.failure for m in members], dtype="string"),
+            },
+            index=pd.Index([m.channel for m in members], dtype="Int64", name="channel"),
+        )
+        frame = frame.astype({"events": "int64", "messages": "int64", "rate": "float64"})
+        frame = frame.astype({"reconnects": "int64", "gaps": "int64"})
+        return frame.sort_values("rate", ascending=False, kind="stable")
+
+    def rate(self) -> float:
+        """Events per second over the last 10 s, all channels together. Safe from any thread."""
+        return sum(self._sample(list(self._members.values())).values())
+
+    def _sample(self, members: list[_Member]) -> dict[int, float]:
+        """Each member's rate by channel (0 while joining)."""
+        chats = {m.chat: m.chat.recorded for m in members if m.chat is not None}
+        rates = self._rates.sample(chats)
+        return {m.channel: rates[m.chat] if m.chat is not None else 0.0 for m in members}
+
+    def status(self) -> dict[str, str]:
+        """What a view shows above the table: state, channels, rate, recording."""
+        states = [m.state for m in list(self._members.values())]
+        joined = sum(s not in ("joining", "failed") for s in states)
+        parts = [f"{joined:,} joined"]
+        parts += [f"{states.count(s):,} {s}" for s in ("joining", "failed") if s in states]
+        shown = {
+            "state": "closed" if self._closed else "watching",
+            "channels": ", ".join(parts),
+            "events": f"{self.log.total:,}",
+            "rate": f"{self.rate():,.1f}/s",
+        }
+        if self.top is not None:
+            shown["rule"] = f"top {self.top} by viewersCurrent, every {self.refresh:g} s"
+        if self.recorder is not None:
+            written = self.recorder.stats
+            shown["recording"] = (
+                f"{self.recorder.path}: {written.events:,} events in {written.files:,} files"
+            )
+        return shown
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._summary()}>"
+
+    def _summary(self) -> str:
+        facts = self.status()
+        return f"{facts['state']} {facts['channels']}, {facts['events']} events, {facts['rate']}"
+
+    def _html(self, title: str) -> str:
+        return facts_table(title, self.status())
+
+    def _repr_html_(self) -> str:
+        """The status as a small table (Jupyter)."""
+        return self._html(type(self).__name__)
+
+    # Starting and stopping.
+
+    async def start(self) -> AsyncWatch:
+        """Join the channels (and the top rule's), start recording and the background tasks;
+        returns once every join succeeded or failed."""
+        if self._started:
+            raise RuntimeError("start() was already called on this watch.")
+        self._started = True
+        running = asyncio.get_running_loop()
+        self._tasks = [running.create_task(tidy(self.log)), running.create_task(self._sampler())]
+        if self.recorder is not None:
+            self.recorder.follow(self.log)
+            self._tasks.append(running.create_task(self.recorder.run()))
+        try:
+            await self.add(self._initial)
+            if self.top is not None:
+                await self._retop()
+                self._rule = running.create_task(self._refresher())
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    def __await__(self) -> Generator[Any, None, AsyncWatch]:
+        return self.start().__await__()
+
+    async def __aenter__(self) -> AsyncWatch:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Leave every chat, stop the background tasks, then close the recorder (which writes
+        what is left). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        # The top rule first (it may be joining), then the chats, then the other tasks: the
+        # recorder's writes the rest when cancelled.
+        await _cancel(self._rule)
+        await asyncio.gather(*(self._leave(m) for m in list(self._members.values())))
+        await _cancel(*self._tasks)
+        if self.recorder is not None:
+            self.recorder.close()
+
+    # Joining and leaving.
+
+    async def add(self, *channels: Channels) -> None:
+        """Join ``channels`` (ids, tokens or a channels frame; those outside the shard are
+        skipped, those already watched stay, those that failed are tried again); returns once
+        each joined or failed."""
+        self._check_open()
+        found = await self._resolve(channels)
+        for member in found:
+            member.explicit = True
+        await self._take(found)
+
+    async def remove(self, *channels: Channels) -> None:
+        """Leave ``channels`` (the top rule joins one again if it is in the top at a later
+        refresh)."""
+        self._check_open()
+        ids = [m.channel for m in await self._resolve(channels, tokens=False)]
+        await asyncio.gather(*(self._leave(self._members[i]) for i in ids if i in self._members))
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("This watch is closed.")
+
+    async def _resolve(self, channels: Sequence[Channels], tokens: bool = True) -> list[_Member]:
+        """New members for ``channels`` in this shard, ids resolved, duplicates dropped, and
+        the tokens of channels named by id looked up (with ``tokens``)."""
+        named: dict[int, str | None] = {}
+        for ref, token in _refs(channels):
+            channel_id = ref if isinstance(ref, int) else await Channel.id(self._channel(ref))
+            if self._in_shard(channel_id):
+                named[channel_id] = named.get(channel_id) or token
+        unknown = [c for c, t in named.items() if t is None and c not in self._members]
+        if tokens and unknown:
+            named.update(await self._tokens(unknown))
+        return [_Member(channel, token) for channel, token in named.items()]
+
+    def _in_shard(self, channel: int) -> bool:
+        return self.shard is None or channel % self.shard[1] == self.shard[0] - 1
+
+    async def _tokens(self, channels: list[int]) -> dict[int, str]:
+        """The tokens of ``channels`` (those that exist), a listing request per hundred."""
+        found: dict[int, str] = {}
+        for start in range(0, len(channels), _TOKEN_BATCH):
+            batch = channels[start : start + _TOKEN_BATCH]
+            frame = await self._listing(
+                where={"id": batch}, fields=("id", "token"), max_rows=len(batch), progress=False
+            )
+            found.update((int(i), str(t)) for i, t in frame["token"].items())
+        return found
+
+    async def _take(self, members: list[_Member]) -> None:
+        """Join ``members`` that are not in the watch, or failed there (tried again); a
+        channel joined or joining already only takes the new member's flags."""
+        fresh: list[_Member] = []
+        for member in members:
+            existing = self._members.get(member.channel)
+            if existing is not None and existing.state != "failed":
+                existing.explicit |= member.explicit
+                existing.top |= member.top
+                existing.token = existing.token or member.token
+                continue
+            if existing is not None:
+                member.explicit |= existing.explicit
+                member.top |= existing.top
+                await self._leave(existing)
+            fresh.append(member)
+        await self._join_all(fresh)
+
+    async def _join_all(self, members: list[_Member]) -> None:
+        running = asyncio.get_running_loop()
+        for member in members:
+            self._members[member.channel] = member
+            member.join = running.create_task(self._join(member))
+        # A join cancelled by remove() or aclose() meanwhile is not this call's failure.
+        await asyncio.gather(
+            *(m.join for m in members if m.join is not None), return_exceptions=True
+        )
+
+    async def _join(self, member: _Member) -> None:
+        """Join one channel (at most JOIN_CONCURRENCY at once); a failure stays in ``member``."""
+        try:
+            async with self._joins:
+                handle = self._channel(member.channel)
+                chat = ChatClient(
+                    lambda: Channel.chat_details(handle),
+                    user_id=self._user_id,
+                    log=self.log,
+                    tidy=False,
+                    **self._chat_options,
+                )
+                member.chat = chat
+                await chat.connect()
+        except ExplorerError as exc:
+            member.error = exc
+            log.warning("explorer watch: channel %d failed to join: %s", member.channel, exc)
+        except Exception as exc:
+            member.error = exc
+            log.exception("explorer watch: channel %d failed to join", member.channel)
+        finally:
+            member.join = None
+
+    async def _leave(self, member: _Member) -> None:
+        """Stop ``member``'s join if it is under way, leave its chat, forget it."""
+        if self._members.get(member.channel) is member:
+            del self._members[member.channel]
+        if member.join is not None:
+            member.join.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await member.join
+        if member.chat is not None:
+            await member.chat.aclose()
+
+    # Background tasks.
+
+    async def _retop(self) -> None:
+        """List the top channels again; join those that entered, leave those that left."""
+        assert self.top is not None
+        frame = await self._listing(
+            where={"online": True},
+            order="viewersCurrent:desc",
+            max_rows=self.top,
+            fields=TOP_FIELDS,
+            progress=False,
+        )
+        wanted = {int(i): str(t) for i, t in frame["token"].items() if self._in_shard(int(i))}
+        gone = [m for m in self._members.values() if m.top and m.channel not in wanted]
+        for member in gone:
+            member.top = False
+        await asyncio.gather(*(self._leave(m) for m in gone if not m.explicit))
+        await self._take([_Member(c, token, top=True) for c, token in wanted.items()])
+        self.refreshes += 1
+
+    async def _refresher(self) -> None:
+        """Re-evaluate the top rule every ``refresh`` seconds; a failed listing is logged and
+        tried again at the next refresh."""
+        while True:
+            await self._sleep(self.refresh)
+            try:
+                await self._retop()
+                self.refresh_error = None
+            except Exception as exc:
+                self.refresh_error = exc
+                log.warning("explorer watch: listing the top channels failed: %s", exc)
+
+    async def _sampler(self) -> None:
+        """Sample the counters every second, so rates span 10 s even when nobody reads."""
+        while True:
+            await asyncio.sleep(SAMPLE_INTERVAL)
+            self._sample(list(self._members.values()))
+
+
+async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
+    """Cancel ``tasks`` and wait until they end."""
+    running = [task for task in tasks if task is not None]
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+
+
+def _refs(channels: Sequence[Channels]) -> Iterator[tuple[ChannelRef, str | None]]:
+    """``(id or token, token if known)`` of each channel named in ``channels``; names that are
+    digits are ids."""
+    for item in channels:
+        if item is None:
+            continue
+        if isinstance(item, pd.DataFrame):
+            tokens = item["token"] if "token" in item.columns else pd.Series(index=item.index)
+            for channel, token in tokens.items():
+                yield int(channel), None if pd.isna(token) else str(token)
+        elif isinstance(item, int | str):
+            yield _ref(item)
+        else:
+            for ref in item:
+                yield _ref(ref)
+
+
+def _ref(ref: ChannelRef) -> tuple[ChannelRef, str | None]:
+    if isinstance(ref, str) and not ref.isdigit():
+        return ref, ref
+    return int(ref), None
+
+
+class Watch(BlockingTwin[AsyncWatch, "WatchView"], _Views):
+    """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
+    ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
+    keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
+    shows a :class:`~explorer.watchview.WatchView`. Use ``with`` or :meth:`close`.
+    """
+
+    @property
+    def channels(self) -> list[int]:
+        """The channels joined now, by id."""
+        return self._aio.channels
+
+    @property
+    def recorder(self) -> Recorder | None:
+        """The recorder writing the capture (None without ``to=``)."""
+        return self._aio.recorder
+
+    @property
+    def refreshes(self) -> int:
+        """Times the top rule was evaluated."""
+        return self._aio.refreshes
+
+    def chat(self, channel: int) -> ChatClient | None:
+        """The chat client of ``channel`` (None while it is not part of the watch)."""
+        return self._aio.chat(channel)
+
+    def stats(self) -> pd.DataFrame:
+        """Per channel: token, state, events, messages, rate, reconnects, gaps, error."""
+        return self._aio.stats()
+
+    def rate(self) -> float:
+        """Events per second over the last 10 s, all channels together."""
+        return self._aio.rate()
+
+    def widget(self) -> WatchView:
+        """A live view for Jupyter: channels joined, events per second, the per-channel table
+        busiest first, the latest events."""
+        from explorer.watchview import WatchView
+
+        return WatchView(
+            self.log,
+            self.stats,
+            self._aio.status,
+            loop=loop.get_loop(),
+            base_url=self._aio.base_url,
+        )
+
+    add = Blocking(AsyncWatch.add)
+    remove = Blocking(AsyncWatch.remove)
+
+
+def start(watch: AsyncWatch) -> Watch:
+    """Start ``watch`` on the toolkit's loop and wrap it for blocking code."""
+    return Watch(loop.run(watch.start()))
