@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 import explorer
 from explorer.durations import describe, seconds
@@ -36,6 +36,7 @@ from explorer.track import Tracker
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
+    from explorer.watch import Watch
 
 #: Exit codes (see the module docstring).
 DONE, FAILED, BAD_ARGUMENTS = 0, 1, 2
@@ -45,17 +46,6 @@ TERMINATED = 128 + signal.SIGTERM
 TOP = {"where": {"online": True}, "order": "viewersCurrent:desc"}
 #: Seconds between redraws on a terminal, and between plain lines to a file or pipe.
 TTY_EVERY, PLAIN_EVERY = 0.5, 5.0
-
-
-class Watched(Protocol):
-    """What the command needs of a watch: who is joined, the rate, its recorder, close."""
-
-    channels: list[int]
-    recorder: Recorder | None
-
-    def rate(self) -> float: ...
-
-    def close(self) -> None: ...
 
 
 def _duration(text: str) -> float:
@@ -213,26 +203,11 @@ def _signals() -> Iterator[Stop]:
         stopped.close()
 
 
-def _open_watch(api: explorer.Client, args: argparse.Namespace) -> Watched | None:
-    """The chat side: ``api.watch`` of the top channels and/or ``--channels``."""
-    watch: Callable[..., Watched] | None = getattr(api, "watch", None)
-    if watch is None:
-        return None
-    return watch(
-        args.channels,
-        top=args.top,
-        refresh=args.refresh,
-        to=args.out,
-        flush_every=args.flush_every,
-        shard=args.shard,
-    )
-
-
 @dataclass
 class Session:
     """One recording: the watch, the trackers, and the clock of the display."""
 
-    watch: Watched | None
+    watch: Watch | None
     trackers: list[Tracker]
     out: Path
     started: float
@@ -262,7 +237,14 @@ class Session:
                         shard=args.shard,
                     )
                 )
-            session.watch = _open_watch(api, args)
+            session.watch = api.watch(
+                args.channels,
+                top=args.top,
+                refresh=args.refresh,
+                to=args.out,
+                flush_every=args.flush_every,
+                shard=args.shard,
+            )
         except BaseException:
             session.close()
             raise
