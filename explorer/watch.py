@@ -18,11 +18,10 @@ joined is reported by :meth:`AsyncWatch.stats` (state ``failed`` and the error) 
 fail the watch; adding it again, or the top rule's next refresh, tries it again.
 
 The platform caps connections: anonymous ones at ``chat_address_connections`` per address
-(100 by default, ``explorer serve --chat-address-connections``), signed-in ones at
+(1,000 by default, ``explorer serve --chat-address-connections``), signed-in ones at
 ``chat_user_connections`` per user (10); a connection over the cap is closed (4008) and its
-join tried again until ``give_up_after`` (a chat option, 60 s) before it counts as failed. So
-watching hundreds of channels from one address needs a platform that allows it. Joins the
-platform refuses as too fast are tried again after a backoff (``chat.py``).
+join tried again until ``give_up_after`` (a chat option, 60 s) before it counts as failed.
+Joins the platform refuses as too fast are tried again after a backoff (``chat.py``).
 
 Rates (events per second over the last :data:`RATE_WINDOW` seconds) come from the rows each
 chat client counts as it records them, sampled every second and whenever stats are read: a

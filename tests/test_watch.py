@@ -51,14 +51,13 @@ class Ticks:
 
 @pytest.fixture(scope="module")
 def busy() -> Iterator[World]:
-    """A platform with simulated chat, rate limits on, allowing many anonymous connections."""
+    """A platform with simulated chat and rate limits on, with its default connection caps."""
     running = World.start(
         channels=5000,
         rate_limits=True,
         simulate=True,
         sim_rate=200.0,
         sim_channel_rate=15.0,
-        chat_address_connections=4 * MANY,
     )
     yield running
     running.stop()

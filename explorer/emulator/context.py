@@ -50,9 +50,11 @@ class Config:
     #: Unsent bytes queued for one chat connection before it is dropped as too slow.
     chat_send_buffer: int = 1024 * 1024
     #: Chat connections one signed-in user may hold over every node and process; one more is
-    #: closed with ``4008``. Anonymous connections from one address, per process.
+    #: closed with ``4008``. Anonymous connections from one address, per process: enough for
+    #: ``api.watch`` to read a few hundred channels (a connection joins one channel), still a
+    #: bound on what one address holds open.
     chat_user_connections: int = 10
-    chat_address_connections: int = 100
+    chat_address_connections: int = 1000
     #: Proxies (addresses or CIDR blocks, ``*`` for any) whose ``X-Forwarded-For`` names the
     #: client; from anyone else the header is ignored (see ``explorer.emulator.addresses``).
     forwarded_allow_ips: tuple[str, ...] = ()
