@@ -20,11 +20,22 @@ toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
   own process (``worker_rows``) keeps the watching process at about the CPU per event it has
   without disk, while one writing in-process triples it; flat out, the rows built per second
   bound recording (the figure includes the final flush at close).
+
+Then the same two figures on a real watch: ``explorer serve`` in its own process (127.0.0.1,
+port 0, simulation over the WATCH_TOP busiest channels at WATCH_RATE messages/s, no rate
+limits) and, in a fresh process per run, ``api.watch(top=WATCH_TOP)`` without disk, with
+``to=`` (big flushes built in the recorder's worker process) and with a recorder following its
+log in-process (``worker_rows=None``), in turns. The platform sets the events/s a watch takes
+in, so the throughput ratio is the CPU per event of the watching process without disk over
+that with a recorder (events/s one core could take in); the worker's own CPU is shown beside
+it. The memory run records for MEMORY_WATCH_SECONDS with a small tail (WATCH_MAX_ROWS), which
+passes through many times, sampling the watching process's RSS every second.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import mmap
 import random
 import resource
@@ -32,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -40,16 +51,18 @@ import orjson
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+import explorer
 from benchmarks.eventlog import make_packets
 from explorer import loop
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
+from explorer.watch import RECORDING_ROWS
 
 FLUSH_EVERY = 1.0
 KILL_RATE = 4_000
 KILL_ROUNDS = 3
 MEMORY_RATE = 5_000
-MEMORY_SECONDS = 24
+MEMORY_SECONDS = 12
 MEMORY_MAX_ROWS = 20_000
 THROUGHPUT_EVENTS = 150_000
 THROUGHPUT_RATE = 20_000
@@ -57,6 +70,17 @@ THROUGHPUT_SECONDS = 5.0
 _CHANNELS = 200
 _DISTINCT = 20_000
 _BATCH = 50
+#: The watch-based figures: channels watched, messages a second the platform simulates over
+#: them, seconds per throughput run (runs per mode, interleaved), and the memory run.
+WATCH_TOP = 200
+WATCH_RATE = 4_000
+WATCH_SECONDS = 6.0
+WATCH_ROUNDS = 2
+MEMORY_WATCH_SECONDS = 45.0
+#: Rows the memory run keeps in memory: the tail passes through many times.
+WATCH_MAX_ROWS = 10_000
+#: ``api.watch``'s default.
+WATCH_FLUSH_EVERY = 5.0
 _PAGE = resource.getpagesize()
 
 
@@ -71,10 +95,10 @@ def _feed(log: EventLog, wire: list[bytes], first: int, count: int) -> None:
 
 
 def _recording(
-    path: str, log: EventLog, worker_rows: int | None = 2000
+    path: str, log: EventLog, worker_rows: int | None = 2000, flush_every: float = FLUSH_EVERY
 ) -> tuple[Recorder, Future[None]]:
     """A recorder following ``log``, its ``run()`` started on the toolkit's loop."""
-    recorder = Recorder(path, flush_every=FLUSH_EVERY, name="bench", worker_rows=worker_rows)
+    recorder = Recorder(path, flush_every=flush_every, name="bench", worker_rows=worker_rows)
     recorder.follow(log)
     return recorder, asyncio.run_coroutine_threadsafe(recorder.run(), loop.get_loop())
 
@@ -185,6 +209,118 @@ def _rss() -> int:
         return int(statm.read().split()[1]) * _PAGE
 
 
+# Watch-based figures: a platform served by ``explorer serve`` in its own process, a real
+# ``api.watch(top=WATCH_TOP)`` in a fresh benchmark process per run.
+
+
+def _watch_target(url: str, mode: str, seconds: float, max_rows: int, path: str) -> None:
+    """Watch the WATCH_TOP busiest channels of ``url`` for ``seconds``, keeping ``max_rows``
+    rows in memory: without disk
+    (``plain``), recording through ``to=`` (``worker``: the recorder's worker process builds
+    big flushes), or with a recorder following the watch's log in this process (``inline``:
+    ``worker_rows=None``; ``api.watch`` has no such option). Prints, from the end of the joins
+    to the end of ``close()`` (the last flush included), the events taken in per second, the
+    CPU per event of this process and of its children (the worker), and the rows written."""
+    api = explorer.connect(url, progress=False)
+    to = path if mode == "worker" else None
+    watch = api.watch(top=WATCH_TOP, to=to, max_rows=max_rows)
+    recorder = running = None
+    if mode == "inline":
+        recorder, running = _recording(path, watch.log, None, WATCH_FLUSH_EVERY)
+    first, before, started = watch.log.total, _cpu(resource.RUSAGE_SELF), time.perf_counter()
+    print(orjson.dumps({"joined": len(watch.channels)}).decode(), flush=True)
+    time.sleep(seconds)
+    watch.close()
+    if recorder is not None and running is not None:
+        _stop(recorder, running)
+    elapsed = time.perf_counter() - started
+    events = max(watch.log.total - first, 1)
+    written = watch.recorder or recorder
+    result = {
+        "rate": events / elapsed,
+        "cpu_us": (_cpu(resource.RUSAGE_SELF) - before) / events * 1e6,
+        "worker_us": _cpu(resource.RUSAGE_CHILDREN) / events * 1e6,
+        "written": written.stats.events if written is not None else 0,
+        "events": events,
+    }
+    api.close()
+    print(orjson.dumps(result).decode(), flush=True)
+
+
+@contextlib.contextmanager
+def served(sim_rate: float) -> Iterator[str]:
+    """``explorer serve`` on 127.0.0.1 port 0 in its own process, simulating ``sim_rate``
+    messages a second over the busiest WATCH_TOP channels without rate limits; its REST URL.
+    Ends the process (the one it started, by PID) on exit."""
+    command = [
+        str(Path(sys.executable).with_name("explorer")),
+        "serve", "--host", "127.0.0.1", "--port", "0", "--db", ":memory:",
+        "--no-rate-limits", "--sim-rate", str(sim_rate),
+        "--sim-channel-rate", str(sim_rate / WATCH_TOP * 4), "--sim-channels", str(WATCH_TOP),
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 60
+        for line in process.stdout:
+            if line.startswith("REST "):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError("explorer serve did not start in time")
+        else:
+            raise RuntimeError("explorer serve ended before it announced its URL")
+        yield line.split()[1]
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(15)
+
+
+def _rss_of(pid: int) -> int | None:
+    """Resident memory of process ``pid`` in bytes (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def watched(
+    url: str,
+    mode: str,
+    seconds: float,
+    max_rows: int = RECORDING_ROWS,
+    sample: Callable[[float, int], None] | None = None,
+) -> dict[str, float]:
+    """One watch run in a fresh process (see ``_watch_target``); ``sample(t, rss)`` gets its
+    resident memory every second from the end of its joins."""
+    with tempfile.TemporaryDirectory() as folder:
+        capture = str(Path(folder) / "capture")
+        args = ["watcher", url, mode, str(seconds), str(max_rows), capture]
+        process = _child(*args)
+        try:
+            assert process.stdout is not None
+            process.stdout.readline()  # joined
+            started = time.monotonic()
+            while process.poll() is None and time.monotonic() - started < seconds + 60:
+                rss = _rss_of(process.pid)
+                if sample is not None and rss is not None and time.monotonic() - started < seconds:
+                    sample(time.monotonic() - started, rss)
+                time.sleep(1.0)
+            output, _ = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+    result: dict[str, float] = orjson.loads(output.splitlines()[-1])
+    return result
+
+
 # The measurements, each target in its own process.
 
 
@@ -247,8 +383,78 @@ def throughput(mode: str, rate: float | None) -> dict[str, float]:
     return result
 
 
+def watch_figures() -> None:
+    """Print the watch-based throughput (in turns: without disk, recording through the worker
+    process, recording in-process) and memory figures against one served platform."""
+    modes = (
+        ("plain", "without disk"),
+        ("worker", "to= (worker process)"),
+        ("inline", "recorder in process"),
+    )
+    samples: list[tuple[float, int]] = []
+    with served(WATCH_RATE) as url:
+        runs: dict[str, list[dict[str, float]]] = {mode: [] for mode, _ in modes}
+        for _ in range(WATCH_ROUNDS):
+            for mode, _label in modes:
+                runs[mode].append(watched(url, mode, WATCH_SECONDS))
+        memory = watched(
+            url,
+            "worker",
+            MEMORY_WATCH_SECONDS,
+            WATCH_MAX_ROWS,
+            lambda t, rss: samples.append((t, rss)),
+        )
+    print(
+        f"Throughput of api.watch(top={WATCH_TOP}) against explorer serve in its own process "
+        f"({WATCH_RATE:,} messages/s simulated), {WATCH_ROUNDS} runs of {WATCH_SECONDS:g} s per "
+        "mode in turns, the last flush included"
+    )
+    plain, plain_rate = _mean(runs["plain"], "cpu_us"), _mean(runs["plain"], "rate")
+    for mode, label in modes:
+        rate, cpu = _mean(runs[mode], "rate"), _mean(runs[mode], "cpu_us")
+        worker = _mean(runs[mode], "worker_us")
+        line = f"  {label:<21} {rate:>7,.0f} events/s taken in   {cpu:>5.1f} us CPU per event"
+        if mode != "plain":
+            line += (
+                f" (ratio {plain / cpu:.2f}, goal >= 0.8; events/s ratio {rate / plain_rate:.2f})"
+            )
+        if worker > 0.05:
+            line += f", + {worker:.1f} us in the worker (all: {plain / (cpu + worker):.2f})"
+        print(line)
+    print(
+        "  (the platform sets the events/s; the ratio is the events/s one core of the watching "
+        "process could take in, against the same watch without disk)"
+    )
+    warm = next(i for i, (t, _) in enumerate(samples) if t >= MEMORY_WATCH_SECONDS / 4)
+    after = samples[warm:]
+    slope = _slope([(t / 60, rss / 2**20) for t, rss in after])
+    print(
+        f"Resident memory of api.watch(top={WATCH_TOP}, to=..., max_rows={WATCH_MAX_ROWS:,}) "
+        f"for {MEMORY_WATCH_SECONDS:g} s: {memory['written']:,.0f} rows written "
+        f"({memory['written'] / WATCH_MAX_ROWS:.0f} times the tail)"
+    )
+    print("  " + "  ".join(f"{t:>3.0f}s {rss / 2**20:>4.0f}MB" for t, rss in samples[::6]))
+    print(
+        f"  after warm-up ({after[0][0]:.0f} s) {after[0][1] / 2**20:.0f} MB, at the end "
+        f"{after[-1][1] / 2**20:.0f} MB, slope {slope:+.2f} MB/min (flat is ~0)"
+    )
+
+
+def _mean(runs: list[dict[str, float]], key: str) -> float:
+    return sum(run[key] for run in runs) / len(runs)
+
+
+def _slope(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of ``points`` (x, y)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    spread = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / spread if spread else 0.0
+
+
 def main() -> None:
-    """Print the three figures side by side."""
+    """Print the figures side by side: synthetic feed first, then a real watch."""
     rng = random.Random(0)
     print(f"kill -9 of a recorder fed {KILL_RATE:,} events/s, flushing every {FLUSH_EVERY:g} s")
     interval = int(KILL_RATE * FLUSH_EVERY)
@@ -297,6 +503,7 @@ def main() -> None:
         for mode in ("worker", "inline"):
             ratio = runs[mode]["rate"] / runs["plain"]["rate"]
             print(f"  ratio {mode:<21} {ratio:>9.2f}   goal >= 0.8")
+    watch_figures()
 
 
 if __name__ == "__main__":
@@ -305,6 +512,8 @@ if __name__ == "__main__":
         _kill_target(sys.argv[2], sys.argv[3])
     elif part == "memory":
         _memory_target(sys.argv[2])
+    elif part == "watcher":
+        _watch_target(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     elif part == "throughput":
         _throughput_target(
             sys.argv[2], sys.argv[3], None if sys.argv[4] == "None" else float(sys.argv[4])
