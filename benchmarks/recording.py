@@ -203,9 +203,9 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _rss() -> int:
-    """This process's resident memory in bytes."""
-    with open("/proc/self/statm") as statm:
+def _rss(pid: int | str = "self") -> int:
+    """Resident memory of process ``pid`` (default this one) in bytes."""
+    with open(f"/proc/{pid}/statm") as statm:
         return int(statm.read().split()[1]) * _PAGE
 
 
@@ -281,15 +281,6 @@ def served(sim_rate: float) -> Iterator[str]:
             process.wait(15)
 
 
-def _rss_of(pid: int) -> int | None:
-    """Resident memory of process ``pid`` in bytes (None once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/statm") as statm:
-            return int(statm.read().split()[1]) * _PAGE
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-
-
 def watched(
     url: str,
     mode: str,
@@ -307,10 +298,10 @@ def watched(
             assert process.stdout is not None
             process.stdout.readline()  # joined
             started = time.monotonic()
-            while process.poll() is None and time.monotonic() - started < seconds + 60:
-                rss = _rss_of(process.pid)
-                if sample is not None and rss is not None and time.monotonic() - started < seconds:
-                    sample(time.monotonic() - started, rss)
+            while process.poll() is None and (elapsed := time.monotonic() - started) < seconds:
+                if sample is not None:
+                    with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                        sample(elapsed, _rss(process.pid))
                 time.sleep(1.0)
             output, _ = process.communicate(timeout=60)
         finally:
