@@ -71,11 +71,11 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
+from explorer.closing import AsyncClosing
 from explorer.errors import (
     ChatError,
     ChatErrorCode,
@@ -122,7 +122,7 @@ class ChatDetails:
 Callback = Callable[[Event], object]
 
 
-class ChatClient:
+class ChatClient(AsyncClosing):
     """One channel's live chat, joined over websockets (see the module docstring).
 
     ``details`` fetches the chat connection details (``AsyncClient.chat_details`` for the
@@ -304,16 +304,8 @@ class ChatClient:
     def __await__(self) -> Generator[Any, None, ChatClient]:
         return self.connect().__await__()
 
-    async def __aenter__(self) -> ChatClient:
-        return await self.connect()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    async def _enter(self) -> None:
+        await self.connect()
 
     async def aclose(self) -> None:
         """Leave the chat: close the connection (close handshake, at most ``close_timeout``

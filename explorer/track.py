@@ -27,12 +27,12 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
 from explorer import channelrefs, loop, schemas, tables
+from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import RateLimited, ServerError
 from explorer.loop import Blocking
@@ -144,7 +144,7 @@ class Snapshots:
         return self._rows
 
 
-class AsyncTracker:
+class AsyncTracker(AsyncClosing):
     """Snapshots of channel fields taken in the background (see the module docstring).
 
     Made by ``AsyncClient.track`` inside a running event loop; the task runs on that loop
@@ -246,17 +246,6 @@ class AsyncTracker:
                 await task
         if self.recorder is not None:
             await asyncio.to_thread(self.recorder.close)
-
-    async def __aenter__(self) -> AsyncTracker:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def _run(self) -> None:
         """Take snapshots on schedule, never two at once, until cancelled. A failure that may

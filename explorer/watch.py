@@ -47,7 +47,6 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
@@ -56,6 +55,7 @@ from explorer import loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelRef, Channels, refs
 from explorer.chat import ChatClient, tidy
+from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError
 from explorer.eventlog import EventLog, LogViews
@@ -154,7 +154,7 @@ class _Rates:
         return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
 
 
-class AsyncWatch(LogViews):
+class AsyncWatch(AsyncClosing, LogViews):
     """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
     module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
     to join, :meth:`aclose` to leave.
@@ -335,16 +335,8 @@ class AsyncWatch(LogViews):
     def __await__(self) -> Generator[Any, None, AsyncWatch]:
         return self.start().__await__()
 
-    async def __aenter__(self) -> AsyncWatch:
-        return await self.start()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    async def _enter(self) -> None:
+        await self.start()
 
     async def aclose(self) -> None:
         """Leave every chat, stop the background tasks, then close the recorder (which writes
