@@ -21,6 +21,7 @@ from explorer import schemas, tables
 from explorer.account import Account, User
 from explorer.auth import Grant
 from explorer.channel import Channel
+from explorer.channelrefs import Channels
 from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
 from explorer.durations import Duration
@@ -50,7 +51,7 @@ from explorer.shortcode import show as show_shortcode
 from explorer.track import FIELDS, AsyncTracker, Target, Tracker
 from explorer.track import start as start_tracker
 from explorer.transport import decode
-from explorer.watch import AsyncWatch, Channels, Watch
+from explorer.watch import AsyncWatch, Watch
 from explorer.watch import start as start_watch
 
 #: Interactive game listings and the path each is served at below ``/interactive/games``.

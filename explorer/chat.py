@@ -71,11 +71,11 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
+from explorer.closing import AsyncClosing
 from explorer.errors import (
     ChatError,
     ChatErrorCode,
@@ -89,7 +89,7 @@ from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
 from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
-from explorer.twins import BlockingTwin, facts_table
+from explorer.twins import LoggedTwin, Mirror, facts_table
 
 if TYPE_CHECKING:
     from explorer.widgets import LiveChat, PollChart
@@ -122,7 +122,7 @@ class ChatDetails:
 Callback = Callable[[Event], object]
 
 
-class ChatClient:
+class ChatClient(AsyncClosing):
     """One channel's live chat, joined over websockets (see the module docstring).
 
     ``details`` fetches the chat connection details (``AsyncClient.chat_details`` for the
@@ -304,16 +304,8 @@ class ChatClient:
     def __await__(self) -> Generator[Any, None, ChatClient]:
         return self.connect().__await__()
 
-    async def __aenter__(self) -> ChatClient:
-        return await self.connect()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    async def _enter(self) -> None:
+        await self.connect()
 
     async def aclose(self) -> None:
         """Leave the chat: close the connection (close handshake, at most ``close_timeout``
@@ -714,7 +706,7 @@ async def _deadline(method: str, timeout: float | None) -> AsyncIterator[None]:
         raise ChatTimeout(f"chat method {method} got no reply within {timeout:g} s") from None
 
 
-class Chat(BlockingTwin[ChatClient, "LiveChat"]):
+class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     """A channel's live chat from blocking code: the methods of :class:`ChatClient`, each
     waiting for its result on the toolkit's loop, safe in a running Jupyter kernel.
 
@@ -724,40 +716,21 @@ class Chat(BlockingTwin[ChatClient, "LiveChat"]):
     Jupyter is imported until then. Use ``with`` or :meth:`close`.
     """
 
-    @property
-    def state(self) -> State:
-        """``connecting``, ``connected``, ``authenticated``, ``reconnecting`` or ``closed``."""
-        return self._aio.state
-
-    @property
-    def endpoint(self) -> str | None:
-        """The chat node of the current (or last) connection."""
-        return self._aio.endpoint
-
-    @property
-    def error(self) -> BaseException | None:
-        """Why the chat gave up, if it did."""
-        return self._aio.error
-
-    @property
-    def channel_id(self) -> int | None:
-        """The channel's id (known once joined)."""
-        return self._aio.channel_id
-
-    @property
-    def authenticated(self) -> bool:
-        """Whether the chat joined as a user (False: anonymously, read-only)."""
-        return self._aio.authenticated
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """The user's chat roles the join granted (e.g. ``("Owner",)``; empty when anonymous)."""
-        return self._aio.roles
-
-    @property
-    def permissions(self) -> tuple[str, ...]:
-        """The caller's chat permissions in this channel (e.g. ``"clear_messages"``)."""
-        return self._aio.permissions
+    state: Mirror[State] = Mirror(
+        "``connecting``, ``connected``, ``authenticated``, ``reconnecting`` or ``closed``."
+    )
+    endpoint: Mirror[str | None] = Mirror("The chat node of the current (or last) connection.")
+    error: Mirror[BaseException | None] = Mirror("Why the chat gave up, if it did.")
+    channel_id: Mirror[int | None] = Mirror("The channel's id (known once joined).")
+    authenticated: Mirror[bool] = Mirror(
+        "Whether the chat joined as a user (False: anonymously, read-only)."
+    )
+    roles: Mirror[tuple[str, ...]] = Mirror(
+        'The user\'s chat roles the join granted (e.g. ``("Owner",)``; empty when anonymous).'
+    )
+    permissions: Mirror[tuple[str, ...]] = Mirror(
+        'The caller\'s chat permissions in this channel (e.g. ``"clear_messages"``).'
+    )
 
     def events(
         self, *names: str, timeout: float | None = None, max_pending: int | None = None

@@ -65,7 +65,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 import orjson
@@ -794,3 +794,25 @@ def _raw_packets(snap: _Snapshot, numbers: Iterable[int]) -> Iterator[Raw]:
 
 def _text(raw: Raw) -> str:
     return raw if isinstance(raw, str) else bytes(raw).decode()
+
+
+class _Logged(Protocol):
+    @property
+    def log(self) -> EventLog: ...
+
+
+class LogViews:
+    """The event log's views on an object that keeps one in ``log`` (a watch, a chat, a
+    replay): ``obj.messages()`` for ``obj.log.messages()``, and so on."""
+
+    def messages(self: _Logged) -> pd.DataFrame:
+        """ChatMessage rows of the log so far (:meth:`EventLog.messages`)."""
+        return self.log.messages()
+
+    def polls(self: _Logged, last: int | None = None) -> pd.DataFrame:
+        """Poll progress in the log so far (:meth:`EventLog.polls`)."""
+        return self.log.polls(last)
+
+    def users(self: _Logged) -> pd.DataFrame:
+        """Users seen in the log so far (:meth:`EventLog.users`)."""
+        return self.log.users()

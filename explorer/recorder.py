@@ -88,6 +88,8 @@ SNAPSHOTS = "snapshots"
 RECORDERS = "recorders"
 #: Partition folders are ``date=YYYY-MM-DD`` (UTC), of the rows' ``received_at`` / ``time``.
 PARTITION = "date"
+#: Rows a watch or a tracker keeps in memory by default while recording (the rest is on disk).
+RECORDING_ROWS = 100_000
 
 _TIME = pa.timestamp("ms", tz="UTC")
 _ANSWERS = pa.list_(pa.string())

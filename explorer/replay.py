@@ -6,7 +6,8 @@ time and channel, exactly as the chat client added it: live rows through
 ``EventLog.append``, rows that came from a ``history`` reply through
 ``EventLog.add_history``. So the log's frames and views equal those of the log that was
 recorded, and everything that reads an event log works on a replay without a platform:
-:meth:`Replay.widget` (a :class:`~explorer.widgets.LiveChat`) and :meth:`Replay.poll_chart`.
+:meth:`Replay.widget` (a :class:`~explorer.widgets.LiveChat`), :meth:`Replay.poll_chart`, and
+the log's views (``messages()``, ``polls()``, ``users()``).
 
 Pacing: the replay runs on the toolkit's loop (``explorer.loop.get_loop()``) and keeps row
 ``i`` at ``(received_at[i] - received_at[0]) / speed`` seconds after it began, by the
@@ -26,12 +27,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import orjson
-import pandas as pd
 import pyarrow as pa
 
 from explorer import loop
 from explorer.capture import Capture, When, open_capture
-from explorer.eventlog import EventLog
+from explorer.eventlog import EventLog, LogViews
 
 if TYPE_CHECKING:
     from explorer.widgets import LiveChat, PollChart
@@ -67,7 +67,7 @@ def replay(
     return Replay(source, speed, filters, clock, sleep if sleep is not None else asyncio.sleep)
 
 
-class Replay:
+class Replay(LogViews):
     """A capture being fed into :attr:`log` (see the module docstring); made by :func:`replay`
     (``filters`` are ``Capture.packets``' keyword arguments)."""
 
@@ -167,20 +167,6 @@ class Replay:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # Views, as the event log's.
-
-    def messages(self) -> pd.DataFrame:
-        """ChatMessage rows fed so far (``EventLog.messages``)."""
-        return self.log.messages()
-
-    def polls(self, last: int | None = None) -> pd.DataFrame:
-        """Poll progress fed so far (``EventLog.polls``)."""
-        return self.log.polls(last)
-
-    def users(self) -> pd.DataFrame:
-        """Users seen so far (``EventLog.users``)."""
-        return self.log.users()
 
     def widget(self, rows: int = 20) -> LiveChat:
         """A :class:`~explorer.widgets.LiveChat` of the replay: counts, rate, the last

@@ -17,6 +17,7 @@ import httpx
 
 from explorer import embedded, loop
 from explorer.api import Api
+from explorer.closing import AsyncClosing
 from explorer.handle import Async, Sync
 from explorer.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, resolve
 from explorer.transport import Transport
@@ -48,7 +49,7 @@ def _transport(
     )
 
 
-class AsyncClient(Api[Async]):
+class AsyncClient(AsyncClosing, Api[Async]):
     """Async client for the platform's REST API; results come back as DataFrames.
 
     ``base_url`` defaults to ``EXPLORER_BASE_URL``, else the embedded platform (started once per
@@ -94,21 +95,13 @@ class AsyncClient(Api[Async]):
         """Close the connections; the client cannot be used afterwards."""
         await self._transport.aclose()
 
-    async def __aenter__(self) -> AsyncClient:
+    async def _enter(self) -> None:
+        """Sign in; closed again if that fails."""
         try:
             await self.open()
         except BaseException:
             await self.aclose()
             raise
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class Client(Api[Sync]):

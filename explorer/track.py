@@ -16,7 +16,7 @@ Memory: each snapshot's frame is kept as it came (rows are never appended one by
 long frame is their concatenation, built when asked and cached until the next snapshot, and
 ``max_rows`` drops the oldest rows beyond it. With ``to=`` a
 :class:`~explorer.recorder.Recorder` writes every snapshot to a Parquet dataset as well, and
-``max_rows`` defaults to :data:`RECORDING_ROWS`.
+``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`.
 """
 
 from __future__ import annotations
@@ -27,15 +27,16 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
-from explorer import loop, schemas, tables
+from explorer import channelrefs, loop, schemas, tables
+from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import RateLimited, ServerError
-from explorer.loop import Blocking, Twin
+from explorer.loop import Blocking
+from explorer.twins import BlockingTwin, Mirror
 
 if TYPE_CHECKING:
     import os
@@ -52,8 +53,6 @@ Listing: TypeAlias = Callable[..., Awaitable[pd.DataFrame]]
 
 #: The fields tracked unless others are named.
 FIELDS = ("viewersCurrent", "online", "numFollowers", "viewersTotal")
-#: Rows kept in memory by default while recording (the rest is on disk).
-RECORDING_ROWS = 100_000
 #: Ids (or tokens) per listing call of an explicit channel list: one page each.
 CHUNK = 100
 #: The ``api.channels`` arguments a query may give (``fields`` is the tracker's own).
@@ -65,7 +64,6 @@ TRACKABLE = frozenset(
     if isinstance(kind, str) and name not in ("id", "token", "streamKey")
 )
 
-T = TypeVar("T")
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -96,20 +94,7 @@ def _query(target: Mapping[str, Any]) -> dict[str, Any]:
 
 def _channels(target: pd.DataFrame | Iterable[int | str] | int | str) -> list[int | str]:
     """Explicit channels as ids (ints) and tokens (other text), in order, each once."""
-    if isinstance(target, pd.DataFrame):
-        items: Iterable[Any] = target.index
-    elif isinstance(target, int | str):
-        items = [target]
-    else:
-        items = target
-    found: list[int | str] = []
-    for item in items:
-        if isinstance(item, str) and not item.isdigit():
-            found.append(item)
-        elif isinstance(item, str | int) and not isinstance(item, bool):
-            found.append(int(item))
-        else:
-            raise ValueError(f"A channel is an id or a token, not {item!r}.")
+    found = [ref for ref, _ in channelrefs.refs(target)]
     if not found:
         raise ValueError("No channels to track: give ids, tokens, a channels frame or a query.")
     return list(dict.fromkeys(found))
@@ -159,7 +144,7 @@ class Snapshots:
         return self._rows
 
 
-class AsyncTracker:
+class AsyncTracker(AsyncClosing):
     """Snapshots of channel fields taken in the background (see the module docstring).
 
     Made by ``AsyncClient.track`` inside a running event loop; the task runs on that loop
@@ -184,6 +169,8 @@ class AsyncTracker:
         self.every = seconds(every)
         self.fields = _fields(fields)
         if to is not None and max_rows is None:
+            from explorer.recorder import RECORDING_ROWS
+
             max_rows = RECORDING_ROWS
         if max_rows is not None and max_rows < 1:
             raise ValueError(f"max_rows must be positive, not {max_rows}.")
@@ -215,10 +202,13 @@ class AsyncTracker:
         self._tasks.insert(0, asyncio.create_task(self._run()))
 
     def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._summary()}>"
+
+    def _summary(self) -> str:
         what = f"query {self._query}" if self._query is not None else f"{len(self._targets)} ch"
         return (
-            f"<{type(self).__name__} {what} every {self.every:g} s: {self.snapshots} snapshots,"
-            f" {len(self._rows)} rows, {self.late} late, {self.failures} failed>"
+            f"{what} every {self.every:g} s: {self.snapshots} snapshots, {len(self._rows)} rows,"
+            f" {self.late} late, {self.failures} failed"
         )
 
     @property
@@ -256,17 +246,6 @@ class AsyncTracker:
                 await task
         if self.recorder is not None:
             await asyncio.to_thread(self.recorder.close)
-
-    async def __aenter__(self) -> AsyncTracker:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def _run(self) -> None:
         """Take snapshots on schedule, never two at once, until cancelled. A failure that may
@@ -347,53 +326,20 @@ class AsyncTracker:
             self._taken.notify_all()
 
 
-class Mirror(Generic[T]):
-    """A read-only attribute of a blocking twin: the same-named one of the async object it
-    wraps (``_aio``), as :class:`~explorer.loop.Blocking` is for its coroutine methods."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type) -> Mirror[T]: ...
-
-    @overload
-    def __get__(self, instance: Twin, owner: type) -> T: ...
-
-    def __get__(self, instance: Twin | None, owner: type) -> Mirror[T] | T:
-        if instance is None:
-            return self
-        value: T = getattr(instance._aio, self._name)
-        return value
-
-
-class Tracker:
+class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
     """An :class:`AsyncTracker` from blocking code (``explorer.connect().track(...)``): its
     snapshots are taken on the toolkit's loop while cells run. ``tracker.widget()`` (or the
     tracker as a cell's last line) charts the top channels; use ``with`` or :meth:`close`."""
 
-    def __init__(self, tracker: AsyncTracker) -> None:
-        self._aio = tracker
-        self._widget: TrackChart | None = None
-
-    def __repr__(self) -> str:
-        return repr(self._aio).replace("AsyncTracker", "Tracker", 1)
-
-    #: Snapshots taken so far; of them, those that started late and those that failed.
-    snapshots: Mirror[int] = Mirror()
-    late: Mirror[int] = Mirror()
-    failures: Mirror[int] = Mirror()
-    #: The last failed snapshot's error, if any.
-    error: Mirror[BaseException | None] = Mirror()
-    #: When the latest snapshot was taken, and its channels.
-    last: Mirror[pd.Timestamp | None] = Mirror()
-    channels: Mirror[list[int]] = Mirror()
-    #: Whether snapshots are still being taken.
-    running: Mirror[bool] = Mirror()
-    #: The recorder writing the snapshots (``to=``), else None.
-    recorder: Mirror[Recorder | None] = Mirror()
-    #: The tracked fields.
-    fields: Mirror[tuple[str, ...]] = Mirror()
+    snapshots: Mirror[int] = Mirror("Snapshots taken so far.")
+    late: Mirror[int] = Mirror("Snapshots that started late (the previous one overran).")
+    failures: Mirror[int] = Mirror("Snapshots that failed (retried at the next tick).")
+    error: Mirror[BaseException | None] = Mirror("The last failed snapshot's error, if any.")
+    last: Mirror[pd.Timestamp | None] = Mirror("When the latest snapshot was taken.")
+    channels: Mirror[list[int]] = Mirror("The channels of the latest snapshot.")
+    running: Mirror[bool] = Mirror("Whether snapshots are still being taken.")
+    recorder: Mirror[Recorder | None] = Mirror("The recorder writing the snapshots (``to=``).")
+    fields: Mirror[tuple[str, ...]] = Mirror("The tracked fields.")
 
     def frame(self) -> pd.DataFrame:
         """The long frame (see :meth:`AsyncTracker.frame`)."""
@@ -404,27 +350,6 @@ class Tracker:
         from explorer.trackview import TrackChart
 
         return TrackChart(self.frame, top=top, loop=loop.get_loop())
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """Shown in Jupyter as its :meth:`widget` (one, reused by later displays)."""
-        if self._widget is None:
-            self._widget = self.widget()
-        return self._widget._repr_mimebundle_(**kwargs)
-
-    def close(self) -> None:
-        """Stop taking snapshots and close the recorder (writing what it holds)."""
-        loop.run(self._aio.aclose())
-
-    def __enter__(self) -> Tracker:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     wait = Blocking(AsyncTracker.wait)
 

@@ -1,33 +1,41 @@
-"""The shell the blocking twins share: :class:`~explorer.chat.Chat` (of ``ChatClient``) and
-:class:`~explorer.watch.Watch` (of ``AsyncWatch``).
+"""The shell the blocking twins share: :class:`~explorer.chat.Chat` (of ``ChatClient``),
+:class:`~explorer.watch.Watch` (of ``AsyncWatch``) and :class:`~explorer.track.Tracker` (of
+``AsyncTracker``).
 
-A twin wraps an async object that runs on the toolkit's loop (``loop.py``; its methods are
-:class:`~explorer.loop.Blocking` descriptors) and adds what blocking code and Jupyter need:
-reprs, the event log, closing (also with ``with``), and showing as a live widget, made once on
-first display and reused by later ones. Nothing of Jupyter is imported here: each twin imports
-its view inside :meth:`BlockingTwin.widget`.
+A twin wraps an async object that runs on the toolkit's loop (``loop.py``) in ``_aio``: its
+coroutine methods are :class:`~explorer.loop.Blocking` descriptors, its attributes
+:class:`Mirror` descriptors. :class:`BlockingTwin` adds what blocking code and Jupyter need:
+a repr, closing (also with ``with``), and showing as a live widget, made once on first display
+and reused by later ones; :class:`LoggedTwin` adds the event log of a core that keeps one.
+Nothing of Jupyter is imported here: each twin imports its view inside
+:meth:`BlockingTwin.widget`.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Never, Protocol, Self, TypeVar, overload
 
 from explorer import loop
-from explorer.eventlog import EventLog
+from explorer.eventlog import EventLog, LogViews
+from explorer.loop import Twin
 
 
 class Core(Protocol):
-    """What a twin wraps: an async object with an event log, a summary and ``aclose``."""
-
-    log: EventLog
+    """What a twin wraps: an async object with a one-line summary and ``aclose``."""
 
     def _summary(self) -> str: ...
 
-    def _html(self, title: str) -> str: ...
-
     async def aclose(self) -> None: ...
+
+
+class LoggedCore(Core, Protocol):
+    """A core with an event log, which also describes itself as an HTML table."""
+
+    log: EventLog
+
+    def _html(self, title: str) -> str: ...
 
 
 class View(Protocol):
@@ -49,8 +57,37 @@ def facts_table(title: str, facts: Mapping[str, str]) -> str:
     return f"<table><caption>{html.escape(title)}</caption>{rows}</table>"
 
 
+T = TypeVar("T")
 A = TypeVar("A", bound=Core)
+L = TypeVar("L", bound=LoggedCore)
 V = TypeVar("V", bound=View)
+
+
+class Mirror(Generic[T]):
+    """A read-only attribute of a blocking twin: the same-named one of the async object it
+    wraps (``_aio``), as :class:`~explorer.loop.Blocking` is for its coroutine methods;
+    ``doc`` is what ``help()`` shows for it."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Mirror[T]: ...
+
+    @overload
+    def __get__(self, instance: Twin, owner: type) -> T: ...
+
+    def __get__(self, instance: Twin | None, owner: type) -> Mirror[T] | T:
+        if instance is None:
+            return self
+        value: T = getattr(instance._aio, self._name)
+        return value
+
+    def __set__(self, instance: Twin, value: Never) -> None:
+        raise AttributeError(f"{self._name!r} is read-only (it mirrors the async object's).")
 
 
 class BlockingTwin(Generic[A, V]):
@@ -63,22 +100,13 @@ class BlockingTwin(Generic[A, V]):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._aio._summary()}>"
 
-    def _repr_html_(self) -> str:
-        """What the object knows as a small table (where no widget shows)."""
-        return self._aio._html(type(self).__name__)
-
     @property
     def client(self) -> A:
         """The async object underneath (its coroutines run on the toolkit's loop)."""
         return self._aio
 
-    @property
-    def log(self) -> EventLog:
-        """Every event so far, as a growing table (``.log.frame``, ``.messages()``, ...)."""
-        return self._aio.log
-
     def close(self) -> None:
-        """Close the widget, if one was shown, and leave."""
+        """Close the widget, if one was shown, and the async object underneath."""
         if self._widget is not None:
             self._widget.close()
         loop.run(self._aio.aclose())
@@ -98,3 +126,17 @@ class BlockingTwin(Generic[A, V]):
         if self._widget is None:
             self._widget = self.widget()
         return self._widget._repr_mimebundle_(**kwargs)
+
+
+class LoggedTwin(BlockingTwin[L, V], LogViews):
+    """A twin whose core keeps an event log: the log, its views, and the core's facts as an
+    HTML table."""
+
+    def _repr_html_(self) -> str:
+        """What the object knows as a small table (where no widget shows)."""
+        return self._aio._html(type(self).__name__)
+
+    @property
+    def log(self) -> EventLog:
+        """Every event so far, as a growing table (``.log.frame``, ``.messages()``, ...)."""
+        return self._aio.log

@@ -29,7 +29,7 @@ few hundred integers per sample, cheap enough for a view that reads ten times a 
 
 ``to="capture/"`` records as it goes: a :class:`~explorer.recorder.Recorder` follows the
 combined log (its ``run()`` task on the same loop) and keeps only a bounded tail in memory
-(``max_rows`` defaults to :data:`RECORDING_ROWS`).
+(``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`).
 
 :class:`AsyncWatch` is the async core (``watch = await api.watch(...)`` from ``AsyncClient``);
 :class:`Watch` is its blocking twin from ``Client``, already started, running on the toolkit's
@@ -45,21 +45,22 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
 from explorer import loop
 from explorer.channel import Channel
+from explorer.channelrefs import ChannelRef, Channels, refs
 from explorer.chat import ChatClient, tidy
+from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError
-from explorer.eventlog import EventLog
+from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Blocking
-from explorer.twins import BlockingTwin, facts_table
+from explorer.twins import LoggedTwin, Mirror, facts_table
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -69,8 +70,6 @@ log = logging.getLogger(__name__)
 
 #: Joins in progress at most at once.
 JOIN_CONCURRENCY = 16
-#: Rows kept in memory by default while recording (the rest is on disk).
-RECORDING_ROWS = 100_000
 #: Rates are events per second over this many seconds.
 RATE_WINDOW = 10.0
 #: How often the counters are sampled in the background, in seconds.
@@ -81,11 +80,6 @@ _SAMPLE_SPACING = 0.1
 _TOKEN_BATCH = 100
 #: What the top rule lists of each channel.
 TOP_FIELDS = ("id", "token", "viewersCurrent")
-
-#: A channel as the caller names it: its id or its token (name).
-ChannelRef: TypeAlias = int | str
-#: What ``api.watch`` and ``add``/``remove`` take: one channel, several, or a channels frame.
-Channels: TypeAlias = ChannelRef | Iterable[ChannelRef] | pd.DataFrame | None
 
 
 class Listing(Protocol):
@@ -160,28 +154,7 @@ class _Rates:
         return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
 
 
-class _Logged(Protocol):
-    @property
-    def log(self) -> EventLog: ...
-
-
-class _Views:
-    """The event log's views, of every channel watched (both watches have them)."""
-
-    def messages(self: _Logged) -> pd.DataFrame:
-        """ChatMessage rows of every channel (``EventLog.messages``)."""
-        return self.log.messages()
-
-    def polls(self: _Logged, last: int | None = None) -> pd.DataFrame:
-        """Poll progress of every channel (``EventLog.polls``)."""
-        return self.log.polls(last)
-
-    def users(self: _Logged) -> pd.DataFrame:
-        """Users seen in any channel (``EventLog.users``)."""
-        return self.log.users()
-
-
-class AsyncWatch(_Views):
+class AsyncWatch(AsyncClosing, LogViews):
     """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
     module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
     to join, :meth:`aclose` to leave.
@@ -230,7 +203,7 @@ class AsyncWatch(_Views):
         self.base_url = base_url
         self.recorder: Recorder | None = None
         if to is not None:
-            from explorer.recorder import Recorder
+            from explorer.recorder import RECORDING_ROWS, Recorder
 
             self.recorder = Recorder(to, flush_every=flush_every, shard=shard)
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
@@ -362,16 +335,8 @@ class AsyncWatch(_Views):
     def __await__(self) -> Generator[Any, None, AsyncWatch]:
         return self.start().__await__()
 
-    async def __aenter__(self) -> AsyncWatch:
-        return await self.start()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    async def _enter(self) -> None:
+        await self.start()
 
     async def aclose(self) -> None:
         """Leave every chat, stop the background tasks, then close the recorder (which writes
@@ -414,7 +379,7 @@ class AsyncWatch(_Views):
         """New members for ``channels`` in this shard, ids resolved, duplicates dropped, and
         the tokens of channels named by id looked up (with ``tokens``)."""
         named: dict[int, str | None] = {}
-        for ref, token in _refs(channels):
+        for ref, token in refs(*channels):
             channel_id = ref if isinstance(ref, int) else await Channel.id(self._channel(ref))
             if self._in_shard(channel_id):
                 named[channel_id] = named.get(channel_id) or token
@@ -546,50 +511,16 @@ async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
     await asyncio.gather(*running, return_exceptions=True)
 
 
-def _refs(channels: Sequence[Channels]) -> Iterator[tuple[ChannelRef, str | None]]:
-    """``(id or token, token if known)`` of each channel named in ``channels``; names that are
-    digits are ids."""
-    for item in channels:
-        if item is None:
-            continue
-        if isinstance(item, pd.DataFrame):
-            tokens = item["token"] if "token" in item.columns else pd.Series(index=item.index)
-            for channel, token in tokens.items():
-                yield int(channel), None if pd.isna(token) else str(token)
-        elif isinstance(item, int | str):
-            yield _ref(item)
-        else:
-            for ref in item:
-                yield _ref(ref)
-
-
-def _ref(ref: ChannelRef) -> tuple[ChannelRef, str | None]:
-    if isinstance(ref, str) and not ref.isdigit():
-        return ref, ref
-    return int(ref), None
-
-
-class Watch(BlockingTwin[AsyncWatch, "WatchView"], _Views):
+class Watch(LoggedTwin[AsyncWatch, "WatchView"]):
     """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
     ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
     keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
     shows a :class:`~explorer.watchview.WatchView`. Use ``with`` or :meth:`close`.
     """
 
-    @property
-    def channels(self) -> list[int]:
-        """The channels joined now, by id."""
-        return self._aio.channels
-
-    @property
-    def recorder(self) -> Recorder | None:
-        """The recorder writing the capture (None without ``to=``)."""
-        return self._aio.recorder
-
-    @property
-    def refreshes(self) -> int:
-        """Times the top rule was evaluated."""
-        return self._aio.refreshes
+    channels: Mirror[list[int]] = Mirror("The channels joined now, by id.")
+    recorder: Mirror[Recorder | None] = Mirror("The recorder writing the capture (``to=``).")
+    refreshes: Mirror[int] = Mirror("Times the top rule was evaluated.")
 
     def chat(self, channel: int) -> ChatClient | None:
         """The chat client of ``channel`` (None while it is not part of the watch)."""

@@ -25,7 +25,7 @@ from traitlets import Dict, Float, Int, List
 
 from explorer.eventlog import EventLog
 from explorer.rendering import sparkline, table_html
-from explorer.widgets import LIVE_INTERVAL, PurgedNames, RateMeter, Timer, records, rows_html
+from explorer.widgets import LIVE_INTERVAL, PurgedNames, RateMeter, TimedView, records, rows_html
 
 #: The stats table is read at most this often (seconds).
 STATS_INTERVAL = 1.0
@@ -44,7 +44,7 @@ def _cell(value: Any) -> str:
     return "" if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)) else str(value)
 
 
-class WatchView(widgets.VBox):
+class WatchView(TimedView):
     """Many channels' chat at a glance (see the module docstring).
 
     ``stats()`` returns a frame indexed by channel (columns such as token, state, events,
@@ -92,7 +92,7 @@ class WatchView(widgets.VBox):
         self._events = widgets.HTML()
         super().__init__([self._header, self._channels, self._events])
         self.refresh()
-        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
+        self._tick_every(loop, interval)
 
     def _on_tick(self) -> None:
         self.refresh()
@@ -155,9 +155,3 @@ class WatchView(widgets.VBox):
         )
         self._events.value = rows_html(self.records, _RECORD)
         self.redraws += 1
-
-    def close(self) -> None:
-        """Stop refreshing and close the view."""
-        if self._timer is not None:
-            self._timer.stop()
-        super().close()

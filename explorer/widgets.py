@@ -105,6 +105,25 @@ class Timer:
         self._stopped = True
 
 
+class TimedView(widgets.VBox):
+    """A view refreshed by a :class:`Timer` (:meth:`_on_tick`) until it is closed."""
+
+    _timer: Timer | None = None
+
+    def _tick_every(self, loop: asyncio.AbstractEventLoop | None, interval: float) -> None:
+        """Given ``loop``, call :meth:`_on_tick` on it every ``interval`` seconds."""
+        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
+
+    def _on_tick(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop refreshing and close the view."""
+        if self._timer is not None:
+            self._timer.stop()
+        super().close()
+
+
 class RateMeter:
     """Events per second from a growing total sampled at each refresh: the rate over the last
     :data:`RATE_WINDOW` seconds, and one point per second over the last :data:`HISTORY`
@@ -147,7 +166,7 @@ def rows_html(records: list[dict[str, str]], columns: tuple[str, ...]) -> str:
     return table_html(columns, ([cell(r, k) for k in columns] for r in reversed(records)))
 
 
-class LiveChat(widgets.VBox):
+class LiveChat(TimedView):
     """A live view of a chat: connection state and endpoint, event counts, the event rate
     with a sparkline of the last minute, and the last ``rows`` events as a table (role badges,
     messages with their emoticons, links and tags), with an event-type filter and
@@ -206,7 +225,7 @@ class LiveChat(widgets.VBox):
         self._pause.observe(self._pause_changed, "value")
         self.observe(self._controls_changed, ["event_filter", "paused", "rows"])
         self.refresh()
-        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
+        self._tick_every(loop, interval)
 
     # Controls -> traits -> a fresh view.
 
@@ -264,12 +283,6 @@ class LiveChat(widgets.VBox):
         )
         self._table.value = rows_html(self.records, _RECORD)
         self.redraws += 1
-
-    def close(self) -> None:
-        """Stop refreshing and close the view."""
-        if self._timer is not None:
-            self._timer.stop()
-        super().close()
 
 
 _RECORD = ("time", "event", "user", "text")
@@ -349,7 +362,7 @@ def utc(times: pd.Series) -> np.ndarray:
     return times.dt.tz_convert(None).to_numpy()
 
 
-class ChartView(widgets.VBox):
+class ChartView(TimedView):
     """A matplotlib chart shown as an SVG image, or a line of text until there is something to
     draw. Subclasses read their data in :meth:`_read` and draw it in :meth:`figure`; this
     class redraws when the data changed, off the loop thread when a timer drives it, and
@@ -361,14 +374,13 @@ class ChartView(widgets.VBox):
         self._image = widgets.Image(format="svg+xml")
         self._empty = widgets.HTML(f"<i>{html.escape(empty)}</i>")
         self._drawing = threading.Lock()
-        self._timer: Timer | None = None
         super().__init__([self._empty])
         self.observe(self._show, "svg")
 
     def _start(self, loop: asyncio.AbstractEventLoop | None, interval: float) -> None:
         """Draw now and, given ``loop``, look for changes every ``interval`` seconds."""
         self.refresh()
-        self._timer = Timer(loop, interval, self._on_tick) if loop is not None else None
+        self._tick_every(loop, interval)
 
     def _show(self, change: dict[str, Any]) -> None:
         self._image.value = change["new"]
@@ -407,12 +419,6 @@ class ChartView(widgets.VBox):
         """Write the chart to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
         self._read()
         self.figure().savefig(path)
-
-    def close(self) -> None:
-        """Stop refreshing and close the view."""
-        if self._timer is not None:
-            self._timer.stop()
-        super().close()
 
 
 class PollChart(ChartView):

@@ -9,6 +9,9 @@ import explorer
 
 PUBLIC = [
     "AsyncClient",
+    "AsyncTracker",
+    "AsyncWatch",
+    "Capture",
     "Chat",
     "ChatClient",
     "ChatDetails",
@@ -17,7 +20,13 @@ PUBLIC = [
     "Client",
     "EventLog",
     "Grant",
+    "Recorder",
+    "Replay",
+    "Tracker",
+    "Watch",
     "connect",
+    "open_capture",
+    "replay",
     "time_series",
 ]
 

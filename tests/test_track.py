@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -69,10 +70,17 @@ def api(platform: Platform) -> Iterator[explorer.Client]:
 
 
 @pytest.fixture
-def trackers() -> Iterator[list[Tracker]]:
-    """Trackers closed after the test."""
+def track(api: explorer.Client) -> Iterator[Callable[..., Tracker]]:
+    """``track(target, **options)``: ``api.track`` on a manual clock that its sleep moves
+    (unless the options give others), closed after the test."""
     made: list[Tracker] = []
-    yield made
+
+    def make(target: Any, **options: Any) -> Tracker:
+        clock = ManualClock()
+        made.append(api.track(target, **{"clock": clock, "sleep": Sleeps(clock), **options}))
+        return made[-1]
+
+    yield make
     for tracker in made:
         tracker.close()
 
@@ -104,14 +112,13 @@ def test_a_tight_every_within_tiny_buckets_draws_no_429_and_counts_late_snapshot
 
 
 def test_snapshots_on_time_sleep_until_the_next_tick(
-    api: explorer.Client, trackers: list[Tracker]
+    track: Callable[..., Tracker],
 ) -> None:
     """With a manual clock a snapshot takes no time: none is late, each waits out `every`
     and the rows of consecutive snapshots are `every` apart."""
     clock = ManualClock()
     sleeps = Sleeps(clock)
-    tracker = api.track(TOP, every="30s", clock=clock, sleep=sleeps)
-    trackers.append(tracker)
+    tracker = track(TOP, every="30s", clock=clock, sleep=sleeps)
     assert tracker.wait(4, timeout=30)
     assert tracker.late == 0
     assert sleeps.delays[:3] == [30.0, 30.0, 30.0]
@@ -120,12 +127,10 @@ def test_snapshots_on_time_sleep_until_the_next_tick(
 
 
 def test_a_query_tracks_the_top_channels_as_a_long_frame(
-    api: explorer.Client, trackers: list[Tracker]
+    api: explorer.Client, track: Callable[..., Tracker]
 ) -> None:
     """A query's snapshot holds its listing's rows: online channels by viewers, typed."""
-    clock = ManualClock()
-    tracker = api.track(TOP, every=1, clock=clock, sleep=Sleeps(clock))
-    trackers.append(tracker)
+    tracker = track(TOP, every=1)
     assert tracker.wait(2, timeout=30)
     frame = tracker.frame()
     assert dict(frame.dtypes.astype(str)) == DTYPES
@@ -136,18 +141,14 @@ def test_a_query_tracks_the_top_channels_as_a_long_frame(
 
 
 def test_a_channel_list_of_ids_and_tokens_is_fetched_in_chunks(
-    api: explorer.Client, trackers: list[Tracker]
+    api: explorer.Client, track: Callable[..., Tracker]
 ) -> None:
     """More ids than one call takes, plus a token and a frame: every channel once a snapshot,
     with the platform's values."""
     everyone = api.channels(order="id:asc", fields="id,token,viewersTotal")
     ids = list(everyone.index[: CHUNK + 20])
     token = str(everyone["token"].iloc[-1])
-    clock = ManualClock()
-    tracker = api.track(
-        [*ids, token], every="1m", fields=["viewersTotal"], clock=clock, sleep=Sleeps(clock)
-    )
-    trackers.append(tracker)
+    tracker = track([*ids, token], every="1m", fields=["viewersTotal"])
     assert tracker.wait(1, timeout=30)
     frame = first_snapshot(tracker.frame())
     assert list(frame.columns) == ["time", "channel", "token", "viewersTotal"]
@@ -157,21 +158,19 @@ def test_a_channel_list_of_ids_and_tokens_is_fetched_in_chunks(
     assert by_id.loc[int(everyone.index[-1]), "token"] == token
 
 
-def test_a_channels_frame_tracks_its_index(api: explorer.Client, trackers: list[Tracker]) -> None:
+def test_a_channels_frame_tracks_its_index(
+    api: explorer.Client, track: Callable[..., Tracker]
+) -> None:
     """A channels DataFrame means the channels of its index."""
     picked = api.channels(order="viewersTotal:desc", max_rows=3, fields="id,token")
-    clock = ManualClock()
-    tracker = api.track(picked, every=5, clock=clock, sleep=Sleeps(clock))
-    trackers.append(tracker)
+    tracker = track(picked, every=5)
     assert tracker.wait(1, timeout=30)
     assert sorted(first_snapshot(tracker.frame())["channel"]) == sorted(picked.index)
 
 
-def test_max_rows_keeps_the_newest_rows(api: explorer.Client, trackers: list[Tracker]) -> None:
+def test_max_rows_keeps_the_newest_rows(track: Callable[..., Tracker]) -> None:
     """max_rows bounds the frame, dropping the oldest rows (even part of a snapshot)."""
-    clock = ManualClock()
-    tracker = api.track(TOP, every=1, max_rows=12, clock=clock, sleep=Sleeps(clock))
-    trackers.append(tracker)
+    tracker = track(TOP, every=1, max_rows=12)
     assert tracker.wait(5, timeout=30)
     tracker.close()
     frame = tracker.frame()
@@ -220,9 +219,7 @@ def test_the_async_tracker_runs_on_the_callers_loop(platform: Platform) -> None:
     assert frame["time"].nunique() >= 3
 
 
-def test_snapshots_are_recorded_as_parquet(
-    api: explorer.Client, tmp_path: Path, trackers: list[Tracker]
-) -> None:
+def test_snapshots_are_recorded_as_parquet(api: explorer.Client, tmp_path: Path) -> None:
     """to= writes every snapshot through the recorder; close() writes the rest."""
     clock = ManualClock()
     tracker = api.track(TOP, every=1, to=tmp_path / "capture", clock=clock, sleep=Sleeps(clock))
@@ -238,13 +235,9 @@ def test_snapshots_are_recorded_as_parquet(
     )
 
 
-def test_the_widget_is_a_track_chart_of_the_frame(
-    api: explorer.Client, trackers: list[Tracker]
-) -> None:
+def test_the_widget_is_a_track_chart_of_the_frame(track: Callable[..., Tracker]) -> None:
     """widget(top=3) charts the tracker's frame: a TrackChart, closed without error."""
-    clock = ManualClock()
-    tracker = api.track(TOP, every=1, clock=clock, sleep=Sleeps(clock))
-    trackers.append(tracker)
+    tracker = track(TOP, every=1)
     assert tracker.wait(2, timeout=30)
     chart = tracker.widget(top=3)
     assert isinstance(chart, TrackChart)

@@ -72,11 +72,13 @@ def _shard(text: str) -> tuple[int, int]:
     return int(k), int(n)
 
 
-def _channels(text: str) -> list[int | str]:
+def _channels(text: str) -> list[str]:
+    """The ids and tokens of ``--channels`` as given (``api.watch`` and ``api.track`` read
+    digits as ids)."""
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
         raise argparse.ArgumentTypeError("--channels needs at least one id or token")
-    return [int(name) if name.isdigit() else name for name in names]
+    return names
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
