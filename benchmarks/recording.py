@@ -55,8 +55,7 @@ import explorer
 from benchmarks.eventlog import make_packets
 from explorer import loop
 from explorer.eventlog import EventLog
-from explorer.recorder import Recorder
-from explorer.watch import RECORDING_ROWS
+from explorer.recorder import RECORDING_ROWS, Recorder
 
 FLUSH_EVERY = 1.0
 KILL_RATE = 4_000
