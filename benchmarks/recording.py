@@ -415,7 +415,7 @@ def watch_figures() -> None:
         "  (the platform sets the events/s; the ratio is the events/s one core of the watching "
         "process could take in, against the same watch without disk)"
     )
-    warm = next(i for i, (t, _) in enumerate(samples) if t >= MEMORY_WATCH_SECONDS / 4)
+    warm = next(i for i, (t, _) in enumerate(samples) if t >= MEMORY_WATCH_SECONDS / 3)
     after = samples[warm:]
     slope = _slope([(t / 60, rss / 2**20) for t, rss in after])
     print(
