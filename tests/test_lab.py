@@ -180,3 +180,13 @@ def test_ctrl_c_reaches_the_command_not_explorer_lab(tmp_path: Path) -> None:
         os.killpg(process.pid, signal.SIGINT)
         assert process.wait(30) == 7
     assert not alive(platform)
+
+
+def test_copy_leaves_out_what_recipes_wrote(tmp_path: Path) -> None:
+    """A capture that a recipe run in place left in captures/ is not copied to the user."""
+    source = tmp_path / "notebooks"
+    (source / "captures" / "top30").mkdir(parents=True)
+    (source / "captures" / "top30" / "part.parquet").write_bytes(b"data")
+    (source / "01-recipe.ipynb").write_text("{}")
+    copied = recipes.copy_missing(source, tmp_path / "copy")
+    assert [p.name for p in copied] == ["01-recipe.ipynb"]

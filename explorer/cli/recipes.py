@@ -13,18 +13,22 @@ from pathlib import Path
 
 #: The tracked recipes, relative to the working directory (the repository's root).
 SOURCE = Path("notebooks")
+#: What recipes write beside themselves (recipe 5's captures): data, never copied.
+OUTPUTS = "captures"
 
 
 def copy_missing(source: Path, target: Path) -> list[Path]:
-    """Copy every file under ``source`` that ``target`` lacks (hidden ones and JupyterLab's
-    checkpoints aside) into ``target``, created if need be; the files copied, in order."""
+    """Copy every file under ``source`` that ``target`` lacks (hidden ones, JupyterLab's
+    checkpoints and what recipes wrote in :data:`OUTPUTS` aside) into ``target``, created if
+    need be; the files copied, in order."""
     target.mkdir(parents=True, exist_ok=True)
     if not source.is_dir():
         return []
     copied = []
     for path in sorted(source.rglob("*")):
         relative = path.relative_to(source)
-        if not path.is_file() or any(part.startswith(".") for part in relative.parts):
+        skipped = any(part.startswith(".") for part in relative.parts)
+        if not path.is_file() or skipped or relative.parts[0] == OUTPUTS:
             continue
         destination = target / relative
         if destination.exists():
