@@ -238,7 +238,8 @@ class Packed:
         return self.chunks[-1].end if self.chunks else self.first
 
     def frame(self) -> pd.DataFrame:
-        """The rows as :meth:`EventLog.since` gives them with ``packets=True``."""
+        """The rows as :meth:`EventLog.since` gives them, plus a ``packet`` column of each
+        row's JSON text."""
         pieces, texts = [], []
         for chunk in self.chunks:
             skip = max(self.first - chunk.start, 0)
@@ -492,16 +493,11 @@ class EventLog:
         with self._lock:
             self._hold = row
 
-    def since(self, row: int, packets: bool = False) -> pd.DataFrame:
+    def since(self, row: int) -> pd.DataFrame:
         """The kept rows numbered ``row`` and later, built from those rows alone (like
-        :meth:`tail`); with ``packets``, a ``packet`` column holds each row's JSON text."""
+        :meth:`tail`): what is new since a reader's last look."""
         snap = self._snapshot()
-        numbers = np.arange(max(row, self._start(snap)), snap.end)
-        frame = self._rows_frame(snap, numbers)
-        if packets:
-            texts = [_text(raw) for raw in _raw_packets(snap, numbers.tolist())]
-            frame["packet"] = pd.Series(texts, index=frame.index, dtype="str")
-        return frame
+        return self._rows_frame(snap, np.arange(max(row, self._start(snap)), snap.end))
 
     def packed(self, row: int) -> Packed:
         """The kept rows numbered ``row`` and later as :class:`Packed` chunks: a recorder's
@@ -775,25 +771,6 @@ def _locate(
             bool(chunk.history[index]),
             _channel(chunk.channels[index]),
         )
-
-
-def _raw_packets(snap: _Snapshot, numbers: Iterable[int]) -> Iterator[Raw]:
-    """The JSON of kept rows ``numbers`` as kept, without decoding it."""
-    starts = [chunk.start for chunk in snap.chunks]
-    json: tuple[_Chunk, bytes] | None = None
-    for row in numbers:
-        if row >= snap.tail_start:
-            yield snap.tail.packets[row - snap.tail_start]
-            continue
-        chunk = snap.chunks[bisect.bisect_right(starts, row) - 1]
-        if json is None or json[0] is not chunk:
-            json = (chunk, chunk.json())
-        index = row - chunk.start
-        yield json[1][chunk.offsets[index] : chunk.offsets[index + 1] - 1]
-
-
-def _text(raw: Raw) -> str:
-    return raw if isinstance(raw, str) else bytes(raw).decode()
 
 
 class _Logged(Protocol):

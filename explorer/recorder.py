@@ -474,8 +474,9 @@ def _responses(value: Any) -> list[tuple[str, int | None]] | None:
 
 
 def _events_table(frame: pd.DataFrame) -> pa.Table:
-    """An event frame (``EventLog.since(..., packets=True)``) as a table of
-    :data:`EVENT_SCHEMA`, its index as ``row``."""
+    """An event frame with its packets (:meth:`Packed.frame
+    <explorer.eventlog.Packed.frame>`) as a table of :data:`EVENT_SCHEMA`, its index as
+    ``row``."""
     arrays = []
     for name, kind in _EVENT_TYPES.items():
         if name == "row":

@@ -816,13 +816,14 @@ def test_held_rows_survive_the_row_bound_before_any_sealing() -> None:
     assert log.frame.index.tolist() == [3, 4]
 
 
-def test_since_returns_new_rows_with_their_packets() -> None:
-    """since(row, packets=True) gives rows from that number on and each one's JSON text."""
+def test_packed_rows_build_with_their_packets() -> None:
+    """packed(row).frame() gives rows from that number on, sealed or open, and each one's
+    JSON text."""
     log = EventLog(chunk_rows=3)
     packets = [_message(f"m{i}", 1) for i in range(5)]
     for packet in packets:
         log.append(packet, T)
-    frame = log.since(2, packets=True)
+    frame = log.packed(2).frame()
     assert frame.index.tolist() == [2, 3, 4]
     assert [orjson.loads(text) for text in frame["packet"]] == packets[2:]
     assert frame["message_id"].tolist() == ["m2", "m3", "m4"]
