@@ -238,8 +238,8 @@ class Packed:
         return self.chunks[-1].end if self.chunks else self.first
 
     def frame(self) -> pd.DataFrame:
-        """The rows as :meth:`EventLog.since` gives them, plus a ``packet`` column of each
-        row's JSON text."""
+        """The rows as :attr:`EventLog.frame` has them, plus a ``packet`` column of each row's
+        JSON text."""
         pieces, texts = [], []
         for chunk in self.chunks:
             skip = max(self.first - chunk.start, 0)
@@ -492,12 +492,6 @@ class EventLog:
         """
         with self._lock:
             self._hold = row
-
-    def since(self, row: int) -> pd.DataFrame:
-        """The kept rows numbered ``row`` and later, built from those rows alone (like
-        :meth:`tail`): what is new since a reader's last look."""
-        snap = self._snapshot()
-        return self._rows_frame(snap, np.arange(max(row, self._start(snap)), snap.end))
 
     def packed(self, row: int) -> Packed:
         """The kept rows numbered ``row`` and later as :class:`Packed` chunks: a recorder's

@@ -811,7 +811,7 @@ def test_held_rows_survive_the_row_bound_before_any_sealing() -> None:
     log.hold(0)
     for i in range(5):
         log.append(_message(f"m{i}", 1), T)
-    assert log.since(0).index.tolist() == list(range(5))
+    assert log.frame.index.tolist() == list(range(5))
     log.hold(None)
     assert log.frame.index.tolist() == [3, 4]
 
