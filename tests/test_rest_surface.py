@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import pydoc
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,10 +20,13 @@ from explorer.channel import Channel
 from explorer.confetti import Confetti
 from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
-from explorer.endpoints import Endpoint
+from explorer.endpoints import SIGN_IN
 from explorer.errors import NotFound
 from explorer.games import Game, GameVersion
 from explorer.handle import Call, Handle, M, Op, endpoint
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
+from explorer.wire.endpoint import Endpoint
 
 HANDLES: tuple[type[Handle[object]], ...] = (  # type: ignore[type-var]
     Api,
@@ -55,30 +57,49 @@ class Recording(httpx.AsyncBaseTransport):
 @pytest.fixture
 def recorded(platform: Platform) -> Iterator[tuple[explorer.Client, Recording]]:
     """A sync client on the shared platform whose requests are recorded."""
-    wire = Recording()
-    with explorer.Client(platform.base_url, progress=False, transport=wire) as client:
-        yield client, wire
+    network = Recording()
+    with explorer.Client(platform.base_url, progress=False, transport=network) as client:
+        yield client, network
 
 
 # -- the endpoint table -------------------------------------------------------------------------
 
 
-def _route_buckets() -> dict[tuple[str, str], tuple[str, tuple[str, str] | None]]:
-    """The platform's (method, path with ``{}`` placeholders) -> (bucket, search switch)."""
-    found = {}
-    for route in platform_routes():
-        found[(route.method, re.sub(r"\{[^}]*\}", "{}", route.path))] = (route.bucket, route.when)
-    return found
+#: Rows the toolkit has no method for, and why: a user reaches them with ``client.request``.
+NOT_CALLED = {
+    channel_wire.CHANNEL_BROADCAST: "the live broadcast's state, for streaming software",
+    channel_wire.CHANNEL_FOLLOW_BY_POST: "the same as PUT, which Channel.follow sends",
+    channel_wire.CHANNEL_PARTNERSHIP_DENY: "staff only",
+    channel_wire.CHANNEL_PARTNERSHIP_ACCEPT: "staff only",
+    channel_wire.CHANNEL_REPLACE: "the same as PATCH, which Channel.update sends",
+    wire.CHAT_ENDPOINTS: "Channel.chat_details gives the addresses with an authkey",
+    wire.REVOKE: "for OAuth clients holding a token",
+    wire.OAUTH_CLIENT: "for OAuth clients: their own registration",
+    wire.INTROSPECT: "for OAuth resource servers",
+    wire.ACCOUNT_PASSWORD: "changing a password is left to the web page",
+}
 
 
-def test_every_endpoint_row_is_charged_like_the_platform_route() -> None:
-    """Each toolkit row names a platform route and the same bucket (and search switch)."""
-    routes = _route_buckets()
-    for row in ENDPOINTS:
-        for path in row.paths():
-            assert (row.method, path) in routes, f"{row.name}: no route {row.method} {path}"
-            bucket, when = routes[(row.method, path)]
-            assert (row.bucket, row.search) == (bucket, when), row.name
+def test_the_platform_serves_every_wire_row_once() -> None:
+    """Each row of the wire table is bound to exactly one platform route, and no route
+    declares a row outside the table."""
+    served = [route.endpoint for route in platform_routes()]
+    assert len(served) == len(set(served))
+    assert set(served) == set(wire.TABLE)
+
+
+def test_the_toolkit_calls_every_wire_row() -> None:
+    """Every wire row is bound to a toolkit method or called by the transport (but the few
+    listed with a reason), and the toolkit calls no row outside the table."""
+    called = {row for binding in ENDPOINTS for row in binding.rows} | set(SIGN_IN)
+    assert called <= set(wire.TABLE)
+    assert set(wire.TABLE) - called == set(NOT_CALLED)
+
+
+def test_wire_rows_are_unique_and_paths_spelled_once() -> None:
+    """No two rows share a method and path, whatever their placeholders are called."""
+    keys = [(row.method, row.template) for row in wire.TABLE]
+    assert len(keys) == len(set(keys))
 
 
 def test_every_row_backs_one_named_method() -> None:
@@ -93,7 +114,7 @@ def test_a_path_placeholder_nothing_fills_is_refused_when_declared() -> None:
     with pytest.raises((TypeError, RuntimeError)) as refused:  # 3.11 wraps it in RuntimeError
 
         class Broken(Handle[M]):
-            @endpoint("GET", "/things/{missing}", "channel-read")
+            @endpoint(Endpoint("GET", "/things/{missing}", "channel-read"))
             def thing(self) -> Call[pd.DataFrame]:
                 """Never declared."""
                 return Call()
@@ -111,13 +132,13 @@ def test_a_crafted_channel_name_cannot_change_the_request_path(
     recorded: tuple[explorer.Client, Recording],
 ) -> None:
     """'streamer/../viewer' is sent as one escaped segment, so no other channel answers."""
-    client, wire = recorded
+    client, network = recorded
     with pytest.raises(NotFound):
         client.channel("streamer/../viewer").info()
     with pytest.raises(NotFound):
         client.chat("x/../../users/current")
-    assert wire.paths[0].endswith(b"/channels/streamer%2F..%2Fviewer")
-    assert wire.paths[1].endswith(b"/channels/x%2F..%2F..%2Fusers%2Fcurrent?fields=id")
+    assert network.paths[0].endswith(b"/channels/streamer%2F..%2Fviewer")
+    assert network.paths[1].endswith(b"/channels/x%2F..%2F..%2Fusers%2Fcurrent?fields=id")
 
 
 # -- one surface, two modes ---------------------------------------------------------------------
@@ -178,12 +199,12 @@ def test_the_top_level_listing_is_short() -> None:
 
 def test_handles_are_lazy(recorded: tuple[explorer.Client, Recording]) -> None:
     """Making handles sends nothing; the first method call sends one request."""
-    client, wire = recorded
+    client, network = recorded
     channel = client.channel("streamer")
     client.user(1), client.me, client.game(1), client.game_version(1), client.confetti(1)
-    assert wire.paths == []
+    assert network.paths == []
     assert channel.followers(max_rows=1).index.name == "id"
-    assert len(wire.paths) == 1
+    assert len(network.paths) == 1
 
 
 def test_reprs_name_the_address_and_the_caller(platform: Platform) -> None:

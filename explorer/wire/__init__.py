@@ -8,4 +8,6 @@ that the platform imports nothing else of the toolkit but the process supervisor
     ratelimit.py  the rate-limit buckets and their window math
     codes.py      chat error codes, error objects and the wire-level refusal
     packets.py    chat packets: decode and encode method, reply and event
+    endpoint.py   how a REST endpoint row is declared, and the one place a path is filled
+    routes.py     every REST endpoint once (channel_routes.py: those of one channel)
 """

@@ -28,6 +28,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request, not_found
+from explorer.wire import channel_routes as channel_wire
 
 SCHEMAS: dict[str, Any] = {
     "ChatUser": {
@@ -41,7 +42,6 @@ SCHEMAS: dict[str, Any] = {
         "description": "A signed-in user present in a channel's chat, with their roles there.",
     },
 }
-_CHAT_USERS = {"type": "array", "items": {"$ref": "#/components/schemas/ChatUser"}}
 MAX_SEARCH = 32
 
 
@@ -121,49 +121,28 @@ _ERRORS = (400, 404, 461)
 
 routes = [
     Route(
-        "GET",
-        "/chats/{channel}/friends",
+        channel_wire.CHANNEL_CHAT_FRIENDS,
         chat_friends,
-        "chats",
-        auth="user",
         summary="Users in the chat whose channel the caller follows",
         params=PAGE_PARAMS,
-        response=_CHAT_USERS,
         errors=(401, *_ERRORS),
     ),
     Route(
-        "GET",
-        "/chats/{channel}/users",
+        channel_wire.CHANNEL_CHATTERS,
         chat_users,
-        "chats",
-        auth="optional",
         summary="Signed-in users in the chat",
         params=PAGE_PARAMS,
-        response=_CHAT_USERS,
         errors=_ERRORS,
     ),
     Route(
-        "GET",
-        "/chats/{channel}/users/search",
+        channel_wire.CHANNEL_FIND_CHATTERS,
         search_chat_users,
-        "chats",
-        auth="optional",
         summary="Users in the chat whose name starts with a prefix",
         params=(
             Param("username", {"type": "string", "maxLength": MAX_SEARCH}, "name prefix", True),
             *PAGE_PARAMS,
         ),
-        response=_CHAT_USERS,
         errors=_ERRORS,
     ),
-    Route(
-        "GET",
-        "/chats/{channel}/users/{user}",
-        chat_user,
-        "chats",
-        auth="optional",
-        summary="One user in the chat",
-        response={"$ref": "#/components/schemas/ChatUser"},
-        errors=_ERRORS,
-    ),
+    Route(channel_wire.CHANNEL_CHATTER, chat_user, summary="One user in the chat", errors=_ERRORS),
 ]

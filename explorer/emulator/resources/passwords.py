@@ -17,6 +17,7 @@ from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, bad_request
+from explorer.wire import routes as wire
 
 
 async def change_password(ctx: Context) -> None:
@@ -44,13 +45,8 @@ async def change_password(ctx: Context) -> None:
 
 routes = [
     Route(
-        "PUT",
-        "/users/current/password",
+        wire.ACCOUNT_PASSWORD,
         change_password,
-        "user-write",
-        auth="user",
-        scopes=("user:update:self",),
-        also=("user-login-failed",),
         summary="Change one's password (ends the user's other sessions, tokens and chat keys)",
         body={
             "type": "object",
@@ -61,6 +57,6 @@ routes = [
             },
         },
         status=204,
-        errors=(400, 401, 403, 413, 429, 461),  # 403: a token without the scope
+        errors=(400, 401, 403, 413, 429, 461),
     ),
 ]

@@ -32,6 +32,7 @@ from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
 from explorer.emulator.responses import JSONResponse
 from explorer.emulator.store import dumps
 from explorer.emulator.world import WORLD_NOW, iso
+from explorer.wire import channel_routes as channel_wire
 from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
@@ -235,11 +236,8 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/recordings",
+        channel_wire.CHANNEL_RECORDINGS,
         list_recordings,
-        "channel-read",
-        auth="optional",
         summary="A channel's recordings with their VODs",
         params=(
             Param(
@@ -251,7 +249,6 @@ routes = [
             Param("order", {"type": "string"}, "comma-separated field:asc|desc"),
             Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),
         ),
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Recording"}},
         errors=(400, 404, 461),
     ),
 ]
