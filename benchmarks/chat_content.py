@@ -1,15 +1,16 @@
 """Chat content and rates from ``explorer.emulator.chatter`` against the realism targets.
 
 Offline (no platform): a big stream's chat, 13,454 viewers as in row 9, is generated minute
-by minute for about an hour (``chat_rate`` times ``intensity`` messages a minute, speakers and
-lines from one ``ChannelVoice``, moderation per message), each line composed into message
-components by the platform's composer (so ``text`` and emote counts are what an analyst
-reads). Measured with ``benchmarks.chatstats``: emote use (row 10), lengths (row 11),
-chatter concentration, moderation (row 12); then per-minute burstiness over 200 four-hour
-streams (the median stream's peak minute over its mean), and the rate law: per-viewer rates,
-the fitted exponent, and messages per viewer-minute of whole platforms of rank-size
-audiences (row 8: viewers of the rank-r live channel ∝ r^-α, 26 on average, α and the number
-of live channels spanning rows 1-3). ``python -m benchmarks chat_content``.
+by minute for about half an hour (``chat_rate`` times ``intensity`` messages a minute,
+speakers and lines from one ``ChannelVoice``, moderation per message). Each line is composed
+into message components by the platform's composer and its ChatMessage packet flattened into
+an event frame, so ``text`` and emote counts are what an analyst reads from a live chat.
+Measured with ``benchmarks.chatstats``: emote use (row 10), lengths (row 11), chatter
+concentration, moderation (row 12); then per-minute burstiness over 200 four-hour streams
+(the median stream's peak minute over its mean), and the rate law: per-viewer rates, the
+fitted exponent, and messages per viewer-minute of whole platforms of rank-size audiences
+(row 8: viewers of the rank-r live channel ∝ r^-α, 26 on average, α and the number of live
+channels spanning rows 1-3). ``python -m benchmarks chat_content``.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchmarks import chatstats
-from explorer.emulator.chat.messages import compose
+from explorer.emulator.chat.messages import Component, compose, message_data
 from explorer.emulator.chatter import (
     ANCHOR_VIEWERS,
     ChannelVoice,
@@ -30,7 +32,7 @@ from explorer.emulator.chatter import (
     moderation,
     timeout_duration,
 )
-from explorer.eventrows import message_text
+from explorer.eventrows import KNOWN_EVENTS, Row, flatten, rows_frame
 
 SEED = 20
 #: The big stream: its audience, chatters and how many lines to generate at least.
@@ -58,14 +60,16 @@ def _poisson(rng: random.Random, mean: float) -> int:
 
 
 def big_stream() -> tuple[pd.DataFrame, dict[str, float]]:
-    """At least :data:`LINES` messages of one big stream's chat, and its moderation counts."""
+    """At least :data:`LINES` messages of one big stream's chat as an analyst reads them
+    (ChatMessage packets flattened into an event frame, then :func:`chatstats.from_events`),
+    and its moderation counts."""
     rng = random.Random(SEED)
     names = [f"viewer_{index:05d}" for index in range(CHATTERS)]
     known = {name.lower(): (index, name) for index, name in enumerate(names)}
     voice = ChannelVoice(SEED, 1, names)
-    rows: list[tuple[float, str, str, int]] = []
+    rows: list[Row] = []
     deletes = timeouts = 0
-    parsed: dict[str, tuple[str, int]] = {}
+    parsed: dict[str, tuple[list[Component], dict[str, Any]]] = {}
     minute = 0
     while len(rows) < LINES:
         count = _poisson(rng, chat_rate(VIEWERS) * voice.intensity(rng))
@@ -73,11 +77,11 @@ def big_stream() -> tuple[pd.DataFrame, dict[str, float]]:
             speaker = voice.speaker(rng)
             line = voice.line(rng, speaker)
             if line not in parsed:
-                components, _ = compose(line, lambda name: known.get(name.lower()))
-                emotes = sum(c["type"] == "emoticon" for c in components)
-                parsed[line] = (message_text({"message": {"message": components}}), emotes)
-            text, emotes = parsed[line]
-            rows.append((minute * 60 + 60 * index / count, text, names[speaker], emotes))
+                parsed[line] = compose(line, lambda name: known.get(name.lower()))
+            identity = {"user_name": names[speaker], "user_id": speaker, "user_roles": ["User"]}
+            data = message_data(1, str(len(rows)), identity, *parsed[line])
+            at = minute * 60 + 60 * index / count
+            rows.append(flatten({"type": "event", "event": "ChatMessage", "data": data}, at))
             kind = moderation(rng)
             if kind == "delete":
                 deletes += 1
@@ -85,8 +89,7 @@ def big_stream() -> tuple[pd.DataFrame, dict[str, float]]:
                 timeouts += 1
                 timeout_duration(rng)
         minute += 1
-    frame = pd.DataFrame(rows, columns=["received_at", "text", "user", "emotes"])
-    frame["received_at"] = pd.to_datetime(frame["received_at"], unit="s", utc=True)
+    frame = chatstats.from_events(rows_frame(rows, pd.CategoricalDtype(KNOWN_EVENTS)))
     return frame, chatstats.moderation(len(frame), deletes, timeouts)
 
 
