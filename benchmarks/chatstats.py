@@ -56,13 +56,15 @@ TARGETS: dict[str, Target] = {
 
 
 def from_events(frame: pd.DataFrame) -> pd.DataFrame:
-    """The ``text``/``user``/``emotes`` frame (plus ``received_at``) of an event frame's
-    ChatMessage rows; ``emotes`` counts the ``emoticon`` entries of ``components``."""
+    """The ``text``/``user``/``emotes`` frame (plus ``received_at`` and ``channel``) of an
+    event frame's ChatMessage rows; ``emotes`` counts the ``emoticon`` entries of
+    ``components``."""
     rows = frame.loc[frame["event"] == "ChatMessage"]
     components = rows["components"].fillna("")
     return pd.DataFrame(
         {
             "received_at": rows["received_at"],
+            "channel": rows["channel"],
             "text": rows["text"].fillna(""),
             "user": rows["user_name"],
             "emotes": components.str.split(",").map(lambda kinds: kinds.count("emoticon")),

@@ -28,10 +28,10 @@ is repeated for a while. Emotes are the platform's own ``default`` pack
 with favourites. Highlights (see :meth:`ChannelVoice.intensity`) make chat emote-heavier and
 start copypasta.
 
-**Speakers** have heavy-tailed activity (log-normal weights), so in a big chat the top 10% of
-chatters send about half the messages; how many post once depends on how many names the
-caller gives a channel against how many lines it draws (about a third when there are a third
-as many names as lines).
+**Speakers** have heavy-tailed activity (log-normal weights, the very top capped), so in a
+big chat the top 10% of chatters send about half the messages and the top 1% about a tenth;
+how many post once depends on how many names the caller gives a channel against how many
+lines it draws (about a third when there are a third as many names as lines).
 
 **Moderation** (row 12), per message: ``delete`` (the message is removed: mostly a platform
 filter, the rest a moderator) or ``timeout`` (the sender is silenced, which also removes the
@@ -78,12 +78,12 @@ def chat_rate(viewers: float) -> float:
 # --- bursts ---------------------------------------------------------------------------------
 
 #: Per-minute log-normal noise of the chat rate, and its persistence from minute to minute.
-NOISE_SIGMA = 0.35
+NOISE_SIGMA = 0.3
 NOISE_MEMORY = 0.8
 #: Chance a minute starts a highlight, its peak excess over the base rate, and the share of
 #: the excess left a minute later.
 HIGHLIGHT_ODDS = 1 / 45
-HIGHLIGHT_PEAK = (3.5, 6.0)
+HIGHLIGHT_PEAK = (3.0, 5.0)
 HIGHLIGHT_DECAY = 0.5
 #: The highlight excess's long-run mean: dividing by ``1 + MEAN_EXCESS`` keeps the mean
 #: intensity 1, so chat_rate stays the long-run rate.
@@ -164,8 +164,10 @@ FAVOURITES = 3
 FAVOURITE_BOOST = 3.0
 #: Emotes in a line that has any: 1, 2, 3, or a spam run of 4-8 of one emote.
 _EMOTE_RUNS = ((1, 0.56), (2, 0.2), (3, 0.1), (0, 0.14))
-#: Log-normal spread of chatters' activity.
-ACTIVITY_SIGMA = 1.3
+#: Log-normal spread of chatters' activity, capped at this many standard deviations (the
+#: keenest 1% send about a tenth of the messages, not a sixth).
+ACTIVITY_SIGMA = 1.6
+ACTIVITY_CAP = 2.5
 #: Recent speakers a mention picks from.
 RECENT = 30
 
@@ -418,7 +420,7 @@ class ChannelVoice:
         traits = random.Random(f"{seed}:{channel_id}:chatter")
         self.names = list(names)
         self._activity = _cumulative(
-            [traits.lognormvariate(0.0, ACTIVITY_SIGMA) for _ in self.names]
+            [math.exp(ACTIVITY_SIGMA * min(ACTIVITY_CAP, traits.gauss())) for _ in self.names]
         )
         weights = [1 / (rank + 1) ** EMOTE_ZIPF for rank in range(len(EMOTES))]
         for favourite in traits.sample(range(12), FAVOURITES):
@@ -506,11 +508,14 @@ class ChannelVoice:
     def _mention(self, rng: random.Random, speaker: int) -> str:
         """A reply to someone who spoke lately (or anyone, in a quiet chat)."""
         others = [index for index in self._recent if index != speaker]
-        if not others:
-            others = [index for index in range(len(self.names)) if index != speaker]
-        if not others:
+        if others:
+            other = rng.choice(others)
+        elif len(self.names) > 1:
+            other = rng.randrange(len(self.names) - 1)
+            other += other >= speaker  # anyone but the speaker
+        else:
             return rng.choice(_REACTIONS)
-        name = self.names[rng.choice(others)]
+        name = self.names[other]
         said = rng.choice(_REPLIES + _QUESTIONS) if rng.random() < 0.8 else rng.choice(_COMMENTS)
         return f"@{name} {said}"
 
