@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import random
 import struct
+from collections.abc import Sequence
 
 import pytest
 
@@ -139,3 +140,18 @@ def test_speakers_index_the_names_and_a_lone_chatter_mentions_nobody() -> None:
         assert "@" not in voice.line(rng, 0)
     with pytest.raises(ValueError, match="at least one"):
         ChannelVoice(0, 1, [])
+
+
+def test_a_channel_chats_in_its_language() -> None:
+    """A Spanish channel says many lines in Spanish; English chat (and that of a language
+    without lines of its own) mixes in a few lines of every language."""
+
+    def share(language: str, phrases: Sequence[str]) -> float:
+        voice = ChannelVoice(0, 1, NAMES, language)
+        rng = random.Random(0)
+        lines = [voice.line(rng, voice.speaker(rng)) for _ in range(2000)]
+        return sum(any(phrase in line for phrase in phrases) for line in lines) / len(lines)
+
+    every = [line for lines in chatter.LOCAL_LINES.values() for line in lines]
+    assert share("es", chatter.LOCAL_LINES["es"]) > 0.2
+    assert 0.005 < share("en", every) == share("xx", every) < 0.05

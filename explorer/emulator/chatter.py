@@ -13,20 +13,20 @@ so the same seed and call sequence give the same chat.
 participation falls as chats grow), as ``FLOOR + SCALE * ((v + KNEE)**EXPONENT -
 KNEE**EXPONENT)``: a power law of exponent :data:`EXPONENT` = 0.85 for large audiences, whose
 scale is solved so that 13,454 viewers chat at 0.036 messages per viewer-minute (xQc's
-measured 478 a minute, row 9); then 1,000 viewers chat at 0.051 and 3,000 at 0.044 per
+measured 478 a minute, row 9); then 1,000 viewers chat at 0.050 and 3,000 at 0.044 per
 viewer-minute, so a platform whose viewing sits mostly in channels of hundreds to thousands of
-viewers lands near 0.05 (row 8: 0.046-0.060 over the rank-size audiences that
+viewers lands near 0.05 (row 8: 0.045-0.057 over the rank-size audiences that
 ``benchmarks/chat_content.py`` tries). :data:`KNEE` bounds the smallest chats' per-viewer
 rate (0.06-0.08 from 10 to 100 viewers, where a pure power law would keep rising), and
 :data:`FLOOR` is the streamer alone, who still chats now and then (0.2 a minute).
 
 **Content** (row 10, 11 and the secondary rows): short reactions, emote-only lines and emote
 spam, questions, ``@name`` replies to recent chatters, ``!commands``, ``/me`` actions, links,
-greetings, a few multilingual lines, some longer sentences, and copypasta that catches on and
-is repeated for a while. Emotes are the platform's own ``default`` pack
-(:mod:`~explorer.emulator.chat.emoticons`), popular ones far more than others, each channel
-with favourites. Highlights (see :meth:`ChannelVoice.intensity`) make chat emote-heavier and
-start copypasta.
+greetings, lines in the channel's language (a few of every language in English chats), some
+longer sentences, and copypasta that catches on and is repeated for a while. Emotes are the
+platform's own ``default`` pack (:mod:`~explorer.emulator.chat.emoticons`), popular ones far
+more than others, each channel with favourites. Highlights (see
+:meth:`ChannelVoice.intensity`) make chat emote-heavier and start copypasta.
 
 **Speakers** have heavy-tailed activity (log-normal weights, the very top capped), so in a
 big chat the top 10% of chatters send about half the messages and the top 1% about a tenth;
@@ -56,7 +56,7 @@ from explorer.emulator.chat.moderation import MAX_TIMEOUT_SECONDS, format_durati
 #: Exponent β of messages a minute against viewers, for large audiences.
 EXPONENT = 0.85
 #: Viewers below which per-viewer participation stops rising (smooths the power law at 0).
-KNEE = 100.0
+KNEE = 200.0
 #: Messages a minute of a channel nobody watches: the streamer, now and then.
 FLOOR = 0.2
 #: The anchor: xQc's 13,454 average viewers chatting 0.036 messages per viewer-minute.
@@ -223,22 +223,27 @@ _REACTIONS = (
     "first try",
     "how",
 )
-_FOREIGN = (
-    "jajaja",
-    "que buena jugada",
-    "hola a todos",
-    "krass",
-    "moin moin",
-    "kkkkkkk",
-    "mdr",
-    "bom dia chat",
-    "trop fort",
-    "давай давай",
-    "sugoi",
-    "wat een actie",
-    "cok iyi",
-    "grande",
-)
+#: Lines in a channel's own language, by the world's language codes (``world.LANGUAGES``).
+LOCAL_LINES: dict[str, tuple[str, ...]] = {
+    "es": ("jajaja", "que buena jugada", "hola a todos", "vamos!", "no puede ser", "qué locura"),
+    "de": ("krass", "moin moin", "was geht", "sehr gut", "na los", "guten Abend zusammen"),
+    "fr": ("mdr", "trop fort", "bonsoir le chat", "c'est incroyable", "allez!", "pas mal"),
+    "pt": ("kkkkkkk", "bom dia chat", "que isso", "muito bom", "boa noite galera"),
+    "ru": ("давай давай", "ахаха", "всем привет", "красиво", "ну ты даёшь"),
+    "ja": ("sugoi", "すごい", "こんばんは", "ナイス", "やばい"),
+    "ko": ("ㅋㅋㅋㅋ", "대박", "안녕하세요", "와 진짜"),
+    "it": ("grande", "che giocata", "ciao a tutti", "dai dai dai", "pazzesco"),
+    "pl": ("siema", "ale akcja", "dobra robota", "o kurcze"),
+    "nl": ("wat een actie", "goeienavond chat", "echt goed", "jammer"),
+    "sv": ("snyggt", "hej chatten", "vad hände", "grymt"),
+    "tr": ("cok iyi", "selam millet", "helal olsun", "inanilmaz"),
+    "zh": ("哈哈哈", "太强了", "大家好", "厉害"),
+    "ar": ("ههههه", "مرحبا", "رائع"),
+}
+#: Share of lines in the channel's own language where it is not English; English chats mix in
+#: a few lines of every language.
+LOCAL_SHARE = 0.35
+_FOREIGN = tuple(line for lines in LOCAL_LINES.values() for line in lines)
 _QUESTIONS = (
     "what rank is this?",
     "how long have you been streaming today?",
@@ -412,9 +417,12 @@ class ChannelVoice:
     ``seed`` and ``channel_id``; everything else from the ``rng`` each call is given.
     """
 
-    def __init__(self, seed: int, channel_id: int, names: Sequence[str]) -> None:
+    def __init__(
+        self, seed: int, channel_id: int, names: Sequence[str], language: str = "en"
+    ) -> None:
         """``names`` are the chatters :meth:`speaker` picks from (indexes into it) and
-        ``@mentions`` name; one is enough."""
+        ``@mentions`` name; one is enough. In a channel whose ``language`` is another than
+        English, part of chat is in that language."""
         if not names:
             raise ValueError("a channel's voice needs at least one chatter name")
         traits = random.Random(f"{seed}:{channel_id}:chatter")
@@ -426,9 +434,14 @@ class ChannelVoice:
         for favourite in traits.sample(range(12), FAVOURITES):
             weights[favourite] *= FAVOURITE_BOOST
         self._emotes = _cumulative(weights)
-        self._kinds = [kind for kind, _ in _KINDS]
-        self._calm = _cumulative([weight for _, weight in _KINDS])
-        self._hyped = _cumulative([weight * _HYPE.get(kind, 1.0) for kind, weight in _KINDS])
+        self._foreign = LOCAL_LINES.get(language, _FOREIGN)
+        kinds = dict(_KINDS)
+        if language in LOCAL_LINES:
+            kinds = {kind: weight * (1 - LOCAL_SHARE) for kind, weight in kinds.items()}
+            kinds["foreign"] += LOCAL_SHARE * sum(weight for _, weight in _KINDS)
+        self._kinds = list(kinds)
+        self._calm = _cumulative(list(kinds.values()))
+        self._hyped = _cumulative([kinds[kind] * _HYPE.get(kind, 1.0) for kind in kinds])
         self._runs = _cumulative([share for _, share in _EMOTE_RUNS])
         self._recent: deque[int] = deque(maxlen=RECENT)
         self._pasta = ""
@@ -500,7 +513,7 @@ class ChannelVoice:
             link = rng.choice(_LINKS).format(token=f"{rng.getrandbits(40):x}")
             return f"{rng.choice(_LINK_LEADS)} {link}".strip()
         if kind == "foreign":
-            return rng.choice(_FOREIGN)
+            return rng.choice(self._foreign)
         if kind == "mention":
             return self._mention(rng, speaker)
         return self._start_pasta(rng)
