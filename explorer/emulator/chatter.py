@@ -159,8 +159,10 @@ EMOTES: tuple[str, ...] = (
 )
 #: Zipf exponent of emote popularity.
 EMOTE_ZIPF = 1.1
-#: How many of the popular emotes a channel favours, and how much more it uses them.
+#: How many of the popular emotes (the first ``FAVOURITE_POOL``) a channel favours, and how
+#: much more it uses them.
 FAVOURITES = 3
+FAVOURITE_POOL = 12
 FAVOURITE_BOOST = 3.0
 #: Emotes in a line that has any: 1, 2, 3, or a spam run of 4-8 of one emote.
 _EMOTE_RUNS = ((1, 0.56), (2, 0.2), (3, 0.1), (0, 0.14))
@@ -413,8 +415,9 @@ def _pick(rng: random.Random, cumulative: Sequence[float]) -> int:
 class ChannelVoice:
     """One channel's chat: who speaks and what they say (state: copypasta, bursts).
 
-    The voice's traits (chatters' activity, favourite emotes, its copypasta) are drawn from
-    ``seed`` and ``channel_id``; everything else from the ``rng`` each call is given.
+    The voice's traits (chatters' activity, favourite emotes, the rate's first noise) are
+    drawn from ``seed`` and ``channel_id``; everything else from the ``rng`` each call is
+    given.
     """
 
     def __init__(
@@ -431,7 +434,7 @@ class ChannelVoice:
             [math.exp(ACTIVITY_SIGMA * min(ACTIVITY_CAP, traits.gauss())) for _ in self.names]
         )
         weights = [1 / (rank + 1) ** EMOTE_ZIPF for rank in range(len(EMOTES))]
-        for favourite in traits.sample(range(12), FAVOURITES):
+        for favourite in traits.sample(range(FAVOURITE_POOL), FAVOURITES):
             weights[favourite] *= FAVOURITE_BOOST
         self._emotes = _cumulative(weights)
         self._foreign = LOCAL_LINES.get(language, _FOREIGN)
