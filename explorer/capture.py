@@ -32,8 +32,9 @@ import pandas as pd
 import pyarrow as pa
 
 from explorer import chatviews, columns
-from explorer.eventrows import COLUMNS, KNOWN_EVENTS
+from explorer.eventrows import COLUMNS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
+from explorer.wire import events as wire_events
 
 #: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
 #: text (naive times are UTC); None for no bound.
@@ -335,5 +336,5 @@ def _event_frame(table: pa.Table) -> pd.DataFrame:
     """Event rows as ``EventLog.frame`` has them (``event`` categorical, known names first)."""
     frame = _typed(table)
     if "event" in frame:
-        frame["event"] = columns.column(frame["event"].tolist(), "category", KNOWN_EVENTS)
+        frame["event"] = columns.column(frame["event"].tolist(), "category", wire_events.EVENTS)
     return frame

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, Union
+from typing import TypeAlias, Union
 
-#: How a field's values become a column (``columns.py`` maps each to its dtype): ``time`` is
-#: ISO-8601 text or epoch milliseconds, ``seconds`` epoch seconds.
-Kind = Literal["int", "float", "bool", "str", "category", "time", "seconds", "object"]
+from explorer.wire.kinds import Kind
+
+#: How a field's values become a column: a kind (``explorer.wire.kinds``, which ``columns.py``
+#: maps to a dtype), or an embedded object's schema.
 Spec: TypeAlias = Union[Kind, "Schema"]
 
 
