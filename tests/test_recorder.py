@@ -31,13 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 T0 = 1_700_000_000.0
 
 
-
 def test_event_files_have_the_wire_columns_and_types() -> None:
     """An events file holds the wire's event-log columns, each in its declared Arrow type,
     then the recorder's own row and packet."""
     declared = [(column.name, column.arrow) for column in wire_events.COLUMNS]
     written = [(field.name, str(field.type)) for field in EVENT_SCHEMA]
     assert written == [*declared, ("row", "int64"), ("packet", "string")]
+
 
 def chat_message(i: int, channel: int = 7) -> dict[str, Any]:
     """A ChatMessage packet numbered ``i`` (id ``m{i}``, text ``message {i}``) in ``channel``."""
