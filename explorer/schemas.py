@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias, Union
 
+from explorer.wire import records
 from explorer.wire.kinds import Kind
 
 #: How a field's values become a column: a kind (``explorer.wire.kinds``, which ``columns.py``
@@ -49,77 +50,27 @@ TYPE = Schema(
     index="id",
 )
 
-USER = Schema(
-    {
-        "id": "int",
-        "username": "str",
-        "level": "int",
-        "experience": "int",
-        "sparks": "int",
-        "avatarUrl": "str",
-        "bio": "str",
-        "social": "object",
-        "primaryTeam": "int",
-        "verified": "bool",
-        "createdAt": "time",
-        "updatedAt": "time",
-        "deletedAt": "time",
-    },
-    index="id",
-)
+USER = Schema({field.name: field.kind for field in records.USER}, index="id")
 
 _CHANNEL_FIELDS: dict[str, Spec] = {
-    "id": "int",
-    "userId": "int",
-    "token": "str",
-    "name": "str",
-    "online": "bool",
-    "featured": "bool",
-    "partnered": "bool",
-    "suspended": "bool",
-    "interactive": "bool",
-    "hasVod": "bool",
-    "vodsEnabled": "bool",
-    "hasTranscodes": "bool",
-    "featureLevel": "int",
-    "ftl": "int",
-    "audience": "category",
-    "viewersTotal": "int",
-    "viewersCurrent": "int",
-    "numFollowers": "int",
-    "description": "str",
-    "typeId": "int",
-    "languageId": "category",
-    "interactiveGameId": "int",
-    "transcodingProfileId": "int",
-    "coverId": "int",
-    "thumbnailId": "int",
-    "badgeId": "int",
-    "hosteeId": "int",
-    "bannerUrl": "str",
-    "costreamId": "str",
-    "createdAt": "time",
-    "updatedAt": "time",
-    "deletedAt": "time",
-    "streamKey": "str",
+    field.name: field.kind for field in (*records.CHANNEL, *records.CHANNEL_PRIVATE)
 }
-_AUDIENCES = {"audience": ("family", "teen", "18+")}
+_AUDIENCES = {field.name: field.choices for field in records.CHANNEL if field.choices}
+_PRIVATE = frozenset(field.name for field in records.CHANNEL_PRIVATE)
 
 #: A channel as listed and fetched: with its ``type`` and owner ``user`` embedded.
 CHANNEL = Schema(
     {**_CHANNEL_FIELDS, "type": TYPE, "user": USER},
     index="id",
     categories=_AUDIENCES,
-    optional=frozenset({"streamKey"}),
+    optional=_PRIVATE,
 )
 
 #: ``GET /users/current``: the user with their own channel, groups, email and preferences.
 CURRENT_USER = Schema(
     {
         **USER.fields,
-        "channel": Schema(
-            _CHANNEL_FIELDS, categories=_AUDIENCES, optional=frozenset({"streamKey"})
-        ),
+        "channel": Schema(_CHANNEL_FIELDS, categories=_AUDIENCES, optional=_PRIVATE),
         "groups": "object",
         "email": "str",
         "preferences": "object",

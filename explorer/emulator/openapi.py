@@ -14,10 +14,11 @@ from types import ModuleType
 from typing import Any
 
 from explorer.emulator.policy import Route
-from explorer.emulator.shapes import BOOL, CHANNEL, INT, STR, TIME, USER, nullable
+from explorer.emulator.shapes import BOOL, INT, STR, TIME, json_schema, nullable
 from explorer.wire.ratelimit import BUCKETS
+from explorer.wire.records import CHANNEL, CHANNEL_PRIVATE, USER
 
-USER_PROPERTIES: dict[str, Any] = {field.name: field.schema for field in USER}
+USER_PROPERTIES: dict[str, Any] = {field.name: json_schema(field) for field in USER}
 TYPE_PROPERTIES: dict[str, Any] = {
     "id": INT,
     "name": STR,
@@ -31,10 +32,10 @@ TYPE_PROPERTIES: dict[str, Any] = {
     "availableAt": nullable(TIME),
 }
 CHANNEL_PROPERTIES: dict[str, Any] = {
-    **{field.name: field.schema for field in CHANNEL},
+    **{field.name: json_schema(field) for field in CHANNEL},
     "type": nullable({"$ref": "#/components/schemas/Type"}),
     "user": {"$ref": "#/components/schemas/User"},
-    "streamKey": STR,
+    **{field.name: json_schema(field) for field in CHANNEL_PRIVATE},
 }
 
 SCHEMAS: dict[str, Any] = {
