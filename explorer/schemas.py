@@ -34,22 +34,7 @@ class Schema:
     optional: frozenset[str] = frozenset()
 
 
-TYPE = Schema(
-    {
-        "id": "int",
-        "name": "str",
-        "parent": "str",
-        "description": "str",
-        "source": "str",
-        "viewersCurrent": "int",
-        "coverUrl": "str",
-        "backgroundUrl": "str",
-        "online": "int",
-        "availableAt": "time",
-    },
-    index="id",
-)
-
+TYPE = Schema({field.name: field.kind for field in records.TYPE}, index="id")
 USER = Schema({field.name: field.kind for field in records.USER}, index="id")
 
 _CHANNEL_FIELDS: dict[str, Spec] = {

@@ -16,21 +16,10 @@ from typing import Any
 from explorer.emulator.policy import Route
 from explorer.emulator.shapes import BOOL, INT, STR, TIME, json_schema, nullable
 from explorer.wire.ratelimit import BUCKETS
-from explorer.wire.records import CHANNEL, CHANNEL_PRIVATE, USER
+from explorer.wire.records import CHANNEL, CHANNEL_PRIVATE, TYPE, USER
 
 USER_PROPERTIES: dict[str, Any] = {field.name: json_schema(field) for field in USER}
-TYPE_PROPERTIES: dict[str, Any] = {
-    "id": INT,
-    "name": STR,
-    "parent": STR,
-    "description": nullable(STR),
-    "source": STR,
-    "viewersCurrent": INT,
-    "coverUrl": nullable(STR),
-    "backgroundUrl": nullable(STR),
-    "online": INT,
-    "availableAt": nullable(TIME),
-}
+TYPE_PROPERTIES: dict[str, Any] = {field.name: json_schema(field) for field in TYPE}
 CHANNEL_PROPERTIES: dict[str, Any] = {
     **{field.name: json_schema(field) for field in CHANNEL},
     "type": nullable({"$ref": "#/components/schemas/Type"}),

@@ -1,11 +1,11 @@
 """The JSON shapes of the core records (Channel, User, Type), rendered from store rows.
 
 Resources embed each other (a channel embeds its owner and type, the current user embeds their
-channel), so rendering lives here once. The Channel and User fields are declared once, in the wire
-(``explorer.wire.records``: name, kind, filter); the column lists, the OpenAPI properties
-(:func:`json_schema`) and the ``where``/``fields`` validation of ``GET /channels`` all derive
-from them. Rows are plain tuples selected with the column lists below; rendering is a ``zip``
-plus a few conversions, which keeps ``GET /channels`` fast.
+channel), so rendering lives here once. The Channel, User and Type fields are declared once,
+in the wire (``explorer.wire.records``: name, kind, filter); the column lists, the OpenAPI
+properties (:func:`json_schema`) and the ``where``/``fields`` validation of ``GET /channels``
+all derive from them. Rows are plain tuples selected with the column lists below; rendering is
+a ``zip`` plus a few conversions, which keeps ``GET /channels`` fast.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import orjson
 
 from explorer.emulator.store import Store
 from explorer.wire.query import FieldKind
-from explorer.wire.records import CHANNEL, USER, Field
+from explorer.wire.records import CHANNEL, TYPE, USER, Field
 
 #: JSON schema atoms of record fields (the OpenAPI description is built from them).
 INT: dict[str, Any] = {"type": "integer"}
@@ -55,16 +55,8 @@ CHANNEL_FILTERS: dict[str, FieldKind] = {
     field.name: field.filter_kind for field in CHANNEL if field.filter
 }
 USER_FIELDS: tuple[str, ...] = tuple(field.name for field in USER)
-TYPE_FIELDS: tuple[str, ...] = (
-    "id",
-    "name",
-    "parent",
-    "description",
-    "source",
-    "coverUrl",
-    "backgroundUrl",
-    "availableAt",
-)
+#: The stored Type columns (its live counts are added when it is shown).
+TYPE_FIELDS: tuple[str, ...] = tuple(field.name for field in TYPE if field.stored)
 GROUP_IDS = {"User": 1, "Partner": 2, "Staff": 3, "Founder": 4, "Pro": 5}
 
 #: SELECT list for a channel joined with its owner: channel columns, then user columns.

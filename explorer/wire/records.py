@@ -1,5 +1,5 @@
-"""The fields of the core records (Channel, User), declared once: name, kind, nullability,
-whether lists filter and sort by them, and the values of an enumeration.
+"""The fields of the core records (Channel, User, Type), declared once: name, kind,
+nullability, whether lists filter and sort by them, and the values of an enumeration.
 
 The platform renders and validates by them (``explorer.emulator.shapes``: its columns, its
 OpenAPI properties, what ``where``/``order`` of ``GET /channels`` accept) and the toolkit
@@ -17,14 +17,15 @@ from explorer.wire.query import FieldKind
 @dataclass(frozen=True, slots=True)
 class Field:
     """One field of a record: its name (also its column), its kind, whether it may be null,
-    whether a listing filters (``where``) and sorts (``order``) by it, and its ``choices``
-    when it is an enumeration."""
+    whether a listing filters (``where``) and sorts (``order``) by it, its ``choices`` when it
+    is an enumeration, and whether it is ``stored`` (or counted when the record is shown)."""
 
     name: str
     kind: Kind
     nullable: bool = False
     filter: bool = False
     choices: tuple[str, ...] = ()
+    stored: bool = True
 
     @property
     def filter_kind(self) -> FieldKind:
@@ -90,4 +91,18 @@ USER: tuple[Field, ...] = (
     Field("createdAt", "time"),
     Field("updatedAt", "time"),
     Field("deletedAt", "time", nullable=True),
+)
+
+#: The Type record's fields (a game or category); its live counts come from the channels.
+TYPE: tuple[Field, ...] = (
+    Field("id", "int"),
+    Field("name", "str"),
+    Field("parent", "str"),
+    Field("description", "str", nullable=True),
+    Field("source", "str"),
+    Field("viewersCurrent", "int", stored=False),
+    Field("coverUrl", "str", nullable=True),
+    Field("backgroundUrl", "str", nullable=True),
+    Field("online", "int", stored=False),
+    Field("availableAt", "time", nullable=True),
 )
