@@ -32,17 +32,17 @@ class User(Handle[M]):
     def __repr__(self) -> str:
         return f"<User {self._values['user_id']!r} at {self.base_url} as {self._identity()}>"
 
-    @endpoint(wire.USER, schemas.USER)
+    @endpoint(wire.USER)
     def info(self) -> Call[pd.DataFrame]:
         """The user as a one-row frame indexed by user id."""
         return Call()
 
-    @endpoint(wire.USER_UPDATE, schemas.USER)
+    @endpoint(wire.USER_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change one's own ``bio`` (text or None) or ``social`` links; the user afterwards."""
         return Call(json=changes)
 
-    @endpoint(wire.USER_CONFIRM, schemas.USER)
+    @endpoint(wire.USER_CONFIRM)
     def confirm(self, code: str) -> Call[pd.DataFrame]:
         """Verify a new account with the code from its confirmation mail; the user after."""
         return Call(json={"code": code})
@@ -54,7 +54,7 @@ class Account(Handle[M]):
     def __repr__(self) -> str:
         return f"<Account at {self.base_url} as {self._identity()}>"
 
-    @endpoint(wire.ACCOUNT, schemas.CURRENT_USER)
+    @endpoint(wire.ACCOUNT)
     def info(self) -> Call[pd.DataFrame]:
         """The signed-in user, with channel, groups, email and preferences, as one row."""
         return Call()
@@ -64,39 +64,39 @@ class Account(Handle[M]):
         """The signed-in user's id."""
         return int((await Account.info(self)).index[0])
 
-    @endpoint(wire.ACCOUNT_INVOICES, schemas.INVOICE, Result.TABLE)
+    @endpoint(wire.ACCOUNT_INVOICES, result=Result.TABLE)
     def invoices(self) -> Call[pd.DataFrame]:
         """The caller's invoices, newest first, indexed by id."""
         return Call()
 
-    @endpoint(wire.ACCOUNT_INVOICE, schemas.INVOICE)
+    @endpoint(wire.ACCOUNT_INVOICE)
     def invoice(self, invoice_id: int) -> Call[pd.DataFrame]:
         """One invoice (the caller's own; staff may read any), as one row."""
         return Call()
 
-    @endpoint(wire.ACCOUNT_CAPTURE_INVOICE, schemas.INVOICE)
+    @endpoint(wire.ACCOUNT_CAPTURE_INVOICE)
     def capture_invoice(self, invoice_id: int) -> Call[pd.DataFrame]:
         """Capture a pending invoice, moving its sparks exactly once; the invoice afterwards."""
         return Call()
 
-    @endpoint(wire.ACCOUNT_NOTIFICATIONS, schemas.NOTIFICATION, Result.PAGED)
+    @endpoint(wire.ACCOUNT_NOTIFICATIONS, result=Result.PAGED)
     def notifications(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """The caller's notifications, newest first, indexed by id; ``payload`` is an object."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint(wire.ACCOUNT_NOTIFICATION, schemas.NOTIFICATION)
+    @endpoint(wire.ACCOUNT_NOTIFICATION)
     def notification(self, notification_id: int) -> Call[pd.DataFrame]:
         """One of the caller's notifications, as one row."""
         return Call()
 
-    @endpoint(wire.ACCOUNT_SHARE_SUBSCRIPTION, schemas.NOTIFICATION)
+    @endpoint(wire.ACCOUNT_SHARE_SUBSCRIPTION)
     def share_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
         """Share a subscription notification to the channel's chat; the notification after."""
         return Call()
 
-    @endpoint(wire.ACCOUNT_UNSHARE_SUBSCRIPTION, schemas.NOTIFICATION)
+    @endpoint(wire.ACCOUNT_UNSHARE_SUBSCRIPTION)
     def unshare_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
         """Take a shared subscription back; the notification afterwards."""
         return Call()
@@ -107,12 +107,12 @@ class Account(Handle[M]):
         opt-out held, indexed by category, with ``since``."""
         return Call(json={"category": category})
 
-    @endpoint(wire.ACCOUNT_OAUTH_CLIENTS, schemas.OAUTH_CLIENT, Result.TABLE)
+    @endpoint(wire.ACCOUNT_OAUTH_CLIENTS, result=Result.TABLE)
     def oauth_clients(self) -> Call[pd.DataFrame]:
         """The OAuth clients the caller registered, indexed by client id."""
         return Call()
 
-    @endpoint(wire.ACCOUNT_ADD_OAUTH_CLIENT, schemas.OAUTH_CLIENT)
+    @endpoint(wire.ACCOUNT_ADD_OAUTH_CLIENT)
     def add_oauth_client(
         self,
         name: str,

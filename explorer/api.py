@@ -167,7 +167,7 @@ class Api(Handle[M]):
 
     # -- listings -----------------------------------------------------------------------------
 
-    @endpoint(wire.CHANNELS, schemas.CHANNEL, Result.PAGED)
+    @endpoint(wire.CHANNELS, result=Result.PAGED)
     def channels(
         self,
         *,
@@ -255,17 +255,17 @@ class Api(Handle[M]):
             **timing,
         )
 
-    @endpoint(wire.TYPES, schemas.TYPE, Result.TABLE)
+    @endpoint(wire.TYPES, result=Result.TABLE)
     def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
         """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
         return Call(params={"online": int(online) if online is not None else None})
 
-    @endpoint(wire.TYPE, schemas.TYPE)
+    @endpoint(wire.TYPE)
     def type(self, type_id: int) -> Call[pd.DataFrame]:
         """One type (game or category) as a one-row frame."""
         return Call()
 
-    @endpoint(GAME_LISTINGS, schemas.GAME, Result.PAGED)
+    @endpoint(GAME_LISTINGS, result=Result.PAGED)
     def games(
         self,
         listing: str = "published",
@@ -279,18 +279,18 @@ class Api(Handle[M]):
         ``reviewing``; ``q`` searches names."""
         return Call(params={"q": q}, max_rows=max_rows, progress=progress)
 
-    @endpoint(wire.CREATE_GAME, schemas.GAME)
+    @endpoint(wire.CREATE_GAME)
     def create_game(self, name: str, **fields: Any) -> Call[pd.DataFrame]:
         """Create an interactive game owned by the caller; ``fields`` may give
         ``description``, ``controlVersion`` and ``installation``. The game as one row."""
         return Call(json={"name": name, **fields})
 
-    @endpoint(wire.INTERACTIVE_HOSTS, schemas.INTERACTIVE_HOST, Result.TABLE)
+    @endpoint(wire.INTERACTIVE_HOSTS, result=Result.TABLE)
     def interactive_hosts(self) -> Call[pd.DataFrame]:
         """The interactive hosts viewers join."""
         return Call()
 
-    @endpoint(wire.CREATE_CONFETTI, schemas.CONFETTI)
+    @endpoint(wire.CREATE_CONFETTI)
     def create_confetti(
         self,
         name: str,
@@ -305,33 +305,33 @@ class Api(Handle[M]):
         body = {"name": name, "particles": list(particles), **settings}
         return Call(json=body if channel_id is None else {**body, "channelId": channel_id})
 
-    @endpoint(wire.ACHIEVEMENTS, schemas.ACHIEVEMENT, Result.TABLE)
+    @endpoint(wire.ACHIEVEMENTS, result=Result.TABLE)
     def achievements(self) -> Call[pd.DataFrame]:
         """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
         return Call()
 
-    @endpoint(wire.ANNOUNCE, schemas.ANNOUNCEMENT)
+    @endpoint(wire.ANNOUNCE)
     def announce(self, message: str, *, level: str = "info") -> Call[pd.DataFrame]:
         """Announce to every user (staff), at ``level`` ``info``, ``warning`` or ``critical``;
         delivered as notifications. The announcement with its ``recipients`` as one row."""
         return Call(json={"message": message, "level": level})
 
-    @endpoint(wire.FRONTEND_VERSIONS, schemas.FRONTEND_VERSION, Result.TABLE)
+    @endpoint(wire.FRONTEND_VERSIONS, result=Result.TABLE)
     def frontend_versions(self, *, app: str | None = None) -> Call[pd.DataFrame]:
         """Released builds of each client app (or of ``app``), newest first, with ``current``."""
         return Call(params={"app": app})
 
-    @endpoint(wire.INGESTS, schemas.INGEST, Result.TABLE)
+    @endpoint(wire.INGESTS, result=Result.TABLE)
     def ingests(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
         """Ingest servers with their load, indexed by name; ``protocol`` keeps those taking it."""
         return Call(params={"protocol": protocol})
 
-    @endpoint(wire.BEST_INGEST, schemas.INGEST)
+    @endpoint(wire.BEST_INGEST)
     def best_ingest(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
         """The least-loaded ingest (taking ``protocol``), as one row."""
         return Call(params={"protocol": protocol})
 
-    @endpoint(LANGUAGE_LISTINGS, schemas.LANGUAGE, Result.TABLE)
+    @endpoint(LANGUAGE_LISTINGS, result=Result.TABLE)
     def languages(self, listing: str = "used") -> Call[pd.DataFrame]:
         """Languages with channel counts, indexed by id: those channels ``used`` (most channels
         first), those ``active`` now (most live viewers first) or all ``available``."""
@@ -344,7 +344,7 @@ class Api(Handle[M]):
 
     # -- accounts and signing in --------------------------------------------------------------
 
-    @endpoint(wire.REGISTER, schemas.USER)
+    @endpoint(wire.REGISTER)
     def register(self, username: str, password: str, email: str) -> Call[pd.DataFrame]:
         """Create an account (and its channel); the new user as a one-row frame. Confirm it
         with the code mailed to ``email``: ``user(id).confirm(code)``."""

@@ -116,19 +116,19 @@ class Channel(Handle[M]):
 
     # -- the record ---------------------------------------------------------------------------
 
-    @endpoint(channel_wire.CHANNEL, schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL)
     def info(self, *, fields: str | Iterable[str] | None = None) -> Call[pd.DataFrame]:
         """The channel as a one-row frame like ``channels()``; ``fields`` projects it."""
         projected = field_names(fields)
         joined = ",".join(projected) if projected is not None else None
         return Call(params={"fields": joined}, fields=projected)
 
-    @endpoint(channel_wire.CHANNEL_DETAILS, schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_DETAILS)
     def details(self) -> Call[pd.DataFrame]:
         """The channel with its media resources (thumbnail, cover, badge), as one row."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_UPDATE, schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change the editable fields (owner): ``name``, ``description``, ``typeId``,
         ``languageId``, ``audience``, ``vodsEnabled``. The channel afterwards, as one row."""
@@ -148,24 +148,24 @@ class Channel(Handle[M]):
 
     # -- followers, roles, relationship -------------------------------------------------------
 
-    @endpoint(channel_wire.CHANNEL_FOLLOWERS, schemas.FOLLOWER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_FOLLOWERS, result=Result.PAGED)
     def followers(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """The followers, newest first, indexed by user id, with ``followedAt``."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint(channel_wire.CHANNEL_FOLLOW, schemas.FOLLOW_STATE)
+    @endpoint(channel_wire.CHANNEL_FOLLOW)
     def follow(self) -> Call[pd.DataFrame]:
         """Follow the channel (idempotent); the follow state and ``numFollowers`` as one row."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_UNFOLLOW, schemas.FOLLOW_STATE)
+    @endpoint(channel_wire.CHANNEL_UNFOLLOW)
     def unfollow(self) -> Call[pd.DataFrame]:
         """Stop following the channel (idempotent); the follow state as one row."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_USERS, schemas.CHANNEL_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_USERS, result=Result.PAGED)
     def users(
         self,
         *,
@@ -177,7 +177,7 @@ class Channel(Handle[M]):
         keeps one role's holders (bans and mutes are shown to moderators only)."""
         return Call(params={"role": role}, max_rows=max_rows, progress=progress)
 
-    @endpoint(channel_wire.CHANNEL_SET_ROLES, schemas.CHANNEL_USER)
+    @endpoint(channel_wire.CHANNEL_SET_ROLES)
     def set_roles(
         self, user_id: int, *, add: str | Iterable[str] = (), remove: str | Iterable[str] = ()
     ) -> Call[pd.DataFrame]:
@@ -185,19 +185,19 @@ class Channel(Handle[M]):
         takes effect in chat at once. The user with their roles as one row."""
         return Call(json={"add": names(add), "remove": names(remove)})
 
-    @endpoint(channel_wire.CHANNEL_RELATIONSHIP, schemas.RELATIONSHIP)
+    @endpoint(channel_wire.CHANNEL_RELATIONSHIP)
     def relationship(self, user_id: int | None = None) -> Call[pd.DataFrame]:
         """A user's roles here and their follow (the caller's by default), as one row."""
         return Call(params={"user": user_id})
 
     # -- hosting and discovery ----------------------------------------------------------------
 
-    @endpoint(channel_wire.CHANNEL_HOSTING, schemas.HOSTING)
+    @endpoint(channel_wire.CHANNEL_HOSTING)
     def hosting(self) -> Call[pd.DataFrame]:
         """Whom the channel hosts, as one row with the hosted channel's ``hostee.*`` columns."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_SET_HOSTING, schemas.HOSTING)
+    @endpoint(channel_wire.CHANNEL_SET_HOSTING)
     def set_hosting(self, hostee_id: int) -> Call[pd.DataFrame]:
         """Host another channel, by id (owner); the hosting as one row."""
         return Call(json={"id": hostee_id})
@@ -207,14 +207,14 @@ class Channel(Handle[M]):
         """Stop hosting (owner); harmless when not hosting."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_HOSTERS, schemas.CHANNEL, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_HOSTERS, result=Result.PAGED)
     def hosters(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """The channels hosting this one, most watched first, like ``channels()``."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint(channel_wire.CHANNEL_RELATED, schemas.CHANNEL, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_RELATED, result=Result.PAGED)
     def related(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
@@ -256,12 +256,12 @@ class Channel(Handle[M]):
         """Replace the Discord bot settings (owner; omitted keys take their defaults)."""
         return Call(json=dict(settings))
 
-    @endpoint(channel_wire.CHANNEL_DISCORD_CHANNELS, schemas.DISCORD_CHANNEL, Result.TABLE)
+    @endpoint(channel_wire.CHANNEL_DISCORD_CHANNELS, result=Result.TABLE)
     def discord_channels(self) -> Call[pd.DataFrame]:
         """The text and voice channels of the channel's Discord guild (owner or staff)."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_DISCORD_ROLES, schemas.DISCORD_ROLE, Result.TABLE)
+    @endpoint(channel_wire.CHANNEL_DISCORD_ROLES, result=Result.TABLE)
     def discord_roles(self) -> Call[pd.DataFrame]:
         """The roles of the channel's Discord guild (owner or staff)."""
         return Call()
@@ -278,34 +278,34 @@ class Channel(Handle[M]):
 
     # -- partnership and suspension -----------------------------------------------------------
 
-    @endpoint(channel_wire.CHANNEL_PARTNERSHIP, schemas.PARTNERSHIP)
+    @endpoint(channel_wire.CHANNEL_PARTNERSHIP)
     def partnership(self) -> Call[pd.DataFrame]:
         """The partnership application (owner or staff), as one row."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_APPLY_FOR_PARTNERSHIP, schemas.PARTNERSHIP)
+    @endpoint(channel_wire.CHANNEL_APPLY_FOR_PARTNERSHIP)
     def apply_for_partnership(self, message: str) -> Call[pd.DataFrame]:
         """Apply for partnership (owner) with a message of 20-2,000 characters."""
         return Call(json={"message": message})
 
-    @endpoint(channel_wire.CHANNEL_PARTNERSHIP_CODES, schemas.REDEEMABLE, Result.TABLE)
+    @endpoint(channel_wire.CHANNEL_PARTNERSHIP_CODES, result=Result.TABLE)
     def partnership_codes(self) -> Call[pd.DataFrame]:
         """A partner's redeemable codes (owner or staff), indexed by id."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_SUSPEND, schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_SUSPEND)
     def suspend(self) -> Call[pd.DataFrame]:
         """Suspend the channel (staff): it leaves listings and goes offline. The channel."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_UNSUSPEND, schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_UNSUSPEND)
     def unsuspend(self) -> Call[pd.DataFrame]:
         """Lift the channel's suspension (staff). The channel."""
         return Call()
 
     # -- media: recordings, manifests, images, transcodes -------------------------------------
 
-    @endpoint(channel_wire.CHANNEL_RECORDINGS, schemas.RECORDING, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_RECORDINGS, result=Result.PAGED)
     def recordings(
         self,
         *,
@@ -323,23 +323,23 @@ class Channel(Handle[M]):
         ``ftl``, ``light`` and ``light2``. Offline channels answer 404."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_SET_THUMBNAIL, schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_SET_THUMBNAIL)
     def set_thumbnail(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the thumbnail (owner; PNG or JPEG, as bytes or a file path). The stored
         image as one row; ``url`` serves it."""
         return Call(image=image)
 
-    @endpoint(channel_wire.CHANNEL_SET_BADGE, schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_SET_BADGE)
     def set_badge(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the subscriber badge (owner; PNG or JPEG bytes or path); the stored image."""
         return Call(image=image)
 
-    @endpoint(channel_wire.CHANNEL_SET_BANNER, schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_SET_BANNER)
     def set_banner(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the banner (owner; PNG or JPEG bytes or path); the stored image."""
         return Call(image=image)
 
-    @endpoint(channel_wire.CHANNEL_BANNER, schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_BANNER)
     def banner(self) -> Call[pd.DataFrame]:
         """The banner image record, as one row (404 when there is none)."""
         return Call()
@@ -349,7 +349,7 @@ class Channel(Handle[M]):
         """Remove the banner (owner)."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_UNLOCK_TRANSCODES, schemas.TRANSCODE_UNLOCK)
+    @endpoint(channel_wire.CHANNEL_UNLOCK_TRANSCODES)
     def unlock_transcodes(self) -> Call[pd.DataFrame]:
         """Pay the owner's sparks to unlock lower-quality renditions (owner), as one row."""
         return Call()
@@ -432,26 +432,26 @@ class Channel(Handle[M]):
         )
         return join(client) if self._mode is Sync else client
 
-    @endpoint(channel_wire.CHANNEL_CHATTERS, schemas.CHAT_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_CHATTERS, result=Result.PAGED)
     def chatters(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """Signed-in users in the chat now, by name, indexed by user id, with their roles."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint(channel_wire.CHANNEL_FIND_CHATTERS, schemas.CHAT_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_FIND_CHATTERS, result=Result.PAGED)
     def find_chatters(
         self, prefix: str, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """Users in the chat whose name starts with ``prefix``."""
         return Call(params={"username": prefix}, max_rows=max_rows, progress=progress)
 
-    @endpoint(channel_wire.CHANNEL_CHATTER, schemas.CHAT_USER)
+    @endpoint(channel_wire.CHANNEL_CHATTER)
     def chatter(self, user_id: int) -> Call[pd.DataFrame]:
         """One user present in the chat, as one row (404 when not there)."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_CHAT_FRIENDS, schemas.CHAT_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_CHAT_FRIENDS, result=Result.PAGED)
     def chat_friends(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
@@ -460,17 +460,17 @@ class Channel(Handle[M]):
 
     # -- confetti and interactive -------------------------------------------------------------
 
-    @endpoint(channel_wire.CHANNEL_CONFETTI, schemas.CONFETTI, Result.TABLE)
+    @endpoint(channel_wire.CHANNEL_CONFETTI, result=Result.TABLE)
     def confetti(self) -> Call[pd.DataFrame]:
         """The confetti the channel may fire (platform-wide ones and its own), indexed by id."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_INTERACTIVE, schemas.INTERACTIVE_CHANNEL)
+    @endpoint(channel_wire.CHANNEL_INTERACTIVE)
     def interactive(self) -> Call[pd.DataFrame]:
         """The interactive game the channel runs, its version (``version.*``) and host."""
         return Call()
 
-    @endpoint(channel_wire.CHANNEL_INTERACTIVE_ROBOT, schemas.INTERACTIVE_ROBOT)
+    @endpoint(channel_wire.CHANNEL_INTERACTIVE_ROBOT)
     def interactive_robot(self) -> Call[pd.DataFrame]:
         """Address and key for the channel's game client (owner), as one row."""
         return Call()

@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 
-from explorer import schemas
 from explorer.endpoints import Result
 from explorer.handle import Call, Handle, M, endpoint
 from explorer.wire import routes as wire
@@ -25,12 +24,12 @@ class Confetti(Handle[M]):
         key = self._values["confetti_id"]
         return f"<Confetti {key!r} at {self.base_url} as {self._identity()}>"
 
-    @endpoint(wire.CONFETTI, schemas.CONFETTI)
+    @endpoint(wire.CONFETTI)
     def info(self) -> Call[pd.DataFrame]:
         """The confetti, as one row."""
         return Call()
 
-    @endpoint(wire.CONFETTI_UPDATE, schemas.CONFETTI)
+    @endpoint(wire.CONFETTI_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change the ``name``, ``particles``, ``count`` or ``durationMs``."""
         return Call(json=changes)

@@ -1,8 +1,9 @@
 """How a toolkit method binds to the wire's endpoint rows, and how its path is filled.
 
 A :class:`Binding` is a handle method's side of one endpoint of ``explorer.wire.routes``: the
-row itself (method, path, bucket, sign-in, scopes come from there, never restated), the schema
-of its answer and what kind of result it gives (:class:`Result`). Bindings are written where
+row itself (method, path, bucket, sign-in, scopes and record come from there, never restated)
+and what kind of result it gives (:class:`Result`); the answer is typed by the schema of the
+row's record (``schemas.RECORDS``) unless the method says otherwise. Bindings are written where
 the methods they back are declared (the handle classes, see ``handle.py``), so adding an
 endpoint is one wire row, its platform handler and one decorated method; the bindings of every
 class are gathered in ``api.ENDPOINTS`` and a test checks that the toolkit binds every row.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from explorer.schemas import GENERIC, Schema
+from explorer.schemas import Schema
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
 
@@ -58,12 +59,13 @@ class Choice:
 class Binding:
     """One handle method's binding to a wire row (or a :class:`Choice` of rows).
 
+    ``schema`` types the answer when the row's record does not (``schemas.of_record``);
     ``shape`` turns a decoded object answer into the result where the kind alone does not say
     how. ``name`` is the method it backs.
     """
 
     target: Endpoint | Choice
-    schema: Schema = GENERIC
+    schema: Schema | None = None
     result: Result = Result.RECORD
     shape: Callable[[dict[str, Any]], Any] | None = None
     name: str = ""

@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 
-from explorer import schemas
 from explorer.endpoints import Result
 from explorer.handle import Call, Handle, Image, M, endpoint
 from explorer.wire import routes as wire
@@ -24,12 +23,12 @@ class Game(Handle[M]):
     def __repr__(self) -> str:
         return f"<Game {self._values['game_id']!r} at {self.base_url} as {self._identity()}>"
 
-    @endpoint(wire.GAME, schemas.GAME)
+    @endpoint(wire.GAME)
     def info(self) -> Call[pd.DataFrame]:
         """The game, as one row."""
         return Call()
 
-    @endpoint(wire.GAME_UPDATE, schemas.GAME)
+    @endpoint(wire.GAME_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change the ``name``, ``description``, ``controlVersion`` or ``installation`` (owner
         or editor); the game afterwards."""
@@ -40,17 +39,17 @@ class Game(Handle[M]):
         """Delete the game with all its versions (owner or staff)."""
         return Call()
 
-    @endpoint(wire.GAME_SET_COVER, schemas.RESOURCE)
+    @endpoint(wire.GAME_SET_COVER)
     def set_cover(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the cover (owner or editor; PNG or JPEG bytes or file path)."""
         return Call(image=image)
 
-    @endpoint(wire.GAME_EDITORS, schemas.GAME_EDITOR, Result.TABLE)
+    @endpoint(wire.GAME_EDITORS, result=Result.TABLE)
     def editors(self) -> Call[pd.DataFrame]:
         """The game's editors, indexed by user id."""
         return Call()
 
-    @endpoint(wire.GAME_ADD_EDITOR, schemas.GAME_EDITOR)
+    @endpoint(wire.GAME_ADD_EDITOR)
     def add_editor(self, user_id: int) -> Call[pd.DataFrame]:
         """Let a user edit the game (owner); the new editor as one row."""
         return Call(json={"userId": user_id})
@@ -60,12 +59,12 @@ class Game(Handle[M]):
         """Remove an editor (owner), or stop editing the game (the editor themself)."""
         return Call()
 
-    @endpoint(wire.GAME_VERSIONS, schemas.GAME_VERSION, Result.TABLE)
+    @endpoint(wire.GAME_VERSIONS, result=Result.TABLE)
     def versions(self) -> Call[pd.DataFrame]:
         """The game's versions, newest first, indexed by id (drafts only for its team)."""
         return Call()
 
-    @endpoint(wire.GAME_ADD_VERSION, schemas.GAME_VERSION)
+    @endpoint(wire.GAME_ADD_VERSION)
     def add_version(self, version: str, **fields: Any) -> Call[pd.DataFrame]:
         """Add a draft ``major.minor.patch`` version (owner or editor); ``fields`` may give
         ``changelog``, ``installation``, ``download``, ``controlVersion`` and ``controls``.
@@ -82,12 +81,12 @@ class GameVersion(Handle[M]):
         key = self._values["version_id"]
         return f"<GameVersion {key!r} at {self.base_url} as {self._identity()}>"
 
-    @endpoint(wire.GAME_VERSION, schemas.GAME_VERSION)
+    @endpoint(wire.GAME_VERSION)
     def info(self) -> Call[pd.DataFrame]:
         """The version, as one row."""
         return Call()
 
-    @endpoint(wire.GAME_VERSION_UPDATE, schemas.GAME_VERSION)
+    @endpoint(wire.GAME_VERSION_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change a draft's content and/or move its ``state`` (``pending`` submits it for
         review, ``draft`` withdraws it; staff publish or reject). The version afterwards."""

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, TypeVar, overload
 
-from explorer import loop, tables
+from explorer import loop, schemas, tables
 from explorer.endpoints import Binding, Choice, Result
 from explorer.errors import ExplorerError
-from explorer.schemas import GENERIC, Schema
+from explorer.schemas import Schema
 from explorer.transport import Transport, decode_object
 from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import MAX_LIMIT
@@ -229,7 +229,7 @@ _RETURNS = {
 
 def endpoint(
     target: Endpoint | Choice,
-    schema: Schema = GENERIC,
+    schema: Schema | None = None,
     result: Result = Result.RECORD,
     *,
     shape: Callable[[dict[str, Any]], Any] | None = None,
@@ -266,7 +266,7 @@ async def perform(
     path = binding.url(values)
     params = {k: v for k, v in (call.params or {}).items() if v is not None}
     bucket = row.bucket_for(params)
-    schema = call.schema or binding.schema
+    schema = call.schema or binding.schema or schemas.of_record(row.record)
     if binding.result in (Result.TABLE, Result.PAGED, Result.SERIES):
         records = await transport.records(
             path,

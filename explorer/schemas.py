@@ -402,3 +402,45 @@ ANALYTICS: dict[str, Schema] = {
 
 #: Anything without a declared schema: every field inferred, ``id`` the index when present.
 GENERIC = Schema({}, index="id")
+
+#: The schema of each record the platform names (``explorer.wire`` rows' ``record``): what an
+#: endpoint's answer becomes unless its method says otherwise.
+RECORDS: dict[str, Schema] = {
+    "Achievement": ACHIEVEMENT,
+    "Announcement": ANNOUNCEMENT,
+    "Channel": CHANNEL,
+    "ChannelRelationship": RELATIONSHIP,
+    "ChannelUser": CHANNEL_USER,
+    "ChatUser": CHAT_USER,
+    "Confetti": CONFETTI,
+    "CurrentUser": CURRENT_USER,
+    "DiscordChannel": DISCORD_CHANNEL,
+    "DiscordRole": DISCORD_ROLE,
+    "FollowState": FOLLOW_STATE,
+    "Follower": FOLLOWER,
+    "FrontendVersion": FRONTEND_VERSION,
+    "Hosting": HOSTING,
+    "Ingest": INGEST,
+    "InteractiveChannel": INTERACTIVE_CHANNEL,
+    "InteractiveEditor": GAME_EDITOR,
+    "InteractiveGame": GAME,
+    "InteractiveHost": INTERACTIVE_HOST,
+    "InteractiveRobot": INTERACTIVE_ROBOT,
+    "InteractiveVersion": GAME_VERSION,
+    "Invoice": INVOICE,
+    "LanguageChannels": LANGUAGE,
+    "Notification": NOTIFICATION,
+    "OAuthClient": OAUTH_CLIENT,
+    "PartnershipApplication": PARTNERSHIP,
+    "Recording": RECORDING,
+    "Redeemable": REDEEMABLE,
+    "Resource": RESOURCE,
+    "TranscodeUnlock": TRANSCODE_UNLOCK,
+    "Type": TYPE,
+    "User": USER,
+}
+
+
+def of_record(record: str) -> Schema:
+    """The schema of the platform's ``record`` (:data:`GENERIC` when none is declared)."""
+    return RECORDS.get(record, GENERIC)
