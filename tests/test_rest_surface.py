@@ -66,18 +66,18 @@ def recorded(platform: Platform) -> Iterator[tuple[explorer.Client, Recording]]:
 # -- the endpoint table -------------------------------------------------------------------------
 
 
-#: Rows the toolkit has no method for, and why: a user reaches them with ``client.request``.
+#: Rows the toolkit has no method for, and why; a user reaches them with ``client.request``.
 NOT_CALLED = {
-    channel_wire.CHANNEL_BROADCAST: "the live broadcast's state, for streaming software",
+    channel_wire.CHANNEL_BROADCAST: "no method yet",
     channel_wire.CHANNEL_FOLLOW_BY_POST: "the same as PUT, which Channel.follow sends",
     channel_wire.CHANNEL_PARTNERSHIP_DENY: "staff only",
     channel_wire.CHANNEL_PARTNERSHIP_ACCEPT: "staff only",
     channel_wire.CHANNEL_REPLACE: "the same as PATCH, which Channel.update sends",
     wire.CHAT_ENDPOINTS: "Channel.chat_details gives the addresses with an authkey",
-    wire.REVOKE: "for OAuth clients holding a token",
-    wire.OAUTH_CLIENT: "for OAuth clients: their own registration",
-    wire.INTROSPECT: "for OAuth resource servers",
-    wire.ACCOUNT_PASSWORD: "changing a password is left to the web page",
+    wire.REVOKE: "no method yet (OAuth clients revoke their tokens)",
+    wire.OAUTH_CLIENT: "no method yet (Account.oauth_clients lists them)",
+    wire.INTROSPECT: "no method yet (for OAuth resource servers)",
+    wire.ACCOUNT_PASSWORD: "no method yet",
 }
 
 
