@@ -5,8 +5,11 @@ client uses, reference.md fact 7), ``/_emulator`` (the control namespace), ``/go
 shortcode page, :mod:`~explorer.emulator.gopage`), ``/_latest/emoticons/default.png`` (the
 builtin emoticon sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and
 ``/oauth/authorize`` at the web root, where the historical platform's consent page was and
-where Firebot and passport-mixer send people. Errors Starlette raises itself (no such path,
-method not allowed) get the platform's JSON error shape too.
+where Firebot and passport-mixer send people. Websockets at the web root are Constellation,
+the live-events service (:mod:`~explorer.emulator.live.constellation`), where a client that
+had ``wss://constellation.mixer.com`` finds it once that is replaced by our root address.
+Errors Starlette raises itself (no such path, method not allowed) get the platform's JSON
+error shape too.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount
+from starlette.routing import Mount, WebSocketRoute
 from starlette.routing import Route as StarletteRoute
 
 from explorer.emulator import gopage
 from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
+from explorer.emulator.live.constellation import Constellation
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.policy import Route, guard
 from explorer.emulator.resources import chats, control, modules, oauth
@@ -76,6 +80,7 @@ def build_app(services: Services) -> Starlette:
             *gopage.routes,
             *emoticons.routes,
             *_mount([r for r in oauth.routes if r.path == "/oauth/authorize"], services),
+            WebSocketRoute("/", Constellation(services).serve),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )

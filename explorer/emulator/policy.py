@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from explorer.emulator import addresses, credentials
@@ -76,7 +76,7 @@ class Route:
     errors: tuple[int, ...] = field(default=())
 
 
-def identify(request: Request, services: Services) -> tuple[Caller | None, bool, int | None]:
+def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None, bool, int | None]:
     """Find the caller of ``request``.
 
     Returns ``(caller, csrf_ok, session_id)``: a cookie caller comes back with ``csrf_ok``

@@ -17,6 +17,7 @@ import orjson
 
 from explorer.emulator.access import ChannelRef, channel_ref
 from explorer.emulator.context import Context
+from explorer.emulator.live import happenings
 from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Handler, Route
@@ -110,6 +111,7 @@ async def follow(ctx: Context) -> dict[str, Any]:
             conn.execute(
                 "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel.id,)
             )
+            happenings.followed(conn, channel.id, user_id, following=True)
     return _state(ctx, channel, user_id)
 
 
@@ -127,6 +129,7 @@ async def unfollow(ctx: Context) -> dict[str, Any]:
                 "UPDATE channels SET numFollowers = MAX(numFollowers - 1, 0) WHERE id = ?",
                 (channel.id,),
             )
+            happenings.followed(conn, channel.id, user_id, following=False)
     return _state(ctx, channel, user_id)
 
 
