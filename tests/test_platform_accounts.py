@@ -101,6 +101,17 @@ def test_login_opens_a_session_with_csrf_token(platform: Platform) -> None:
     assert response.headers["X-CSRF-Token"].isalnum()
 
 
+def test_login_takes_a_form_body_as_the_old_api_did(platform: Platform) -> None:
+    """POST /users/login with a form-encoded body signs in like JSON (old clients post forms);
+    a form missing the password is a 400 naming it."""
+    url = platform.base_url + "/users/login"
+    response = httpx.post(url, data={"username": "viewer", "password": "explorer"})
+    assert response.status_code == 200 and response.json()["username"] == "viewer"
+    assert response.cookies.get("explorer_session")
+    missing = httpx.post(url, data={"username": "viewer"})
+    assert missing.status_code == 400 and "password" in missing.json()["message"]
+
+
 def test_wrong_password_and_unknown_user_look_the_same(platform: Platform) -> None:
     """A wrong password and an unknown user get the same 401 body (no enumeration)."""
     wrong = httpx.post(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qsl
 
 import orjson
 from starlette.requests import Request
@@ -24,6 +25,10 @@ from explorer.ratelimit import Ledger
 
 if TYPE_CHECKING:
     from explorer.emulator.chat.hub import ChatHub
+
+
+#: The media type of form-encoded bodies.
+FORM = "application/x-www-form-urlencoded"
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,3 +176,15 @@ class Context:
         if not isinstance(value, dict):
             raise bad_request("The body must be a JSON object.", "body", "object")
         return value
+
+    async def fields(self) -> dict[str, Any]:
+        """The body as a JSON object, or form-encoded fields (strings) where the historical
+        API took forms too (``POST /users/login``; old clients post forms there)."""
+        media = self.request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != FORM:
+            return await self.json_object()
+        try:
+            text = (await self.body()).decode()
+        except UnicodeDecodeError:
+            raise bad_request("A form body must be UTF-8 text.", "body", "form") from None
+        return dict(parse_qsl(text, keep_blank_values=True))

@@ -4,12 +4,12 @@ Each connection gets ``WelcomeEvent {server}`` as soon as it opens (before or re
 ``auth``) and then exactly one reply per frame, carrying the method's id (0 when no id could be
 read). The node itself answers the connection-level methods:
 
-* ``auth``: ``[ch]`` or ``[ch, null, null(, null)]`` joins anonymously (a channel id sent as a
-  numeric string is accepted here, as one old client sends it); ``[ch, user, key]`` with an
-  optional 4th access-key argument joins as that user when the key was issued for exactly
-  that channel and user and is live. Authenticated auth is strict about types (numbers,
-  string key), as the spec lists "not encoded as a number" among the UNOTFOUND causes. Any
-  mismatch answers ``UNOTFOUND`` (code 1) and leaves the connection as it was. Calling
+* ``auth``: ``[ch]`` or ``[ch, null, null(, null)]`` joins anonymously; ``[ch, user, key]``
+  with an optional 4th access-key argument joins as that user when the key was issued for
+  exactly that channel and user and is live. Channel and user ids may be numbers or numeric
+  strings, as the historical platform took them (old clients send strings; our spec said
+  numbers only); anything else, or a key that is not a string, answers ``UNOTFOUND`` (code
+  1) and leaves the connection as it was. Calling
   ``auth`` again moves the connection (anonymous to signed in, or to another channel).
 * ``ping`` (a reply without data), ``attachEmotes``, and ``optOutEvents [names...]``: that
   connection no longer receives those events (the reply's data is ``{}`` as in the developer
@@ -86,6 +86,13 @@ _MAX_OPT_OUTS = 32
 _IDS = range(1, 2**63)
 
 
+def _number(value: Any) -> Any:
+    """``value`` as an int when it is a numeric string (old clients send ids so), else as is."""
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 16:
+        return int(value)
+    return value
+
+
 def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     """``(channel, user, key)`` of ``auth`` arguments (user and key None: anonymous).
 
@@ -94,14 +101,12 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     refused = ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
     if len(args) not in (1, 3, 4):
         raise refused
-    channel = args[0]
+    channel = _number(args[0])
     if len(args) == 1 or all(arg is None for arg in args[1:]):
-        if type(channel) is str and channel.isascii() and channel.isdigit() and len(channel) < 16:
-            channel = int(channel)
         if type(channel) is not int or channel not in _IDS:
             raise refused
         return channel, None, None
-    user, key = args[1], args[2]
+    user, key = _number(args[1]), args[2]
     if type(channel) is not int or type(user) is not int or type(key) is not str:
         raise refused
     if channel not in _IDS or user not in _IDS:
