@@ -252,3 +252,16 @@ def test_world_popularity_is_heavy_tailed() -> None:
     assert len(totals) == 5000
     assert sum(totals[:50]) > 0.25 * sum(totals)
     assert totals[2500] < totals[0] / 1000
+
+
+def test_users_search_finds_names_by_prefix_with_their_channels(platform: Platform) -> None:
+    """GET /users/search?query=VIEW finds viewer and viewer2 (any case, by name), each with
+    its channel; a wildcard matches itself; an empty query is a 400."""
+    url = platform.base_url + "/users/search"
+    found = httpx.get(url, params={"query": "VIEWER"})
+    assert found.status_code == 200, found.text
+    assert [u["username"] for u in found.json()] == ["viewer", "viewer2"]
+    assert found.headers["X-Total-Count"] == "2"
+    assert all(u["channel"]["userId"] == u["id"] for u in found.json())
+    assert httpx.get(url, params={"query": "%"}).json() == []
+    assert httpx.get(url, params={"query": ""}).status_code == 400
