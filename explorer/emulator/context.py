@@ -70,6 +70,9 @@ class Config:
     #: Simulated chat messages per second over all channels, and at most in one channel.
     sim_rate: float = 40.0
     sim_channel_rate: float = 5.0
+    #: Where web hooks may be delivered (addresses or CIDR blocks; ``explorer serve
+    #: --hook-allow``): loopback only unless the operator allows more.
+    hook_allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     #: Online channels the simulator runs, busiest first (the rest stay online but quiet: the
     #: rate budget above would give each of them next to nothing anyway).
     sim_channels: int = 1000

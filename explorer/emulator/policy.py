@@ -110,6 +110,9 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
                 True,
                 None,
             )
+        if scheme == "secret":
+            # An OAuth client's secret (web hooks): no user; the hooks routes check it.
+            return None, True, None
         raise ApiError(401, "Unsupported Authorization scheme.")
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
