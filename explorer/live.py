@@ -35,11 +35,11 @@ from explorer.constellation import LiveSocket
 from explorer.durations import Duration
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Blocking
-from explorer.twins import LoggedTwin, Mirror, facts_table
+from explorer.twins import Described, Mirror, recording_line
+from explorer.watch import FeedTwin
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
-    from explorer.watchview import WatchView
 
 #: What is followed of each channel unless ``events=`` says otherwise.
 CHANNEL_EVENTS = ("update", "followed", "hosted", "unhosted")
@@ -62,7 +62,7 @@ def names(
     return list(dict.fromkeys([*found, *topics]))
 
 
-class AsyncLive(AsyncClosing, LogViews):
+class AsyncLive(Described, AsyncClosing, LogViews):
     """Live events feeding one :class:`~explorer.eventlog.EventLog` (see the module
     docstring). Made by ``AsyncClient.live(...)``; ``await`` it (or ``async with``) to
     subscribe, :meth:`aclose` to stop.
@@ -171,25 +171,12 @@ class AsyncLive(AsyncClosing, LogViews):
         if socket.reconnects:
             shown["reconnects"] = f"{socket.reconnects:,}"
         if self.recorder is not None:
-            written = self.recorder.stats
-            shown["recording"] = (
-                f"{self.recorder.path}: {written.events:,} events in {written.files:,} files"
-            )
+            shown["recording"] = recording_line(self.recorder)
         return shown
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._summary()}>"
 
     def _summary(self) -> str:
         facts = self.status()
         return f"{facts['state']}, {facts['subscriptions']}, {facts['events']} events"
-
-    def _html(self, title: str) -> str:
-        return facts_table(title, self.status())
-
-    def _repr_html_(self) -> str:
-        """The status as a small table (Jupyter)."""
-        return self._html(type(self).__name__)
 
     # Starting and stopping.
 
@@ -255,7 +242,7 @@ class AsyncLive(AsyncClosing, LogViews):
         return found
 
 
-class Live(LoggedTwin[AsyncLive, "WatchView"]):
+class Live(FeedTwin[AsyncLive]):
     """Live events from blocking code (see :class:`AsyncLive`): made by
     ``explorer.connect().live(...)``, already subscribed, running on the toolkit's loop so
     events keep arriving while a cell blocks. ``live.widget()`` (or ``live`` as a cell's last
@@ -264,27 +251,6 @@ class Live(LoggedTwin[AsyncLive, "WatchView"]):
 
     subscribed: Mirror[list[str]] = Mirror("The event names followed now.")
     recorder: Mirror[Recorder | None] = Mirror("The recorder writing the capture (``to=``).")
-
-    def stats(self) -> pd.DataFrame:
-        """Per event name: state, events received, error."""
-        return self._aio.stats()
-
-    def rate(self) -> float:
-        """Events per second over the last 10 s."""
-        return self._aio.rate()
-
-    def widget(self) -> WatchView:
-        """A live view for Jupyter: events per second, the busiest event names, the latest
-        events."""
-        from explorer.watchview import WatchView
-
-        return WatchView(
-            self.log,
-            self.stats,
-            self._aio.status,
-            loop=loop.get_loop(),
-            base_url=self._aio.base_url,
-        )
 
     add = Blocking(AsyncLive.add)
     remove = Blocking(AsyncLive.remove)

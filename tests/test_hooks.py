@@ -19,6 +19,7 @@ import pytest
 from explorer.emulator import Platform, start
 from tests.conftest import sign_in
 from tests.test_chat_client import wait_until
+from tests.test_live import retitle
 
 
 class Receiver:
@@ -78,13 +79,6 @@ def client(hooked: Platform) -> httpx.Client:
 
 def streamer_channel(platform: Platform) -> int:
     channel: int = httpx.get(f"{platform.base_url}/channels/streamer").json()["id"]
-    return channel
-
-
-def retitle(platform: Platform, title: str) -> int:
-    with closing(sign_in(platform.base_url, "streamer")) as streamer:
-        channel: int = streamer.get("/users/current").json()["channel"]["id"]
-        assert streamer.patch(f"/channels/{channel}", json={"name": title}).is_success
     return channel
 
 

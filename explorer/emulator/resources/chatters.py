@@ -77,10 +77,13 @@ def _page(ctx: Context, channel: ChannelRef, users: list[tuple[int, str]]) -> Re
     return paged([_chat_user(ctx, channel, user) for user in chosen], len(users))
 
 
-def _chat_user(ctx: Context, channel: ChannelRef, user: tuple[int, str]) -> dict[str, Any]:
+def _chat_user(
+    ctx: Context, channel: ChannelRef, user: tuple[int, str], name: str = "userName"
+) -> dict[str, Any]:
+    """A ChatUser; ``name`` is the name's key (V2 spells it ``username``)."""
     return {
         "userId": user[0],
-        "userName": user[1],
+        name: user[1],
         "userRoles": roles_of(ctx.store, channel.id, user[0]),
     }
 
@@ -145,14 +148,6 @@ def _after(token: str) -> tuple[str, int]:
     return name, ident
 
 
-def _v2_user(ctx: Context, channel: ChannelRef, user: tuple[int, str]) -> dict[str, Any]:
-    return {
-        "userId": user[0],
-        "username": user[1],
-        "userRoles": roles_of(ctx.store, channel.id, user[0]),
-    }
-
-
 async def chat_users_v2(ctx: Context) -> Response:
     """GET /api/v2/chats/{channelId}/users: a page of present users, continued by token."""
     channel = channel_ref(ctx)
@@ -176,14 +171,14 @@ async def chat_users_v2(ctx: Context) -> Response:
         query = {"limit": limit, **({"username": prefix} if prefix else {})}
         query["continuationToken"] = _token(chosen[-1])
         headers["Link"] = f'<{ctx.request.url.path}?{urlencode(query)}>; rel="next"'
-    return JSONResponse([_v2_user(ctx, channel, u) for u in chosen], headers=headers)
+    return JSONResponse([_chat_user(ctx, channel, u, "username") for u in chosen], headers=headers)
 
 
 async def chat_user_v2(ctx: Context) -> dict[str, Any]:
     """GET /api/v2/chats/{channelId}/users/{userId}: one present user, V2 shape."""
     channel = channel_ref(ctx)
     found = await chat_user(ctx)
-    return _v2_user(ctx, channel, (found["userId"], found["userName"]))
+    return _chat_user(ctx, channel, (found["userId"], found["userName"]), "username")
 
 
 _ERRORS = (400, 404, 461)
