@@ -139,3 +139,24 @@ def test_live_tracking_follows_hundreds_of_channels(
             frame = tracker.frame()
     updated = frame.iloc[150:]
     assert updated["channel"].nunique() >= 100 and tracker.snapshots == 1
+
+
+def test_a_dropped_connection_is_dialled_again_and_resubscribed(
+    make_platform: Callable[..., Platform], tmp_path: Path
+) -> None:
+    """When the platform restarts on its address, the live feed reconnects by itself,
+    subscribes again and logs the next change (reconnects counts it)."""
+    db = tmp_path / "platform.db"
+    first = make_platform(db=db, rate_limits=False)
+    port = int(first.root_url.rsplit(":", 1)[1])
+    with explorer.Client(first.base_url, progress=False) as client:
+        live = client.live("streamer", events=["update"], reconnect_delay=0.05)
+        first.stop()
+        wait_until(lambda: live.client.socket.state == "reconnecting")
+        second = make_platform(db=db, port=port, rate_limits=False)
+        wait_until(lambda: live.client.socket.state == "connected", timeout=10)
+        wait_until(lambda: live.client.socket.reconnects == 1)
+        retitle(second, "after the restart")
+        wait_until(lambda: live.log.counts.get("channel:update"))
+        assert live.changes("name")["value"].tolist() == ["after the restart"]
+        live.close()

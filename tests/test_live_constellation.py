@@ -20,6 +20,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from explorer.emulator import Platform, start
+from explorer.emulator.live import outbox
+from explorer.emulator.store import Store
 from tests.chatkit import run
 from tests.conftest import sign_in
 from tests.test_platform_oauth import implicit_token
@@ -291,3 +293,35 @@ def test_a_cookie_from_another_site_is_not_a_credential(live: Platform) -> None:
         return seen
 
     assert run(main()) == [True, False]
+
+
+def test_the_outbox_stays_bounded_without_readers() -> None:
+    """The outbox prunes itself (a trigger): after many more events than it keeps, at most
+    KEEP + PRUNE_EVERY remain, the newest."""
+    store = Store(":memory:", [outbox.SCHEMA])
+    total = outbox.KEEP + 3 * outbox.PRUNE_EVERY + 7
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO live_events (topic, payload) VALUES ('channel:1:update', '{}')",
+            [()] * total,
+        )
+    kept, newest = store.one("SELECT COUNT(*), MAX(seq) FROM live_events") or (0, 0)
+    assert newest == total and outbox.KEEP <= kept <= outbox.KEEP + outbox.PRUNE_EVERY
+    store.close()
+
+
+def test_a_huge_frame_closes_with_1009(live: Platform) -> None:
+    """A frame over the frame limit (64 KiB) closes the socket with 1009; the service stays up."""
+
+    async def main() -> int | None:
+        socket = await opened(live)
+        await socket.ws.send("x" * (65 * 1024))
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await socket.packet()
+        again = await opened(live)
+        assert (await again.call("ping", None))["result"] == {}
+        await again.ws.close()
+        return closed.value.rcvd.code if closed.value.rcvd else None
+
+    assert run(main()) == 1009

@@ -27,7 +27,8 @@ event one is not subscribed to is no error (the docs say so; carina's 4109 is ne
 
 Delivery: one task per process reads the :class:`~.outbox.Outbox` every :data:`POLL` seconds
 while anyone is connected and hands each event to its subscribers' send queues; a
-connection that lets :data:`SEND_QUEUE` events pile up unsent is closed with 1008.
+connection that lets :data:`SEND_QUEUE` events pile up unsent is closed with 1008, and a frame
+over ``Config.chat_max_frame`` bytes (64 KiB) closes it with 1009.
 """
 
 from __future__ import annotations
@@ -54,8 +55,6 @@ log = logging.getLogger("explorer.emulator.live")
 
 #: Seconds between reads of the outbox while anyone is connected.
 POLL = 0.05
-#: Reads between two prunings of the outbox.
-PRUNE_EVERY = 200
 #: Events queued for one connection before it is closed as too slow.
 SEND_QUEUE = 10_000
 #: Subscriptions one connection may hold (the historical limit was 1,000,000 per address).
@@ -64,6 +63,7 @@ MAX_SUBSCRIPTIONS = 10_000
 SUBPROTOCOLS = ("cnstl", "cnstl-gzip")
 SESSION_EXPIRED = 4011
 TOO_SLOW = (1008, "Too slow: send queue full.")
+TOO_BIG = (1009, "Frame too large.")
 
 
 class MethodError(Exception):
@@ -133,6 +133,9 @@ class Constellation:
 
     def __init__(self, services: Services) -> None:
         self.services = services
+        #: Largest frame read (the chat nodes' limit, ``Config.chat_max_frame``); a larger one
+        #: closes the socket with 1009.
+        self.max_frame = services.config.chat_max_frame
         self.subscribers: dict[str, set[Connection]] = {}
         self.connections: set[Connection] = set()
         self._pump: asyncio.Task[None] | None = None
@@ -160,6 +163,9 @@ class Constellation:
             while True:
                 frame = await ws.receive()
                 if frame["type"] == "websocket.disconnect":
+                    break
+                if len(frame.get("text") or frame.get("bytes") or b"") > self.max_frame:
+                    await ws.close(*TOO_BIG)
                     break
                 answer = self._answer(conn, frame)
                 if answer is not None and not conn.send(answer):
@@ -285,14 +291,10 @@ class Constellation:
 
     async def _run(self) -> None:
         outbox = Outbox(self.services.store)
-        reads = 0
         while self.connections:
             await asyncio.sleep(POLL)
             try:
                 events = outbox.read()
-                reads += 1
-                if reads % PRUNE_EVERY == 0:
-                    outbox.prune()
             except Exception:  # a locked or closing database: try again next time
                 log.exception("reading the live-events outbox")
                 continue

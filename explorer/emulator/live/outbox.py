@@ -14,8 +14,8 @@ when its change is committed, never for a write that rolled back:
 
 Readers (:class:`Outbox`) follow the table by its increasing ``seq``; every process of a
 platform shares the file, so an event written by one reaches subscribers on all (the chat
-side's broker is not needed, and nothing is lost while Redis is away). The table keeps the
-newest :data:`KEEP` events.
+side's broker is not needed, and nothing is lost while Redis is away). A trigger keeps the
+newest :data:`KEEP` events, pruning every :data:`PRUNE_EVERY` writes.
 """
 
 from __future__ import annotations
@@ -61,12 +61,19 @@ def _trigger(table: str, kind: str, fields: tuple[Field, ...]) -> str:
     )
 
 
+#: Events written between two prunings (by a trigger: the table stays bounded whether or not
+#: anyone reads it).
+PRUNE_EVERY = 1000
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS live_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL
 );
 {_trigger("channels", "channel", CHANNEL)}
 {_trigger("users", "user", USER)}
+CREATE TRIGGER IF NOT EXISTS live_events_prune AFTER INSERT ON live_events
+WHEN NEW.seq % {PRUNE_EVERY} = 0
+BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; END;
 """
 
 
@@ -94,8 +101,3 @@ class Outbox:
         if rows:
             self.seen = rows[-1][0]
         return [(topic, payload) for _, topic, payload in rows]
-
-    def prune(self) -> None:
-        """Drop all but the newest :data:`KEEP` events."""
-        with self.store.transaction() as conn:
-            conn.execute("DELETE FROM live_events WHERE seq <= ?", (self.seen - KEEP,))
