@@ -31,6 +31,14 @@ if TYPE_CHECKING:
 FORM = "application/x-www-form-urlencoded"
 
 
+def lenient_id(value: Any) -> Any:
+    """``value`` as an int when it is a numeric string (old clients send ids so, and the
+    historical platform took them), else as it is; the caller checks the type."""
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 16:
+        return int(value)
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Settings of one platform instance (see ``explorer serve --help``)."""

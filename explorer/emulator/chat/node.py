@@ -62,7 +62,7 @@ from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS, Limits
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
-from explorer.emulator.context import Config
+from explorer.emulator.context import Config, lenient_id
 from explorer.wire.codes import (
     CLOSE_CREDENTIAL_ENDED,
     UNOTFOUND,
@@ -92,13 +92,6 @@ _MAX_OPT_OUTS = 32
 _IDS = range(1, 2**63)
 
 
-def _number(value: Any) -> Any:
-    """``value`` as an int when it is a numeric string (old clients send ids so), else as is."""
-    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 16:
-        return int(value)
-    return value
-
-
 def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     """``(channel, user, key)`` of ``auth`` arguments (user and key None: anonymous).
 
@@ -107,12 +100,12 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     refused = Refusal(ChatErrorCode.UNOTFOUND, UNOTFOUND)
     if len(args) not in (1, 3, 4):
         raise refused
-    channel = _number(args[0])
+    channel = lenient_id(args[0])
     if len(args) == 1 or all(arg is None for arg in args[1:]):
         if type(channel) is not int or channel not in _IDS:
             raise refused
         return channel, None, None
-    user, key = _number(args[1]), args[2]
+    user, key = lenient_id(args[1]), args[2]
     if type(channel) is not int or type(user) is not int or type(key) is not str:
         raise refused
     if channel not in _IDS or user not in _IDS:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
-from explorer.emulator.context import Context
+from explorer.emulator.context import Context, lenient_id
 from explorer.emulator.live import happenings
 from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
@@ -53,7 +53,7 @@ async def set_hostee(ctx: Context) -> dict[str, Any]:
     """PUT /channels/{id}/hostee: start hosting the channel given as ``{"id": channelId}``."""
     host = channel_ref(ctx)
     require_owner(ctx, host)
-    hostee_id = _check_hostee(ctx, host, (await ctx.json_object()).get("id"))
+    hostee_id = _check_hostee(ctx, host, lenient_id((await ctx.json_object()).get("id")))
     with ctx.store.transaction() as conn:
         before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (host.id,)).fetchone()
         changed = conn.execute(
