@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from typing import Any
 
@@ -325,3 +325,38 @@ def test_a_huge_frame_closes_with_1009(live: Platform) -> None:
         return closed.value.rcvd.code if closed.value.rcvd else None
 
     assert run(main()) == 1009
+
+
+def test_one_address_holds_a_bounded_number_of_sockets(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """Past chat_address_connections sockets from one address, the next is closed with 1008;
+    once one closes, a new one is served."""
+    capped = make_platform(chat_address_connections=2)
+
+    async def main() -> int | None:
+        first, second = await opened(capped), await opened(capped)
+        root = capped.root_url.replace("http", "ws", 1) + "/"
+        async with connect(root) as third:
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(third.recv(), 5)
+        await first.ws.close()
+        again = await _reopened(capped)
+        assert (await again.call("ping", None))["result"] == {}
+        for socket in (second, again):
+            await socket.ws.close()
+        return closed.value.rcvd.code if closed.value.rcvd else None
+
+    assert run(main()) == 1008
+
+
+async def _reopened(platform: Platform) -> Socket:
+    """A socket opened once the server has counted a closed one out (bounded retries)."""
+    for _ in range(50):
+        try:
+            socket = await opened(platform)
+            assert (await socket.call("ping", None))["error"] is None
+            return socket
+        except ConnectionClosed:
+            await asyncio.sleep(0.02)
+    raise AssertionError("no socket was served again")

@@ -28,7 +28,9 @@ event one is not subscribed to is no error (the docs say so; carina's 4109 is ne
 Delivery: one task per process reads the :class:`~.outbox.Outbox` every :data:`POLL` seconds
 while anyone is connected and hands each event to its subscribers' send queues; a
 connection that lets :data:`SEND_QUEUE` events pile up unsent is closed with 1008, and a frame
-over ``Config.chat_max_frame`` bytes (64 KiB) closes it with 1009.
+over ``Config.chat_max_frame`` bytes (64 KiB) closes it with 1009. One address holds at most
+``Config.chat_address_connections`` sockets per process (as for anonymous chat); one more is
+closed with 1008 at once.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from explorer.emulator import addresses
 from explorer.emulator.context import Caller, Services
 from explorer.emulator.live.outbox import Outbox
 from explorer.emulator.live.topics import Topic, UnknownTopic, parse
@@ -64,6 +67,7 @@ SUBPROTOCOLS = ("cnstl", "cnstl-gzip")
 SESSION_EXPIRED = 4011
 TOO_SLOW = (1008, "Too slow: send queue full.")
 TOO_BIG = (1009, "Frame too large.")
+TOO_MANY = (1008, "Too many connections from this address.")
 
 
 class MethodError(Exception):
@@ -139,6 +143,7 @@ class Constellation:
         self.subscribers: dict[str, set[Connection]] = {}
         self.connections: set[Connection] = set()
         self._pump: asyncio.Task[None] | None = None
+        self._per_address: dict[str, int] = {}
         self._closing: set[asyncio.Future[None]] = set()
 
     # --- the socket -------------------------------------------------------------------
@@ -148,6 +153,12 @@ class Constellation:
         offered = ws.scope.get("subprotocols") or []
         chosen = next((p for p in SUBPROTOCOLS if p in offered), None)
         await ws.accept(subprotocol=chosen)
+        config = self.services.config
+        peer = ws.client.host if ws.client else None
+        address = addresses.client(peer, ws.headers.get, config.forwarded_allow_ips)
+        if self._per_address.get(address, 0) >= config.chat_address_connections:
+            await ws.close(*TOO_MANY)
+            return
         try:
             caller = self._caller(ws)
         except ApiError as refused:
@@ -155,6 +166,7 @@ class Constellation:
             return
         conn = Connection(ws, caller)
         self.connections.add(conn)
+        self._per_address[address] = self._per_address.get(address, 0) + 1
         self._start_pump()
         writer = asyncio.ensure_future(self._write(conn))
         try:
@@ -175,6 +187,9 @@ class Constellation:
             pass
         finally:
             self._drop(conn)
+            left = self._per_address.pop(address) - 1
+            if left:
+                self._per_address[address] = left
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
