@@ -182,6 +182,7 @@ class Api(Handle[M]):
         flush_every: Duration = 5.0,
         max_rows: int | None = None,
         url: str | None = None,
+        token: str | None = None,
         **socket_options: Any,
     ) -> AsyncLive | Live:
         """Live events (Constellation) in one event log: of ``channels`` (ids, tokens or a
@@ -189,11 +190,13 @@ class Api(Handle[M]):
         ``viewersCurrent``; ``"followed"``, ``"hosted"``, ...), of ``users`` (ids) the
         ``user_events``, and any full event names in ``topics``. ``log.changes()`` reads the
         updates field by field; ``to`` records a capture. ``url`` is the live-events address
-        (default: the platform's web root). A started :class:`~explorer.live.Live` from
-        ``Client``, an :class:`~explorer.live.AsyncLive` to ``await`` from ``AsyncClient``."""
+        (default: the platform's web root); ``token`` (an OAuth access token) signs the socket
+        in, for the user's private events (``user_events=["notify"]``). A started
+        :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
+        ``await`` from ``AsyncClient``."""
         aio = AsyncLive(
             self.channel,
-            url or live_address(self.base_url),
+            url or live_address(self.base_url, token),
             channels,
             users=users,
             events=events,

@@ -13,8 +13,8 @@ of someone else) instead of failing the others. When the connection drops, the s
 ``reconnecting`` and the socket dials again after a jittered exponential backoff (as the chat
 client does), then subscribes to every name again; events sent while it was away are not
 replayed (the service keeps none for a client). It rides on the toolkit's websocket
-(:class:`~explorer.chatsocket.ChatSocket`). Signed-in sockets (private events) are not
-supported yet: the toolkit's sockets are anonymous.
+(:class:`~explorer.chatsocket.ChatSocket`). A socket is anonymous unless its address carries
+an OAuth token (:func:`address`), which private events (``user:{id}:notify``) need.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import orjson
 
@@ -45,11 +45,14 @@ ALREADY_SUBSCRIBED = 4108
 OnEvent = Callable[[dict[str, Any], float], None]
 
 
-def address(base_url: str) -> str:
+def address(base_url: str, token: str | None = None) -> str:
     """The live-events address of the platform whose REST base is ``base_url``: its web root,
-    as a websocket address (``http://host:8000/api/v1`` -> ``ws://host:8000/``)."""
+    as a websocket address (``http://host:8000/api/v1`` -> ``ws://host:8000/``); with an OAuth
+    ``token``, carrying it as the ``authorization`` query parameter the service reads (so the
+    socket is signed in, for private events)."""
     parts = urlsplit(base_url)
-    return f"{'wss' if parts.scheme == 'https' else 'ws'}://{parts.netloc}/"
+    root = f"{'wss' if parts.scheme == 'https' else 'ws'}://{parts.netloc}/"
+    return root if token is None else f"{root}?{urlencode({'authorization': f'Bearer {token}'})}"
 
 
 class LiveSocket:

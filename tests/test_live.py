@@ -14,6 +14,7 @@ from explorer.emulator import Platform, start
 from explorer.live import Live
 from tests.conftest import sign_in
 from tests.test_chat_client import wait_until
+from tests.test_platform_oauth import implicit_token
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +161,19 @@ def test_a_dropped_connection_is_dialled_again_and_resubscribed(
         wait_until(lambda: live.log.counts.get("channel:update"))
         assert live.changes("name")["value"].tolist() == ["after the restart"]
         live.close()
+
+
+def test_a_token_signs_the_feed_in_for_private_events(
+    platform_of_live: Platform, api: explorer.Client
+) -> None:
+    """With token= (an OAuth access token) the feed may follow its user's private
+    user:{id}:notify, and logs the notification of an achievement earned through REST."""
+    with closing(sign_in(platform_of_live.base_url, "staff")) as person:
+        me = person.get("/users/current").json()["id"]
+        token = implicit_token(person, "user:details:self")["access_token"]
+        with api.live(users=[me], user_events=["notify"], token=token) as live:
+            assert live.stats().loc[f"user:{me}:notify", "state"] == "subscribed"
+            assert person.post("/interactive/games", json={"name": "g"}).status_code == 201
+            wait_until(lambda: live.log.counts.get("user:notify"))
+            row = live.log.frame.iloc[-1]
+    assert row["user_id"] == me and '"trigger":"achievement"' in row["text"]

@@ -105,6 +105,20 @@ def test_hello_says_whether_the_socket_is_signed_in(live: Platform) -> None:
     ]
 
 
+def test_the_credential_may_come_as_a_query_parameter(live: Platform) -> None:
+    """?authorization=Bearer <token> signs the socket in like the header (the docs let every
+    header come as a query parameter; carina sends its jwt option as ?jwt=)."""
+    with closing(sign_in(live.base_url, "viewer")) as viewer:
+        token = implicit_token(viewer, "user:details:self")["access_token"]
+
+    async def main() -> Any:
+        root = live.root_url.replace("http", "ws", 1)
+        async with connect(f"{root}/?authorization=Bearer%20{token}") as ws:
+            return orjson.loads(await asyncio.wait_for(ws.recv(), 5))["data"]
+
+    assert run(main()) == {"authenticated": True}
+
+
 def test_a_bad_token_closes_with_session_expired(live: Platform) -> None:
     """A bearer token that is not valid closes the socket with 4011."""
 

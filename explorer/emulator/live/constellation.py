@@ -8,7 +8,8 @@ the official client is the npm package ``carina``):
   ``cnstl-gzip``; frames are sent as text either way, which the docs allow). Who it is comes
   from the upgrade request, as historically: an ``Authorization: Bearer``/``JWT`` header, or
   the session cookie (only from a page of this platform: a cookie sent with another site's
-  ``Origin`` is ignored, so no other page can read a user's private events). No
+  ``Origin`` is ignored, so no other page can read a user's private events), or the same
+  credential as an ``authorization`` or ``jwt`` query parameter (:func:`credentialed`). No
   credential is anonymous; ``Client-ID`` and ``X-Is-Bot`` are accepted and not required
   (published clients send neither). A credential that is not valid closes the socket with
   4011 (session expired).
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from explorer.emulator import addresses
@@ -95,6 +97,24 @@ class Connection:
         except asyncio.QueueFull:
             return False
         return True
+
+
+def credentialed(ws: WebSocket) -> HTTPConnection:
+    """The upgrade request with its credential where :func:`identify` reads it: the
+    ``Authorization`` header, else the ``authorization`` or ``jwt`` query parameter (the docs let
+    every header come as a query parameter; carina sends its ``jwt`` option so)."""
+    query = ws.query_params
+    if "authorization" in ws.headers:
+        return ws
+    value = query.get("authorization") or (f"JWT {query['jwt']}" if query.get("jwt") else None)
+    if not value:
+        return ws
+    scope = dict(ws.scope)
+    scope["headers"] = [
+        *ws.scope["headers"],
+        (b"authorization", value.encode("latin-1", "replace")),
+    ]
+    return HTTPConnection(scope)
 
 
 def reply(ident: Any, result: Any = None, error: MethodError | None = None) -> bytes:
@@ -196,7 +216,7 @@ class Constellation:
 
     def _caller(self, ws: WebSocket) -> Caller | None:
         """Who opened the socket (a 401 from :func:`identify` becomes :class:`ApiError`)."""
-        caller, _, _ = identify(ws, self.services)
+        caller, _, _ = identify(credentialed(ws), self.services)
         if caller is None or caller.kind != "session":
             return caller
         origin = ws.headers.get("origin")
