@@ -311,6 +311,20 @@ class Api(Handle[M]):
             **timing,
         )
 
+    @endpoint("GET", "/recordings/{recording_id}", "channel-read", schemas.RECORDING)
+    def recording(self, recording_id: int) -> Call[pd.DataFrame]:
+        """One recording as a one-row frame; ``vods`` lists its files (``baseUrl``,
+        ``format``, ``data`` with ``Width``, ``Height``, ``Fps``, ``Bitrate``)."""
+        return Call()
+
+    @endpoint("GET", "/users/search", "user-read", schemas.USER_WITH_CHANNEL, Result.PAGED)
+    def search_users(
+        self, query: str, *, max_rows: int | None = None, progress: bool | None = None
+    ) -> Call[pd.DataFrame]:
+        """Users whose name starts with ``query`` (any case), by name, indexed by id, each
+        with its ``channel`` (an object)."""
+        return Call(params={"query": query}, max_rows=max_rows, progress=progress)
+
     @endpoint("GET", "/types", "channel-read", schemas.TYPE, Result.TABLE)
     def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
         """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
