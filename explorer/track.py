@@ -204,6 +204,8 @@ class AsyncTracker(AsyncClosing):
         self.snapshots = self.late = self.failures = self.updates = 0
         #: The live-events socket of a live tracker, once it follows updates.
         self.socket: LiveSocket | None = None
+        #: Whether a live tracker is subscribed to its channels' updates (after its snapshot).
+        self.following = False
         self._state: dict[int, dict[str, Any]] = {}
         self._pending: list[dict[str, Any]] = []
         self.error: BaseException | None = None
@@ -327,6 +329,8 @@ class AsyncTracker(AsyncClosing):
         }
         self.socket = await LiveSocket(url, self._update).start()
         await self.socket.subscribe(f"channel:{c}:update" for c in self._state)
+        self.following = True
+        await self._notify()
         while True:
             await self._sleep(LIVE_FLUSH)
             await self._flush()
@@ -409,6 +413,7 @@ class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
     last: Mirror[pd.Timestamp | None] = Mirror("When the latest snapshot was taken.")
     channels: Mirror[list[int]] = Mirror("The channels of the latest snapshot.")
     updates: Mirror[int] = Mirror("Rows added by live updates (``live=True``).")
+    following: Mirror[bool] = Mirror("Whether a live tracker follows its channels' updates.")
     running: Mirror[bool] = Mirror("Whether snapshots are still being taken.")
     recorder: Mirror[Recorder | None] = Mirror("The recorder writing the snapshots (``to=``).")
     fields: Mirror[tuple[str, ...]] = Mirror("The tracked fields.")

@@ -3,6 +3,7 @@ Constellation service (changes made through REST), its views, widget, recording 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -115,7 +116,7 @@ def test_live_tracking_adds_a_row_per_change_as_it_happens(
         viewer.delete(f"/channels/{channel}/follow")
         with api.track([channel], live=True, fields=["numFollowers", "online"]) as tracker:
             assert tracker.wait(1, timeout=10)
-            wait_until(lambda: tracker.client.socket and tracker.client.socket.wanted)
+            wait_until(lambda: tracker.following)
             before = int(tracker.frame()["numFollowers"].iloc[-1])
             assert viewer.put(f"/channels/{channel}/follow").is_success
             wait_until(lambda: tracker.updates)
@@ -127,19 +128,31 @@ def test_live_tracking_adds_a_row_per_change_as_it_happens(
 
 
 def test_live_tracking_follows_hundreds_of_channels(
-    make_platform: Callable[..., Platform],
+    make_platform: Callable[..., Platform], tmp_path: Path
 ) -> None:
-    """Live tracking of the 150 most watched channels of a simulated platform sees the
-    simulator's audience drift for every one of them (one socket, no polling)."""
-    platform = make_platform(channels=2000, simulate=True, rate_limits=False)
+    """Live tracking of the 150 most watched online channels sees a change of every one's
+    audience, written by another connection to the platform's database (as a simulator or
+    another process would), one row each with the new value, over one socket."""
+    db = tmp_path / "platform.db"
+    platform = make_platform(db=db, channels=2000, rate_limits=False)
     with explorer.Client(platform.base_url, progress=False) as client:
         query = {"where": {"online": True}, "order": "viewersCurrent:desc", "max_rows": 150}
         with client.track(query, live=True, fields=["viewersCurrent"]) as tracker:
             assert tracker.wait(1, timeout=10) and len(tracker.channels) == 150
+            wait_until(lambda: tracker.following)
+            writer = sqlite3.connect(db, timeout=10)
+            with writer:
+                writer.executemany(
+                    "UPDATE channels SET viewersCurrent = viewersCurrent + 7 WHERE id = ?",
+                    [(channel,) for channel in tracker.channels],
+                )
+            writer.close()
             wait_until(lambda: tracker.updates >= 150, timeout=20)
             frame = tracker.frame()
-    updated = frame.iloc[150:]
-    assert updated["channel"].nunique() >= 100 and tracker.snapshots == 1
+    first, updated = frame.iloc[:150], frame.iloc[150:]
+    assert sorted(updated["channel"]) == sorted(first["channel"]) and tracker.snapshots == 1
+    before = dict(zip(first["channel"], first["viewersCurrent"], strict=True))
+    assert all(row.viewersCurrent == before[row.channel] + 7 for row in updated.itertuples())
 
 
 def test_a_dropped_connection_is_dialled_again_and_resubscribed(
