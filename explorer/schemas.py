@@ -37,6 +37,9 @@ class Schema:
 TYPE = Schema({field.name: field.kind for field in records.TYPE}, index="id")
 USER = Schema({field.name: field.kind for field in records.USER}, index="id")
 
+#: A user with their channel (``GET /users/search``): the channel as an object.
+USER_WITH_CHANNEL = Schema({**USER.fields, "channel": "object"}, index="id")
+
 _CHANNEL_FIELDS: dict[str, Spec] = {
     field.name: field.kind for field in (*records.CHANNEL, *records.CHANNEL_PRIVATE)
 }
@@ -438,6 +441,7 @@ RECORDS: dict[str, Schema] = {
     "TranscodeUnlock": TRANSCODE_UNLOCK,
     "Type": TYPE,
     "User": USER,
+    "UserWithChannel": USER_WITH_CHANNEL,
 }
 
 

@@ -534,5 +534,11 @@ CHANNEL_CLEAR_BANNER = Endpoint(
 )
 
 
+# -- chats ----------------------------------------------------------------------------------
+
+CHANNEL_ANONYMOUS_CHAT_DETAILS = Endpoint(
+    "GET", "/chats/{channel}/anonymous", "chats", record="ChatDetails"
+)
+
 #: The rows above, in declaration order.
 TABLE: tuple[Endpoint, ...] = rows_of(list(globals().values()))

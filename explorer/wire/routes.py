@@ -393,6 +393,23 @@ USER_UPDATE = Endpoint(
 )
 USER_CONFIRM = Endpoint("PUT", "/users/{user}/confirm", "user-write", record="User")
 
+# -- user_search ----------------------------------------------------------------------------
+
+SEARCH_USERS = Endpoint("GET", "/users/search", "user-read", record="UserWithChannel", many=True)
+
+# -- recordings -----------------------------------------------------------------------------
+
+RECORDING = Endpoint(
+    "GET", "/recordings/{recording}", "channel-read", signin="optional", record="Recording"
+)
+
+# -- hooks ----------------------------------------------------------------------------------
+
+REGISTER_HOOK = Endpoint("POST", "/hooks", "user-write", record="Hook")
+HOOKS = Endpoint("GET", "/hooks", "user-read", record="Hook", many=True)
+HOOK = Endpoint("GET", "/hooks/{hook}", "user-read", record="Hook")
+RENEW_HOOK = Endpoint("POST", "/hooks/{hook}/renew", "user-write", record="Hook")
+DEACTIVATE_HOOK = Endpoint("POST", "/hooks/{hook}/deactivate", "user-write", record="Hook")
 
 #: Every row of the contract: those above, then the channel's.
 TABLE: tuple[Endpoint, ...] = rows_of(list(globals().values())) + channel_routes.TABLE
