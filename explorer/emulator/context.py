@@ -41,6 +41,11 @@ class Config:
     refresh_token_ttl: float = 90 * 86400.0
     jwt_ttl: float = 3600.0
     max_body: int = 1024 * 1024
+    #: The HTTP front (``explorer.emulator.front``): bytes of a request line and headers,
+    #: seconds to send them, open connections per peer address.
+    header_limit: int = 64 * 1024
+    header_timeout: float = 10.0
+    http_address_connections: int = 256
     max_upload: int = 2 * 1024 * 1024
     #: Chat methods one connection may call per second (sustained), and in a burst.
     chat_rate: float = 20.0
@@ -95,7 +100,8 @@ class Caller:
     kind: Literal["session", "bearer", "jwt"]
     scopes: frozenset[str]
     session_id: int | None = None
-    #: What ended, ends the caller's chat authkeys: ``session:<id>``, ``grant:<family>``, ``jwt``.
+    #: The credential everything the caller is handed dies with: ``session:<digest prefix>`` or
+    #: ``grant:<family>`` (a JWT's is its source's; see :mod:`explorer.emulator.endings`).
     credential: str = ""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.emulator import endings
 from explorer.emulator.access import channel_ref, require_staff
 from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
@@ -35,9 +36,10 @@ async def suspend(ctx: Context) -> dict[str, Any]:
             (ctx.iso_now(), channel.id),
         )
         conn.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel.id,))
-    # The owner's account is suspended with the channel: every chat key of theirs ends, and
-    # so does every key for this channel's chat.
-    authkeys.end(ctx.services, "user", channel.user_id)
+    # The owner's account is suspended with the channel: every credential of theirs ends
+    # (sessions, tokens, JWTs, codes, chat keys; login refuses them until the suspension is
+    # lifted), and so does every key for this channel's chat.
+    endings.end_user(ctx.services, channel.user_id)
     authkeys.end(ctx.services, "channel", channel.id)
     return _render(ctx, channel.id)
 
@@ -63,6 +65,7 @@ routes = [
         suspend,
         "channel-write",
         auth="user",
+        scopes=("user:act_as",),
         summary="Suspend a channel (staff): it leaves listings and goes offline",
         response=_CHANNEL,
         errors=(401, 403, 404, 461),
@@ -73,6 +76,7 @@ routes = [
         unsuspend,
         "channel-write",
         auth="user",
+        scopes=("user:act_as",),
         summary="Lift a channel's suspension (staff)",
         response=_CHANNEL,
         errors=(401, 403, 404, 461),

@@ -1,0 +1,119 @@
+"""The HTTP front: what one connection may hold before its request reaches the app.
+
+uvicorn (0.54) bounds none of it with httptools: a request head may grow without limit, a
+connection that sends half a request (or nothing) stays open forever, and ``limit_concurrency``
+counts every connection alike, so one client holding thousands of half-sent requests turns
+everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h11, and
+``timeout_keep_alive`` only runs between requests (the first byte of the next one cancels it).
+:func:`protocol` subclasses uvicorn's httptools protocol, through the hooks the parser calls
+(``on_message_begin``, ``on_headers_complete``, ``on_message_complete``), to add three limits
+(``Config``):
+
+* ``header_limit`` bytes for a request line and headers together: past it, ``431`` and close;
+* ``header_timeout`` seconds from a connection's opening, or a request's first byte, to the
+  end of its headers: past it, ``408`` and close (slowloris);
+* ``http_address_connections`` open connections per peer address: one more is ``503`` and
+  closed at once, so one client cannot take the connection pool from the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from explorer.emulator.context import Config
+
+#: The end of a request head.
+_HEAD_END = b"\r\n\r\n"
+_REASONS = {408: "Request Timeout", 431: "Request Header Fields Too Large", 503: "Busy"}
+
+
+def protocol(limits: Config) -> type[asyncio.Protocol]:
+    """uvicorn's httptools protocol with the limits of ``limits``; the per-address counts are
+    shared by the connections of one server."""
+    open_by_address: Counter[str] = Counter()
+
+    class Guarded(HttpToolsProtocol):
+        """One connection, refused or closed at the first limit it passes."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._address = ""
+            self._head_bytes = 0
+            self._in_head = True
+            self._tail = b""
+            self._deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._address = self.client[0] if self.client else ""
+            open_by_address[self._address] += 1
+            if open_by_address[self._address] > limits.http_address_connections:
+                self._refuse(503, "Too many connections from this address.")
+                return
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            open_by_address[self._address] -= 1
+            if open_by_address[self._address] <= 0:
+                del open_by_address[self._address]
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self._in_head:
+                # Count head bytes only: the body that may follow in the same read is not head.
+                end = (self._tail + data).find(_HEAD_END)
+                counted = len(data) if end < 0 else max(0, end + 4 - len(self._tail))
+                self._head_bytes += counted
+                self._tail = data[-3:]
+                if self._head_bytes > limits.header_limit:
+                    self._refuse(431, "The request line and headers are too large.")
+                    return
+            super().data_received(data)
+
+        def on_message_begin(self) -> None:
+            if self._deadline is None:
+                self._arm()
+            super().on_message_begin()
+
+        def on_headers_complete(self) -> None:
+            self._in_head = False
+            self._disarm()
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            # What comes next on this connection is the head of another request.
+            self._in_head, self._head_bytes, self._tail = True, 0, b""
+            super().on_message_complete()
+
+        def _arm(self) -> None:
+            self._deadline = self.loop.call_later(limits.header_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self._in_head and not self.transport.is_closing():
+                self._refuse(408, "The request headers took too long.")
+
+        def _refuse(self, status: int, message: str) -> None:
+            """Answer ``status`` with a JSON error body and close the connection."""
+            self._disarm()
+            body = (
+                f'{{"statusCode":{status},"error":"{_REASONS[status]}","message":"{message}"}}'
+            ).encode()
+            head = (
+                f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+            ).encode()
+            self.transport.write(head + body)
+            self.transport.close()
+
+    return Guarded
