@@ -27,7 +27,7 @@ from typing import Any
 
 from explorer.emulator.brokers.broker import Delivery
 from explorer.emulator.chat.emoticons import EMOTICONS, PACK, image
-from explorer.packets import encode_event
+from explorer.wire.packets import encode_event
 
 #: Longest message text accepted, in characters.
 MAX_LENGTH = 360
