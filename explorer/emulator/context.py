@@ -42,10 +42,12 @@ class Config:
     jwt_ttl: float = 3600.0
     max_body: int = 1024 * 1024
     #: The HTTP front (``explorer.emulator.front``): bytes of a request line and headers,
-    #: seconds to send them, open connections per peer address.
-    header_limit: int = 64 * 1024
+    #: seconds to send them, open connections per peer address, and seconds an address that
+    #: broke one of those limits has its new connections dropped.
+    header_limit: int = 16 * 1024
     header_timeout: float = 10.0
     http_address_connections: int = 256
+    header_penalty: float = 1.0
     max_upload: int = 2 * 1024 * 1024
     #: Chat methods one connection may call per second (sustained), and in a burst.
     chat_rate: float = 20.0

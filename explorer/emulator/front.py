@@ -13,7 +13,10 @@ everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h
 * ``header_timeout`` seconds from a connection's opening, or a request's first byte, to the
   end of its headers: past it, ``408`` and close (slowloris);
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
-  closed at once, so one client cannot take the connection pool from the others.
+  closed at once, so one client cannot take the connection pool from the others;
+* after any of these refusals, the address's new connections are dropped at once, unread,
+  for ``header_penalty`` seconds: an attacker reconnecting in a loop costs an accept, not a
+  parse, and the server's time stays with everyone else.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol with the limits of ``limits``; the per-address counts are
     shared by the connections of one server."""
     open_by_address: Counter[str] = Counter()
+    #: Loop time until which each refused address's connections are dropped unread.
+    benched: dict[str, float] = {}
 
     class Guarded(HttpToolsProtocol):
         """One connection, refused or closed at the first limit it passes."""
@@ -51,6 +56,10 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
             super().connection_made(transport)
             self._address = self.client[0] if self.client else ""
             open_by_address[self._address] += 1
+            if benched.get(self._address, 0.0) > self.loop.time():
+                transport.abort()
+                return
+            benched.pop(self._address, None)
             if open_by_address[self._address] > limits.http_address_connections:
                 self._refuse(503, "Too many connections from this address.")
                 return
@@ -104,8 +113,10 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
                 self._refuse(408, "The request headers took too long.")
 
         def _refuse(self, status: int, message: str) -> None:
-            """Answer ``status`` with a JSON error body and close the connection."""
+            """Answer ``status`` with a JSON error body, close the connection and bench its
+            address."""
             self._disarm()
+            benched[self._address] = self.loop.time() + limits.header_penalty
             body = (
                 f'{{"statusCode":{status},"error":"{_REASONS[status]}","message":"{message}"}}'
             ).encode()
