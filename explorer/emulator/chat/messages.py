@@ -5,8 +5,8 @@ all build their ``ChatMessage`` data here, so every message has one shape (platf
 message data"; reference.md adds ``user_level`` and ``user_avatar``). Parsing splits the text
 on whitespace and recognises, word by word:
 
-* an emoticon of the built-in pack (``:)``, ``<3``, ...; see
-  :mod:`~explorer.emulator.chat.emoticons`);
+* an emoticon of the built-in pack (``:)``, ``<3``, named ones such as ``PogFace``; the whole
+  word, case-sensitive; see :mod:`~explorer.emulator.chat.emoticons`);
 * a link: ``http://`` or ``https://`` (``text`` drops the scheme), or a bare domain such as
   ``mixer.com/mixer`` or ``www.example.org`` (``url`` gains ``http://``, as the developer docs'
   ChatMessage example shows);
