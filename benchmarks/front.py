@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from urllib.parse import urlsplit
 
 from benchmarks.http_load import LoadResult, load
@@ -37,41 +37,44 @@ HEAD = b"GET /api/v1/channels HTTP/1.1\r\nHost: x\r\n"
 SLOW_CONNECTIONS = 600
 
 
-async def _slow_connection(host: str, port: int, until: float) -> None:
-    """Dribble heads a byte at a time, reconnecting whenever the server closes."""
+async def _dribble(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, until: float
+) -> None:
+    """Send heads a byte every 0.2 s until closed."""
+    for byte in HEAD * 1000:
+        if time.monotonic() >= until or reader.at_eof():
+            return
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(0.2)
+
+
+async def _flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, until: float) -> None:
+    """Send a megabyte of headers as fast as the server reads them."""
+    writer.write(HEAD)
+    for _ in range(128):
+        writer.write(b"X-Pad: " + b"a" * 8000 + b"\r\n")
+        await writer.drain()
+
+
+#: Connections the attacker opened (one entry each), to show the attack ran.
+OPENED: list[int] = []
+
+Attack = Callable[[asyncio.StreamReader, asyncio.StreamWriter, float], Awaitable[None]]
+
+
+async def _again_and_again(attack: Attack, host: str, port: int, until: float) -> None:
+    """Run ``attack`` on one connection from the attacker's address, reconnecting whenever
+    the server closes or refuses it, until ``until``."""
     while time.monotonic() < until:
         try:
             reader, writer = await asyncio.open_connection(host, port, local_addr=(ATTACKER, 0))
         except OSError:
-            await asyncio.sleep(0.2)
-            continue
-        try:
-            for byte in HEAD * 1000:
-                if time.monotonic() >= until or reader.at_eof():
-                    break
-                writer.write(bytes([byte]))
-                await writer.drain()
-                await asyncio.sleep(0.2)
-        except OSError:
-            pass
-        finally:
-            writer.close()
-
-
-async def _big_heads(host: str, port: int, until: float) -> None:
-    """Send a megabyte of headers, again and again, reconnecting once refused."""
-    pad = b"X-Pad: " + b"a" * 8000 + b"\r\n"
-    while time.monotonic() < until:
-        try:
-            _, writer = await asyncio.open_connection(host, port, local_addr=(ATTACKER, 0))
-        except OSError:
             await asyncio.sleep(0.05)
             continue
+        OPENED.append(1)
         try:
-            writer.write(HEAD)
-            for _ in range(128):
-                writer.write(pad)
-                await writer.drain()
+            await attack(reader, writer, until)
         except OSError:
             pass
         finally:
@@ -83,16 +86,18 @@ async def _attack(kind: str, url: str, seconds: float) -> None:
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     until = time.monotonic() + seconds
     if kind == "slowloris":
-        tasks = [_slow_connection(host, port, until) for _ in range(SLOW_CONNECTIONS)]
+        tasks = [_again_and_again(_dribble, host, port, until) for _ in range(SLOW_CONNECTIONS)]
     else:
-        tasks = [_big_heads(host, port, until) for _ in range(8)]
+        tasks = [_again_and_again(_flood, host, port, until) for _ in range(8)]
     print("attacking", flush=True)
     await asyncio.gather(*tasks)
+    print(len(OPENED), flush=True)
 
 
 @contextlib.contextmanager
-def attacking(kind: str, url: str, seconds: float) -> Iterator[None]:
-    """Run the ``kind`` attack on ``url`` in a process of its own for at most ``seconds``."""
+def attacking(kind: str, url: str, seconds: float) -> Iterator[list[int]]:
+    """Run the ``kind`` attack on ``url`` in a process of its own for ``seconds``; the list
+    yielded gets the number of connections it opened once it is over."""
     process = subprocess.Popen(
         [sys.executable, "-m", "benchmarks.front", "attack", kind, url, str(seconds)],
         stdout=subprocess.PIPE,
@@ -102,7 +107,9 @@ def attacking(kind: str, url: str, seconds: float) -> Iterator[None]:
         assert process.stdout is not None
         assert process.stdout.readline().strip() == "attacking"
         time.sleep(1.0)  # let it take hold before measuring
-        yield
+        opened: list[int] = []
+        yield opened
+        opened.append(int(process.stdout.readline() or 0))
     finally:
         process.terminate()
         process.wait(10)
@@ -123,14 +130,16 @@ def main() -> None:
     """Measure the bystander normally and under each attack; print PASS/FAIL per attack."""
     print(f"HTTP front: a bystander's GET /channels, {CONCURRENCY} connections, under attack")
     runs: dict[str, list[LoadResult]] = {"normal": [], "slowloris": [], "headers": []}
+    opened: dict[str, int] = {"slowloris": 0, "headers": 0}
     with running("platform", "300") as (url, _):
         target = url + QUERY
         load(target, CONCURRENCY, 1.0)
         for _ in range(ROUNDS):
             runs["normal"].append(load(target, CONCURRENCY, SECONDS))
             for kind in ("slowloris", "headers"):
-                with attacking(kind, url, SECONDS + 3):
+                with attacking(kind, url, SECONDS + 2) as connections:
                     runs[kind].append(load(target, CONCURRENCY, SECONDS))
+                opened[kind] += sum(connections)
     for name, results in runs.items():
         print(_line(name, results))
     normal = statistics.median(r.p99_ms for r in runs["normal"])
@@ -139,7 +148,10 @@ def main() -> None:
         verdict = (
             "PASS" if attacked <= 2 * normal and not sum(r.errors for r in runs[kind]) else "FAIL"
         )
-        print(f"  {kind}: p99 {attacked / normal:.2f}x normal (goal <= 2x, no errors): {verdict}")
+        print(
+            f"  {kind}: p99 {attacked / normal:.2f}x normal (goal <= 2x, no errors): {verdict}"
+            f"  [attacker opened {opened[kind]:,} connections]"
+        )
 
 
 if __name__ == "__main__":
