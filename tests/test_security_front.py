@@ -167,6 +167,25 @@ def test_an_address_that_broke_a_limit_is_dropped_for_a_while(
     assert served.startswith(b"HTTP/1.1 200 ")
 
 
+def test_upgrade_requests_do_not_leak_connection_slots(quick: Platform) -> None:
+    """WebSocket upgrades sent to REST are served as plain requests and give their
+    connection slot back: 30 of them in turn leave the address its 20 slots."""
+    upgrade = HEAD + (
+        b"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    for _ in range(30):
+        with closing(raw(quick, ATTACKER)) as sock:
+            sock.sendall(upgrade)
+            assert answer_head(sock).startswith(b"HTTP/1.1 200 ")
+    attempt("websocket upgrade on REST", 30)
+    with ExitStack() as held:
+        for _ in range(20):
+            sock = held.enter_context(closing(raw(quick, ATTACKER)))
+            sock.sendall(HEAD + b"\r\n")
+            assert answer_head(sock).startswith(b"HTTP/1.1 200 ")
+
+
 #: List parameters at their hostile extremes, each within what an HTTP head may carry.
 HOSTILE_LISTS: tuple[dict[str, str], ...] = (
     {"q": "a" * 12_000},
