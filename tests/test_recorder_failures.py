@@ -1,5 +1,5 @@
 """Rule 7 of issue 23: collection never silently stops. A recorder on a real full disk (a
-tmpfs of a few hundred KiB, filled to the last byte) warns, keeps at most ``pending_rows``
+tmpfs of 4 MiB, filled to the last byte) warns, keeps at most ``pending_rows``
 unwritten rows, retries, resumes once space is back, and says where its capture has a gap in
 its stats, its manifest and ``explorer record``'s summary. Paths given by the user are paths,
 never patterns. Needs root for ``mount -t tmpfs`` (skipped otherwise).
@@ -31,12 +31,13 @@ from tests.test_security import attempt
 
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Path]:
-    """A 512 KiB tmpfs mounted under ``tmp_path`` (unmounted after)."""
+    """A 4 MiB tmpfs mounted under ``tmp_path`` (unmounted after): room for a short
+    recording once the test frees it."""
     mount = tmp_path / "disk"
     mount.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mount)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
     try:
         yield mount
     finally:

@@ -1,10 +1,11 @@
 """Suspension: staff take a channel off the platform and bring it back.
 
 A suspended channel drops out of every listing (``GET /channels`` filters ``suspended = 0``)
-and answers 404 to everyone but staff (its owner, suspended with it, cannot sign in). Suspending also ends its broadcast (it goes
-offline with no viewers) and ends every host of it, since nobody may watch it. Both actions are
-idempotent and answer the channel as staff see it. Suspending suspends the owner's account too:
-every chat authkey of the owner, and every key for the channel's chat, ends at once.
+and answers 404 to everyone but staff (its owner, suspended with it, cannot sign in).
+Suspending also ends its broadcast (it goes offline with no viewers) and ends every host of
+it, since nobody may watch it. Both actions are idempotent and answer the channel as staff
+see it. Suspending suspends the owner's account too: every credential of the owner (sessions,
+tokens, JWTs, codes, chat keys) ends at once, and every key for the channel's chat.
 """
 
 from __future__ import annotations
