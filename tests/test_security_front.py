@@ -58,8 +58,11 @@ def bystander_ok(platform: Platform) -> None:
 
 @pytest.fixture
 def quick(make_platform: MakePlatform) -> Platform:
-    """A platform whose heads must arrive within half a second, 20 connections an address."""
-    return make_platform(rate_limits=False, header_timeout=0.5, http_address_connections=20)
+    """A platform whose heads and bodies must arrive within half a second, 20 connections an
+    address."""
+    return make_platform(
+        rate_limits=False, header_timeout=0.5, body_timeout=0.5, http_address_connections=20
+    )
 
 
 @pytest.mark.parametrize("shape", ["one header", "many headers", "long request line"])
@@ -102,6 +105,21 @@ def test_a_half_sent_head_is_closed_at_the_deadline(quick: Platform, sent: bytes
         got = answer(sock)
     attempt("half-sent head")
     assert got.startswith(b"HTTP/1.1 408 "), got[:80]
+
+
+def test_a_half_sent_body_is_closed_at_the_deadline(
+    quick: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A request whose body stops short of its Content-Length is closed once the body
+    deadline passes, without an error in the platform's log; a bystander is served."""
+    head = b"POST /api/v1/users/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with closing(raw(quick, ATTACKER)) as sock:
+        sock.sendall(head + b"Content-Length: 1000\r\n\r\n" + b'{"username": "vi')
+        bystander_ok(quick)
+        got = answer(sock)
+    attempt("half-sent body")
+    assert b"200 OK" not in got
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
 def test_a_dribbled_head_is_closed_at_the_deadline(quick: Platform) -> None:

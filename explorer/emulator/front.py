@@ -11,7 +11,9 @@ everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h
 
 * ``header_limit`` bytes for a request line and headers together: past it, ``431`` and close;
 * ``header_timeout`` seconds from a connection's opening, or a request's first byte, to the
-  end of its headers: past it, ``408`` and close (slowloris);
+  end of its headers: past it, ``408`` and close (slowloris); and ``body_timeout`` seconds
+  from the end of the headers to the end of the body: past it the connection is closed (the
+  handler waiting for the body sees the client gone);
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
   closed at once, so one client cannot take the connection pool from the others;
 * after any of these refusals, the address's new connections are dropped at once, unread,
@@ -92,11 +94,14 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
         def on_headers_complete(self) -> None:
             self._in_head = False
             self._disarm()
+            # Until the body ends (at once for a request without one, in this same read).
+            self._deadline = self.loop.call_later(limits.body_timeout, self._body_too_slow)
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             # What comes next on this connection is the head of another request.
             self._in_head, self._head_bytes, self._tail = True, 0, b""
+            self._disarm()
             super().on_message_complete()
 
         def _arm(self) -> None:
@@ -111,6 +116,11 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
             self._deadline = None
             if self._in_head and not self.transport.is_closing():
                 self._refuse(408, "The request headers took too long.")
+
+        def _body_too_slow(self) -> None:
+            self._deadline = None
+            benched[self._address] = self.loop.time() + limits.header_penalty
+            self.transport.close()
 
         def _refuse(self, status: int, message: str) -> None:
             """Answer ``status`` with a JSON error body, close the connection and bench its
