@@ -164,8 +164,8 @@ def test_one_address_cannot_take_the_connection_pool(quick: Platform) -> None:
 def test_an_address_that_broke_a_limit_is_dropped_for_a_while(
     make_platform: MakePlatform,
 ) -> None:
-    """After a 431, the attacker's next connections are dropped unread until the penalty
-    passes, while another address is served throughout."""
+    """After a 431, the attacker's next connections are held unread and dropped until the
+    penalty passes, while another address is served throughout."""
     platform = make_platform(rate_limits=False, header_penalty=0.5)
     with closing(raw(platform, ATTACKER)) as sock:
         sock.sendall(HEAD + b"X-Big: " + b"a" * 20_000)

@@ -16,9 +16,10 @@ everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h
   handler waiting for the body sees the client gone);
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
   closed at once, so one client cannot take the connection pool from the others;
-* after any of these refusals, the address's new connections are dropped at once, unread,
-  for ``header_penalty`` seconds: an attacker reconnecting in a loop costs an accept, not a
-  parse, and the server's time stays with everyone else.
+* after any of these refusals, the address's new connections are held unread and dropped
+  when ``header_penalty`` seconds have passed (at once past twice the per-address cap): an
+  attacker reconnecting in a loop waits instead of costing the server a parse, or even an
+  accept, per attempt, and the server's time stays with everyone else.
 """
 
 from __future__ import annotations
@@ -53,13 +54,23 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
             self._in_head = True
             self._tail = b""
             self._deadline: asyncio.TimerHandle | None = None
+            self._tarpit = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._address = self.client[0] if self.client else ""
             open_by_address[self._address] += 1
-            if benched.get(self._address, 0.0) > self.loop.time():
-                transport.abort()
+            until = benched.get(self._address, 0.0)
+            if until > self.loop.time():
+                if open_by_address[self._address] > 2 * limits.http_address_connections:
+                    transport.abort()
+                    return
+                # A tarpit: read nothing and drop it when the penalty ends, so a client
+                # reconnecting in a loop waits instead of making the server accept again.
+                # (uvloop starts reading after this method returns: pause just after.)
+                self._tarpit = True
+                self.loop.call_soon(transport.pause_reading)
+                self._deadline = self.loop.call_at(until, transport.abort)
                 return
             benched.pop(self._address, None)
             if open_by_address[self._address] > limits.http_address_connections:
@@ -75,6 +86,8 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            if self._tarpit:
+                return
             if self._in_head:
                 # Count head bytes only: the body that may follow in the same read is not head.
                 end = (self._tail + data).find(_HEAD_END)
