@@ -155,7 +155,7 @@ async def get_current(ctx: Context) -> dict[str, Any]:
 
 async def login(ctx: Context) -> Response:
     """POST /users/login: check the password, open a session, hand out the CSRF token."""
-    body = await ctx.json_object()
+    body = await ctx.fields()
     username, password = _text(body, "username"), _text(body, "password")
     row = ctx.store.one(
         "SELECT u.id, u.password_hash, c.suspended FROM users u "
