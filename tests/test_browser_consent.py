@@ -14,10 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from explorer.emulator import Platform, start
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.test_browser import CHROMIUM
+from tests.test_browser_escaping import browser  # noqa: F401 -- the fixture
 from tests.test_security import attempt
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
@@ -30,17 +31,9 @@ def live() -> Iterator[Platform]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's chromium, headless."""
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 def test_the_go_page_shows_client_and_scopes_before_approval(
-    live: Platform, browser: Browser
+    live: Platform,
+    browser: Browser,  # noqa: F811 -- the fixture imported above
 ) -> None:
     """Continue signs in and shows the client's name and each scope as text, with Approve
     hidden until then; Approve grants the app its code."""
@@ -85,7 +78,10 @@ class _Framing(BaseHTTPRequestHandler):
         """Quiet."""
 
 
-def test_another_site_cannot_frame_go(live: Platform, browser: Browser) -> None:
+def test_another_site_cannot_frame_go(
+    live: Platform,
+    browser: Browser,  # noqa: F811 -- the fixture imported above
+) -> None:
     """A page served from another origin that frames /go shows no /go content in it."""
     _Framing.target = f"{live.root_url}/go?code=ABC234"
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Framing)
