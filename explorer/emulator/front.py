@@ -55,11 +55,13 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
             self._tail = b""
             self._deadline: asyncio.TimerHandle | None = None
             self._tarpit = False
+            self._counted = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._address = self.client[0] if self.client else ""
             open_by_address[self._address] += 1
+            self._counted = True
             until = benched.get(self._address, 0.0)
             if until > self.loop.time():
                 if open_by_address[self._address] > 2 * limits.http_address_connections:
@@ -79,11 +81,23 @@ def protocol(limits: Config) -> type[asyncio.Protocol]:
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            open_by_address[self._address] -= 1
-            if open_by_address[self._address] <= 0:
-                del open_by_address[self._address]
+            self._release()
             super().connection_lost(exc)
+
+        def handle_websocket_upgrade(self) -> None:
+            # The websocket protocol takes the connection over (the live service counts its
+            # own sockets): this one's deadline and count end here.
+            self._release()
+            super().handle_websocket_upgrade()
+
+        def _release(self) -> None:
+            """Stop the deadline and give the connection's slot back, once."""
+            self._disarm()
+            if self._counted:
+                self._counted = False
+                open_by_address[self._address] -= 1
+                if open_by_address[self._address] <= 0:
+                    del open_by_address[self._address]
 
         def data_received(self, data: bytes) -> None:
             if self._tarpit:

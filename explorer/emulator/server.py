@@ -144,9 +144,6 @@ class Platform:
             limit_concurrency=4096,
             # Head size, head deadline and connections per address (see emulator.front).
             http=front.protocol(services.config),
-            # Chat runs on the nodes' own servers: REST upgrades nothing (an upgraded
-            # connection would leave the front's per-address count).
-            ws="none",
             # Forwarding headers are read by explorer.emulator.addresses, from trusted proxies
             # only; uvicorn's own reading trusts loopback by default.
             proxy_headers=False,
