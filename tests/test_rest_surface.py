@@ -78,6 +78,7 @@ NOT_CALLED = {
     wire.OAUTH_CLIENT: "no method yet (Account.oauth_clients lists them)",
     wire.INTROSPECT: "no method yet (for OAuth resource servers)",
     wire.ACCOUNT_PASSWORD: "no method yet",
+    wire.SHORTCODE_GRANT: "what the /go page shows before approving (Api.approve_code approves)",
     channel_wire.CHANNEL_ANONYMOUS_CHAT_DETAILS: "no method yet (chat clients read anonymously)",
     **{
         row: "signed by an OAuth client's id and secret, not a user's credential"

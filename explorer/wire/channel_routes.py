@@ -187,6 +187,7 @@ CHANNEL_DISCORD_INVITE = Endpoint(
     "/channels/{channel}/discord/invite",
     "channel-read",
     signin="user",
+    scopes=("user:getDiscordInvite:self",),
     record="DiscordInviteStatus",
 )
 CHANNEL_NEW_DISCORD_INVITE = Endpoint(
@@ -194,6 +195,7 @@ CHANNEL_NEW_DISCORD_INVITE = Endpoint(
     "/channels/{channel}/discord/invite",
     "channel-write",
     signin="user",
+    scopes=("user:getDiscordInvite:self",),
     record="DiscordInvite",
 )
 
@@ -298,6 +300,7 @@ CHANNEL_PARTNERSHIP_DENY = Endpoint(
     "/channels/{channel}/partnership/app/deny",
     "channel-write",
     signin="user",
+    scopes=("channel:partnership",),
     record="PartnershipApplication",
 )
 CHANNEL_PARTNERSHIP_ACCEPT = Endpoint(
@@ -305,6 +308,7 @@ CHANNEL_PARTNERSHIP_ACCEPT = Endpoint(
     "/channels/{channel}/partnership/app/accept",
     "channel-write",
     signin="user",
+    scopes=("channel:partnership",),
     record="PartnershipApplication",
 )
 CHANNEL_PARTNERSHIP_CODES = Endpoint(
@@ -376,10 +380,20 @@ CHANNEL_DROP_STREAM_KEY = Endpoint(
 # -- channel_suspension ---------------------------------------------------------------------
 
 CHANNEL_SUSPEND = Endpoint(
-    "POST", "/channels/{channel}/suspend", "channel-write", signin="user", record="Channel"
+    "POST",
+    "/channels/{channel}/suspend",
+    "channel-write",
+    signin="user",
+    scopes=("user:act_as",),
+    record="Channel",
 )
 CHANNEL_UNSUSPEND = Endpoint(
-    "DELETE", "/channels/{channel}/suspend", "channel-write", signin="user", record="Channel"
+    "DELETE",
+    "/channels/{channel}/suspend",
+    "channel-write",
+    signin="user",
+    scopes=("user:act_as",),
+    record="Channel",
 )
 
 # -- channel_users --------------------------------------------------------------------------
@@ -425,7 +439,13 @@ CHANNEL_CHAT_DETAILS = Endpoint(
 # -- chatters -------------------------------------------------------------------------------
 
 CHANNEL_CHAT_FRIENDS = Endpoint(
-    "GET", "/chats/{channel}/friends", "chats", signin="user", record="ChatUser", many=True
+    "GET",
+    "/chats/{channel}/friends",
+    "chats",
+    signin="user",
+    scopes=("chat:connect",),
+    record="ChatUser",
+    many=True,
 )
 CHANNEL_CHATTERS = Endpoint(
     "GET", "/chats/{channel}/users", "chats", signin="optional", record="ChatUser", many=True

@@ -319,14 +319,25 @@ AUTHORIZE = Endpoint("GET", "/oauth/authorize", "user-write", signin="user")
 TOKEN = Endpoint("POST", "/oauth/token", "user-login", record="TokenResponse")
 REVOKE = Endpoint("POST", "/oauth/revoke", "user-write")
 ACCOUNT_ADD_OAUTH_CLIENT = Endpoint(
-    "POST", "/oauth/clients", "user-write", signin="user", record="OAuthClient"
+    "POST",
+    "/oauth/clients",
+    "user-write",
+    signin="user",
+    scopes=("oauth:manage:self",),
+    record="OAuthClient",
 )
 ACCOUNT_OAUTH_CLIENTS = Endpoint(
-    "GET", "/oauth/clients", "user-read", signin="user", record="OAuthClient", many=True
+    "GET",
+    "/oauth/clients",
+    "user-read",
+    signin="user",
+    scopes=("oauth:manage:self",),
+    record="OAuthClient",
+    many=True,
 )
 OAUTH_CLIENT = Endpoint("GET", "/oauth/clients/{client}", "user-read", record="OAuthClient")
 ACCOUNT_REMOVE_OAUTH_CLIENT = Endpoint(
-    "DELETE", "/oauth/clients/{client}", "user-write", signin="user"
+    "DELETE", "/oauth/clients/{client}", "user-write", signin="user", scopes=("oauth:manage:self",)
 )
 
 # -- oauth_introspect -----------------------------------------------------------------------
@@ -337,6 +348,14 @@ INTROSPECT = Endpoint("POST", "/oauth/token/introspect", "user-read", record="In
 
 SHORTCODE = Endpoint("POST", "/oauth/shortcode", "user-login", record="Shortcode")
 SHORTCODE_CHECK = Endpoint("GET", "/oauth/shortcode/check/{handle}", "user-read")
+SHORTCODE_GRANT = Endpoint(
+    "GET",
+    "/oauth/shortcode/code/{code}",
+    "user-read",
+    signin="user",
+    also=("user-login-failed",),
+    record="ShortcodeGrant",
+)
 SHORTCODE_APPROVE = Endpoint(
     "POST",
     "/oauth/shortcode/approve",
@@ -410,6 +429,7 @@ HOOKS = Endpoint("GET", "/hooks", "user-read", record="Hook", many=True)
 HOOK = Endpoint("GET", "/hooks/{hook}", "user-read", record="Hook")
 RENEW_HOOK = Endpoint("POST", "/hooks/{hook}/renew", "user-write", record="Hook")
 DEACTIVATE_HOOK = Endpoint("POST", "/hooks/{hook}/deactivate", "user-write", record="Hook")
+
 
 #: Every row of the contract: those above, then the channel's.
 TABLE: tuple[Endpoint, ...] = rows_of(list(globals().values())) + channel_routes.TABLE

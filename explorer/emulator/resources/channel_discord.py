@@ -411,7 +411,7 @@ routes = [
         channel_wire.CHANNEL_DISCORD_INVITE,
         invite_status,
         summary="Whether the caller may get a Discord invite, and their current one",
-        errors=(401, 404, 461),
+        errors=(401, 403, 404, 461),
     ),
     Route(
         channel_wire.CHANNEL_NEW_DISCORD_INVITE,

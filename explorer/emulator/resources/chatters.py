@@ -190,7 +190,7 @@ routes = [
         chat_friends,
         summary="Users in the chat whose channel the caller follows",
         params=PAGE_PARAMS,
-        errors=(401, *_ERRORS),
+        errors=(401, 403, *_ERRORS),
     ),
     Route(
         channel_wire.CHANNEL_CHATTERS,
