@@ -9,7 +9,12 @@ everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h
 :func:`protocol` is the class given to ``uvicorn.Config(http=...)``. It wraps uvicorn's
 httptools protocol by composition over the public :class:`asyncio.Protocol` interface only:
 it builds the inner protocol with the arguments uvicorn gives it, forwards every event to it,
-and follows the raw bytes it forwards (:class:`Framing`) to add these limits (``Config``):
+and follows the raw bytes it forwards (:class:`Framing`) to add these limits (``Config``).
+The inner class is imported from ``uvicorn.protocols.http.httptools_impl`` (the class
+``http="httptools"`` names) only to construct it; no uvicorn method is overridden or called
+beyond that interface.
+
+Limits:
 
 * ``header_limit`` bytes for a request line and headers together: past it, ``431`` and close;
 * ``header_timeout`` seconds from a connection's opening, or a request's first byte, to the
@@ -34,8 +39,6 @@ import asyncio
 from collections import Counter
 from typing import Any, Literal, cast
 
-# uvicorn's httptools protocol, imported only to construct it: the guard calls nothing on it
-# but the asyncio.Protocol interface.
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from explorer.emulator.context import Config
@@ -106,6 +109,12 @@ class Framing:
     def _follow_head(self, data: bytes, at: int) -> int:
         """Take head bytes from ``data[at:]``; return where the head's bytes end there."""
         held = len(self._head)
+        if not held:
+            # Most heads arrive whole: take them without a copy.
+            found = data.find(_HEAD_END, at, at + self.head_limit)
+            if found >= 0:
+                self._start_body(data[at : found + 4])
+                return found + 4
         # Never hold more than the limit and one byte: that much already decides it.
         self._head += data[at : at + self.head_limit + 1 - held]
         found = self._head.find(_HEAD_END, max(0, held - 3))
