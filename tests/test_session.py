@@ -54,7 +54,7 @@ def rejoined(session: Session, history: list[str], live: tuple[str, ...] = ()) -
     session.baseline([message(i) for i in history], T)
     for id in live:
         receive(session, chat_frame(id))
-    session.lost()
+    session.lost(T)
     session.opened("b")
     return session
 
@@ -68,7 +68,7 @@ def test_ids_count_up_across_connections() -> None:
     """Method ids are unique for the whole session, across reconnects (reference fact 5)."""
     session = joined(Session(EventLog()))
     first, packet = session.request("ping", [])
-    session.lost()
+    session.lost(T)
     session.opened("b")
     second, _ = session.request("ping", [])
     assert (first, second) == (1, 2)
@@ -132,7 +132,7 @@ def test_states_in_order_and_listeners_hear_them() -> None:
     heard: list[State] = []
     session.listeners.append(heard.append)
     joined(session, {"authenticated": True, "roles": []})
-    session.lost()
+    session.lost(T)
     session.opened("b")
     session.closed()
     assert heard == [
@@ -148,8 +148,8 @@ def test_lost_connection_returns_pending_ids() -> None:
     """Methods pending when the connection drops are handed back to be failed."""
     session = joined(Session(EventLog()))
     ids = [session.request("ping", [])[0] for _ in range(2)]
-    assert session.lost() == ids
-    assert session.lost() == []
+    assert session.lost(T) == ids
+    assert session.lost(T) == []
 
 
 def test_auth_arguments() -> None:
@@ -207,7 +207,7 @@ def test_whispers_are_not_anchors() -> None:
     session = joined(Session(log))
     session.baseline([], T)
     receive(session, chat_frame("m1"), *(chat_frame(f"w{i}", target="bob") for i in range(150)))
-    session.lost()
+    session.lost(T)
     session.opened("b")
     delivered = session.resync([message(i) for i in ["m1", "g1"]], T)
     assert [e.data["id"] for e in delivered] == ["g1"]
@@ -220,7 +220,7 @@ def test_loss_during_resync_keeps_the_gap_recoverable() -> None:
     log = EventLog()
     session = rejoined(Session(log), ["h1"])
     receive(session, chat_frame("n1"))  # held
-    session.lost()  # recorded now, but not an anchor
+    session.lost(T)  # recorded now, but not an anchor
     session.opened("a")
     delivered = session.resync([message(i) for i in ["h1", "g1", "n1", "g2"]], T)
     assert [e.data["id"] for e in delivered] == ["g1", "g2"]
