@@ -361,7 +361,9 @@ class Session:
         if first is None:
             return 0
         recent = [message_id for message_id, _ in self._recent]
-        gone = [i for i in recent[recent.index(first) :] if i not in returned]
+        gone = {i for i in recent[recent.index(first) :] if i not in returned}
+        if gone:  # counted once: forgotten like a removal seen live
+            self._recent = deque((e for e in self._recent if e[0] not in gone), HISTORY_LIMIT)
         self.removed += len(gone)
         return len(gone)
 

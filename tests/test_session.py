@@ -9,7 +9,7 @@ import orjson
 
 from explorer.errors import ChatError
 from explorer.eventlog import EventLog
-from explorer.session import Answer, Session, State, backoff, next_endpoint
+from explorer.session import Answer, Loss, Outage, Session, State, backoff, next_endpoint
 from explorer.wire.packets import Event, encode_event, encode_reply
 
 T = 1_700_000_000.0
@@ -189,6 +189,45 @@ def test_resync_without_a_known_message_counts_a_gap() -> None:
     session.resync([message(i) for i in ["g1", "g2"]], T)
     assert logged_ids(log) == ["g1", "g2"]
     assert session.gaps == 1
+
+
+def test_every_rejoin_leaves_an_outage_saying_what_may_be_lost() -> None:
+    """Lost to filled is one outage: events only when history reached back, messages when it
+    did not, unfilled when history failed or the client gave up while away."""
+    session = rejoined(Session(EventLog()), ["h1"])
+    session.resync([message(i) for i in ["h1", "g1"]], T + 2)
+    session.lost(T + 3)
+    session.lost(T + 4)  # a failed attempt: the outage still starts at the first loss
+    session.opened("c")
+    session.resync([message(i) for i in ["x1", "x2"]], T + 5)
+    session.lost(T + 6)
+    session.opened("d")
+    session.resync_failed(T + 7)
+    session.lost(T + 8)
+    session.closed(T + 9)
+    assert list(session.outages) == [
+        Outage(None, T, T + 2, Loss.EVENTS),
+        Outage(None, T + 3, T + 5, Loss.MESSAGES),
+        Outage(None, T + 6, T + 7, Loss.UNFILLED),
+        Outage(None, T + 8, T + 9, Loss.UNFILLED),
+    ]
+    assert session.gaps == 2
+
+
+def test_messages_removed_while_away_are_counted_once() -> None:
+    """Messages seen before that history no longer returns are counted as removed while
+    away, once; a removal seen live (DeleteMessage, PurgeMessage) is not counted."""
+    session = rejoined(Session(EventLog()), ["h1", "h2", "h3", "h4"])
+    session.resync([message(i) for i in ["h1", "h3", "g1"]], T)  # h2 and h4 removed
+    assert (session.removed, session.outages[-1].removed) == (2, 2)
+    delete = encode_event("DeleteMessage", {"id": "h3"})
+    purge = encode_event("PurgeMessage", {"user_id": 1})
+    receive(session, chat_frame("m1"), delete, chat_frame("m2", user_id=2), purge)
+    session.lost(T)
+    session.opened("c")
+    session.resync([message(i, user_id=2) for i in ["m2", "g2"]], T)
+    assert (session.removed, session.outages[-1].removed) == (2, 0)
+    assert session.gaps == 0
 
 
 def test_first_join_history_is_not_added_without_backlog() -> None:
