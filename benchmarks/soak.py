@@ -51,8 +51,10 @@ from typing import Any
 import orjson
 import pandas as pd
 import pyarrow.parquet as pq
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
 
+from benchmarks.watch import Observer as PlainObserver
 from explorer.emulator.fleet import Fleet
 from explorer.processes import Child
 
@@ -77,6 +79,12 @@ MAX_RECONNECT = 5.0
 MAX_GROWTH_MB = 5.0
 MAX_GROWTH_FILES = 5
 TMPFS_SIZE = "2g"
+#: Removal events: what they are called here and the field naming what they remove.
+REMOVALS: dict[str, tuple[str, str | None]] = {
+    "DeleteMessage": ("delete", "id"),
+    "PurgeMessage": ("purge", "user_id"),
+    "ClearMessages": ("clear", None),
+}
 
 
 # --- the watch, in a child process ----------------------------------------------------
@@ -112,84 +120,37 @@ class Seen:
     away: dict[int, list[tuple[float, float]]] = field(default_factory=lambda: defaultdict(list))
 
 
-class Observer:
-    """One plain websockets connection per channel to ``endpoint`` (which no fault touches),
-    on its own thread and loop; a dropped connection joins again and its outage is kept."""
+class Observer(PlainObserver):
+    """The watch benchmark's observer (one plain websockets connection per channel to
+    ``endpoint``, which no fault touches), noting times, authors and removals in
+    :attr:`said`; a dropped connection joins again and its outage is kept."""
 
     def __init__(self, endpoint: str, channels: list[int]) -> None:
-        self.endpoint = endpoint
-        self.channels = channels
-        self.seen = Seen()
-        self.joined = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), daemon=True)
+        super().__init__(endpoint, channels)
+        self.said = Seen()
 
-    def start(self) -> None:
-        self._thread.start()
-        if not self.joined.wait(60):
-            raise TimeoutError("the observer did not join in time")
-
-    def stop(self) -> None:
-        assert self._loop is not None and self._stop is not None
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        sockets = await asyncio.gather(*(self._join(c) for c in self.channels))
-        readers = [
-            asyncio.create_task(self._read(ws, c))
-            for ws, c in zip(sockets, self.channels, strict=True)
-        ]
-        self.joined.set()
-        await self._stop.wait()
-        for reader in readers:
-            reader.cancel()
-        await asyncio.gather(*readers, return_exceptions=True)
-
-    async def _join(self, channel: int) -> ClientConnection:
-        for _ in range(100):
-            try:
-                ws = await connect(self.endpoint, compression=None, max_size=None)
-                await ws.recv()  # WelcomeEvent
-                await ws.send(
-                    orjson.dumps(
-                        {"type": "method", "method": "auth", "arguments": [channel], "id": 1}
-                    ).decode()
-                )
-                return ws
-            except OSError:
-                await asyncio.sleep(0.2)
-        raise TimeoutError(f"the observer could not join channel {channel}")
+    def _note(self, channel: int, packet: dict[str, Any]) -> None:
+        if packet.get("type") != "event":
+            return
+        name, data, now = packet.get("event"), packet.get("data") or {}, time.time()
+        if name == "ChatMessage" and "target" not in data:
+            self.said.messages.setdefault((channel, data["id"]), (now, data.get("user_id")))
+        elif name in REMOVALS:
+            kind, key = REMOVALS[name]
+            self.said.removals.append((kind, channel, data.get(key) if key else None, now))
 
     async def _read(self, ws: ClientConnection, channel: int) -> None:
-        seen = self.seen
         while True:
-            try:
-                async for frame in ws:
-                    now = time.time()
-                    packet = orjson.loads(frame)
-                    if packet.get("type") != "event":
-                        continue
-                    name, data = packet.get("event"), packet.get("data") or {}
-                    if name == "ChatMessage" and "target" not in data:
-                        seen.messages.setdefault((channel, data["id"]), (now, data.get("user_id")))
-                    elif name == "DeleteMessage":
-                        seen.removals.append(("delete", channel, data.get("id"), now))
-                    elif name == "PurgeMessage":
-                        seen.removals.append(("purge", channel, data.get("user_id"), now))
-                    elif name == "ClearMessages":
-                        seen.removals.append(("clear", channel, None, now))
-            except asyncio.CancelledError:
-                await ws.close()
-                raise
-            except Exception:
-                pass
+            with contextlib.suppress(ConnectionClosed):
+                await super()._read(ws, channel)
             lost = time.time()
-            ws = await self._join(channel)
-            seen.away[channel].append((lost, time.time()))
+            for _ in range(100):
+                try:
+                    ws = await self._join(channel)
+                    break
+                except OSError:
+                    await asyncio.sleep(0.2)
+            self.said.away[channel].append((lost, time.time()))
 
 
 # --- resources -------------------------------------------------------------------------
@@ -347,16 +308,11 @@ class Capture:
         for channel, message_id in zip(chats["channel"], chats["message_id"], strict=True):
             ids[(int(channel), str(message_id))] += 1
         removals: set[tuple[str, int, Any]] = set()
-        kinds = {
-            "DeleteMessage": ("delete", "id"),
-            "PurgeMessage": ("purge", "user_id"),
-            "ClearMessages": ("clear", None),
-        }
         for event, channel, packet in zip(
             frame["event"], frame["channel"], frame["packet"], strict=True
         ):
-            if event in kinds:
-                kind, key = kinds[event]
+            if event in REMOVALS:
+                kind, key = REMOVALS[event]
                 data = orjson.loads(packet).get("data") or {}
                 removals.add((kind, int(channel), data.get(key) if key else None))
         outages: list[dict[str, Any]] = []
@@ -524,7 +480,7 @@ def _soak(fleet: Fleet, disk: Disk, scratch: Path, duration: float, count: int) 
     summary = [line for line in recorder.lines if line.startswith("  ")] if recorder.lines else []
     captures = [Capture.read("record", record_out), Capture.read("watch", watch_out)]
     return report(
-        observer.seen,
+        observer.said,
         captures,
         faults,
         sampler.samples,

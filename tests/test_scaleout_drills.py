@@ -118,6 +118,18 @@ def caught_up(reader: ChatClient, message_id: str) -> bool:
     return message_id in set(reader.log.messages()["message_id"])
 
 
+async def talk(chat: ChatClient, name: str, replied: list[str], stop: asyncio.Event) -> None:
+    """Send numbered messages until ``stop``, keeping the ids of those that got a reply."""
+    for count in range(10_000):
+        if stop.is_set():
+            return
+        try:
+            replied.append((await chat.send(f"{name} {count}", timeout=5))["id"])
+        except (ConnectionFailed, TimeoutError):
+            continue  # lost with its node: may or may not be stored
+        await asyncio.sleep(0.02)
+
+
 def test_kill_9_node_under_load_loses_nothing(fleet: Fleet) -> None:
     """A node is killed (-9) while five users chat: its clients move to other nodes, and every
     reader's EventLog equals history from its first message on, without gap or duplicate;
@@ -139,18 +151,10 @@ def test_kill_9_node_under_load_loses_nothing(fleet: Fleet) -> None:
         victim = node_at(fleet, readers[0].endpoint)
         replied: list[str] = []
         stop = asyncio.Event()
-
-        async def talk(chat: ChatClient, name: str) -> None:
-            for count in range(10_000):
-                if stop.is_set():
-                    return
-                try:
-                    replied.append((await chat.send(f"{name} {count}", timeout=5))["id"])
-                except (ConnectionFailed, TimeoutError):
-                    continue  # lost with its node: may or may not be stored
-                await asyncio.sleep(0.02)
-
-        load = [asyncio.create_task(talk(c, n)) for c, n in zip(talkers, senders, strict=True)]
+        load = [
+            asyncio.create_task(talk(c, n, replied, stop))
+            for c, n in zip(talkers, senders, strict=True)
+        ]
         await until(lambda: len(replied) >= 50, 10, "the load to build up")
         moved = [chat for chat in (*readers, *talkers) if chat.endpoint == victim.address]
         await asyncio.to_thread(victim.kill)
@@ -375,18 +379,7 @@ def test_kill_9_under_a_recording_watch_keeps_every_message(fleet: Fleet, tmp_pa
         victim = node_at(fleet, chat.endpoint)
         replied: list[str] = []
         stop = asyncio.Event()
-
-        async def talk() -> None:
-            for count in range(10_000):
-                if stop.is_set():
-                    return
-                try:
-                    replied.append((await talker.send(f"recorded {count}", timeout=5))["id"])
-                except (ConnectionFailed, TimeoutError):
-                    continue  # lost with its node: may or may not be stored
-                await asyncio.sleep(0.01)
-
-        load = asyncio.create_task(talk())
+        load = asyncio.create_task(talk(talker, "recorded", replied, stop))
         await until(lambda: len(replied) >= 50, 10, "the load to build up")
         await asyncio.to_thread(victim.kill)
         await until(lambda: chat.reconnects == 1 and chat.state == State.CONNECTED, 15, "rejoin")
