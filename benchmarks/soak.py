@@ -238,9 +238,10 @@ def _run(*command: str) -> bool:
 
 @dataclass
 class Fault:
+    """One fault: what, when it began (epoch s), a note on how it went."""
+
     kind: str
     at: float
-    took: float = 0.0
     note: str = ""
 
 
@@ -467,7 +468,7 @@ def _soak(fleet: Fleet, disk: Disk, scratch: Path, duration: float, count: int) 
         kind = FAULTS[len(faults) % len(FAULTS)]
         begun = time.time()
         note = inject(kind, fleet, recorder, disk, stable)
-        faults.append(Fault(kind, begun, time.time() - begun, note))
+        faults.append(Fault(kind, begun, note))
         print(f"  {time.time() - started:6.0f} s  {kind} {note}", flush=True)
         at += interval
     time.sleep(max(0.0, started + duration - time.time()))
@@ -477,7 +478,12 @@ def _soak(fleet: Fleet, disk: Disk, scratch: Path, duration: float, count: int) 
     sampler.stop()
     recorder.stop(grace=60)
     watcher.stop(grace=60)
-    summary = [line for line in recorder.lines if line.startswith("  ")] if recorder.lines else []
+    logs = {
+        name: (scratch / f"{name}.log").read_text(errors="replace") for name in ("record", "watch")
+    }
+    summary = logs["record"][logs["record"].rfind("explorer record:") :].splitlines()
+    for name, text in logs.items():
+        print(f"{name}: {text.count('No space left')} writes refused by the full disk (logged)")
     captures = [Capture.read("record", record_out), Capture.read("watch", watch_out)]
     return report(
         observer.said,
@@ -487,7 +493,6 @@ def _soak(fleet: Fleet, disk: Disk, scratch: Path, duration: float, count: int) 
         started,
         ended,
         summary,
-        scratch / "record.log",
     )
 
 
@@ -502,7 +507,6 @@ def report(
     started: float,
     ended: float,
     summary: list[str],
-    record_log: Path,
 ) -> str:
     """Print the tables; the verdict line."""
     gone = removed_later(seen)

@@ -345,7 +345,8 @@ class ChatClient(AsyncClosing):
         ws, self._ws = self._ws, None
         if ws is not None:
             await ws.close()
-        self._end(None, ClientClosed("This chat client is closed."), self._session.closed())
+        closed = self._session.closed(time.time())
+        self._end(None, ClientClosed("This chat client is closed."), closed)
 
     async def _fetch(self) -> None:
         """Fetch the connection details, and the user's id when there is an authkey."""
@@ -449,10 +450,11 @@ class ChatClient(AsyncClosing):
         )
 
     def _discard(self, ws: ChatSocket | None) -> None:
-        """Drop a connection that failed to join."""
+        """Drop a connection that failed to join, as if lost: the events it got meanwhile
+        (held for a resync that will not come) are recorded, not dropped."""
         if ws is not None:
-            if self._ws is ws:
-                self._ws = None
+            if ws.lost is not None:
+                self._lost(ws)
             ws.abort()
 
     async def _join(self, ws: ChatSocket, endpoint: str) -> None:

@@ -190,9 +190,9 @@ class Session:
         return pending
 
     def closed(self, at: float | None = None) -> list[int]:
-        """The session ended (at ``at``, epoch s, when it gave up while away: the outage
-        then ends there, every message since unfilled): the ids of methods that will never
-        be answered."""
+        """The session ended (at ``at``, epoch s): the ids of methods that will never be
+        answered. Ended while away (given up, or closed while reconnecting), the outage ends
+        there, every message since unfilled."""
         if at is not None and self._lost_at is not None:
             self._outage(at, Loss.UNFILLED, 0)
         self._release(remember=False)
