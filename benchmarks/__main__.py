@@ -25,6 +25,7 @@ SUITES = (
     "watch",
     "recording",
     "chat_content",
+    "live_events",
     "soak",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
