@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -285,12 +286,17 @@ class Capture:
     write_gaps: list[tuple[float, float]]
     unreadable: int
     failed: list[dict[str, Any]]
+    #: The longest time between two files written (seconds): how long writing stalled.
+    stalled: float
 
     @classmethod
     def read(cls, name: str, path: Path) -> Capture:
         unreadable = 0
         tables = []
-        for file in sorted((path / "events").glob("*/*.parquet")):
+        files = sorted((path / "events").glob("*/*.parquet"))
+        written = sorted(file.stat().st_mtime for file in files)
+        stalled = max((b - a for a, b in itertools.pairwise(written)), default=0.0)
+        for file in files:
             try:
                 tables.append(
                     pq.read_table(
@@ -326,7 +332,7 @@ class Capture:
             failed += losses.get("failed", [])
             for gap in manifest.get("gaps") or []:  # a recorder's write gaps, where it has them
                 gaps.append((gap["start"], gap.get("end") or time.time()))
-        return cls(name, dict(ids), removals, outages, gaps, unreadable, failed)
+        return cls(name, dict(ids), removals, outages, gaps, unreadable, failed, stalled)
 
     def covered(self, channel: int, at: float, removed: bool) -> bool:
         """Whether a reported loss covers a message of ``channel`` at ``at`` (``removed``:
@@ -563,6 +569,7 @@ def report(
         longest = max(after_kill, default=0.0)
         print(
             f"\n{capture.name}: doubles {doubles}, unreadable files {capture.unreadable}, "
+            f"longest stall between files {capture.stalled:.1f} s, "
             f"channels dropped {len(capture.failed)}, reconnects {len(every)}"
             + (
                 f" (p50 {statistics.median(every):.2f} s, max {max(every):.2f} s; "
