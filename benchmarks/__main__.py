@@ -26,6 +26,7 @@ SUITES = (
     "recording",
     "chat_content",
     "live_events",
+    "front",
     "soak",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).

@@ -78,6 +78,8 @@ SLACK = 1.0
 #: Goals: longest reconnect after a node kill, growth over the last half of the run.
 MAX_RECONNECT = 5.0
 MAX_GROWTH_MB = 5.0
+#: Longest time between two files a capture may take: the recorder's pause and a few flushes.
+MAX_STALL = PAUSE + 10.0
 MAX_GROWTH_FILES = 5
 TMPFS_SIZE = "2g"
 #: Removal events: what they are called here and the field naming what they remove.
@@ -585,6 +587,7 @@ def report(
             and doubles == 0
             and capture.unreadable == 0
             and longest < MAX_RECONNECT
+            and capture.stalled < MAX_STALL
             and not capture.failed
         )
         verdicts.append(f"{capture.name} {'PASS' if ok else 'FAIL'}")
