@@ -24,6 +24,7 @@ SUITES = (
     "chat_content",
     "live_events",
     "front",
+    "startup",
 )
 
 

@@ -49,3 +49,26 @@ def test_import_loads_no_jupyter_or_emulator() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_import_loads_no_capture_engines() -> None:
+    """`import explorer` loads no DuckDB, Parquet, plotting or widgets: a capture loads them."""
+    code = (
+        "import sys, explorer; heavy = ('duckdb', 'pyarrow.parquet', 'matplotlib', "
+        "'ipywidgets', 'explorer.capture', 'explorer.recorder'); "
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_lazy_names_are_listed_and_resolve() -> None:
+    """dir(explorer) lists every public name, and a lazily loaded one resolves to its object."""
+    from explorer.capture import open_capture
+    from explorer.recorder import Recorder
+
+    assert set(PUBLIC) <= set(dir(explorer))
+    assert explorer.open_capture is open_capture
+    assert explorer.Recorder is Recorder
