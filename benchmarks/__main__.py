@@ -25,6 +25,7 @@ SUITES = (
     "live_events",
     "front",
     "startup",
+    "listings",
 )
 
 
