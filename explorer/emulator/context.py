@@ -10,16 +10,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 from starlette.requests import Request
 
+from explorer.emulator.clock import WorldClock
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.store import Store
-from explorer.emulator.world import iso
+from explorer.emulator.world import DEFAULT_CHANNELS
 from explorer.ratelimit import Ledger
 
 if TYPE_CHECKING:
@@ -31,7 +31,9 @@ class Config:
     """Settings of one platform instance (see ``explorer serve --help``)."""
 
     seed: int = 0
-    channels: int = 5000
+    channels: int = DEFAULT_CHANNELS
+    #: World seconds per wall second (``explorer serve --speed``; see ``clock.py``).
+    speed: float = 1.0
     rate_limits: bool = True
     buckets: dict[str, tuple[int, float]] = field(default_factory=dict)
     session_ttl: float = 30 * 86400.0
@@ -79,6 +81,9 @@ class Services:
     secret: bytes
     ledger: Ledger
     types: TypeCatalog
+    #: The world's clock: what records say happened when (see ``clock.py`` for which is which).
+    world: WorldClock
+    #: The wall clock: every TTL, expiry and rate-limit window.
     clock: Callable[[], float] = time.time
     chat: ChatHub | None = None
     #: Read caches by name (e.g. encoded channel pages), owned by the modules that fill them.
@@ -114,12 +119,17 @@ class Context:
 
     @property
     def now(self) -> float:
-        """The platform's clock, in epoch seconds."""
+        """The wall clock, in epoch seconds: for lifetimes, expiries and limits."""
         return self.services.clock()
 
+    @property
+    def world_now(self) -> float:
+        """The world clock, in epoch seconds: when things happen in the world."""
+        return self.services.world()
+
     def iso_now(self) -> str:
-        """The platform clock as an ISO-8601 timestamp."""
-        return iso(datetime.fromtimestamp(self.now, UTC))
+        """The world clock as an ISO-8601 timestamp: what records are dated with."""
+        return self.services.world.iso()
 
     @property
     def params(self) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 
 import uvicorn
 
+from explorer.emulator import clock as world_clock
 from explorer.emulator import credentials, world
 from explorer.emulator.app import build_app
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
@@ -84,6 +85,7 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
         secret=bytes.fromhex(secret_hex),
         ledger=Ledger(buckets=buckets),
         types=TypeCatalog(store),
+        world=world_clock.resume(store, config.speed, clock),
         clock=clock,
     )
 
@@ -166,6 +168,7 @@ class Platform:
         finally:
             if simulator is not None:
                 await simulator.stop()
+            services.world.save(services.store)
             await chat.close()
             sock.close()
             services.store.close()
@@ -215,7 +218,8 @@ def start(
     *,
     db: str | Path = ":memory:",
     seed: int = 0,
-    channels: int = 5000,
+    channels: int = world.DEFAULT_CHANNELS,
+    speed: float = 1.0,
     rate_limits: bool = True,
     buckets: dict[str, tuple[int, float]] | None = None,
     host: str = "127.0.0.1",
@@ -233,10 +237,14 @@ def start(
     is None (in process) or a Redis URL shared with chat-node processes. ``clock`` returns
     epoch seconds and drives every TTL and expiry (sessions, CSRF, authkeys, OAuth codes and
     tokens, JWTs, rate-limit windows, chat timeouts and polls); tests pass one they advance.
+    The world clock (``speed`` world seconds per second of ``clock``, see
+    :mod:`~explorer.emulator.clock`) dates what happens in the world.
     ``buckets`` overrides bucket sizes, e.g. ``{"channel-read": (5, 2.0)}``; other keyword
     arguments set :class:`Config` fields (``authkey_ttl=1.0``, ``sim_rate=5``, ...).
     """
-    base = Config(seed=seed, channels=channels, rate_limits=rate_limits, buckets=buckets or {})
+    base = Config(
+        seed=seed, channels=channels, speed=speed, rate_limits=rate_limits, buckets=buckets or {}
+    )
     options = PlatformOptions(
         db=str(db),
         host=host,

@@ -114,7 +114,7 @@ def live_stream(ctx: Context) -> LiveStream:
     )
     if started is None:
         running = random.Random(f"{seed}:{ref.id}:live").randint(10, 240) * 60
-        started = (ctx.now - running, credentials.new_token(16))
+        started = (ctx.world_now - running, credentials.new_token(16))
         with store.transaction() as conn:
             conn.execute(
                 "INSERT INTO live_streams (channelId, startedAt, accessKey) VALUES (?, ?, ?)",
