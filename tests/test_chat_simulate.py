@@ -11,6 +11,7 @@ import pytest
 
 from explorer.emulator import Platform, simulate
 from explorer.emulator.context import Config
+from explorer.emulator.sessions import opening
 from explorer.emulator.simulate import Script, script_for
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
@@ -21,7 +22,7 @@ from tests.chatkit import World, run
 def store() -> Iterator[Store]:
     """A seeded 2,000-channel world in memory."""
     seeded = Store(":memory:")
-    seed_store(seeded, 0, 2000, lambda password: "x")
+    seed_store(seeded, 0, 2000, lambda password: "x", opening)
     yield seeded
     seeded.close()
 

@@ -33,7 +33,8 @@ KEPT_HEADER = "X-Explorer-Chat-Kept"
 #: Fastest and slowest speeds accepted (``explorer serve --speed``).
 MIN_SPEED = 1.0
 MAX_SPEED = 100_000.0
-_META_KEY = "world_time"
+#: The ``meta`` key of the world clock's saved position.
+WORLD_TIME_KEY = "world_time"
 
 
 def check_speed(speed: float) -> float:
@@ -80,11 +81,11 @@ class WorldClock:
 
     def save(self, store: Store) -> None:
         """Write the world's position, for :func:`resume` after a restart."""
-        store.set_meta(_META_KEY, repr(self()))
+        store.set_meta(WORLD_TIME_KEY, repr(self()))
 
 
 def resume(store: Store, speed: float, wall: Callable[[], float] = time.time) -> WorldClock:
     """The world clock of ``store``: where it last stopped, or at the world's instant."""
-    saved = store.meta(_META_KEY)
+    saved = store.meta(WORLD_TIME_KEY)
     start = float(saved) if saved is not None else WORLD_NOW.timestamp()
     return WorldClock(start, speed, wall)

@@ -25,7 +25,7 @@ from typing import Any
 import uvicorn
 
 from explorer.emulator import clock as world_clock
-from explorer.emulator import credentials, world
+from explorer.emulator import credentials, sessions, world
 from explorer.emulator.app import build_app
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
@@ -61,7 +61,9 @@ class PlatformOptions:
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
     store = Store(db, schema_ddl())
-    if world.seed_store(store, config.seed, config.channels, credentials.hash_password):
+    if world.seed_store(
+        store, config.seed, config.channels, credentials.hash_password, sessions.opening
+    ):
         seed_history(store, config.seed, clock())
     for module in modules():
         # Resource groups seed their own tables; each hook is idempotent, so a database made

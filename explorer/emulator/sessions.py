@@ -21,6 +21,7 @@ Within a session the audience rises over the first minutes, wobbles, and falls a
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -242,6 +243,7 @@ class Schedule:
         self.habits = traits
         self._blocks: dict[int, Block] = {}
         self._raw: dict[int, tuple[IntArray, FloatArray, FloatArray, FloatArray]] = {}
+        self._orders: dict[int, IntArray] = {}
 
     @staticmethod
     def block_of(moment: float) -> int:
@@ -279,6 +281,24 @@ class Schedule:
         self._blocks[index] = block
         self._raw.pop(index - 1, None)
         return block
+
+    def starting(self, since: float, until: float) -> list[Session]:
+        """Every session starting in ``(since, until]``, in order of start."""
+        found = []
+        for index in range(max(self.block_of(since), 0), self.block_of(until) + 1):
+            block = self.block(index)
+            order = self._by_start(block)
+            starts = block.start[order]
+            low = int(np.searchsorted(starts, since, "right"))
+            high = int(np.searchsorted(starts, until, "right"))
+            found += [session(block, int(position)) for position in order[low:high]]
+        return found
+
+    def _by_start(self, block: Block) -> IntArray:
+        cached = self._orders.get(block.index)
+        if cached is None:
+            cached = self._orders[block.index] = np.argsort(block.start, kind="stable")
+        return cached
 
     def live_at(self, moment: float) -> list[tuple[Block, int]]:
         """Every session running at ``moment``, as (block, position)."""
@@ -360,3 +380,34 @@ def audience_at(item: Session, moment: float, seed: int) -> int:
     wobble = 1 + 0.08 * math.sin(minute / 7.0 + item.id % 97) + 0.04 * math.sin(minute / 2.3)
     level = item.audience * _LEVEL * diurnal(moment)
     return max(0, round(level * shape * wobble + (seed + item.id) % 3 - 1))
+
+
+@functools.lru_cache(maxsize=4)
+def world_schedule(seed: int, channels: int) -> Schedule:
+    """The schedule of the world for ``seed`` with ``channels`` channels (one per process and
+    world: every part of a platform reads the same)."""
+    return Schedule(seed, habits(seed, channels))
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """What the channels' rows say at the world's instant, from their streaming habits
+    (``sessions.py``): average audience while live, hours a month, who is live and how many
+    watch them (lists, not arrays: a million rows read them one by one)."""
+
+    audience: list[float]
+    hours: list[float]
+    active: list[bool]
+    live: dict[int, int]
+
+
+def opening(seed: int, channels: int) -> Opening:
+    """The :class:`Opening` of the world for ``seed``: its sessions running at ``WORLD_NOW``."""
+    schedule = world_schedule(seed, channels)
+    moment = WORLD_NOW.timestamp()
+    live = {}
+    for block, position in schedule.live_at(moment):
+        item = session(block, position)
+        live[item.channel] = max(1, audience_at(item, moment, seed))
+    traits = schedule.habits
+    return Opening(traits.audience.tolist(), traits.hours.tolist(), traits.active.tolist(), live)
