@@ -11,7 +11,7 @@ from explorer.emulator.sessions import opening
 from explorer.emulator.shapes import CHANNEL_FILTERS
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
-from explorer.query import parse_list_query
+from explorer.wire.query import parse_list_query
 
 ORDERS = (
     "viewersTotal:desc",

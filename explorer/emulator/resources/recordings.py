@@ -34,7 +34,7 @@ from explorer.emulator.responses import JSONResponse
 from explorer.emulator.sessions import HISTORY_START, Session
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import iso
-from explorer.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
+from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS recordings (
