@@ -408,6 +408,6 @@ def opening(seed: int, channels: int) -> Opening:
     live = {}
     for block, position in schedule.live_at(moment):
         item = session(block, position)
-        live[item.channel] = max(1, audience_at(item, moment, seed))
+        live[item.channel] = audience_at(item, moment, seed)
     traits = schedule.habits
     return Opening(traits.audience.tolist(), traits.hours.tolist(), traits.active.tolist(), live)

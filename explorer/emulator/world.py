@@ -313,8 +313,8 @@ def _rows(
         viewers_total = int(popularity * start.hours[index] * min(months, 24) * uniform(1, 3))
         if demo and demo.username == "streamer":
             viewers_total = max(viewers_total, 250_000)
+        online = index in start.live
         viewers_current = start.live.get(index, 0)
-        online = viewers_current > 0
         followers = int(popularity * (120 if active else 10) * uniform(0.5, 1.5))
         level = min(int(popularity * 3) + _between(rng, 1, 20), 150)
         experience = level * level * 40 + _between(rng, 0, 500)
