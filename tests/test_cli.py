@@ -66,3 +66,36 @@ def test_serve_refuses_a_simulator_without_channels(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "--sim-channels" in done.stderr and "REST" not in done.stdout
+
+
+def test_serve_announces_the_world_clock_and_its_speed() -> None:
+    """`--speed 1000` is announced on the CLOCK line with the chat it keeps, after the REST
+    and CHAT lines."""
+    flags = ("--port", "0", "--db", ":memory:", "--channels", "2000", "--speed", "1000")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer.cli", "serve", *flags, "--chat-nodes", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline().strip() for _ in range(3)]
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    assert lines[0].startswith("REST ") and lines[1].startswith("CHAT ")
+    assert lines[2].startswith("CLOCK 2020-07-22T00:00") and "at speed 1000" in lines[2]
+    assert "chat thinned" in lines[2] and "kept" in lines[2]
+
+
+def test_serve_refuses_a_speed_out_of_bounds() -> None:
+    """`--speed 0.5` exits 2 with a message naming the flag and its bounds."""
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer.cli", "serve", "--db", ":memory:", "--speed", "0.5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--speed" in done.stderr and "between 1 and" in done.stderr
