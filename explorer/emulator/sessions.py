@@ -45,7 +45,7 @@ ACTIVE_SHARE = 0.45
 #: stretched so that the platform's hour-weighted mean audience is :data:`MEAN_AUDIENCE`.
 AUDIENCE_SCALE = 0.6
 AUDIENCE_EXPONENT = 1.3
-MEAN_AUDIENCE = 32.0
+MEAN_AUDIENCE = 28.0
 #: Hours streamed per 30 days: ``HOURS_SCALE * audience ** HOURS_EXPONENT``, log-normal noise,
 #: at most ``MAX_HOURS``; dormant accounts stream ``DORMANT_HOURS`` on average.
 HOURS_SCALE = 5.0
