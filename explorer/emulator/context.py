@@ -64,9 +64,11 @@ class Config:
     open_control: bool = False
     #: Stored chat messages kept per channel (older ones are pruned).
     history_keep: int = 1000
-    #: Simulated chat messages per second over all channels, and at most in one channel.
-    sim_rate: float = 40.0
-    sim_channel_rate: float = 5.0
+    #: Simulated chat messages per second over all channels, and at most in one channel: room
+    #: for a 100,000-channel world's chat at speed 1 (about 20 a second) with its highlights
+    #: (a busy channel's chat may quintuple for a minute); beyond, chat is thinned.
+    sim_rate: float = 60.0
+    sim_channel_rate: float = 20.0
     #: Online channels the simulator runs, busiest first (the rest stay online but quiet: the
     #: rate budget above would give each of them next to nothing anyway).
     sim_channels: int = 1000
