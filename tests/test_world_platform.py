@@ -18,6 +18,7 @@ from tests.clocks import ManualClock
 from tests.conftest import SMALL_WORLD
 
 NOW = WORLD_NOW.timestamp()
+SignIn = Callable[..., httpx.Client]
 
 
 def live_ids(platform: Platform) -> set[int]:
@@ -110,3 +111,21 @@ def test_the_readme_example_shows_the_demo_channels_history(platform: Platform) 
         assert len(hours) == 24 and (hours["anon"] + hours["authed"]).max() > 0
     row = httpx.get(f"{platform.base_url}/channels/streamer", timeout=10).json()
     assert row["online"] is True and row["viewersCurrent"] > 0
+
+
+def test_analytics_sessions_are_the_recordings(platform: Platform, signed_in: SignIn) -> None:
+    """streamer's streamSessions over two weeks of its history end exactly where its
+    recordings of that span end, with the same durations."""
+    owner = signed_in(platform.base_url, "streamer")
+    span = {"from": "2020-07-01T00:00:00Z", "to": "2020-07-15T00:00:00Z"}
+    events = owner.get(
+        f"/channels/{FIRST_CHANNEL_ID}/analytics/tsdb/streamSessions", params=span
+    ).json()
+    ended = sorted((e["time"], e["duration"]) for e in events if not e["online"])
+    listed = owner.get(f"/channels/{FIRST_CHANNEL_ID}/recordings", params={"limit": 100}).json()
+    recorded = sorted(
+        (r["updatedAt"], int(r["duration"]))
+        for r in listed
+        if span["from"][:10] <= r["updatedAt"][:10] < span["to"][:10]
+    )
+    assert ended and ended == recorded
