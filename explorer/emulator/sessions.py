@@ -161,9 +161,6 @@ class Block:
     audience: FloatArray
     first_id: int
 
-    def __len__(self) -> int:
-        return len(self.channel)
-
     def of(self, channel: int) -> range:
         """Positions of ``channel``'s sessions in this block."""
         low = int(np.searchsorted(self.channel, channel, "left"))

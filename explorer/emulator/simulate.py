@@ -208,11 +208,6 @@ class ChannelPlan:
         """The bots present in the room."""
         return [self.cast[position] for position in sorted(self.present)]
 
-    @property
-    def reserve(self) -> list[int]:
-        """Users who may join later."""
-        return [user for at, user in enumerate(self.cast) if at not in self.present]
-
 
 @dataclass(frozen=True, slots=True)
 class Action:
