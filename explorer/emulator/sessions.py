@@ -29,7 +29,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from explorer.emulator.world import DEMO_ACCOUNTS, WORLD_NOW
+from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW
 
 DAY = 86_400.0
 HOUR = 3_600.0
@@ -150,8 +150,8 @@ def _stretch_top(audience: FloatArray, hours: FloatArray) -> FloatArray:
 class Block:
     """The sessions starting in one 30-day block, sorted by (channel, start).
 
-    ``first_id`` numbers them: session ``j`` of the block has id ``first_id + j`` (recordings
-    take that id).
+    A session's id (its recording's too) names its channel: ``channel id * SESSION_IDS +
+    block * 1,000 + its rank among the channel's sessions of the block``.
     """
 
     index: int
@@ -159,7 +159,6 @@ class Block:
     start: FloatArray
     end: FloatArray
     audience: FloatArray
-    first_id: int
 
     def of(self, channel: int) -> range:
         """Positions of ``channel``'s sessions in this block."""
@@ -168,8 +167,9 @@ class Block:
         return range(low, high)
 
 
-#: Session ids per block: block ``b``'s ids start at ``(b + 1) * ID_STRIDE``.
-ID_STRIDE = 10_000_000
+#: Session ids per channel (see :class:`Block`): a channel id times this, plus the session's
+#: block times 1,000 and its rank in the block.
+SESSION_IDS = 1_000_000
 
 
 def _raw_block(
@@ -273,7 +273,6 @@ class Schedule:
             start[keep],
             end[keep],
             audience[keep],
-            (index + 1) * ID_STRIDE,
         )
         self._blocks[index] = block
         self._raw.pop(index - 1, None)
@@ -339,9 +338,11 @@ class Session:
 
 def session(block: Block, position: int) -> Session:
     """The session at ``position`` of ``block``."""
+    channel = int(block.channel[position])
+    rank = position - int(np.searchsorted(block.channel, channel, "left"))
     return Session(
-        block.first_id + position,
-        int(block.channel[position]),
+        (FIRST_CHANNEL_ID + channel) * SESSION_IDS + block.index * 1000 + rank,
+        channel,
         float(block.start[position]),
         float(block.end[position]),
         float(block.audience[position]),
