@@ -6,9 +6,9 @@ session schedule to the store as the world clock passes. :class:`Script` is pure
 given the live channels (busiest first) it plans each one's chat rate and bots, then yields
 one :class:`Action` after another (who says what where, polls, moderation, whispers,
 giveaways, bots coming and going), each with the delay before it. :class:`Simulator` ticks
-the streams every :data:`TICK` seconds, tells the script which channels are live (bots of a
-channel that went offline leave its room; an offline channel's chat is quiet) and performs
-the actions on the event loop through the same room methods
+the streams every :data:`TICK` seconds (faster at a high speed), tells the script which
+channels are live (bots of a channel that went offline leave its room; an offline channel's
+chat is quiet) and performs the actions on the event loop through the same room methods
 (:mod:`~explorer.emulator.chat.dispatch`) real connections call, so clients see exactly what
 they would see from people. The same seed gives the same sequence of choices; only wall-clock
 timing varies.
@@ -62,8 +62,12 @@ HISTORY_CHANNELS = 200
 HISTORY_SHARE = 25
 HISTORY_MINUTES = 30
 HISTORY_MESSAGES = (20, 150)
-#: Wall seconds between two applications of the world's sessions (and chat re-plans).
+#: Wall seconds between two applications of the world's sessions (and chat re-plans) at
+#: most; at a high speed ticks come faster, so that one spans at most ``WORLD_TICK`` world
+#: seconds (a short session is still seen live), but never faster than ``MIN_TICK``.
 TICK = 1.0
+WORLD_TICK = 300.0
+MIN_TICK = 0.05
 MAX_BOTS = 30
 #: How far the executor may fall behind its schedule before it skips ahead, in seconds.
 MAX_LAG = 2.0
@@ -555,8 +559,9 @@ class Simulator:
         return self._members.get((room.channel_id, user_id)) or self._enter(room, user_id)
 
     async def _tick(self) -> None:
+        pause = min(TICK, max(MIN_TICK, WORLD_TICK / self.services.world.speed))
         while True:
-            await asyncio.sleep(TICK)
+            await asyncio.sleep(pause)
             self.tick()
 
     # --- what bots see ------------------------------------------------------------------
