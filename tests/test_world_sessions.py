@@ -194,12 +194,3 @@ def test_advancing_twice_to_the_same_instant_changes_nothing(store: Store) -> No
     snapshot = store.all("SELECT * FROM channels ORDER BY id")
     assert world.advance(NOW + 6 * HOUR) == streams.Changes([], [])
     assert store.all("SELECT * FROM channels ORDER BY id") == snapshot
-
-
-def test_the_biggest_channel_headlines_the_worlds_instant() -> None:
-    """The channel with the biggest audience is live at WORLD_NOW, whatever the seed."""
-    for seed in (0, 3):
-        traits = habits(seed, 3000)
-        schedule = Schedule(seed, traits)
-        live = {sessions.session(b, p).channel for b, p in schedule.live_at(NOW)}
-        assert int(np.argmax(traits.audience)) in live

@@ -76,8 +76,6 @@ STREAMER_SESSIONS: tuple[tuple[float, float], ...] = (
     (datetime.fromisoformat("2020-07-01T19:00:00+00:00").timestamp(), 5 * HOUR),
     (WORLD_NOW.timestamp() - 1.5 * HOUR, 6 * HOUR),
 )
-#: The biggest channel's session at the world's instant (start, length).
-HEADLINER_SESSION = (WORLD_NOW.timestamp() - 1.0 * HOUR, 7 * HOUR)
 assert DEMO_ACCOUNTS[0].username == "streamer"
 
 FloatArray = npt.NDArray[np.float64]
@@ -197,34 +195,26 @@ def _raw_block(
     weekend = np.asarray(WEEKLY_AUDIENCE)[((start // DAY).astype(np.int64) + 3) % 7]
     audience = traits.audience[channel] * weekend * rng.lognormal(0, SESSION_NOISE, size)
     if index == 0:
-        channel, start, length, audience = _with_openers(channel, start, length, audience, traits)
+        channel, start, length, audience = _with_streamer(channel, start, length, audience)
     order = np.lexsort((start, channel))
     return channel[order], start[order], start[order] + length[order], audience[order]
 
 
-def _with_openers(
-    channel: IntArray,
-    start: FloatArray,
-    length: FloatArray,
-    audience: FloatArray,
-    traits: Habits,
+def _with_streamer(
+    channel: IntArray, start: FloatArray, length: FloatArray, audience: FloatArray
 ) -> tuple[IntArray, FloatArray, FloatArray, FloatArray]:
-    """The first block with its documented sessions in place of any of their channels' own
-    that overlap them: the demo channel's (:data:`STREAMER_SESSIONS`), and the biggest
-    channel live at the world's instant (:data:`HEADLINER_SESSION`), so that a new world's
-    busiest chat runs several messages a second from the first call."""
-    headliner = int(np.argmax(traits.audience))
-    forced = [(0, begin, span, STREAMER_AUDIENCE) for begin, span in STREAMER_SESSIONS]
-    begin, span = HEADLINER_SESSION
-    forced.append((headliner, begin, span, float(traits.audience[headliner])))
+    """The first block with the demo channel's documented sessions in place of any of its
+    own that overlap them."""
     keep = np.ones(len(channel), dtype=bool)
-    for who, begin, span, _ in forced:
-        keep &= ~((channel == who) & (start < begin + span) & (start + length > begin))
+    for begin, span in STREAMER_SESSIONS:
+        clash = (channel == 0) & (start < begin + span) & (start + length > begin)
+        keep &= ~clash
+    extra = len(STREAMER_SESSIONS)
     return (
-        np.concatenate([channel[keep], np.array([f[0] for f in forced], dtype=np.int64)]),
-        np.concatenate([start[keep], [f[1] for f in forced]]),
-        np.concatenate([length[keep], [f[2] for f in forced]]),
-        np.concatenate([audience[keep], [f[3] for f in forced]]),
+        np.concatenate([channel[keep], np.zeros(extra, dtype=np.int64)]),
+        np.concatenate([start[keep], [begin for begin, _ in STREAMER_SESSIONS]]),
+        np.concatenate([length[keep], [span for _, span in STREAMER_SESSIONS]]),
+        np.concatenate([audience[keep], np.full(extra, STREAMER_AUDIENCE)]),
     )
 
 
