@@ -43,7 +43,7 @@ HISTORY_START = WORLD_NOW.timestamp() - BLOCK
 ACTIVE_SHARE = 0.45
 #: Average audience of active channels: a Pareto body (scale, exponent) whose top 1% is then
 #: stretched so that the platform's hour-weighted mean audience is :data:`MEAN_AUDIENCE`.
-AUDIENCE_SCALE = 0.6
+AUDIENCE_SCALE = 0.5
 AUDIENCE_EXPONENT = 1.3
 MEAN_AUDIENCE = 28.0
 #: Hours streamed per 30 days: ``HOURS_SCALE * audience ** HOURS_EXPONENT``, log-normal noise,
