@@ -1,4 +1,5 @@
-"""``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`).
+"""``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`);
+options after one suite's name go to it (`python -m benchmarks realism --quick`).
 
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
 the same run and prints the ratio against the issue's goal. Loopback only; every load loop is
@@ -21,14 +22,26 @@ SUITES = (
     "chat_identity",
     "watch",
     "recording",
+    "realism",
 )
+#: Suites whose ``main`` takes command-line options.
+WITH_OPTIONS = frozenset({"realism"})
 
 
-def main(names: list[str]) -> int:
-    """Run the named suites (all by default)."""
+def main(arguments: list[str]) -> int:
+    """Run the named suites (all by default), passing options to the one named before them."""
+    split = next((i for i, word in enumerate(arguments) if word.startswith("-")), len(arguments))
+    names, options = arguments[:split], arguments[split:]
+    if options and (len(names) != 1 or names[0] not in WITH_OPTIONS):
+        print(f"options go to one suite of {sorted(WITH_OPTIONS)}, named first", file=sys.stderr)
+        return 2
     for name in names or SUITES:
         print(f"\n== {name} ==", flush=True)
-        importlib.import_module(f"benchmarks.{name}").main()
+        module = importlib.import_module(f"benchmarks.{name}")
+        if name in WITH_OPTIONS:
+            module.main(options)
+        else:
+            module.main()
     return 0
 
 

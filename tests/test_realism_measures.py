@@ -1,0 +1,73 @@
+"""The realism benchmark's measuring functions (``benchmarks/realism.py``) on frames whose answer
+is known; the statistical checks of the world itself live in the benchmark."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks.realism import (
+    TARGETS,
+    Result,
+    poisson_interval,
+    poisson_power_law,
+    rank_size_exponent,
+    removed_messages,
+)
+
+
+def test_rank_size_exponent_recovers_an_exact_power_law() -> None:
+    """Audiences of 10,000 · rank^-1.4 give α = 1.4."""
+    viewers = 10_000 * np.arange(1, 201, dtype=float) ** -1.4
+    assert rank_size_exponent(viewers) == pytest.approx(1.4)
+
+
+def test_rank_size_exponent_needs_five_positive_audiences() -> None:
+    """Fewer than five channels with viewers give NaN, not a fit through noise."""
+    assert np.isnan(rank_size_exponent([10, 5, 3, 0, 0, 0]))
+
+
+def test_poisson_power_law_recovers_beta_with_silent_channels() -> None:
+    """Counts drawn with β = 0.8 fit β near 0.8, channels that said nothing included."""
+    rng = np.random.default_rng(1)
+    viewers = rng.pareto(1.2, 2000) * 5 + 1
+    minutes = np.full(len(viewers), 3.0)
+    counts = rng.poisson(minutes * 0.05 * viewers**0.8)
+    assert (counts == 0).any()
+    beta, log_c = poisson_power_law(counts, viewers, minutes)
+    assert beta == pytest.approx(0.8, abs=0.03)
+    assert np.exp(log_c) == pytest.approx(0.05, rel=0.15)
+
+
+def test_poisson_interval_brackets_the_count() -> None:
+    """The 95% interval of 36 events lies around 36, about ±12."""
+    low, high = poisson_interval(36)
+    assert 24 < low < 26 and 49 < high < 51
+
+
+def test_removed_messages_counts_deletes_purges_and_clears_once() -> None:
+    """A delete removes one message, a purge the user's earlier ones in that channel, a clear
+    every earlier one there; a message removed twice counts once."""
+    frame = pd.DataFrame(
+        [
+            ("ChatMessage", 1, "a", 10, None),
+            ("ChatMessage", 1, "b", 10, None),
+            ("ChatMessage", 1, "c", 11, None),
+            ("ChatMessage", 2, "d", 10, None),
+            ("DeleteMessage", 1, "a", None, None),
+            ("PurgeMessage", 1, None, None, 10),
+            ("ChatMessage", 1, "e", 10, None),
+            ("ChatMessage", 3, "f", 12, None),
+            ("ClearMessages", 3, None, None, None),
+        ],
+        columns=["event", "channel", "message_id", "user_id", "target_user_id"],
+    )
+    assert removed_messages(frame) == 3  # a, b (purged in channel 1), f (cleared)
+
+
+def test_a_rare_count_passes_when_its_interval_meets_the_band() -> None:
+    """Row 12a's 2 removals in 1,000 messages (interval 0.2-7.2) is consistent with 3.6."""
+    low, high = poisson_interval(2)
+    assert Result(2.0, "", (low, high)).passed(TARGETS["12a"])
+    assert not Result(2.0, "").passed(TARGETS["12a"])
