@@ -40,6 +40,7 @@ import pandas as pd
 
 import explorer
 from explorer.processes import serve
+from explorer.ranksize import rank_size_exponent
 
 #: The speed of the window phase, and the simulated days it tracks (``--quick``: fewer).
 SPEED = 10_000
@@ -298,19 +299,6 @@ class Result:
 # --- measuring: pure functions of frames ----------------------------------------------------
 
 
-def rank_size_exponent(viewers: Sequence[float] | np.ndarray, top: float = 0.10) -> float:
-    """α of the rank-size law over the top ``top`` share of ``viewers`` (at least five): minus
-    the least-squares slope of log viewers against log rank. NaN when too few are positive."""
-    ordered = np.sort(np.asarray(viewers, dtype=float))[::-1]
-    ordered = ordered[ordered > 0]
-    count = max(5, int(len(ordered) * top))
-    if len(ordered) < count:
-        return math.nan
-    ranks = np.arange(1, count + 1)
-    slope, _ = np.polyfit(np.log(ranks), np.log(ordered[:count]), 1)
-    return float(-slope)
-
-
 def poisson_power_law(
     counts: np.ndarray, viewers: np.ndarray, minutes: np.ndarray
 ) -> tuple[float, float]:
@@ -554,7 +542,7 @@ def measure_window(snapshots: pd.DataFrame, went_live: float, out: Phases) -> No
         float(per_snapshot.sum().sum() / count.sum()),
         f"viewers ÷ live channels summed over {described}",
     )
-    alphas = per_snapshot.apply(lambda viewers: rank_size_exponent(viewers.to_numpy()))
+    alphas = per_snapshot.apply(lambda viewers: rank_size_exponent(viewers)[0])
     out.results["3"] = Result(
         float(alphas.median()),
         f"median over snapshots of the fit to the top 10% (IQR "

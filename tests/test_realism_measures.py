@@ -12,20 +12,8 @@ from benchmarks.realism import (
     Result,
     poisson_interval,
     poisson_power_law,
-    rank_size_exponent,
     removed_messages,
 )
-
-
-def test_rank_size_exponent_recovers_an_exact_power_law() -> None:
-    """Audiences of 10,000 · rank^-1.4 give α = 1.4."""
-    viewers = 10_000 * np.arange(1, 201, dtype=float) ** -1.4
-    assert rank_size_exponent(viewers) == pytest.approx(1.4)
-
-
-def test_rank_size_exponent_needs_five_positive_audiences() -> None:
-    """Fewer than five channels with viewers give NaN, not a fit through noise."""
-    assert np.isnan(rank_size_exponent([10, 5, 3, 0, 0, 0]))
 
 
 def test_poisson_power_law_recovers_beta_with_silent_channels() -> None:
