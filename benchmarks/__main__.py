@@ -22,6 +22,7 @@ SUITES = (
     "chat_identity",
     "watch",
     "recording",
+    "chat_content",
     "realism",
 )
 #: Suites whose ``main`` takes command-line options.
