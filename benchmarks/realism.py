@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 import explorer
+from benchmarks import chatstats
 from explorer.processes import serve
 from explorer.ranksize import rank_size_exponent
 
@@ -79,6 +80,12 @@ class Target:
     confidence: str
     #: Format of the measured value.
     unit: str = "{:.3g}"
+
+
+def _band(name: str) -> tuple[float, float]:
+    """The bounds ``benchmarks/chatstats.py`` gives a chat quantity (one table for both)."""
+    target = chatstats.TARGETS[name]
+    return target.low, target.high
 
 
 TARGETS = {
@@ -177,8 +184,7 @@ TARGETS = {
         Target(
             "8",
             "messages ÷ viewer-minutes, whole platform",
-            0.040,
-            0.060,
+            *_band("messages per viewer-minute"),
             "0.050 ± 0.010",
             "Twitch transparency 2020 + TwitchTracker",
             "primary (derived)",
@@ -207,8 +213,7 @@ TARGETS = {
         Target(
             "10a",
             "share of messages with an emote",
-            0.45,
-            0.65,
+            *_band("emote share"),
             "0.55 ± 0.10",
             "Twitch blog 2019; 2018 labelled sample",
             "secondary",
@@ -217,8 +222,7 @@ TARGETS = {
         Target(
             "10b",
             "emotes per message that has one",
-            1.5,
-            2.5,
+            *_band("emotes per emote message"),
             "about 2 (± 0.5, ours)",
             "Twitch blog 2019; 2018 labelled sample",
             "secondary",
@@ -227,8 +231,7 @@ TARGETS = {
         Target(
             "11a",
             "median message, words",
-            2,
-            3,
+            *_band("median words"),
             "2-3",
             "Kobs et al.; an 87-minute event log",
             "secondary",
@@ -237,8 +240,7 @@ TARGETS = {
         Target(
             "11b",
             "median message, characters",
-            14,
-            21,
+            *_band("median characters"),
             "14-21",
             "Kobs et al.; an 87-minute event log",
             "secondary",
@@ -247,8 +249,7 @@ TARGETS = {
         Target(
             "11c",
             "mean ÷ median characters (heavy tail)",
-            1.5,
-            math.inf,
+            *_band("mean / median characters"),
             "≥ 1.5 (mean ≈ 30)",
             "Kobs et al.; an 87-minute event log",
             "secondary",
@@ -257,8 +258,7 @@ TARGETS = {
         Target(
             "12a",
             "messages removed per 1,000",
-            2.8,
-            4.4,
+            *_band("removed per 1,000"),
             "3.6 ± 0.8",
             "Twitch transparency 2020-21",
             "primary",
@@ -267,8 +267,7 @@ TARGETS = {
         Target(
             "12b",
             "timeouts and bans per 1,000 messages",
-            0.625,
-            1.875,
+            *_band("timeouts and bans per 1,000"),
             "1.25 ± 50%",
             "a YouTube live-chat dataset",
             "secondary",
@@ -326,37 +325,6 @@ def poisson_interval(count: int) -> tuple[float, float]:
     upper = count + 1
     high = upper * (1 - 1 / (9 * upper) + 1.96 / (3 * math.sqrt(upper))) ** 3
     return low, high
-
-
-def emote_counts(components: pd.Series) -> pd.Series:
-    """Emoticons per message, from the comma-joined ``components`` column of a messages
-    frame."""
-    return components.fillna("").str.count("emoticon")
-
-
-def words(text: pd.Series) -> pd.Series:
-    """Words per message: runs of non-space characters."""
-    return text.fillna("").str.split().str.len()
-
-
-def removed_messages(frame: pd.DataFrame) -> int:
-    """Messages a moderation event removed from view, within ``frame`` (a watch's events):
-    one per DeleteMessage; for a PurgeMessage, the purged user's earlier messages in that
-    channel; for a ClearMessages, every earlier message in that channel. A message removed
-    twice counts once."""
-    chat = frame.loc[frame["event"] == "ChatMessage"]
-    removed: set[object] = set()
-    for row in frame.loc[
-        frame["event"].isin(("DeleteMessage", "PurgeMessage", "ClearMessages"))
-    ].itertuples():
-        if row.event == "DeleteMessage":
-            removed.add(row.message_id)
-            continue
-        earlier = chat.loc[(chat["channel"] == row.channel) & (chat.index < row.Index)]
-        if row.event == "PurgeMessage":
-            earlier = earlier.loc[earlier["user_id"] == row.target_user_id]
-        removed.update(earlier["message_id"])
-    return len(removed)
 
 
 # --- the platforms ------------------------------------------------------------------------
@@ -431,9 +399,8 @@ def measure_chat(api: explorer.Client, seconds: float, rng: random.Random, out: 
     track.close()
     watch.close()
     frame = watch.log.frame
-    messages = watch.messages()
-    messages = messages.loc[~messages["from_history"].fillna(False).astype(bool)]
-    messages = messages.drop_duplicates(["channel", "message_id"])
+    frame = frame.loc[~frame["from_history"].fillna(False).astype(bool)]
+    said = chatstats.from_events(frame)
     snapshots = track.frame()
     audience = (
         snapshots.loc[snapshots["online"].fillna(False).astype(bool)]
@@ -442,7 +409,7 @@ def measure_chat(api: explorer.Client, seconds: float, rng: random.Random, out: 
     )
     per_channel = pd.DataFrame(
         {
-            "messages": messages.groupby("channel").size().reindex(watched, fill_value=0),
+            "messages": said.groupby("channel").size().reindex(watched, fill_value=0),
             "viewers": audience.reindex(watched),
             "weight": pd.Series(weight),
         }
@@ -457,7 +424,7 @@ def measure_chat(api: explorer.Client, seconds: float, rng: random.Random, out: 
         f"{len(rest)} at random (weighted {len(rest) / max(1, len(sampled)):.1f}), "
         f"{elapsed:.0f} s at speed 1, audiences by api.track every 5 s"
     )
-    out.results["8"] = Result(rate, f"{len(messages):,} messages; {described}")
+    out.results["8"] = Result(rate, f"{len(said):,} messages; {described}")
     if len(per_channel) >= 5 and per_channel["messages"].sum() > 0:
         beta, log_c = poisson_power_law(
             per_channel["messages"].to_numpy(float),
@@ -475,39 +442,39 @@ def measure_chat(api: explorer.Client, seconds: float, rng: random.Random, out: 
         out.results["9b"] = Result(at, f"the same fit at {ROW9_VIEWERS:,} viewers{extrapolated}")
     else:
         out.results["9a"] = out.results["9b"] = Result(None, "too few watched channels")
-    emotes = emote_counts(messages["components"])
-    with_emote = emotes > 0
-    out.results["10a"] = Result(
-        float(with_emote.mean()) if len(messages) else None,
-        "ChatMessage components of every live message watched",
-    )
-    out.results["10b"] = Result(
-        float(emotes[with_emote].mean()) if with_emote.any() else None,
-        "emoticon components per message that has one",
-    )
-    counted = words(messages["text"])
-    length = messages["text"].fillna("").str.len()
-    out.results["11a"] = Result(float(counted.median()) if len(messages) else None, "text, split")
+    emotes = chatstats.emote_use(said)
+    method = f"every live message watched ({len(said):,}), benchmarks/chatstats.py"
+    out.results["10a"] = Result(emotes["emote share"], method)
+    out.results["10b"] = Result(emotes["emotes per emote message"], method)
+    length = chatstats.lengths(said)
+    out.results["11a"] = Result(length["median words"], method)
     out.results["11b"] = Result(
-        float(length.median()) if len(messages) else None,
-        f"text length; mean {length.mean():.1f} characters, {counted.mean():.1f} words",
+        length["median characters"],
+        f"{method}; mean {length['mean characters']:.1f} characters, "
+        f"{length['mean words']:.1f} words",
     )
-    out.results["11c"] = Result(
-        float(length.mean() / length.median()) if len(messages) and length.median() else None,
-        "mean ÷ median of the text length",
-    )
-    total = len(messages)
-    removed = removed_messages(frame)
+    out.results["11c"] = Result(length["mean / median characters"], method)
+    total = len(said)
+    deletes = int((frame["event"] == "DeleteMessage").sum())
     timeouts = int((frame["event"] == "UserTimeout").sum())
-    for row, count, what in (
-        ("12a", removed, "messages deleted, purged or cleared"),
-        ("12b", timeouts, "UserTimeout events"),
+    rates = chatstats.moderation(total, deletes, timeouts)
+    for row, name, count, what in (
+        ("12a", "removed per 1,000", deletes + timeouts, "deletes and timeouts"),
+        ("12b", "timeouts and bans per 1,000", timeouts, "timeouts (bans included)"),
     ):
         low, high = poisson_interval(count)
         out.results[row] = Result(
-            1000 * count / total if total else None,
+            rates[name],
             f"{count} {what} in {total:,} messages; PASS when the 95% interval meets the band",
             (1000 * low / total, 1000 * high / total) if total else None,
+        )
+    busiest = said.loc[said["channel"] == top[0]] if top else said.iloc[:0]
+    if len(busiest) >= 100:
+        top10, top1, once = chatstats.concentration(busiest).values()
+        out.notes.append(
+            f"secondary: in the busiest chat ({len(busiest):,} messages) the top 10% of "
+            f"chatters sent {top10:.0%}, the top 1% {top1:.0%}; {once:.0%} posted once "
+            "(targets 45-50%, 10-12%, about a third)"
         )
     if kept < 1:
         out.notes.append(f"chat phase: the platform kept {kept:.0%} of chat (rates corrected)")

@@ -4,7 +4,6 @@ is known; the statistical checks of the world itself live in the benchmark."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from benchmarks.realism import (
@@ -12,7 +11,6 @@ from benchmarks.realism import (
     Result,
     poisson_interval,
     poisson_power_law,
-    removed_messages,
 )
 
 
@@ -32,26 +30,6 @@ def test_poisson_interval_brackets_the_count() -> None:
     """The 95% interval of 36 events lies around 36, about ±12."""
     low, high = poisson_interval(36)
     assert 24 < low < 26 and 49 < high < 51
-
-
-def test_removed_messages_counts_deletes_purges_and_clears_once() -> None:
-    """A delete removes one message, a purge the user's earlier ones in that channel, a clear
-    every earlier one there; a message removed twice counts once."""
-    frame = pd.DataFrame(
-        [
-            ("ChatMessage", 1, "a", 10, None),
-            ("ChatMessage", 1, "b", 10, None),
-            ("ChatMessage", 1, "c", 11, None),
-            ("ChatMessage", 2, "d", 10, None),
-            ("DeleteMessage", 1, "a", None, None),
-            ("PurgeMessage", 1, None, None, 10),
-            ("ChatMessage", 1, "e", 10, None),
-            ("ChatMessage", 3, "f", 12, None),
-            ("ClearMessages", 3, None, None, None),
-        ],
-        columns=["event", "channel", "message_id", "user_id", "target_user_id"],
-    )
-    assert removed_messages(frame) == 3  # a, b (purged in channel 1), f (cleared)
 
 
 def test_a_rare_count_passes_when_its_interval_meets_the_band() -> None:
