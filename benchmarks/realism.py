@@ -43,6 +43,7 @@ import pandas as pd
 
 import explorer
 from benchmarks import chatstats
+from explorer.eventlog import EventLog
 from explorer.processes import serve
 from explorer.ranksize import rank_size_exponent
 
@@ -338,6 +339,15 @@ def poisson_interval(count: int) -> tuple[float, float]:
     return low, high
 
 
+def timeouts_seen(log: EventLog, frame: pd.DataFrame) -> int:
+    """Timeouts (bans included) among ``frame``'s events as an onlooker sees them: a timeout
+    reaches only its target as ``UserTimeout``; everyone else sees the ``PurgeMessage`` of the
+    target's messages with ``cause.type`` ``timeout``, kept in the log's packets."""
+    purges = frame.index[frame["event"] == "PurgeMessage"]
+    causes = (packet["data"].get("cause") or {} for packet in log.packets(purges))
+    return sum(cause.get("type") == "timeout" for cause in causes)
+
+
 # --- the platforms ------------------------------------------------------------------------
 
 
@@ -482,11 +492,16 @@ def measure_chat(
     out.results["11c"] = Result(length["mean / median characters"], method)
     total = len(said)
     deletes = int((frame["event"] == "DeleteMessage").sum())
-    timeouts = int((frame["event"] == "UserTimeout").sum())
+    timeouts = timeouts_seen(watch.log, frame)
     rates = chatstats.moderation(total, deletes, timeouts)
     for row, name, count, what in (
         ("12a", "removed per 1,000", deletes + timeouts, "deletes and timeouts"),
-        ("12b", "timeouts and bans per 1,000", timeouts, "timeouts (bans included)"),
+        (
+            "12b",
+            "timeouts and bans per 1,000",
+            timeouts,
+            "timeouts (bans included: purges caused by a timeout)",
+        ),
     ):
         low, high = poisson_interval(count)
         out.results[row] = Result(
