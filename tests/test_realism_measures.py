@@ -11,7 +11,9 @@ from benchmarks.realism import (
     Result,
     poisson_interval,
     poisson_power_law,
+    timeouts_seen,
 )
+from explorer.eventlog import EventLog
 
 
 def test_poisson_power_law_recovers_beta_with_silent_channels() -> None:
@@ -37,3 +39,14 @@ def test_a_rare_count_passes_when_its_interval_meets_the_band() -> None:
     low, high = poisson_interval(2)
     assert Result(2.0, "", (low, high)).passed(TARGETS["12a"])
     assert not Result(2.0, "").passed(TARGETS["12a"])
+
+
+def test_timeouts_are_counted_from_the_purges_they_cause() -> None:
+    """An onlooker counts a timeout by its purge's cause; a plain purge is no timeout."""
+    log = EventLog()
+    for cause in ({"type": "timeout", "durationString": "5m"}, None):
+        data = {"originatingChannel": 1, "user_id": 7, "moderator": {"user_name": "mod"}}
+        if cause:
+            data["cause"] = cause
+        log.append({"type": "event", "event": "PurgeMessage", "data": data}, 1.0)
+    assert timeouts_seen(log, log.frame) == 1
