@@ -62,7 +62,8 @@ CHAT_SPEED = 10.0
 CHAT_BUDGETS = ("--sim-rate", "400", "--sim-channel-rate", "100")
 #: Seconds between readings of the share of chat kept.
 KEPT_EVERY = 5.0
-#: Row 9 fits chat against audience over channels with at least this many viewers.
+#: Row 9b fits chat against audience over channels with at least this many viewers (growing
+#: chats, closer to the anchor's 13,000); row 9a over every watched channel with viewers.
 LARGE_AUDIENCE = 100
 #: Chats watched: the busiest live channels, and a random sample of the other live ones.
 CHAT_TOP = 150
@@ -458,24 +459,48 @@ def measure_chat(
         "corrected), audiences by api.track every 5 s"
     )
     out.results["8"] = Result(rate, f"{len(said):,} messages; {described}")
-    large = per_channel.loc[per_channel["viewers"] >= LARGE_AUDIENCE]
-    if len(large) >= 5 and large["messages"].sum() > 0:
-        beta, log_c = poisson_power_law(
-            large["messages"].to_numpy(float),
-            large["viewers"].to_numpy(float),
-            np.full(len(large), minutes),
+    fits = {}
+    for name, chosen in (
+        ("all", per_channel),
+        ("large", per_channel.loc[per_channel["viewers"] >= LARGE_AUDIENCE]),
+    ):
+        if len(chosen) >= 5 and chosen["messages"].sum() > 0:
+            fits[name] = (
+                *poisson_power_law(
+                    chosen["messages"].to_numpy(float),
+                    chosen["viewers"].to_numpy(float),
+                    np.full(len(chosen), minutes),
+                ),
+                len(chosen),
+                chosen["viewers"].min(),
+                chosen["viewers"].max(),
+            )
+    if "all" in fits:
+        beta, _, count, low, high = fits["all"]
+        also = (
+            f"; over the {fits['large'][2]} with {LARGE_AUDIENCE} viewers or more, "
+            f"β = {fits['large'][0]:.2f}"
+            if "large" in fits
+            else ""
         )
-        at = math.exp(log_c) * ROW9_VIEWERS ** (beta - 1)
-        biggest = large["viewers"].max()
         out.results["9a"] = Result(
             beta,
-            f"Poisson fit of messages per channel over the {len(large)} watched channels with "
-            f"{LARGE_AUDIENCE}-{biggest:.0f} viewers (growing chats, as the sources measure)",
+            f"Poisson fit of messages per channel against its audience over the {count} watched "
+            f"channels with viewers ({low:.0f}-{high:.0f}), silent ones included{also}",
         )
-        extrapolated = " (extrapolated)" if biggest < ROW9_VIEWERS else ""
-        out.results["9b"] = Result(at, f"the same fit at {ROW9_VIEWERS:,} viewers{extrapolated}")
     else:
-        out.results["9a"] = out.results["9b"] = Result(
+        out.results["9a"] = Result(None, "fewer than 5 watched channels with viewers")
+    if "large" in fits:
+        beta, log_c, count, low, high = fits["large"]
+        at = math.exp(log_c) * ROW9_VIEWERS ** (beta - 1)
+        extrapolated = f", extrapolated from {low:.0f}-{high:.0f}" if high < ROW9_VIEWERS else ""
+        out.results["9b"] = Result(
+            at,
+            f"the Poisson fit over the {count} watched channels with {LARGE_AUDIENCE} viewers or "
+            f"more, at {ROW9_VIEWERS:,} viewers{extrapolated}",
+        )
+    else:
+        out.results["9b"] = Result(
             None, f"fewer than 5 watched channels with {LARGE_AUDIENCE} viewers or more"
         )
     emotes = chatstats.emote_use(said)
