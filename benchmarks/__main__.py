@@ -23,6 +23,7 @@ SUITES = (
     "watch",
     "recording",
     "chat_content",
+    "live_events",
     "realism",
 )
 #: Suites whose ``main`` takes command-line options.
