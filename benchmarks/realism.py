@@ -75,8 +75,10 @@ QUICK_RECORDING_SAMPLE = 150
 RECORDING_BIG = 40
 #: Seconds a platform gets to start (a million channels take longer than the default world).
 START_TIMEOUT = 180.0
-#: The audience for which row 9 quotes a per-viewer rate (xQc's April 2019 average).
+#: The audience for which row 9 quotes a per-viewer rate (xQc's April 2019 average), and how
+#: many times smaller the biggest chat watched may be for the fit to be extrapolated to it.
 ROW9_VIEWERS = 13_000
+ROW9_REACH = 3.0
 DAY = 86_400.0
 
 
@@ -298,6 +300,8 @@ class Result:
     value: float | None
     method: str
     interval: tuple[float, float] | None = None
+    #: False where the world cannot give the statistic a meaning (reported, not judged).
+    meaningful: bool = True
 
     def passed(self, target: Target) -> bool:
         """Whether the value (or its interval) lies within the target's band."""
@@ -493,11 +497,18 @@ def measure_chat(
     if "large" in fits:
         beta, log_c, count, low, high = fits["large"]
         at = math.exp(log_c) * ROW9_VIEWERS ** (beta - 1)
-        extrapolated = f", extrapolated from {low:.0f}-{high:.0f}" if high < ROW9_VIEWERS else ""
+        meaningful = high >= ROW9_VIEWERS / ROW9_REACH
         out.results["9b"] = Result(
             at,
             f"the Poisson fit over the {count} watched channels with {LARGE_AUDIENCE} viewers or "
-            f"more, at {ROW9_VIEWERS:,} viewers{extrapolated}",
+            f"more ({low:.0f}-{high:.0f}), at {ROW9_VIEWERS:,} viewers"
+            + (
+                ""
+                if meaningful
+                else f": not meaningful, the biggest chat watched is more than {ROW9_REACH:g} "
+                f"times smaller than {ROW9_VIEWERS:,} (a bigger world has bigger channels)"
+            ),
+            meaningful=meaningful,
         )
     else:
         out.results["9b"] = Result(
@@ -661,16 +672,19 @@ def report(out: Phases, context: str, write: Callable[[str], None] = print) -> b
     header = f"{'#':<4} {'quantity':<54} {'measured':>10}  {'target':<24} {'confidence':<17} result"
     write(header)
     write("-" * len(header))
-    failed = []
+    failed, moot = [], []
     for row, target in TARGETS.items():
         result = out.results.get(row, Result(None, "not measured"))
         passed = result.passed(target)
-        if not passed:
+        if not result.meaningful:
+            moot.append(row)
+        elif not passed:
             failed.append(row)
         shown = "-" if result.value is None else target.unit.format(result.value)
+        verdict = "n/a" if not result.meaningful else "PASS" if passed else "FAIL"
         write(
             f"{row:<4} {target.quantity:<54} {shown:>10}  {target.shown:<24} "
-            f"{target.confidence:<17} {'PASS' if passed else 'FAIL'}"
+            f"{target.confidence:<17} {verdict}"
         )
     write("\nSources and methods:")
     for row, target in TARGETS.items():
@@ -678,11 +692,14 @@ def report(out: Phases, context: str, write: Callable[[str], None] = print) -> b
         write(f"  {row:<4} {target.source}. Measured: {result.method}")
     for note in out.notes:
         write(f"  note: {note}")
+    judged = len(TARGETS) - len(moot)
     verdict = (
-        f"every row within its tolerance ({len(TARGETS)} checks)"
+        f"every row within its tolerance ({judged} checks)"
         if not failed
-        else f"{len(failed)} of {len(TARGETS)} checks outside their tolerance: {', '.join(failed)}"
+        else f"{len(failed)} of {judged} checks outside their tolerance: {', '.join(failed)}"
     )
+    if moot:
+        verdict += f"; not meaningful in this world: {', '.join(moot)}"
     write(f"\nVerdict: {verdict}")
     return not failed
 

@@ -8,9 +8,11 @@ import pytest
 
 from benchmarks.realism import (
     TARGETS,
+    Phases,
     Result,
     poisson_interval,
     poisson_power_law,
+    report,
     timeouts_seen,
 )
 from explorer.eventlog import EventLog
@@ -50,3 +52,17 @@ def test_timeouts_are_counted_from_the_purges_they_cause() -> None:
             data["cause"] = cause
         log.append({"type": "event", "event": "PurgeMessage", "data": data}, 1.0)
     assert timeouts_seen(log, log.frame) == 1
+
+
+def test_a_statistic_the_world_cannot_give_is_reported_not_judged() -> None:
+    """A row marked not meaningful shows n/a and leaves the verdict to the other rows."""
+    out = Phases({row: Result(None, "missing") for row in TARGETS})
+    out.results["9b"] = Result(0.5, "too far to extrapolate", meaningful=False)
+    lines: list[str] = []
+    assert not report(out, "test", lines.append)
+    assert any(line.startswith("9b ") and line.endswith("n/a") for line in lines)
+    assert lines[-1].endswith(
+        f"{len(TARGETS) - 1} checks outside their tolerance: "
+        + ", ".join(row for row in TARGETS if row != "9b")
+        + "; not meaningful in this world: 9b"
+    )
