@@ -24,6 +24,7 @@ SUITES = (
     "recording",
     "chat_content",
     "live_events",
+    "front",
     "realism",
 )
 #: Suites whose ``main`` takes command-line options.
