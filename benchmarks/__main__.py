@@ -1,5 +1,8 @@
-"""``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`);
-options after one suite's name go to it (`python -m benchmarks realism --quick`).
+"""``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`).
+
+A suite in :data:`COMMANDS` takes options after its name (``python -m benchmarks soak
+--minutes 3``, ``python -m benchmarks realism --channels 100000``); run with the others (no
+name given) it gets none and picks its short run.
 
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
 the same run and prints the ratio against the issue's goal. Loopback only; every load loop is
@@ -25,26 +28,27 @@ SUITES = (
     "chat_content",
     "live_events",
     "front",
+    "soak",
     "realism",
 )
-#: Suites whose ``main`` takes command-line options.
-WITH_OPTIONS = frozenset({"realism"})
+#: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
+COMMANDS = frozenset(("soak", "realism"))
 
 
-def main(arguments: list[str]) -> int:
-    """Run the named suites (all by default), passing options to the one named before them."""
-    split = next((i for i, word in enumerate(arguments) if word.startswith("-")), len(arguments))
-    names, options = arguments[:split], arguments[split:]
-    if options and (len(names) != 1 or names[0] not in WITH_OPTIONS):
-        print(f"options go to one suite of {sorted(WITH_OPTIONS)}, named first", file=sys.stderr)
+def main(args: list[str]) -> int:
+    """Run the named suites (all by default); options after a single name go to it."""
+    split = next((i for i, arg in enumerate(args) if arg.startswith("-")), len(args))
+    names, options = args[:split], args[split:]
+    if options and (len(names) != 1 or names[0] not in COMMANDS):
+        print(f"options are for one of {sorted(COMMANDS)}, named first", file=sys.stderr)
         return 2
     for name in names or SUITES:
         print(f"\n== {name} ==", flush=True)
-        module = importlib.import_module(f"benchmarks.{name}")
-        if name in WITH_OPTIONS:
-            module.main(options)
+        suite = importlib.import_module(f"benchmarks.{name}")
+        if name in COMMANDS:
+            suite.main(options if names else None)
         else:
-            module.main()
+            suite.main()
     return 0
 
 

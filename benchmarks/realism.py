@@ -761,8 +761,9 @@ def run(
     return report(out, context)
 
 
-def main(argv: Sequence[str] = ()) -> None:
-    """``python -m benchmarks realism [--channels N] [--speed S] [--quick] [--seed K]``."""
+def main(argv: Sequence[str] | None = ()) -> None:
+    """``python -m benchmarks realism [--channels N] [--speed S] [--quick] [--seed K]``; ``None``
+    (a run of every suite) is ``--quick``."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks realism", description=__doc__)
     parser.add_argument(
         "--channels", type=int, default=None, help="channels in the world (default: serve's)"
@@ -789,7 +790,7 @@ def main(argv: Sequence[str] = ()) -> None:
         help=f"speed of the chat phase (default {CHAT_SPEED:g})",
     )
     parser.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
-    args = parser.parse_args(list(argv))
+    args = parser.parse_args(["--quick"] if argv is None else list(argv))
     run(args.channels, args.speed, args.quick, args.seed, args.days, args.chat_speed)
 
 
