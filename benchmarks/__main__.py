@@ -29,6 +29,8 @@ SUITES = (
     "live_events",
     "front",
     "soak",
+    "startup",
+    "listings",
     "realism",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
