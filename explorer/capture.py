@@ -13,14 +13,20 @@ of core, so a capture bigger than memory stays queryable, and only what is asked
 read. Files being written are dot files ending ``.partial``, which the ``*.parquet`` glob
 never matches, so each row is read once however many recorders wrote into the directory.
 A capture with no events (or no snapshots) yet has an empty view of that name.
+
+Every error is a :class:`~explorer.errors.CaptureError`: a folder that is not a capture (a
+recorder writes ``events/``, ``snapshots/`` and ``recorders/`` into it) says what was expected,
+and a damaged file or a failed query carries DuckDB's error as its ``__cause__``. Only the raw
+connection :meth:`Capture.duckdb` hands out raises DuckDB's own errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 
 from explorer import chatviews, columns
+from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS, KNOWN_EVENTS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 
@@ -60,8 +67,9 @@ _ARROW_TO_PANDAS = {
 def open_capture(path: str | os.PathLike[str]) -> Capture:
     """The capture in directory ``path`` (written by one or more recorders).
 
-    Raises ``FileNotFoundError`` when ``path`` does not exist and ``ValueError`` when it is
-    not a directory.
+    Raises :class:`~explorer.errors.CaptureNotFound` when ``path`` does not exist and
+    :class:`~explorer.errors.CaptureError` when it is not a capture folder (a file, or a
+    folder without the ``events/``, ``snapshots/`` or ``recorders/`` a recorder writes).
     """
     return Capture(path)
 
@@ -71,10 +79,7 @@ class Capture:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        if not self.path.exists():
-            raise FileNotFoundError(f"No capture at {str(self.path)!r}.")
-        if not self.path.is_dir():
-            raise ValueError(f"A capture is a directory, and {str(self.path)!r} is a file.")
+        _check_folder(self.path)
         self._db: duckdb.DuckDBPyConnection | None = None
         self._lock = threading.Lock()
 
@@ -106,15 +111,29 @@ class Capture:
         self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
 
     def sql(self, query: str) -> pd.DataFrame:
-        """The result of a DuckDB query over the views ``events`` and ``snapshots``."""
-        relation = self.duckdb().sql(query)
-        return pd.DataFrame() if relation is None else relation.df()
+        """The result of a DuckDB query over the views ``events`` and ``snapshots``.
+
+        Raises CaptureError when the query fails (DuckDB's error is its ``__cause__``)."""
+        with self._reading():
+            relation = self.duckdb().sql(query)
+            return pd.DataFrame() if relation is None else relation.df()
 
     def _query(self, query: str, params: list[Any] | None = None) -> pa.Table:
         """The result of a DuckDB query (``?`` placeholders filled from ``params``) as an
         arrow table: what the readers below build their frames from."""
-        relation = self.duckdb().sql(query, params=params)
-        return pa.table({}) if relation is None else relation.to_arrow_table()
+        with self._reading():
+            relation = self.duckdb().sql(query, params=params)
+            return pa.table({}) if relation is None else relation.to_arrow_table()
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn DuckDB's and the file system's errors into CaptureError."""
+        try:
+            yield
+        except (duckdb.Error, OSError) as failed:
+            raise CaptureError(
+                f"Reading the capture at {str(self.path)!r} failed: {failed}"
+            ) from failed
 
     # Events.
 
@@ -192,7 +211,8 @@ class Capture:
             "SELECT epoch_ms(received_at) / 1000.0 AS received_at, channel, packet, from_history "
             f"FROM events {_and(where)} ORDER BY events.received_at, row"
         )
-        return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows)
+        with self._reading():
+            return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows)
 
     def count(
         self, *, channels: Iterable[int] | None = None, start: When = None, end: When = None
@@ -228,10 +248,14 @@ class Capture:
 
     def recorders(self) -> pd.DataFrame:
         """The recorders' manifests, one row each (name, shard, rows, last flush, ...)."""
-        manifests = [
-            orjson.loads(file.read_bytes())
-            for file in sorted((self.path / RECORDERS).glob("*.json"))
-        ]
+        with self._reading():
+            try:
+                manifests = [
+                    orjson.loads(file.read_bytes())
+                    for file in sorted((self.path / RECORDERS).glob("*.json"))
+                ]
+            except orjson.JSONDecodeError as damaged:
+                raise CaptureError(f"A recorder's manifest is damaged: {damaged}") from damaged
         frame = pd.DataFrame(manifests)
         for name in ("started", "last_flush"):
             if name in frame:
@@ -267,6 +291,39 @@ class Capture:
         ]
         table = recorders[shown].to_html(index=False, notebook=True) if len(recorders) else ""
         return f"<p><code>{html.escape(repr(self))}</code></p>{table}"
+
+
+#: The folders a recorder writes into a capture.
+_PARTS = (EVENTS, SNAPSHOTS, RECORDERS)
+
+
+def _check_folder(path: Path) -> None:
+    """Raise CaptureNotFound or CaptureError, saying what was expected, unless ``path`` is
+    a folder a recorder wrote (one of ``events/``, ``snapshots/``, ``recorders/`` in it) or
+    an empty folder."""
+    shown = str(path)
+    if not path.exists():
+        raise CaptureNotFound(f"No capture at {shown!r}: the path does not exist.")
+    if not path.is_dir():
+        raise CaptureError(f"A capture is a directory, and {shown!r} is a file.")
+    if any((path / part).is_dir() for part in _PARTS) or next(path.iterdir(), None) is None:
+        return  # a capture, or an empty folder: one no recorder has written to yet
+    expected = (
+        f"{shown!r} is not a capture: a capture is the folder given to a recorder "
+        "(`explorer record --out FOLDER`, api.watch(..., to=FOLDER)), holding "
+        f"{', '.join(part + '/' for part in _PARTS)}"
+    )
+    if path.name in _PARTS and path.parent.is_dir():
+        raise CaptureError(
+            f"{expected}; this is one of those, so open its parent: "
+            f"open_capture({str(path.parent)!r})."
+        )
+    inside = sorted(
+        p.name for p in path.iterdir() if p.is_dir() and any((p / part).is_dir() for part in _PARTS)
+    )
+    if inside:
+        raise CaptureError(f"{expected}; it holds captures: {', '.join(inside)}.")
+    raise CaptureError(f"{expected}, and it holds none of them.")
 
 
 def _when(value: float | str | datetime | np.datetime64) -> pd.Timestamp:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
 from explorer import chatviews
 from explorer.capture import open_capture
+from explorer.errors import CaptureError, CaptureNotFound, ExplorerError
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
 from tests.test_recorder import T0, chat_message, poll_start
@@ -98,8 +100,9 @@ def test_time_filters_skip_other_dates_unread(recorded: EventLog, tmp_path: Path
     capture = open_capture(tmp_path)
     second_day = capture.frame(start=T0 + DAY, end=T0 + 2 * DAY)
     assert second_day["message_id"].tolist() == [f"m{100 + i}" for i in range(5)]
-    with pytest.raises(Exception, match=r"broken\.parquet"):
+    with pytest.raises(CaptureError, match=r"broken\.parquet") as failed:
         capture.frame()
+    assert isinstance(failed.value.__cause__, duckdb.Error)
 
 
 def test_channel_filter_is_pushed_into_the_scan(recorded: EventLog, tmp_path: Path) -> None:
@@ -167,8 +170,8 @@ def test_snapshots_and_sql_over_both_views(tmp_path: Path) -> None:
 
 
 def test_an_empty_capture_has_empty_views(tmp_path: Path) -> None:
-    """A capture without files yet gives empty frames with the usual dtypes and empty SQL
-    views."""
+    """A capture without files yet (an empty folder) gives empty frames with the usual dtypes
+    and empty SQL views."""
     capture = open_capture(tmp_path)
     assert capture.frame().dtypes.equals(EventLog().frame.dtypes)
     assert capture.messages().empty and capture.polls().empty
@@ -194,9 +197,35 @@ def test_a_capture_being_written_shows_new_files(tmp_path: Path) -> None:
 
 
 def test_open_capture_refuses_what_is_not_a_capture(tmp_path: Path) -> None:
-    """A missing path raises FileNotFoundError, a file ValueError."""
-    with pytest.raises(FileNotFoundError):
+    """A missing path raises CaptureNotFound (a FileNotFoundError), a file CaptureError (a
+    ValueError): both ExplorerErrors."""
+    with pytest.raises(CaptureNotFound, match="does not exist") as missing:
         open_capture(tmp_path / "missing")
+    assert isinstance(missing.value, FileNotFoundError | ExplorerError)
     (tmp_path / "file").write_text("x")
-    with pytest.raises(ValueError, match="is a file"):
+    with pytest.raises(CaptureError, match="is a file") as file:
         open_capture(tmp_path / "file")
+    assert isinstance(file.value, ValueError)
+
+
+def test_open_capture_on_a_capture_s_part_names_its_parent(
+    recorded: EventLog, tmp_path: Path
+) -> None:
+    """Opening the events/ folder inside a capture says what a capture is and to open the
+    parent, instead of returning an empty capture."""
+    with pytest.raises(CaptureError, match=r"not a capture.*open its parent") as wrong:
+        open_capture(tmp_path / "events")
+    assert repr(str(tmp_path)) in str(wrong.value)
+
+
+def test_open_capture_on_a_folder_of_captures_lists_them(
+    recorded: EventLog, tmp_path: Path
+) -> None:
+    """A folder that holds captures, or nothing a recorder writes, is refused with what a
+    capture holds (and the captures inside, when there are some)."""
+    with pytest.raises(CaptureError, match=rf"holds captures: .*{tmp_path.name}"):
+        open_capture(tmp_path.parent)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("x")
+    with pytest.raises(CaptureError, match=r"events/, snapshots/, recorders/, and it holds none"):
+        open_capture(tmp_path / "notes")
