@@ -85,7 +85,7 @@ from explorer.errors import (
     CredentialLost,
 )
 from explorer.eventlog import EventLog
-from explorer.feeds import EventIterator, EventStream, Feed
+from explorer.feeds import EventIterator, EventStream, Feed, event_names
 from explorer.loop import Blocking
 from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
@@ -553,7 +553,9 @@ class ChatClient(AsyncClosing):
             self._feeds = tuple(f for f in self._feeds if f is not feed)
 
     def events(self, *names: str, max_pending: int | None = None) -> EventStream:
-        """An async iterator over events (only those called ``names``, when given), from now."""
+        """An async iterator over events (only those called ``names``, when given), from now.
+
+        Raises ValueError for a name that is not an event (the message lists them)."""
         stream = EventStream(names, max_pending or self.max_pending, self._unsubscribe)
         self._subscribe(stream)
         return stream
@@ -563,8 +565,8 @@ class ChatClient(AsyncClosing):
 
     def on(self, callback: Callback, *names: str) -> Callable[[], None]:
         """Call ``callback(event)`` on the loop for every event (or those called ``names``);
-        returns a function that stops it."""
-        entry = (callback, frozenset(names))
+        returns a function that stops it. Raises ValueError for a name that is not an event."""
+        entry = (callback, event_names(names))
         with self._subscribing:
             self._callbacks = (*self._callbacks, entry)
 
@@ -736,7 +738,8 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
         self, *names: str, timeout: float | None = None, max_pending: int | None = None
     ) -> EventIterator:
         """Iterate over events (only those called ``names``, when given) from now on, for
-        ``timeout`` seconds in all (None: until the chat closes); works in a plain script::
+        ``timeout`` seconds in all (None: until the chat closes); works in a plain script (a
+        name that is not an event raises ValueError listing them)::
 
             for event in chat.events("ChatMessage", timeout=30):
                 print(event.data["user_name"], event.data["message"]["message"])

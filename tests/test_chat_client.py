@@ -215,6 +215,19 @@ def test_events_iterate_in_a_plain_script(streamer: Chat, viewer: Chat) -> None:
     assert 1.0 <= time.monotonic() - started < 3.0
 
 
+def test_a_misspelt_event_name_is_refused_with_the_known_ones(viewer: Chat) -> None:
+    """events(), on() and the async events() refuse a name that is not an event, naming the
+    closest one and listing them all, instead of matching nothing forever."""
+    with pytest.raises(
+        ValueError, match=r"'ChatMesage'\. Did you mean 'ChatMessage'\?.*UserTimeout"
+    ):
+        viewer.events("ChatMesage")
+    with pytest.raises(ValueError, match="The events are: WelcomeEvent, ChatMessage"):
+        viewer.on(print, "ChatMessage", "Nope")
+    with pytest.raises(ValueError, match="PollEnd"):
+        viewer._aio.events("PollEnded")
+
+
 def test_callbacks_see_events_on_the_loop(streamer: Chat, viewer: Chat) -> None:
     """Callbacks get the events they asked for, on the toolkit's loop thread, until removed."""
     seen: list[tuple[str, str]] = []
