@@ -15,7 +15,8 @@ N)`` keeps only channels with ``id % N == K - 1``, so N processes (or machines) 
 between them. Joins run concurrently, at most :data:`JOIN_CONCURRENCY` at a time; the REST
 requests behind them are paced like every other (``pacing.py``). A channel that cannot be
 joined is reported by :meth:`AsyncWatch.stats` (state ``failed`` and the error) and does not
-fail the watch; adding it again, or the top rule's next refresh, tries it again.
+fail the watch; adding it again, or the top rule's next refresh, tries it again. A channel
+named by a token that no channel has is reported the same way (its ``channel`` is missing).
 
 The platform caps connections: anonymous ones at ``chat_address_connections`` per address
 (1,000 by default, ``explorer serve --chat-address-connections``), signed-in ones at
@@ -57,7 +58,7 @@ from explorer.channelrefs import ChannelRef, Channels, refs
 from explorer.chat import ChatClient, tidy
 from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, NotFound
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Blocking
 from explorer.twins import LoggedTwin, Mirror, facts_table
@@ -210,6 +211,8 @@ class AsyncWatch(AsyncClosing, LogViews):
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
         self._members: dict[int, _Member] = {}
+        #: Tokens that name no channel, and the error that said so (reported as failed).
+        self._unknown: dict[str, NotFound] = {}
         self._rates = _Rates(clock)
         self._joins = asyncio.Semaphore(JOIN_CONCURRENCY)
         self._tasks: list[asyncio.Task[Any]] = []
@@ -243,10 +246,12 @@ class AsyncWatch(AsyncClosing, LogViews):
         (``joining``, ``connected``, ``authenticated``, ``reconnecting``, ``failed``),
         ``events`` and ``messages`` recorded, ``rate`` (events per second over the last 10 s),
         ``reconnects``, ``gaps`` (reconnects that may have missed messages) and ``error``;
-        busiest first. Safe from any thread."""
+        busiest first; a token that names no channel is a failed row without a channel. Safe
+        from any thread."""
         members = sorted(list(self._members.values()), key=lambda m: m.channel)
         rates = self._sample(members)
         chats = [m.chat for m in members]
+        unknown = dict(self._unknown)
         frame = pd.DataFrame(
             {
                 "token": pd.array([m.token for m in members], dtype="string"),
@@ -260,6 +265,16 @@ class AsyncWatch(AsyncClosing, LogViews):
             },
             index=pd.Index([m.channel for m in members], dtype="Int64", name="channel"),
         )
+        if unknown:
+            missing = pd.DataFrame(
+                {
+                    "token": pd.array(list(unknown), dtype="string"),
+                    "state": pd.array(["failed"] * len(unknown), dtype="string"),
+                    "error": pd.array([str(e) for e in unknown.values()], dtype="string"),
+                },
+                index=pd.Index([None] * len(unknown), dtype="Int64", name="channel"),
+            )
+            frame = pd.concat([frame, missing]).fillna({c: 0 for c in frame.columns[2:7]})
         frame = frame.astype({"events": "int64", "messages": "int64", "rate": "float64"})
         frame = frame.astype({"reconnects": "int64", "gaps": "int64"})
         return frame.sort_values("rate", ascending=False, kind="stable")
@@ -277,6 +292,7 @@ class AsyncWatch(AsyncClosing, LogViews):
     def status(self) -> dict[str, str]:
         """What a view shows above the table: state, channels, rate, recording."""
         states = [m.state for m in list(self._members.values())]
+        states += ["failed"] * len(self._unknown)
         joined = sum(s not in ("joining", "failed") for s in states)
         parts = [f"{joined:,} joined"]
         parts += [f"{states.count(s):,} {s}" for s in ("joining", "failed") if s in states]
@@ -380,13 +396,28 @@ class AsyncWatch(AsyncClosing, LogViews):
         the tokens of channels named by id looked up (with ``tokens``)."""
         named: dict[int, str | None] = {}
         for ref, token in refs(*channels):
-            channel_id = ref if isinstance(ref, int) else await Channel.id(self._channel(ref))
-            if self._in_shard(channel_id):
+            channel_id = ref if isinstance(ref, int) else await self._id(ref, tokens)
+            if channel_id is not None and self._in_shard(channel_id):
                 named[channel_id] = named.get(channel_id) or token
         unknown = [c for c, t in named.items() if t is None and c not in self._members]
         if tokens and unknown:
             named.update(await self._tokens(unknown))
         return [_Member(channel, token) for channel, token in named.items()]
+
+    async def _id(self, token: str, joining: bool) -> int | None:
+        """The id of the channel ``token`` names; None when none does, which is kept as a
+        failure while ``joining`` (forgotten when removing), as an unknown id's join is."""
+        try:
+            channel_id = await Channel.id(self._channel(token))
+        except NotFound as missing:
+            if joining:
+                self._unknown[token] = missing
+                log.warning("explorer watch: no channel is called %r: %s", token, missing)
+            else:
+                self._unknown.pop(token, None)
+            return None
+        self._unknown.pop(token, None)
+        return channel_id
 
     def _in_shard(self, channel: int) -> bool:
         return self.shard is None or channel % self.shard[1] == self.shard[0] - 1

@@ -231,6 +231,22 @@ def test_a_channel_that_cannot_be_joined_is_reported(
     assert watch.stats().loc[NO_SUCH_CHANNEL, "state"] == "failed"
 
 
+def test_an_unknown_channel_name_is_reported_like_an_unknown_id(
+    quiet: World, watches: Callable[..., Watch]
+) -> None:
+    """A token that names no channel is a failed stats row with its error (no channel id),
+    not a failed watch; the named channels are joined, and removing the name forgets it."""
+    watch = watches(quiet.base_url, ["streamer", "no-such-streamer"])
+    assert watch.channels == [quiet.channel]
+    stats = watch.stats()
+    failed = stats.loc[stats["token"] == "no-such-streamer"].iloc[0]
+    assert failed["state"] == "failed" and "not found" in failed["error"].lower()
+    assert pd.isna(failed.name) and failed["events"] == 0
+    assert "1 failed" in repr(watch)
+    watch.remove("no-such-streamer")
+    assert "failed" not in repr(watch)
+
+
 def test_rate_counts_events_over_the_window(
     quiet: World, watches: Callable[..., Watch], streamer: Chat
 ) -> None:
