@@ -154,6 +154,16 @@ def test_an_out_that_is_a_file_exits_2(live: Platform, tmp_path: Path) -> None:
     assert "is a file" in stderr
 
 
+def test_an_unknown_channel_name_exits_2_naming_it(
+    live: Platform, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--channels with a token no channel has: exit 2 naming it, not "cannot reach"."""
+    flags = ["--url", live.base_url, "--out", str(tmp_path / "capture"), "--duration", "1s"]
+    assert main(["record", *flags, "--channels", "no-such-streamer"]) == 2
+    err = capsys.readouterr().err
+    assert "no channel is called 'no-such-streamer'" in err and "reach" not in err
+
+
 def test_an_unreachable_platform_exits_1(tmp_path: Path) -> None:
     """Nothing listening at --url: exit 1 with the reason, no capture started."""
     process = record("http://127.0.0.1:1/api/v1", tmp_path / "capture", "--top", "5")
