@@ -346,6 +346,20 @@ def test_widget_shows_the_watch(
     assert watch._repr_mimebundle_() == bundle
 
 
+def test_the_view_shown_keeps_its_last_state_after_close(
+    quiet: World, watches: Callable[..., Watch]
+) -> None:
+    """Closing a watch leaves the view it showed open (still in the notebook), refreshed one
+    last time to show the watch closed."""
+    watch = watches(quiet.base_url, "streamer")
+    watch._repr_mimebundle_()
+    view = watch._widget
+    assert view is not None and view.status["state"] == "watching"
+    watch.close()
+    wait_until(lambda: view.status["state"] == "closed")
+    assert view.comm is not None and "closed" in view._header.value
+
+
 def test_close_leaves_every_chat(
     make_platform: Callable[..., Any], watches: Callable[..., Watch]
 ) -> None:
