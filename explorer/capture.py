@@ -1,10 +1,11 @@
 """Reading a capture back: the Parquet directory recorders write, queried lazily through DuckDB.
 
-:func:`open_capture` gives a :class:`Capture`: the same views as an event log
-(``messages()``, ``polls()``, ``users()``, ``moderation()``, the functions of
-``chatviews.py``) on frames with the columns and dtypes of ``EventLog.frame``, the track
+:func:`open_capture` gives a :class:`Capture`: the events (:meth:`Capture.events`, with the
+columns and dtypes of ``EventLog.frame``), the same views as an event log (``messages()``,
+``polls()``, ``users()``, ``moderation()``, the functions of ``chatviews.py``), the track
 rows (:meth:`Capture.snapshots`) and SQL over both (:meth:`Capture.sql`, views ``events``
-and ``snapshots``).
+and ``snapshots``). They are methods, each reading what it is asked for, where an
+``EventLog`` or a tracker, which hold their tables in memory, have a ``.frame`` property.
 
 Why DuckDB: it reads the files where they are, globbing them at each query (a capture still
 being recorded shows its new files), pushes ``channels=`` and time filters into the scan
@@ -38,6 +39,7 @@ import pandas as pd
 import pyarrow as pa
 
 from explorer import chatviews, columns
+from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS, KNOWN_EVENTS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
@@ -137,7 +139,7 @@ class Capture:
 
     # Events.
 
-    def frame(
+    def events(
         self,
         *,
         channels: Iterable[int] | None = None,
@@ -161,25 +163,31 @@ class Capture:
         )
         return _event_frame(table) if names else pd.DataFrame(index=range(table.num_rows))
 
+    def frame(self, **filters: Any) -> pd.DataFrame:
+        """Deprecated: :meth:`events` (``.frame`` is a property elsewhere, holding a table in
+        memory; a capture's reads are methods named after what they read)."""
+        warn_renamed("Capture.frame()", "Capture.events()")
+        return self.events(**filters)
+
     def messages(self, **filters: Any) -> pd.DataFrame:
         """ChatMessage rows with the message columns (:func:`~explorer.chatviews.messages`)."""
-        frame = self.frame(
+        frame = self.events(
             columns=["event", *chatviews.MESSAGE_COLUMNS], events="ChatMessage", **filters
         )
         return chatviews.messages(frame)
 
     def polls(self, **filters: Any) -> pd.DataFrame:
         """Poll progress in long form (:func:`~explorer.chatviews.poll_progress`)."""
-        return chatviews.poll_progress(self.frame(events=chatviews.POLL_EVENTS, **filters))
+        return chatviews.poll_progress(self.events(events=chatviews.POLL_EVENTS, **filters))
 
     def users(self, **filters: Any) -> pd.DataFrame:
         """One row per user id seen (:func:`~explorer.chatviews.users`)."""
         wanted = ["received_at", "event", "user_id", "user_name", "user_roles"]
-        return chatviews.users(self.frame(columns=wanted, **filters))
+        return chatviews.users(self.events(columns=wanted, **filters))
 
     def moderation(self, **filters: Any) -> pd.DataFrame:
         """Moderation events with whom each acted on (:func:`~explorer.chatviews.moderation`)."""
-        return chatviews.moderation(self.frame(**filters))
+        return chatviews.moderation(self.events(**filters))
 
     # Snapshots.
 

@@ -76,6 +76,7 @@ from typing import TYPE_CHECKING, Any
 from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
 from explorer.closing import AsyncClosing
+from explorer.deprecation import Renamed
 from explorer.errors import (
     ChatError,
     ChatErrorCode,
@@ -644,10 +645,15 @@ class ChatClient(AsyncClosing):
         """Vote for answer number ``option`` (from 0) of the running poll (``vote:choose``)."""
         return await self.call("vote:choose", [option], timeout)
 
-    async def timeout(self, user: str, duration: str | float, timeout: float | None = None) -> Any:
+    async def timeout_user(
+        self, user: str, duration: str | float, timeout: float | None = None
+    ) -> Any:
         """Time ``user`` out for ``duration`` (``"30s"``, ``"5m"``, seconds; ``"clear"``
-        lifts it); the confirmation."""
+        lifts it); the confirmation. (``timeout``, as on every method, bounds the wait for
+        the reply.)"""
         return await self.call("timeout", [user, duration], timeout)
+
+    timeout = Renamed("timeout_user")
 
     async def purge(self, user: str, timeout: float | None = None) -> Any:
         """Remove ``user``'s messages without timing them out."""
@@ -782,7 +788,8 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     whisper = Blocking(ChatClient.whisper)
     start_poll = Blocking(ChatClient.start_poll)
     vote = Blocking(ChatClient.vote)
-    timeout = Blocking(ChatClient.timeout)
+    timeout_user = Blocking(ChatClient.timeout_user)
+    timeout = Renamed("timeout_user")
     purge = Blocking(ChatClient.purge)
     delete_message = Blocking(ChatClient.delete_message)
     clear_messages = Blocking(ChatClient.clear_messages)

@@ -4,7 +4,7 @@ resolution, concise UTC time ticks, integer counts from 0, an empty state before
 snapshot).
 
 It knows only a ``frame`` callable giving the snapshots in long form (``time``
-``datetime64[ms, UTC]``, ``channel``, ``token``, then the fields, as ``Tracker.frame()``
+``datetime64[ms, UTC]``, ``channel``, ``token``, then the fields, as ``Tracker.frame``
 gives them). Given a loop it looks for new snapshots every 0.5 s and redraws, off the loop
 thread, only when there are some.
 """

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Generic, Never, Protocol, Self, TypeVar, overload
 
 from explorer import loop
+from explorer.deprecation import Renamed
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Twin
 
@@ -102,9 +103,12 @@ class BlockingTwin(Generic[A, V]):
         return f"<{type(self).__name__} {self._aio._summary()}>"
 
     @property
-    def client(self) -> A:
-        """The async object underneath (its coroutines run on the toolkit's loop)."""
+    def async_twin(self) -> A:
+        """The async object underneath (a ``ChatClient``, ``AsyncWatch`` or ``AsyncTracker``;
+        its coroutines run on the toolkit's loop)."""
         return self._aio
+
+    client = Renamed("async_twin")
 
     def close(self) -> None:
         """Close the async object underneath; a widget shown keeps its last state (it stops

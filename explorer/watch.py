@@ -55,7 +55,7 @@ import pandas as pd
 from explorer import loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelRef, Channels, refs
-from explorer.chat import ChatClient, tidy
+from explorer.chat import Chat, ChatClient, tidy
 from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, NotFound
@@ -553,9 +553,11 @@ class Watch(LoggedTwin[AsyncWatch, "WatchView"]):
     recorder: Mirror[Recorder | None] = Mirror("The recorder writing the capture (``to=``).")
     refreshes: Mirror[int] = Mirror("Times the top rule was evaluated.")
 
-    def chat(self, channel: int) -> ChatClient | None:
-        """The chat client of ``channel`` (None while it is not part of the watch)."""
-        return self._aio.chat(channel)
+    def chat(self, channel: int) -> Chat | None:
+        """The chat of ``channel`` for blocking code, a :class:`~explorer.chat.Chat` (None
+        while it is not part of the watch or joining); closing it leaves that channel."""
+        client = self._aio.chat(channel)
+        return None if client is None else Chat(client)
 
     def stats(self) -> pd.DataFrame:
         """Per channel: token, state, events, messages, rate, reconnects, gaps, error."""

@@ -104,7 +104,7 @@ def test_repr_shows_channel_state_endpoint_and_counts(streamer: Chat, world: Wor
     never a bare object address."""
     streamer.send("counted")
     wait_until(lambda: streamer.log.counts.get("ChatMessage"))
-    for shown in (repr(streamer), repr(streamer.client), streamer._repr_html_()):
+    for shown in (repr(streamer), repr(streamer.async_twin), streamer._repr_html_()):
         assert str(world.channel) in shown and "authenticated" in shown
         assert str(streamer.endpoint) in shown and "ChatMessage" in shown
         assert " at 0x" not in shown
@@ -130,8 +130,8 @@ def round_trips() -> dict[str, Callable[[Chat, Chat], None]]:
         assert viewer.vote(1) is True
         wait_until(lambda: viewer.log.counts.get("PollEnd"), timeout=5)
 
-    def timeout(streamer: Chat, viewer: Chat) -> None:
-        assert streamer.timeout("viewer2", "1s") == "viewer2 has been timed out for 1s."
+    def timeout_user(streamer: Chat, viewer: Chat) -> None:
+        assert streamer.timeout_user("viewer2", "1s") == "viewer2 has been timed out for 1s."
 
     def purge(streamer: Chat, viewer: Chat) -> None:
         assert streamer.purge("viewer2") is None
@@ -162,7 +162,7 @@ def round_trips() -> dict[str, Callable[[Chat, Chat], None]]:
         streamer.send("hello :)")
         wait_until(lambda: "emoticons" in viewer.log.packets()[-1]["data"]["message"]["meta"])
 
-    return {f.__name__: f for f in (send, whisper, poll, timeout, purge, delete_message)} | {
+    return {f.__name__: f for f in (send, whisper, poll, timeout_user, purge, delete_message)} | {
         f.__name__: f for f in (clear_messages, history, start_giveaway, ping, attach_emotes)
     }
 
@@ -177,7 +177,7 @@ def test_method_round_trip(method: str, streamer: Chat, viewer: Chat) -> None:
     ("call", "code"),
     [
         (lambda chat: chat.vote(0), ChatErrorCode.POLL_ERROR),
-        (lambda chat: chat.timeout("streamer", "5s"), ChatErrorCode.ACCESS_DENIED),
+        (lambda chat: chat.timeout_user("streamer", "5s"), ChatErrorCode.ACCESS_DENIED),
         (lambda chat: chat.delete_message("no-such-id"), ChatErrorCode.NOT_FOUND),
         (lambda chat: chat.call("noSuchMethod"), ChatErrorCode.UNKNOWN_METHOD),
         (lambda chat: chat.history("ten"), ChatErrorCode.BAD_REQUEST),

@@ -93,7 +93,7 @@ def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: 
     assert str(snapshots["time"].dtype) == "datetime64[ms, UTC]"
     assert {"viewersCurrent", "online", "numFollowers", "viewersTotal"} <= set(snapshots)
     assert capture.count() == written(stdout, "events") > 0
-    assert capture.frame(columns=["channel"])["channel"].notna().all()
+    assert capture.events(columns=["channel"])["channel"].notna().all()
 
 
 @pytest.mark.parametrize(

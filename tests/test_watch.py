@@ -225,9 +225,9 @@ def test_a_channel_that_cannot_be_joined_is_reported(
     assert failed["state"] == "failed" and "not found" in failed["error"]
     assert stats.loc[quiet.channel, "state"] == "connected"
     assert "1 failed" in repr(watch)
-    first = watch.chat(NO_SUCH_CHANNEL)
+    first = watch.async_twin.chat(NO_SUCH_CHANNEL)
     watch.add(NO_SUCH_CHANNEL)
-    assert watch.chat(NO_SUCH_CHANNEL) is not first
+    assert watch.async_twin.chat(NO_SUCH_CHANNEL) is not first
     assert watch.stats().loc[NO_SUCH_CHANNEL, "state"] == "failed"
 
 
@@ -286,7 +286,7 @@ def test_each_channel_reconnects_without_a_gap(
     others = [c for c in online(quiet, 3) if c != quiet.channel][:2]
     watch = watches(quiet.base_url, ["streamer", *others], reconnect_delay=0.5)
     reader = watch.chat(quiet.channel)
-    assert reader is not None and reader.endpoint is not None
+    assert isinstance(reader, Chat) and reader.endpoint is not None
     node = quiet.platform.chat_endpoints.index(reader.endpoint)
     try:
         control(quiet, node, "stop")
@@ -313,13 +313,13 @@ def test_recording_writes_every_channel(
     while the log in memory keeps only a bounded tail."""
     others = [c for c in online(quiet, 3) if c != quiet.channel][:2]
     watch = watches(quiet.base_url, ["streamer", *others], to=tmp_path / "capture", max_rows=5)
-    assert watch.recorder is not None and "capture" in watch.client.status()["recording"]
+    assert watch.recorder is not None and "capture" in watch.async_twin.status()["recording"]
     for i in range(20):
         streamer.send(f"recorded {i}")
     wait_until(lambda: watch.log.counts.get("ChatMessage") == 20)
     watch.close()
     capture = open_capture(tmp_path / "capture")
-    frame = capture.frame()
+    frame = capture.events()
     assert len(frame) == watch.log.total and frame["channel"].notna().all()
     assert sorted(capture.channels) == sorted([quiet.channel, *others])
     assert list(capture.messages()["text"]) == [f"recorded {i}" for i in range(20)]
@@ -371,7 +371,7 @@ def test_close_leaves_every_chat(
     watch.close()
     assert all(chat is not None and chat.state == "closed" for chat in chats)
     wait_until(lambda: connections(world) == 0)
-    assert watch.client.closed and "closed" in repr(watch)
+    assert watch.async_twin.closed and "closed" in repr(watch)
 
 
 def test_async_watch_joins_with_await(quiet: World) -> None:

@@ -301,7 +301,7 @@ class Session:
         tracked = {c for t in self.trackers for c in t.channels}
         channels = self.joined = len(watch.channels) if watch is not None else len(tracked)
         rate = f"{watch.rate():,.1f} events/s  " if watch is not None else ""
-        snapshots = sum(t.snapshots for t in self.trackers)
+        snapshots = sum(t.taken for t in self.trackers)
         return (
             f"{self._elapsed()}  {channels} channels  "
             f"{rate}{totals['events']:,} events  {snapshots} snapshots "
@@ -347,7 +347,7 @@ class Session:
         lines = [
             f"explorer record: {how} after {self._elapsed()}",
             f"  events written:    {totals['events']:,}",
-            f"  snapshots taken:   {sum(t.snapshots for t in self.trackers)} "
+            f"  snapshots taken:   {sum(t.taken for t in self.trackers)} "
             f"({totals['snapshots']:,} rows; {late} late, {failed} failed)",
             f"  files:             {totals['files']} ({_size(totals['bytes'])}) in {self.out}",
         ]
