@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from explorer.eventrows import KNOWN_EVENTS
-from explorer.packets import Event
+from explorer.wire.packets import Event
 
 
 def event_names(names: Sequence[str]) -> frozenset[str]:
