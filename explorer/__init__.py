@@ -15,14 +15,18 @@ each) that :func:`open_capture` reads back and :func:`replay` plays into the liv
 from explorer.auth import Grant
 from explorer.capture import Capture, open_capture
 from explorer.chat import Chat, ChatClient, ChatDetails
+from explorer.deprecation import moved_module
 from explorer.errors import ChatError, ChatErrorCode
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
-from explorer.replay import Replay, replay
+from explorer.replays import Replay, replay
 from explorer.rest import AsyncClient, Client, connect
 from explorer.tables import time_series
 from explorer.track import AsyncTracker, Tracker
 from explorer.watch import AsyncWatch, Watch
+
+# explorer.replay is the function; its module is explorer.replays (the old import path warns).
+moved_module("explorer.replay", "explorer.replays")
 
 __all__ = [
     "AsyncClient",

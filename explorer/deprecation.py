@@ -3,11 +3,15 @@
 :class:`Renamed` is a class attribute that stands for another: reading it (a method, a
 property, an attribute) issues a :class:`DeprecationWarning` naming the new spelling, pointed
 at the caller's line (which Jupyter and ``python -W default`` show), then gives the new one's
-value.
+value. :func:`moved_module` does the same for a module's old name, :class:`CalledFrame` for a
+frame that a method returned and a property now holds.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
 import warnings
 from typing import Any, ClassVar
 
@@ -59,3 +63,23 @@ class CalledFrame(pd.DataFrame):
     def __call__(self) -> pd.DataFrame:
         warn_renamed(f"{self._old}()", f"{self._old} (a property)", stacklevel=2)
         return self
+
+
+class _MovedModule(types.ModuleType):
+    """A module's old name: each attribute read warns and comes from the new module."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__(old, f"Deprecated: use {new}.")
+        self._new = new
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        warn_renamed(f"{self.__name__}.{name}", f"{self._new}.{name}", stacklevel=2)
+        return getattr(importlib.import_module(self._new), name)
+
+
+def moved_module(old: str, new: str) -> None:
+    """Let ``from old import name`` keep working, with a warning, now that it is ``new``
+    (without binding ``old`` as the package's attribute, which may be something else)."""
+    sys.modules.setdefault(old, _MovedModule(old, new))

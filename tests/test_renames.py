@@ -59,3 +59,15 @@ def test_capture_frame_is_now_events(tmp_path: Path) -> None:
     with pytest.warns(DeprecationWarning, match=r"Capture.frame\(\) is now Capture.events\(\)"):
         old = capture.frame(columns=["event"])
     pd.testing.assert_frame_equal(old, capture.events(columns=["event"]))
+
+
+def test_replay_is_the_function_and_replays_the_module() -> None:
+    """explorer.replay is the function, explorer.replays its module (explorer.replays.Replay
+    works); the old import path still gives the names, with a warning."""
+    import explorer
+    import explorer.replays
+
+    assert callable(explorer.replay) and explorer.replays.Replay is explorer.Replay
+    with pytest.warns(DeprecationWarning, match=r"explorer.replay.Replay is now explorer.replays"):
+        from explorer.replay import Replay  # type: ignore[attr-defined]
+    assert Replay is explorer.Replay and callable(explorer.replay)
