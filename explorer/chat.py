@@ -69,9 +69,9 @@ import logging
 import random
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
@@ -140,7 +140,7 @@ class ChatClient(AsyncClosing):
     jitter repeatable (tests). ``base_url`` is the platform's REST base, where the live views
     find the emoticon sprite sheets.
 
-    Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
+    Use ``await client.start()`` (or ``await client``, or ``async with client``) to join and
     :meth:`aclose` to leave.
     """
 
@@ -285,11 +285,11 @@ class ChatClient(AsyncClosing):
 
     # Joining and leaving.
 
-    async def connect(self) -> ChatClient:
+    async def start(self) -> Self:
         """Join the chat; returns once joined. Raises ConnectionFailed when no node answers
         within ``give_up_after`` seconds, ChatError when the platform refuses the join."""
         if self._tasks or self._closing:
-            raise RuntimeError("connect() was already called on this chat client.")
+            raise RuntimeError("start() was already called on this chat client.")
         try:
             await self._fetch()
             ws = await self._establish(None)
@@ -302,11 +302,7 @@ class ChatClient(AsyncClosing):
             self._tasks.append(running.create_task(tidy(self.log)))
         return self
 
-    def __await__(self) -> Generator[Any, None, ChatClient]:
-        return self.connect().__await__()
-
-    async def _enter(self) -> None:
-        await self.connect()
+    connect = Renamed("start")
 
     async def aclose(self) -> None:
         """Leave the chat: close the connection (close handshake, at most ``close_timeout``
@@ -801,4 +797,4 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
 
 def join(client: ChatClient) -> Chat:
     """Join ``client``'s chat on the toolkit's loop and wrap it for blocking code."""
-    return Chat(loop.run(client.connect()))
+    return Chat(loop.run(client.start()))

@@ -46,9 +46,9 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 import pandas as pd
 
@@ -327,7 +327,7 @@ class AsyncWatch(AsyncClosing, LogViews):
 
     # Starting and stopping.
 
-    async def start(self) -> AsyncWatch:
+    async def start(self) -> Self:
         """Join the channels (and the top rule's), start recording and the background tasks;
         returns once every join succeeded or failed."""
         if self._started:
@@ -347,12 +347,6 @@ class AsyncWatch(AsyncClosing, LogViews):
             await self.aclose()
             raise
         return self
-
-    def __await__(self) -> Generator[Any, None, AsyncWatch]:
-        return self.start().__await__()
-
-    async def _enter(self) -> None:
-        await self.start()
 
     async def aclose(self) -> None:
         """Leave every chat, stop the background tasks, then close the recorder (which writes
@@ -474,7 +468,7 @@ class AsyncWatch(AsyncClosing, LogViews):
                     **self._chat_options,
                 )
                 member.chat = chat
-                await chat.connect()
+                await chat.start()
         except ExplorerError as exc:
             member.error = exc
             log.warning("explorer watch: channel %d failed to join: %s", member.channel, exc)

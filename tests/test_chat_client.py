@@ -293,7 +293,7 @@ def test_gives_up_when_no_node_answers() -> None:
         client = ChatClient(details, give_up_after=0.5, reconnect_delay=0.05)
         started = time.monotonic()
         with pytest.raises(ConnectionFailed) as failed:
-            await client.connect()
+            await client.start()
         return failed.value, time.monotonic() - started, client
 
     error, took, client = asyncio.run(scenario())

@@ -71,3 +71,29 @@ def test_replay_is_the_function_and_replays_the_module() -> None:
     with pytest.warns(DeprecationWarning, match=r"explorer.replay.Replay is now explorer.replays"):
         from explorer.replay import Replay  # type: ignore[attr-defined]
     assert Replay is explorer.Replay and callable(explorer.replay)
+
+
+def test_async_objects_begin_with_start() -> None:
+    """start() is the one spelling for beginning an async object (``await obj`` and ``async
+    with`` call it); ChatClient.connect() and AsyncClient.open() are its old names."""
+    import asyncio
+
+    from explorer import AsyncClient
+    from explorer.closing import AsyncClosing
+    from explorer.watch import AsyncWatch
+
+    assert vars(ChatClient)["connect"].new == "start" and vars(AsyncClient)["open"].new == "start"
+    for cls in (AsyncClient, ChatClient, AsyncWatch, AsyncTracker):
+        assert issubclass(cls, AsyncClosing) and "start" in dir(cls)
+
+    async def begin() -> None:
+        api = AsyncClient("http://127.0.0.1:9/api/v1")
+        assert await api.start() is api and await api is api
+        async with api as entered:
+            assert entered is api
+        old = AsyncClient("http://127.0.0.1:9/api/v1")
+        with pytest.warns(DeprecationWarning, match=r"AsyncClient.open is now AsyncClient.start"):
+            assert await old.open() is old
+        await old.aclose()
+
+    asyncio.run(begin())

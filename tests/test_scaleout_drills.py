@@ -134,7 +134,7 @@ def test_kill_9_node_under_load_loses_nothing(fleet: Fleet) -> None:
         readers = [anonymous.chat(channel, seed=i, **options) for i in range(6)]
         talkers = [api.chat(channel, seed=10 + i, **options) for i, api in enumerate(signed_in)]
         for chat in (*readers, *talkers):
-            await chat.connect()
+            await chat.start()
         victim = node_at(fleet, readers[0].endpoint)
         replied: list[str] = []
         stop = asyncio.Event()
@@ -244,7 +244,7 @@ def test_expired_authkey_is_refused_and_replaced(fleet: Fleet) -> None:
         stale = (await api.channel(channel).chat_details()).authkey
         user_id = int((await api.request("GET", "/users/current"))["id"])
         chat = api.chat(channel, reconnect_delay=0.05)
-        await chat.connect()
+        await chat.start()
         home = node_at(fleet, chat.endpoint)
 
         async def stale_auth(node: Child) -> Any:
