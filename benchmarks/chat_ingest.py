@@ -159,7 +159,7 @@ async def _toolkit(url: str, n: int) -> tuple[float, float, ChatClient]:
     cpu, wall = time.process_time(), time.perf_counter()
     client = ChatClient(details)
     async with asyncio.timeout(LIMIT):
-        await client.connect()
+        await client.start()
         while client.log.counts.get("ChatMessage", 0) < n:
             await asyncio.sleep(0.005)
     took = time.process_time() - cpu, time.perf_counter() - wall
