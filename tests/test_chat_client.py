@@ -228,6 +228,16 @@ def test_a_misspelt_event_name_is_refused_with_the_known_ones(viewer: Chat) -> N
         viewer._aio.events("PollEnded")
 
 
+def test_a_timed_out_chatter_s_own_log_shows_the_duration(chats: Callable[..., Chat]) -> None:
+    """The chatter timed out alone gets UserTimeout, so their own log's moderation view shows
+    how long (what recipe 4 shows, timing out its own demo account)."""
+    owner, target = chats("moderator", "moderator"), chats("viewer2", "moderator")
+    owner.timeout_user("viewer2", "2s")
+    wait_until(lambda: (target.log.moderation()["event"] == "UserTimeout").any())
+    timed_out = target.log.moderation().query("event == 'UserTimeout'")
+    assert timed_out["duration_ms"].tolist() == [2000]
+
+
 def test_callbacks_see_events_on_the_loop(streamer: Chat, viewer: Chat) -> None:
     """Callbacks get the events they asked for, on the toolkit's loop thread, until removed."""
     seen: list[tuple[str, str]] = []
