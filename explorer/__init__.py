@@ -25,8 +25,12 @@ from explorer.tables import time_series
 from explorer.track import AsyncTracker, Tracker
 from explorer.watch import AsyncWatch, Watch
 
-# explorer.replay is the function; its module is explorer.replays (the old import path warns).
+# explorer.replay is the function; its module is explorer.replays. The views moved into
+# explorer.views. The old import paths warn.
 moved_module("explorer.replay", "explorer.replays")
+moved_module("explorer.widgets", "explorer.views.chat")
+moved_module("explorer.watchview", "explorer.views.watch")
+moved_module("explorer.trackview", "explorer.views.track")
 
 __all__ = [
     "AsyncClient",

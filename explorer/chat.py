@@ -93,7 +93,7 @@ from explorer.twins import LoggedTwin, Mirror, facts_table
 from explorer.wire.packets import Event
 
 if TYPE_CHECKING:
-    from explorer.widgets import LiveChat, PollChart
+    from explorer.views.chat import LiveChat, PollChart
 
 log = logging.getLogger(__name__)
 
@@ -716,7 +716,7 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
 
     Made by ``explorer.connect().chat(channel)``, already joined. The chat keeps running in the
     background (events flow into :attr:`log` while a cell blocks). ``chat.widget()`` (or just
-    ``chat`` as a cell's last line) shows a :class:`~explorer.widgets.LiveChat`; nothing of
+    ``chat`` as a cell's last line) shows a :class:`~explorer.views.chat.LiveChat`; nothing of
     Jupyter is imported until then. Use ``with`` or :meth:`close`.
     """
 
@@ -763,7 +763,7 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     def widget(self, rows: int = 20) -> LiveChat:
         """A live view of this chat for Jupyter: state, endpoint, counts, rate, the last
         ``rows`` events (filterable), pause and resume."""
-        from explorer.widgets import LiveChat
+        from explorer.views.chat import LiveChat
 
         return LiveChat(
             self.log, self._status, rows=rows, loop=loop.get_loop(), base_url=self._aio.base_url
@@ -772,7 +772,7 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     def poll_chart(self, question: str | None = None) -> PollChart:
         """A live chart of a poll's responses over time (the latest poll, or ``question``);
         in a script, ``chat.poll_chart().save("poll.png")``."""
-        from explorer.widgets import PollChart
+        from explorer.views.chat import PollChart
 
         return PollChart(self.log, question, loop=loop.get_loop())
 

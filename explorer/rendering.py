@@ -2,8 +2,8 @@
 (emoticons cut from the platform's sprite sheets, links, tags), role badges, one-line
 summaries of other events, and a small SVG sparkline.
 
-Pure functions of their arguments, with no widget library: :mod:`explorer.widgets` and
-:mod:`explorer.watchview` put what they return into HTML widgets.
+Pure functions of their arguments, with no widget library: :mod:`explorer.views.chat` and
+:mod:`explorer.views.watch` put what they return into HTML widgets.
 
 Every piece of text from the platform is escaped. A link becomes an anchor only for an
 ``http`` or ``https`` address (``rel="noopener noreferrer" target="_blank"``), and an

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import os
 
     from explorer.recorder import Recorder
-    from explorer.trackview import TrackChart
+    from explorer.views.track import TrackChart
 
 log = logging.getLogger(__name__)
 
@@ -353,7 +353,7 @@ class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
 
     def widget(self, top: int = 10) -> TrackChart:
         """A live chart of the ``top`` channels' viewers over time."""
-        from explorer.trackview import TrackChart
+        from explorer.views.track import TrackChart
 
         return TrackChart(lambda: self._aio.frame, top=top, loop=loop.get_loop())
 

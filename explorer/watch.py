@@ -65,7 +65,7 @@ from explorer.twins import LoggedTwin, Mirror, facts_table
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
-    from explorer.watchview import WatchView
+    from explorer.views.watch import WatchView
 
 log = logging.getLogger(__name__)
 
@@ -540,7 +540,7 @@ class Watch(LoggedTwin[AsyncWatch, "WatchView"]):
     """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
     ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
     keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
-    shows a :class:`~explorer.watchview.WatchView`. Use ``with`` or :meth:`close`.
+    shows a :class:`~explorer.views.watch.WatchView`. Use ``with`` or :meth:`close`.
     """
 
     channels: Mirror[list[int]] = Mirror("The channels joined now, by id.")
@@ -564,7 +564,7 @@ class Watch(LoggedTwin[AsyncWatch, "WatchView"]):
     def widget(self) -> WatchView:
         """A live view for Jupyter: channels joined, events per second, the per-channel table
         busiest first, the latest events."""
-        from explorer.watchview import WatchView
+        from explorer.views.watch import WatchView
 
         return WatchView(
             self.log,

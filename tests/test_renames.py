@@ -97,3 +97,19 @@ def test_async_objects_begin_with_start() -> None:
         await old.aclose()
 
     asyncio.run(begin())
+
+
+def test_the_views_live_in_explorer_views() -> None:
+    """LiveChat, PollChart, WatchView and TrackChart are in explorer.views; the old modules'
+    names still import, with a warning."""
+    from explorer.views.chat import LiveChat
+    from explorer.views.track import TrackChart
+    from explorer.views.watch import WatchView
+
+    with pytest.warns(DeprecationWarning, match=r"explorer.widgets.LiveChat is now explorer"):
+        from explorer.widgets import LiveChat as Old  # type: ignore[import-not-found]
+    with pytest.warns(DeprecationWarning, match=r"explorer.watchview.WatchView is now"):
+        from explorer.watchview import WatchView as OldWatch  # type: ignore[import-not-found]
+    with pytest.warns(DeprecationWarning, match=r"explorer.trackview.TrackChart is now"):
+        from explorer.trackview import TrackChart as OldTrack  # type: ignore[import-not-found]
+    assert (Old, OldWatch, OldTrack) == (LiveChat, WatchView, TrackChart)

@@ -15,7 +15,7 @@ import explorer
 import explorer.capture
 from explorer.emulator import Platform
 from explorer.track import CHUNK, Tracker
-from explorer.trackview import TrackChart
+from explorer.views.track import TrackChart
 from tests.clocks import ManualClock
 from tests.test_rest_pacing import TINY_READ, Recording
 

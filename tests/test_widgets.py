@@ -19,7 +19,7 @@ import explorer
 from explorer import loop
 from explorer.eventlog import EventLog
 from explorer.rendering import LINK_STYLE
-from explorer.widgets import LiveChat, PollChart
+from explorer.views.chat import LiveChat, PollChart
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until

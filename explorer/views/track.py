@@ -1,5 +1,5 @@
 """A live chart of tracked channels (``tracker.widget()``): the top channels' field (viewers,
-by default) over time, drawn like :class:`~explorer.widgets.PollChart` (SVG at the notebook's
+by default) over time, drawn like :class:`~explorer.views.chat.PollChart` (SVG at the notebook's
 resolution, concise UTC time ticks, integer counts from 0, an empty state before the first
 snapshot).
 
@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from traitlets import Int, List, Unicode
 
-from explorer.widgets import CHART_INTERVAL, ChartView, count_axis, time_axis, utc
+from explorer.views.chat import CHART_INTERVAL, ChartView, count_axis, time_axis, utc
 
 
 class TrackChart(ChartView):
