@@ -4,7 +4,7 @@ An :class:`Endpoint` declares a platform route as the toolkit uses it: method, p
 the rate-limit bucket it is charged to, the schema of its answer and what kind of result it
 gives (:class:`Result`). The rows are written where the methods they back are declared (the
 handle classes, see ``handle.py``), so adding an endpoint is one decorated method; the table
-of every row is gathered from those classes (``api.ENDPOINTS``) and a test pairs each row with
+of every row is gathered from those classes (``rest.ENDPOINTS``) and a test pairs each row with
 the platform's route of the same method and path, which must name the same bucket.
 
 Paths are built only by :meth:`Endpoint.url`: every value is percent-quoted with nothing safe,
