@@ -305,6 +305,11 @@ class Capture:
 _PARTS = (EVENTS, SNAPSHOTS, RECORDERS)
 
 
+def _is_capture(folder: Path) -> bool:
+    """Whether a recorder wrote into ``folder`` (one of its parts is there)."""
+    return any((folder / part).is_dir() for part in _PARTS)
+
+
 def _check_folder(path: Path) -> None:
     """Raise CaptureNotFound or CaptureError, saying what was expected, unless ``path`` is
     a folder a recorder wrote (one of ``events/``, ``snapshots/``, ``recorders/`` in it) or
@@ -314,21 +319,19 @@ def _check_folder(path: Path) -> None:
         raise CaptureNotFound(f"No capture at {shown!r}: the path does not exist.")
     if not path.is_dir():
         raise CaptureError(f"A capture is a directory, and {shown!r} is a file.")
-    if any((path / part).is_dir() for part in _PARTS) or next(path.iterdir(), None) is None:
+    if _is_capture(path) or next(path.iterdir(), None) is None:
         return  # a capture, or an empty folder: one no recorder has written to yet
     expected = (
         f"{shown!r} is not a capture: a capture is the folder given to a recorder "
         "(`explorer record --out FOLDER`, api.watch(..., to=FOLDER)), holding "
         f"{', '.join(part + '/' for part in _PARTS)}"
     )
-    if path.name in _PARTS and path.parent.is_dir():
+    if path.name in _PARTS and _is_capture(path.parent):
         raise CaptureError(
             f"{expected}; this is one of those, so open its parent: "
             f"open_capture({str(path.parent)!r})."
         )
-    inside = sorted(
-        p.name for p in path.iterdir() if p.is_dir() and any((p / part).is_dir() for part in _PARTS)
-    )
+    inside = sorted(p.name for p in path.iterdir() if p.is_dir() and _is_capture(p))
     if inside:
         raise CaptureError(f"{expected}; it holds captures: {', '.join(inside)}.")
     raise CaptureError(f"{expected}, and it holds none of them.")
