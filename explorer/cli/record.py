@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         return FAILED
     with api, _signals() as stopped:
         try:
-            session = Session.start(api, args)
+            recording = Recording.start(api, args)
         except (ConnectionFailed, OSError) as exc:
             print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
             return FAILED
@@ -150,11 +150,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"explorer record: {exc}", file=sys.stderr)
             return BAD_ARGUMENTS
         try:
-            session.run(args.duration, stopped)
-            failure = session.failure()
+            recording.run(args.duration, stopped)
+            failure = recording.failure()
         finally:
-            session.close()
-        print(session.summary(stopped.reason), flush=True)
+            recording.close()
+        print(recording.summary(stopped.reason), flush=True)
     if failure is not None:
         print(f"explorer record: tracking stopped: {failure}", file=sys.stderr)
         return FAILED
@@ -228,7 +228,7 @@ def _check_tokens(api: explorer.Client, channels: list[str]) -> None:
 
 
 @dataclass
-class Session:
+class Recording:
     """One recording: the watch, the trackers, and the clock of the display."""
 
     watch: Watch | None
@@ -240,7 +240,7 @@ class Session:
     joined: int = 0
 
     @classmethod
-    def start(cls, api: explorer.Client, args: argparse.Namespace) -> Session:
+    def start(cls, api: explorer.Client, args: argparse.Namespace) -> Recording:
         """Check the platform answers and knows the ``--channels`` tokens, then start
         tracking and watching."""
         api.channels(fields="id", max_rows=1)
@@ -252,7 +252,7 @@ class Session:
         if args.channels is not None:
             targets.append(args.channels)
         trackers: list[Tracker] = []
-        session = cls(None, trackers, args.out, time.monotonic())
+        recording = cls(None, trackers, args.out, time.monotonic())
         try:
             for target in targets:
                 trackers.append(
@@ -264,7 +264,7 @@ class Session:
                         shard=args.shard,
                     )
                 )
-            session.watch = api.watch(
+            recording.watch = api.watch(
                 args.channels,
                 top=args.top,
                 refresh=args.refresh,
@@ -273,9 +273,9 @@ class Session:
                 shard=args.shard,
             )
         except BaseException:
-            session.close()
+            recording.close()
             raise
-        return session
+        return recording
 
     def recorders(self) -> list[Recorder]:
         """Every recorder writing into the capture."""

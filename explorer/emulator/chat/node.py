@@ -147,7 +147,7 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
 
 
 @dataclass(eq=False, slots=True)
-class Session:
+class NodeSession:
     """One open connection: where it is, as whom, and its method allowance."""
 
     ws: NodeConnection
@@ -189,8 +189,8 @@ class ChatNode:
         self._server: Server | None = None
         self._watchdog: asyncio.Task[None] | None = None
         self._welcome = b""
-        self._sessions: dict[NodeConnection, Session] = {}
-        self._channels: dict[int, dict[NodeConnection, Session]] = {}
+        self._sessions: dict[NodeConnection, NodeSession] = {}
+        self._channels: dict[int, dict[NodeConnection, NodeSession]] = {}
         self._dropping: set[NodeConnection] = set()
         #: Set once any connection opted out of events (keeps the usual delivery path lean).
         self._opting_out = False
@@ -281,7 +281,7 @@ class ChatNode:
         else:
             broadcast(targets, delivery.payload, text=True)
 
-    def _end_revoked(self, members: dict[NodeConnection, Session], key: str) -> None:
+    def _end_revoked(self, members: dict[NodeConnection, NodeSession], key: str) -> None:
         """Take the connections signed in with ``key`` out of their room at once and close
         them with :data:`CREDENTIAL_ENDED`."""
         for session in [s for s in members.values() if s.authkey == key]:
@@ -315,7 +315,7 @@ class ChatNode:
         assert isinstance(connection, NodeConnection)
         ws = connection
         loop = asyncio.get_running_loop()
-        session = Session(
+        session = NodeSession(
             ws, f"{self.server_id}:{next(_connection_ids)}", self.config.chat_burst, loop.time()
         )
         peer = ws.remote_address[0] if ws.remote_address else None
@@ -346,7 +346,7 @@ class ChatNode:
             self.limits.close(session.address)
             self._leave(session)
 
-    def _allow(self, session: Session, now: float) -> bool:
+    def _allow(self, session: NodeSession, now: float) -> bool:
         """Take one token from the connection's bucket, if there is one."""
         rate, burst = self.config.chat_rate, self.config.chat_burst
         session.tokens = min(burst, session.tokens + (now - session.refilled) * rate)
@@ -366,7 +366,7 @@ class ChatNode:
         slow_down = error_object(ChatErrorCode.THROTTLED, "You are sending too fast; slow down.")
         return encode_reply(reply_id, error=slow_down)
 
-    def _answer(self, session: Session, frame: bytes) -> bytes:
+    def _answer(self, session: NodeSession, frame: bytes) -> bytes:
         """The one reply to one frame."""
         try:
             packet = decode(frame)
@@ -387,7 +387,7 @@ class ChatNode:
             return encode_reply(packet.id, omit_data=True)
         return encode_reply(packet.id, result)
 
-    def _call(self, session: Session, packet: Method) -> Any:
+    def _call(self, session: NodeSession, packet: Method) -> Any:
         name, args = packet.method, packet.arguments
         if name == "auth":
             return self._auth(session, args)
@@ -413,7 +413,7 @@ class ChatNode:
             raise Refusal(ChatErrorCode.NOT_AUTHENTICATED, "Call auth first to join a chat.")
         return dispatch.call(session.room, session.member, name, args)
 
-    def _auth(self, session: Session, args: list[Any]) -> dict[str, Any]:
+    def _auth(self, session: NodeSession, args: list[Any]) -> dict[str, Any]:
         channel_id, user_id, key = parse_auth(args)
         room = self.rooms.get(channel_id)
         if room is None:
@@ -435,7 +435,7 @@ class ChatNode:
         self._enter(session, room, member)
         return {"authenticated": member.user_id is not None, "roles": member.roles}
 
-    def _enter(self, session: Session, room: Room, member: Member) -> None:
+    def _enter(self, session: NodeSession, room: Room, member: Member) -> None:
         """Move ``session`` into ``room`` as ``member`` (leaving where it was)."""
         if session.room is room and session.member.user_id == member.user_id:
             session.member = member  # same identity, fresh roles: no leave/join events
@@ -449,7 +449,7 @@ class ChatNode:
         members[session.ws] = session
         presence.join(room, member, session.key)
 
-    def _leave(self, session: Session) -> None:
+    def _leave(self, session: NodeSession) -> None:
         room = session.room
         if room is None:
             return
