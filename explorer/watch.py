@@ -274,7 +274,8 @@ class AsyncWatch(AsyncClosing, LogViews):
                 },
                 index=pd.Index([None] * len(unknown), dtype="Int64", name="channel"),
             )
-            frame = pd.concat([frame, missing]).fillna({c: 0 for c in frame.columns[2:7]})
+            counts = ("events", "messages", "rate", "reconnects", "gaps")
+            frame = pd.concat([frame, missing]).fillna(dict.fromkeys(counts, 0))
         frame = frame.astype({"events": "int64", "messages": "int64", "rate": "float64"})
         frame = frame.astype({"reconnects": "int64", "gaps": "int64"})
         return frame.sort_values("rate", ascending=False, kind="stable")
