@@ -18,7 +18,8 @@ A capture with no events (or no snapshots) yet has an empty view of that name.
 Every error is a :class:`~explorer.errors.CaptureError`: a folder that is not a capture (a
 recorder writes ``events/``, ``snapshots/`` and ``recorders/`` into it) says what was expected,
 and a damaged file or a failed query carries DuckDB's error as its ``__cause__``. Only the raw
-connection :meth:`Capture.duckdb` hands out raises DuckDB's own errors.
+connection :meth:`Capture.duckdb` hands out, and the batches of :meth:`Capture.packets` as
+they are read, raise DuckDB's own errors.
 """
 
 from __future__ import annotations
