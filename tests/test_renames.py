@@ -80,10 +80,11 @@ def test_async_objects_begin_with_start() -> None:
 
     from explorer import AsyncClient
     from explorer.closing import AsyncClosing
+    from explorer.live import AsyncLive
     from explorer.watch import AsyncWatch
 
     assert vars(ChatClient)["connect"].new == "start" and vars(AsyncClient)["open"].new == "start"
-    for cls in (AsyncClient, ChatClient, AsyncWatch, AsyncTracker):
+    for cls in (AsyncClient, ChatClient, AsyncWatch, AsyncTracker, AsyncLive):
         assert issubclass(cls, AsyncClosing) and "start" in dir(cls)
 
     async def begin() -> None:

@@ -356,8 +356,8 @@ def test_the_view_shown_keeps_its_last_state_after_close(
     view = watch._widget
     assert view is not None and view.status["state"] == "watching"
     watch.close()
-    wait_until(lambda: view.status["state"] == "closed")
-    assert view.comm is not None and "closed" in view._header.value
+    wait_until(lambda: "state: closed" in view._header.value)  # drawn after the traits
+    assert view.comm is not None and view.status["state"] == "closed"
 
 
 def test_close_leaves_every_chat(
