@@ -106,9 +106,9 @@ class Capture:
         if next(folder.glob("*/*.parquet"), None) is None:
             source = empty
         else:
-            glob = str(folder / "**" / "*.parquet").replace("'", "''")
+            glob = _text(f"{_literal_glob(str(folder))}/**/*.parquet")
             source = (
-                f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true, "
+                f"SELECT * FROM read_parquet({glob}, hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
             )
         self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
@@ -370,6 +370,12 @@ def _where(
 def _text(value: str) -> str:
     """``value`` as an SQL string literal."""
     return "'" + value.replace("'", "''") + "'"
+
+
+def _literal_glob(path: str) -> str:
+    """``path`` as a DuckDB glob matching only itself: a user's path is a path, never a
+    pattern, so each of ``*?[]`` becomes a one-character class (``[*]``)."""
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in path)
 
 
 def _and(where: list[str]) -> str:
