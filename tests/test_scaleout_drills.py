@@ -372,7 +372,7 @@ def test_kill_9_under_a_recording_watch_keeps_every_message(fleet: Fleet, tmp_pa
         watch = await api.watch([channel], to=capture, flush_every=0.5)
         chat = watch.chat(channel)
         talker = talker_api.chat(channel, reconnect_delay=0.05, give_up_after=20.0)
-        await talker.connect()
+        await talker.start()
         assert chat is not None
         victim = node_at(fleet, chat.endpoint)
         replied: list[str] = []
