@@ -623,7 +623,7 @@ def _events_files(
     path: pathlib.Path, name: str, packed: Packed, seq: int
 ) -> tuple[list[_File], set[int]]:
     """Build ``packed``'s rows and write them as events files; the files and the channels."""
-    frame = packed.frame()
+    frame = packed.frame
     files = _write_files(path, name, EVENTS, _events_table(frame), "received_at", seq)
     return files, {int(c) for c in frame["channel"].dropna().unique()}
 
