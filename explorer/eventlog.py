@@ -56,6 +56,7 @@ the caller or the injected ``clock``.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import ctypes
 import html
@@ -798,3 +799,21 @@ class LogViews:
     def changes(self: _Logged, fields: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Fields changed by live update events so far (:meth:`EventLog.changes`)."""
         return self.log.changes(fields)
+
+
+#: How often :func:`tidy` looks for a quiet socket to build DataFrame rows in, in seconds.
+QUIET_INTERVAL = 0.25
+#: Fewer new events than this in one interval is quiet (20,000 events a second).
+QUIET_EVENTS = 5_000
+
+
+async def tidy(log: EventLog) -> None:
+    """Build ``log``'s DataFrame rows while its sockets are quiet, until cancelled: one task
+    per log (a log several chats feed runs one, not one per chat)."""
+    seen = log.total
+    while True:
+        await asyncio.sleep(QUIET_INTERVAL)
+        total = log.total
+        if total - seen < QUIET_EVENTS:
+            log.materialise(max_chunks=1)
+        seen = total

@@ -1,25 +1,32 @@
 """Event feeds: what one consumer of a chat's events has not taken yet.
 
-A source (a :class:`~explorer.chat.ChatClient`) pushes every event into each subscribed feed
+A source (a :class:`~explorer.chatclient.ChatClient`) pushes every event into each subscribed feed
 on its loop; a consumer takes them at its own pace, from an async iterator
 (:class:`EventStream`) or a blocking one (:class:`EventIterator`, for scripts). A consumer that
 falls ``limit`` events behind loses the oldest, counted in ``dropped``, so a slow reader never
 holds the source back. Event names are checked against the platform's
 (:data:`~explorer.wire.events.EVENTS`): a misspelt one would otherwise match nothing and
 leave its consumer waiting forever.
+
+:class:`Subscribers` is the source's side: the feeds and callbacks it delivers each event to.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
+import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from explorer.wire.events import EVENTS
 from explorer.wire.packets import Event
+
+log = logging.getLogger("explorer.chat")
+
+Callback = Callable[[Event], object]
 
 
 def event_names(names: Sequence[str]) -> frozenset[str]:
@@ -147,3 +154,67 @@ class EventIterator(Feed):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Subscribers:
+    """A source's consumers: the feeds and callbacks each event goes to, subscribed from any
+    thread, delivered to on the source's loop. The source sets ``_closing`` and ``error``."""
+
+    _closing: bool
+    error: BaseException | None
+
+    def __init__(self, max_pending: int) -> None:
+        self.max_pending = max_pending
+        self._subscribing = threading.Lock()
+        self._feeds: tuple[Feed, ...] = ()
+        self._callbacks: tuple[tuple[Callback, frozenset[str]], ...] = ()
+
+    def _deliver(self, event: Event) -> None:
+        """Hand ``event`` to every iterator and callback that wants it."""
+        for feed in self._feeds:
+            feed.push(event)
+        for callback, names in self._callbacks:
+            if not names or event.event in names:
+                try:
+                    callback(event)
+                except Exception:
+                    log.exception("explorer chat: callback %r failed", callback)
+
+    def _deliver_all(self, events: list[Event]) -> None:
+        for event in events:
+            self._deliver(event)
+
+    def _subscribe(self, feed: Feed) -> None:
+        # Copy on write under a lock: the loop iterates the old tuple; any thread may call.
+        with self._subscribing:
+            self._feeds = (*self._feeds, feed)
+        if self._closing:
+            feed.end(self.error)
+
+    def _unsubscribe(self, feed: Feed) -> None:
+        with self._subscribing:
+            self._feeds = tuple(f for f in self._feeds if f is not feed)
+
+    def events(self, *names: str, max_pending: int | None = None) -> EventStream:
+        """An async iterator over events (only those called ``names``, when given), from now.
+
+        Raises ValueError for a name that is not an event (the message lists them)."""
+        stream = EventStream(names, max_pending or self.max_pending, self._unsubscribe)
+        self._subscribe(stream)
+        return stream
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self.events()
+
+    def on(self, callback: Callback, *names: str) -> Callable[[], None]:
+        """Call ``callback(event)`` on the loop for every event (or those called ``names``);
+        returns a function that stops it. Raises ValueError for a name that is not an event."""
+        entry = (callback, event_names(names))
+        with self._subscribing:
+            self._callbacks = (*self._callbacks, entry)
+
+        def remove() -> None:
+            with self._subscribing:
+                self._callbacks = tuple(c for c in self._callbacks if c is not entry)
+
+        return remove

@@ -29,11 +29,10 @@ import pandas as pd
 from explorer import loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelRef, Channels, refs
-from explorer.chat import tidy
 from explorer.closing import AsyncClosing
 from explorer.constellation import LiveSocket
 from explorer.durations import Duration
-from explorer.eventlog import EventLog, LogViews
+from explorer.eventlog import EventLog, LogViews, tidy
 from explorer.loop import Blocking
 from explorer.twins import Described, Mirror, recording_line
 from explorer.watch import FeedTwin

@@ -5,7 +5,7 @@
 ``history`` exactly as a single chat does, and all of them write into one shared
 :class:`~explorer.eventlog.EventLog` whose ``channel`` column says where each row came from.
 They all run on one event loop, so the log keeps its single writer; one task builds the log's
-rows while the sockets are quiet (:func:`explorer.chat.tidy`) instead of one per chat.
+rows while the sockets are quiet (:func:`explorer.eventlog.tidy`) instead of one per chat.
 
 The set of channels changes while watching: :meth:`AsyncWatch.add` and
 :meth:`AsyncWatch.remove`, and the rule ``top=N``: the N online channels with the most
@@ -63,11 +63,11 @@ import pandas as pd
 from explorer import loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelRef, Channels, refs
-from explorer.chat import Chat, ChatClient, tidy
+from explorer.chat import Chat, ChatClient
 from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, NotFound
-from explorer.eventlog import EventLog, LogViews
+from explorer.eventlog import EventLog, LogViews, tidy
 from explorer.loop import Blocking
 from explorer.session import OUTAGES_KEPT, Outage
 from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
