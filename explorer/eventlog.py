@@ -57,36 +57,39 @@ the caller or the injected ``clock``.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import ctypes
 import html
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import numpy as np
 import orjson
 import pandas as pd
-import pyarrow as pa
 
 from explorer import chatviews
-from explorer.eventrows import flatten, rows_frame
+from explorer.eventchunks import (
+    Chunk,
+    Packed,
+    Raw,
+    Snapshot,
+    Tail,
+    chunk_frame,
+    flattened_rows,
+    id_hashes,
+    locate,
+    pack,
+    received_at,
+)
 from explorer.wire.events import EVENTS
 
-#: Sealed packets: zstd at level 1 packs chat JSON to 11 % in 0.4 us per packet (zlib -1: 15 %
-#: in 1.6 us).
-_CODEC = pa.Codec("zstd", compression_level=1)
-_UINT32_MAX = 2**32 - 1
 #: Rows and columns at most in the log's HTML view.
 _HTML_ROWS = 5
 _HTML_COLUMNS = 12
-
-#: A packet's JSON: text, or the bytes of the websocket frame it came in.
-Raw = str | bytes | bytearray | memoryview
 
 
 def _with_events(frame: pd.DataFrame, events: pd.CategoricalDtype) -> pd.DataFrame:
@@ -99,105 +102,6 @@ def _with_events(frame: pd.DataFrame, events: pd.CategoricalDtype) -> pd.DataFra
 # The log: events kept as compressed packets, turned into DataFrames when one is read.
 
 
-class _Tail:
-    """The open rows, one list per field. Columns rather than a tuple per row: every tuple
-    would be one more object for the garbage collector, and at chat rates it would then run
-    hundreds of times more often (about 10 % of ingest time, measured).
-
-    The writer appends to ``ids`` last, so ``len(ids)`` rows are complete in every list.
-    """
-
-    __slots__ = ("at", "channels", "events", "history", "ids", "packets", "text")
-
-    def __init__(self) -> None:
-        self.at: list[float] = []
-        self.events: list[str] = []
-        self.packets: list[Raw] = []
-        self.history: list[bool] = []
-        #: The channel each row came from, when the writer said (None: the packet's own).
-        self.channels: list[int | None] = []
-        #: The ChatMessage id of each row (None for other events).
-        self.ids: list[str | None] = []
-        #: Whether some packet is text (str) rather than bytes.
-        self.text = False
-
-
-def _as_bytes(raw: Raw) -> bytes | bytearray | memoryview:
-    return raw.encode() if isinstance(raw, str) else raw
-
-
-def _channels(channels: list[int | None]) -> np.ndarray:
-    """Each row's channel, -1 for None; 32 bits while every id fits (4 bytes a row)."""
-    values = np.fromiter((-1 if c is None else c for c in channels), np.int64, len(channels))
-    return values.astype(np.int32) if values.max(initial=-1) < 2**31 else values
-
-
-def _channel(value: Any) -> int | None:
-    number = int(value)
-    return None if number < 0 else number
-
-
-def _hashes(ids: list[str | None]) -> np.ndarray:
-    """32 bits of each id's ``hash()`` (a constant for None)."""
-    return np.fromiter(map(hash, ids), np.int64, len(ids)).astype(np.uint32)
-
-
-@dataclass(frozen=True, slots=True)
-class _Chunk:
-    """Sealed rows ``start .. end``: their packets as one compressed JSON array, and the
-    fields that are needed without parsing it, one numpy array each."""
-
-    start: int
-    #: ``[p0,p1,...]`` compressed; packet ``i`` is ``json[offsets[i] : offsets[i + 1] - 1]``.
-    packets: bytes
-    offsets: np.ndarray
-    received_at: np.ndarray
-    #: Event codes into the log's categories at sealing (categories only ever grow).
-    codes: np.ndarray
-    history: np.ndarray
-    #: :func:`_channels` of the rows.
-    channels: np.ndarray
-    #: :func:`_hashes` of the ChatMessage ids (None for other rows): a first, cheap test for
-    #: add_history, whose hits are confirmed against the packets.
-    ids: np.ndarray
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.received_at)
-
-    def json(self) -> bytes:
-        """The uncompressed JSON array."""
-        return bytes(_CODEC.decompress(self.packets, int(self.offsets[-1]), asbytes=True))
-
-    def packet(self, json: bytes, index: int) -> Any:
-        """Packet ``index`` (relative to ``start``) decoded from :meth:`json`'s result."""
-        return orjson.loads(json[self.offsets[index] : self.offsets[index + 1] - 1])
-
-
-def _pack(tail: _Tail, n: int, start: int, events: pd.CategoricalDtype) -> _Chunk:
-    """The first ``n`` rows of ``tail`` (row ``start`` on) sealed into a chunk."""
-    packets = (
-        [_as_bytes(raw) for raw in tail.packets[:n]]
-        if tail.text
-        else cast("list[bytes | bytearray | memoryview]", tail.packets[:n])
-    )
-    offsets = np.empty(n + 1, np.int64)
-    offsets[0] = 1
-    np.cumsum(np.fromiter(map(len, packets), np.int64, n) + 1, out=offsets[1:])
-    offsets[1:] += 1
-    codes = {name: code for code, name in enumerate(events.categories)}
-    return _Chunk(
-        start,
-        _CODEC.compress(b"[%b]" % b",".join(packets), asbytes=True),
-        offsets.astype(np.uint32) if offsets[-1] <= _UINT32_MAX else offsets,
-        np.array(tail.at[:n], np.float64),
-        np.fromiter(map(codes.__getitem__, tail.events[:n]), np.int16, n),
-        np.array(tail.history[:n], bool),
-        _channels(tail.channels[:n]),
-        _hashes(tail.ids[:n]),
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class _Segment:
     """Materialised sealed rows ``start .. start + len(frame)`` as one DataFrame."""
@@ -208,57 +112,6 @@ class _Segment:
     @property
     def end(self) -> int:
         return self.start + len(self.frame)
-
-
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
-    chunks: tuple[_Chunk, ...]
-    tail: _Tail
-    tail_start: int
-    end: int
-    events: pd.CategoricalDtype
-
-    def open_rows(self, first: int) -> slice:
-        """The positions in ``tail``'s lists of open rows ``first .. end``."""
-        return slice(max(first - self.tail_start, 0), self.end - self.tail_start)
-
-
-@dataclass(frozen=True, slots=True)
-class Packed:
-    """Kept rows from ``first`` on, packed as the log keeps them: sealed chunks (compressed
-    JSON packets and the fields read without parsing them), the open rows sealed the same way.
-    Cheap to make and to pickle, so a recorder can build and write the rows in another process
-    (:meth:`frame`)."""
-
-    first: int
-    chunks: tuple[_Chunk, ...]
-    events: pd.CategoricalDtype
-
-    @property
-    def end(self) -> int:
-        """One past the last row."""
-        return self.chunks[-1].end if self.chunks else self.first
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        """The rows as :attr:`EventLog.frame` has them, plus a ``packet`` column of each row's
-        JSON text."""
-        pieces, texts = [], []
-        for chunk in self.chunks:
-            skip = max(self.first - chunk.start, 0)
-            pieces.append(_materialise(chunk, self.events).iloc[skip:])
-            json = chunk.json()
-            offsets = chunk.offsets.tolist()
-            texts += [
-                json[offsets[i] : offsets[i + 1] - 1].decode()
-                for i in range(skip, len(offsets) - 1)
-            ]
-        if not pieces:
-            pieces.append(rows_frame((), self.events))
-        frame = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0]
-        frame.index = pd.Index(np.arange(self.end - len(frame), self.end), name="row")
-        frame["packet"] = pd.Series(texts, index=frame.index, dtype="str")
-        return frame
 
 
 class EventLog:
@@ -287,9 +140,9 @@ class EventLog:
         self._clock = clock
         # The writer's lock: swaps of tail and chunks, category growth, reader snapshots.
         self._lock = threading.Lock()
-        self._tail = _Tail()
+        self._tail = Tail()
         self._tail_start = 0
-        self._chunks: deque[_Chunk] = deque()
+        self._chunks: deque[Chunk] = deque()
         self._events = pd.CategoricalDtype(EVENTS)
         self._counts: dict[str, int] = {}
         # The readers' lock and cache: materialised sealed rows, and the last frame read.
@@ -412,11 +265,11 @@ class EventLog:
             self._seal()
 
     def _seal(self) -> None:
-        chunk = _pack(self._tail, len(self._tail.ids), self._tail_start, self._events)
+        chunk = pack(self._tail, len(self._tail.ids), self._tail_start, self._events)
         with self._lock:
             self._chunks.append(chunk)
             self._tail_start = chunk.end
-            self._tail = _Tail()
+            self._tail = Tail()
             if self._max_rows is not None:
                 floor = self._tail_start - self._max_rows
                 if self._hold is not None:
@@ -450,7 +303,7 @@ class EventLog:
         snap = self._snapshot()
         start = self._start(snap)
         found = {i for i in snap.tail.ids[snap.open_rows(start)] if i in ids}
-        hashes = _hashes(list(ids))
+        hashes = id_hashes(list(ids))
         for chunk in snap.chunks:
             first = max(start - chunk.start, 0)
             hits = np.flatnonzero(np.isin(chunk.ids[first:], hashes)) + first
@@ -464,10 +317,10 @@ class EventLog:
                         found.add(data["id"])
         return found
 
-    def _snapshot(self) -> _Snapshot:
+    def _snapshot(self) -> Snapshot:
         with self._lock:
             tail = self._tail
-            return _Snapshot(
+            return Snapshot(
                 tuple(self._chunks),
                 tail,
                 self._tail_start,
@@ -475,7 +328,7 @@ class EventLog:
                 self._events,
             )
 
-    def _start(self, snap: _Snapshot) -> int:
+    def _start(self, snap: Snapshot) -> int:
         """First row kept in ``snap``: ``max_rows`` back from its end, or the held row."""
         if self._max_rows is None:
             return 0
@@ -504,7 +357,7 @@ class EventLog:
         chunks = [chunk for chunk in snap.chunks if chunk.end > first]
         open_rows = snap.end - snap.tail_start
         if open_rows and snap.end > first:
-            chunks.append(_pack(snap.tail, open_rows, snap.tail_start, snap.events))
+            chunks.append(pack(snap.tail, open_rows, snap.tail_start, snap.events))
         return Packed(first, tuple(chunks), snap.events)
 
     def materialise(self, max_chunks: int | None = None) -> int:
@@ -523,13 +376,13 @@ class EventLog:
         finally:
             self._read_lock.release()
 
-    def _catch_up(self, snap: _Snapshot, start: int, max_chunks: int | None) -> int:
+    def _catch_up(self, snap: Snapshot, start: int, max_chunks: int | None) -> int:
         """Materialise ``snap``'s pending chunks (read lock held); rows built."""
         segments = [s for s in self._segments if s.end > start]
         done = segments[-1].end if segments else start
         pending = [chunk for chunk in snap.chunks if chunk.end > done][:max_chunks]
         for chunk in pending:
-            frame = _materialise(chunk, snap.events)
+            frame = chunk_frame(chunk, snap.events)
             first = max(done - chunk.start, 0)
             segments.append(_Segment(chunk.start + first, frame.iloc[first:]))
         self._segments = segments
@@ -551,7 +404,7 @@ class EventLog:
             ]
             first_open = max(start, snap.tail_start)
             if first_open < snap.end or not pieces:
-                pieces.append(_flattened(snap, np.arange(first_open, snap.end)))
+                pieces.append(flattened_rows(snap, np.arange(first_open, snap.end)))
             frame = (
                 pd.concat(pieces, ignore_index=True)
                 if len(pieces) > 1
@@ -592,13 +445,13 @@ class EventLog:
             need -= len(positions)
         return self._rows_frame(snap, np.concatenate(numbers))
 
-    def _rows_frame(self, snap: _Snapshot, numbers: np.ndarray) -> pd.DataFrame:
+    def _rows_frame(self, snap: Snapshot, numbers: np.ndarray) -> pd.DataFrame:
         """Kept rows ``numbers`` (ascending): taken from materialised segments where they are,
         else flattened from their packets."""
         segments = self._segments  # replaced whole, never changed: no lock needed
         low = int(np.searchsorted(numbers, segments[0].start)) if segments else 0
         high = int(np.searchsorted(numbers, segments[-1].end)) if segments else 0
-        pieces = [_flattened(snap, numbers[:low])] if low else []
+        pieces = [flattened_rows(snap, numbers[:low])] if low else []
         for segment in segments:
             inside = numbers[low:high]
             inside = inside[(inside >= segment.start) & (inside < segment.end)]
@@ -606,7 +459,7 @@ class EventLog:
                 rows = segment.frame.iloc[inside - segment.start]
                 pieces.append(_with_events(rows, snap.events))
         if high < len(numbers) or not pieces:
-            pieces.append(_flattened(snap, numbers[high:]))
+            pieces.append(flattened_rows(snap, numbers[high:]))
         frame = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0].copy()
         frame.index = pd.Index(numbers, dtype=np.int64, name="row")
         return frame
@@ -651,7 +504,7 @@ class EventLog:
         for row in wanted:
             if not start <= row < snap.end:
                 raise KeyError(row)
-        return [found[0] for found in _locate(snap, wanted)]
+        return [found[0] for found in locate(snap, wanted)]
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`frame` to Parquet; ``poll_responses`` is stored as JSON text."""
@@ -670,7 +523,7 @@ class EventLog:
         kept = "" if start == 0 else f", the last {snap.end - start:,} kept"
         counts = sorted(self.counts.items(), key=lambda item: (-item[1], item[0]))
         names = ", ".join(f"{name} {count:,}" for name, count in counts)
-        first, last = (_clock_time(_received_at(snap, row)) for row in (start, snap.end - 1))
+        first, last = (_clock_time(received_at(snap, row)) for row in (start, snap.end - 1))
         return f"<EventLog: {snap.end:,} events{kept} ({names}), {first} to {last} UTC>"
 
     def _repr_html_(self) -> str:
@@ -707,72 +560,9 @@ def _release_freed() -> None:
         _TRIM(0)
 
 
-def _received_at(snap: _Snapshot, row: int) -> float:
-    """The receive time (epoch seconds) of kept row ``row``."""
-    if row >= snap.tail_start:
-        return snap.tail.at[row - snap.tail_start]
-    chunk = snap.chunks[bisect.bisect_right([c.start for c in snap.chunks], row) - 1]
-    return float(chunk.received_at[row - chunk.start])
-
-
 def _clock_time(seconds: float) -> str:
     """``2026-11-24 12:00:01.123``: epoch seconds at millisecond resolution, in UTC."""
     return pd.Timestamp(round(seconds * 1000), unit="ms").strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-
-
-def _materialise(chunk: _Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:
-    """A sealed chunk as a DataFrame: decode its packets, flatten them, build the columns."""
-    # One packet at a time: decoding the whole array at once would keep thousands of dicts
-    # alive, and every garbage collection pass meanwhile would walk them all (8x slower).
-    json = memoryview(chunk.json())
-    offsets = chunk.offsets.tolist()
-    rows = (
-        flatten(orjson.loads(json[offsets[i] : offsets[i + 1] - 1]), at, history, _channel(ch))
-        for i, (at, history, ch) in enumerate(
-            zip(
-                chunk.received_at.tolist(),
-                chunk.history.tolist(),
-                chunk.channels.tolist(),
-                strict=True,
-            )
-        )
-    )
-    return rows_frame(rows, events)
-
-
-def _flattened(snap: _Snapshot, numbers: np.ndarray) -> pd.DataFrame:
-    """Kept rows ``numbers`` built from their packets."""
-    located = _locate(snap, numbers.tolist())
-    return rows_frame((flatten(*found) for found in located), snap.events)
-
-
-def _locate(
-    snap: _Snapshot, numbers: Iterable[int]
-) -> Iterator[tuple[dict[str, Any], float, bool, int | None]]:
-    """``(packet, received_at, from_history, channel)`` of kept rows ``numbers``, in that
-    order; each chunk involved is decompressed once."""
-    starts = [chunk.start for chunk in snap.chunks]
-    json: tuple[_Chunk, bytes] | None = None
-    for row in numbers:
-        if row >= snap.tail_start:
-            tail, index = snap.tail, row - snap.tail_start
-            yield (
-                orjson.loads(tail.packets[index]),
-                tail.at[index],
-                tail.history[index],
-                tail.channels[index],
-            )
-            continue
-        chunk = snap.chunks[bisect.bisect_right(starts, row) - 1]
-        if json is None or json[0] is not chunk:
-            json = (chunk, chunk.json())
-        index = row - chunk.start
-        yield (
-            chunk.packet(json[1], index),
-            float(chunk.received_at[index]),
-            bool(chunk.history[index]),
-            _channel(chunk.channels[index]),
-        )
 
 
 class _Logged(Protocol):

@@ -89,7 +89,8 @@ import pyarrow.parquet as pq
 
 from explorer import columns
 from explorer.durations import Duration, seconds
-from explorer.eventlog import EventLog, Packed
+from explorer.eventchunks import Packed
+from explorer.eventlog import EventLog
 from explorer.wire import events as wire_events
 
 #: The folders of a capture, one per kind of rows, and the recorders' manifests.

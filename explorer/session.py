@@ -55,7 +55,8 @@ from typing import Any
 import orjson
 
 from explorer.errors import ChatError
-from explorer.eventlog import EventLog, Raw
+from explorer.eventchunks import Raw
+from explorer.eventlog import EventLog
 from explorer.wire.packets import Event, PacketError, Reply, decode, encode_method
 
 #: Most messages one ``history`` call returns (platform.md, "Limits").
