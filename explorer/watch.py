@@ -22,11 +22,12 @@ The platform caps connections: anonymous ones at ``chat_address_connections`` pe
 (1,000 by default, ``explorer serve --chat-address-connections``), signed-in ones at
 ``chat_user_connections`` per user (10); a connection over the cap is closed (4008) and its
 join tried again until ``give_up_after`` (a chat option, 60 s) before it counts as failed.
-Joins the platform refuses as too fast are tried again after a backoff (``chat.py``).
+Joins the platform refuses as too fast are tried again after a backoff (``chatclient.py``).
 
-Rates (events per second over the last :data:`RATE_WINDOW` seconds) come from the rows each
-chat client counts as it records them, sampled every second and whenever stats are read: a
-few hundred integers per sample, cheap enough for a view that reads ten times a second.
+Rates (events per second over the last :data:`~explorer.watchmembers.RATE_WINDOW` seconds)
+come from the rows each chat client counts as it records them, sampled every second and
+whenever stats are read: a few hundred integers per sample, cheap enough for a view that reads
+ten times a second (``watchmembers.py`` keeps the members, their past totals and the rates).
 
 What was lost is said, per channel and interval: :meth:`AsyncWatch.outages` lists every time a
 chat was away (a reconnect, or a chat that gave up: ``unfilled`` up to the give-up), with what
@@ -48,14 +49,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import os
-import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import pandas as pd
@@ -69,8 +66,9 @@ from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, NotFound
 from explorer.eventlog import EventLog, LogViews, tidy
 from explorer.loop import Blocking
-from explorer.session import OUTAGES_KEPT, Outage
+from explorer.session import Outage
 from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
+from explorer.watchmembers import Member, Rates, Totals, channel_totals
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -80,12 +78,8 @@ log = logging.getLogger(__name__)
 
 #: Joins in progress at most at once.
 JOIN_CONCURRENCY = 16
-#: Rates are events per second over this many seconds.
-RATE_WINDOW = 10.0
 #: How often the counters are sampled in the background, in seconds.
 SAMPLE_INTERVAL = 1.0
-#: Samples closer together than this are not kept (a view may read stats very often).
-_SAMPLE_SPACING = 0.1
 #: Channel ids whose tokens one listing request looks up.
 _TOKEN_BATCH = 100
 #: What the top rule lists of each channel.
@@ -104,87 +98,6 @@ class Listing(Protocol):
         order: str | None = None,
         progress: bool | None = None,
     ) -> Awaitable[pd.DataFrame]: ...
-
-
-@dataclass(slots=True)
-class _Member:
-    """One channel of the watch: its chat client once made, or why it failed."""
-
-    channel: int
-    token: str | None
-    chat: ChatClient | None = None
-    error: BaseException | None = None
-    join: asyncio.Task[None] | None = None
-    #: Whether the top rule picked it (explicit channels stay when they leave the top).
-    top: bool = False
-    explicit: bool = False
-
-    @property
-    def state(self) -> str:
-        """``joining``, ``failed``, or the chat client's state."""
-        chat = self.chat
-        if self.error is not None or (chat is not None and chat.error is not None):
-            return "failed"
-        if chat is None or chat.channel_id is None or self.join is not None:
-            return "joining"
-        return str(chat.state)
-
-    @property
-    def failure(self) -> str | None:
-        error = self.error if self.error is not None else self.chat and self.chat.error
-        return None if error is None else str(error) or type(error).__name__
-
-
-@dataclass(slots=True)
-class _Totals:
-    """What the chats a channel had before its current one counted (left, failed, replaced)."""
-
-    events: int = 0
-    messages: int = 0
-    reconnects: int = 0
-    gaps: int = 0
-    removed: int = 0
-    outages: list[Outage] = field(default_factory=list)
-    #: Why the last of them failed (a join or a reconnect that gave up), if it did.
-    error: str | None = None
-
-    def add(self, chat: ChatClient) -> None:
-        self.events += chat.recorded
-        self.messages += chat.recorded_messages
-        self.reconnects += chat.reconnects
-        self.gaps += chat.gaps
-        self.removed += chat.removed
-        self.outages.extend(chat.outages)
-        del self.outages[:-OUTAGES_KEPT]
-
-
-@dataclass(slots=True)
-class _Rates:
-    """Events per second of each chat client over the last ``window`` seconds, from samples
-    of its running count; thread-safe (views read from other threads)."""
-
-    clock: Callable[[], float]
-    window: float = RATE_WINDOW
-    _samples: deque[tuple[float, dict[ChatClient, int]]] = field(default_factory=deque)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def sample(self, counts: dict[ChatClient, int]) -> dict[ChatClient, float]:
-        """Take a sample of each chat client's count; its rate since the oldest sample in the
-        window (clients new since then count from 0). Keyed by client, not channel: a channel
-        left and joined again has a new client counting from 0."""
-        now = self.clock()
-        with self._lock:
-            samples = self._samples
-            if not samples or now - samples[-1][0] >= _SAMPLE_SPACING:
-                samples.append((now, counts))
-            # Keep one sample at or before the window's start as the baseline.
-            while len(samples) > 2 and samples[1][0] <= now - self.window:
-                samples.popleft()
-            since, base = samples[0]
-        span = now - since
-        if span <= 0:
-            return dict.fromkeys(counts, 0.0)
-        return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
 
 
 class AsyncWatch(Described, AsyncClosing, LogViews):
@@ -243,12 +156,12 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
-        self._members: dict[int, _Member] = {}
+        self._members: dict[int, Member] = {}
         #: Tokens that name no channel, and the error that said so (reported as failed).
         self._unknown: dict[str, NotFound] = {}
         #: Totals of the chats each channel had before its current one.
-        self._past: dict[int, _Totals] = {}
-        self._rates = _Rates(clock)
+        self._past: dict[int, Totals] = {}
+        self._rates = Rates(clock)
         self._joins = asyncio.Semaphore(JOIN_CONCURRENCY)
         self._tasks: list[asyncio.Task[Any]] = []
         self._rule: asyncio.Task[None] | None = None
@@ -302,7 +215,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
                 m.chat,
             )
         channels = sorted(rows)
-        totals = [_sum(rows[c][4], rows[c][5]) for c in channels]
+        totals = [channel_totals(rows[c][4], rows[c][5]) for c in channels]
         unknown = dict(self._unknown)
         frame = pd.DataFrame(
             {
@@ -379,7 +292,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         """Events per second over the last 10 s, all channels together. Safe from any thread."""
         return sum(self._sample(list(self._members.values())).values())
 
-    def _sample(self, members: list[_Member]) -> dict[int, float]:
+    def _sample(self, members: list[Member]) -> dict[int, float]:
         """Each member's rate by channel (0 while joining)."""
         chats = {m.chat: m.chat.recorded for m in members if m.chat is not None}
         rates = self._rates.sample(chats)
@@ -468,7 +381,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         if self._closed:
             raise RuntimeError("This watch is closed.")
 
-    async def _resolve(self, channels: Sequence[Channels], tokens: bool = True) -> list[_Member]:
+    async def _resolve(self, channels: Sequence[Channels], tokens: bool = True) -> list[Member]:
         """New members for ``channels`` in this shard, ids resolved, duplicates dropped, and
         the tokens of channels named by id looked up (with ``tokens``)."""
         named: dict[int, str | None] = {}
@@ -479,7 +392,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         unknown = [c for c, t in named.items() if t is None and c not in self._members]
         if tokens and unknown:
             named.update(await self._tokens(unknown))
-        return [_Member(channel, token) for channel, token in named.items()]
+        return [Member(channel, token) for channel, token in named.items()]
 
     async def _id(self, token: str, joining: bool) -> int | None:
         """The id of the channel ``token`` names; None when none does, which is kept as a
@@ -510,10 +423,10 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             found.update((int(i), str(t)) for i, t in frame["token"].items())
         return found
 
-    async def _take(self, members: list[_Member]) -> None:
+    async def _take(self, members: list[Member]) -> None:
         """Join ``members`` that are not in the watch, or failed there (tried again); a
         channel joined or joining already only takes the new member's flags."""
-        fresh: list[_Member] = []
+        fresh: list[Member] = []
         for member in members:
             existing = self._members.get(member.channel)
             if existing is not None and existing.state != "failed":
@@ -528,7 +441,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             fresh.append(member)
         await self._join_all(fresh)
 
-    async def _join_all(self, members: list[_Member]) -> None:
+    async def _join_all(self, members: list[Member]) -> None:
         running = asyncio.get_running_loop()
         for member in members:
             self._members[member.channel] = member
@@ -538,7 +451,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             *(m.join for m in members if m.join is not None), return_exceptions=True
         )
 
-    async def _join(self, member: _Member) -> None:
+    async def _join(self, member: Member) -> None:
         """Join one channel (at most JOIN_CONCURRENCY at once); a failure stays in ``member``."""
         try:
             async with self._joins:
@@ -561,7 +474,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         finally:
             member.join = None
 
-    async def _leave(self, member: _Member) -> None:
+    async def _leave(self, member: Member) -> None:
         """Stop ``member``'s join if it is under way, leave its chat, forget it (keeping its
         totals)."""
         if member.join is not None:
@@ -570,7 +483,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
                 await member.join
         if member.chat is not None:
             await member.chat.aclose()
-            past = self._past.setdefault(member.channel, _Totals())
+            past = self._past.setdefault(member.channel, Totals())
             past.add(member.chat)
             past.error = member.failure
         if self._members.get(member.channel) is member:
@@ -593,7 +506,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         for member in gone:
             member.top = False
         await asyncio.gather(*(self._leave(m) for m in gone if not m.explicit))
-        await self._take([_Member(c, token, top=True) for c, token in wanted.items()])
+        await self._take([Member(c, token, top=True) for c, token in wanted.items()])
         self.refreshes += 1
 
     async def _refresher(self) -> None:
@@ -613,14 +526,6 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         while True:
             await asyncio.sleep(SAMPLE_INTERVAL)
             self._sample(list(self._members.values()))
-
-
-def _sum(past: _Totals | None, chat: ChatClient | None) -> _Totals:
-    """A channel's totals: its past chats' and its current one's."""
-    total = dataclasses.replace(past, outages=list(past.outages)) if past else _Totals()
-    if chat is not None:
-        total.add(chat)
-    return total
 
 
 async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
