@@ -13,6 +13,11 @@ of core, so a capture bigger than memory stays queryable, and only what is asked
 read. Files being written are dot files ending ``.partial``, which the ``*.parquet`` glob
 never matches, so each row is read once however many recorders wrote into the directory.
 A capture with no events (or no snapshots) yet has an empty view of that name.
+
+A capture on object storage (``open_capture("s3://bucket/prefix")``, any URL fsspec knows) is
+read the same way: DuckDB reads its files through the fsspec filesystem
+(:mod:`explorer.storage`), so no DuckDB extension is downloaded, and known extensions are
+never installed or loaded automatically.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ import os
 import threading
 from collections.abc import Collection, Iterable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -34,6 +38,7 @@ import pyarrow as pa
 from explorer import chatviews, columns
 from explorer.eventrows import COLUMNS, KNOWN_EVENTS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
+from explorer.storage import open_store
 
 #: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
 #: text (naive times are UTC); None for no bound.
@@ -58,7 +63,8 @@ _ARROW_TO_PANDAS = {
 
 
 def open_capture(path: str | os.PathLike[str]) -> Capture:
-    """The capture in directory ``path`` (written by one or more recorders).
+    """The capture in directory ``path`` (written by one or more recorders), a local path or
+    a filesystem URL such as ``s3://bucket/prefix``.
 
     Raises ``FileNotFoundError`` when ``path`` does not exist and ``ValueError`` when it is
     not a directory.
@@ -70,10 +76,13 @@ class Capture:
     """A capture on disk: events and snapshots, read lazily (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        if not self.path.exists():
+        self._store = open_store(path)
+        #: The capture's directory: a path, or the URL given.
+        self.path = self._store.location
+        kind = self._store.kind()
+        if kind is None:
             raise FileNotFoundError(f"No capture at {str(self.path)!r}.")
-        if not self.path.is_dir():
+        if kind != "directory":
             raise ValueError(f"A capture is a directory, and {str(self.path)!r} is a file.")
         self._db: duckdb.DuckDBPyConnection | None = None
         self._lock = threading.Lock()
@@ -85,8 +94,13 @@ class Capture:
         over the capture's files, in UTC."""
         with self._lock:
             if self._db is None:
-                self._db = duckdb.connect()
+                # Nothing downloads at run time: remote files come through fsspec.
+                config: dict[str, str | bool | int | float | list[str]] = {
+                    "autoinstall_known_extensions": False
+                }
+                self._db = duckdb.connect(config=config)
                 self._db.execute("SET TimeZone = 'UTC'")
+                self._store.attach(self._db)
             self._define(EVENTS, _empty_sql(EVENT_SCHEMA, with_partition=True))
             self._define(SNAPSHOTS, _empty_sql(pa.schema(list(SNAPSHOT_KEYS.items())), True))
             return self._db.cursor()
@@ -94,11 +108,10 @@ class Capture:
     def _define(self, kind: str, empty: str) -> None:
         """(Re)define the view ``kind``: its files, or ``empty`` while it has none."""
         assert self._db is not None
-        folder = self.path / kind
-        if next(folder.glob("*/*.parquet"), None) is None:
+        if not self._store.glob(f"{kind}/*/*.parquet"):
             source = empty
         else:
-            glob = str(folder / "**" / "*.parquet").replace("'", "''")
+            glob = self._store.url(f"{kind}/**/*.parquet").replace("'", "''")
             source = (
                 f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
@@ -229,8 +242,8 @@ class Capture:
     def recorders(self) -> pd.DataFrame:
         """The recorders' manifests, one row each (name, shard, rows, last flush, ...)."""
         manifests = [
-            orjson.loads(file.read_bytes())
-            for file in sorted((self.path / RECORDERS).glob("*.json"))
+            orjson.loads(self._store.read_bytes(file))
+            for file in self._store.glob(f"{RECORDERS}/*.json")
         ]
         frame = pd.DataFrame(manifests)
         for name in ("started", "last_flush"):
@@ -244,7 +257,7 @@ class Capture:
             "(SELECT count(*) FROM snapshots) AS snapshots"
         )
         events, snapshots = (int(counts[name][0].as_py()) for name in ("events", "snapshots"))
-        recorders = len(list((self.path / RECORDERS).glob("*.json")))
+        recorders = len(self._store.glob(f"{RECORDERS}/*.json"))
         first, last = self.span
         when = (
             "" if first is None else f", {first:%Y-%m-%d %H:%M:%S} to {last:%Y-%m-%d %H:%M:%S} UTC"

@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         import jupyterlab  # noqa: F401
     except ImportError:
         print(
-            "explorer lab: JupyterLab is not installed; pip install 'explorer[lab]' "
+            "explorer lab: JupyterLab is not installed; pip install 'explorer-livestream[lab]' "
             "(or run `make lab`, which does)",
             file=sys.stderr,
         )
