@@ -1,5 +1,6 @@
 # Every target creates/uses the virtual environment in .venv and installs what it needs.
 PY ?= python3
+RECIPES := explorer/recipes
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -35,14 +36,14 @@ lab: $(STAMP)
 
 ## notebooks: run every recipe top to bottom (EXPLORER_BASE_URL if set, else the embedded platform)
 notebooks: $(STAMP)
-	$(BIN)/jupyter execute --timeout=300 notebooks/*.ipynb
+	$(BIN)/jupyter execute --timeout=300 $(RECIPES)/*.ipynb
 
 ## clear-notebooks: strip outputs, execution counts and widget state from the recipes (a test checks)
 clear-notebooks: $(STAMP)
 	$(BIN)/jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
 		--ClearMetadataPreprocessor.clear_cell_metadata=False \
 		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec \
-		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info notebooks/*.ipynb
+		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info $(RECIPES)/*.ipynb
 
 ## bench: performance goals, each measured side by side in one run, printed as ratios
 bench: $(STAMP)

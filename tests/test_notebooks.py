@@ -1,10 +1,10 @@
-"""The recipes in notebooks/: stored without outputs, and each runs top to bottom without an
+"""The recipes in explorer/recipes/: stored without outputs, and each runs top to bottom without an
 error cell against one shared live platform (simulated activity on, real rate limits), as on
 Binder and under ``explorer lab``.
 
 The notebooks execute once, all at the same time (nbclient's async API, one kernel each), in
 a module fixture; each test then reads its notebook's result. Kernels get the platform through
-``EXPLORER_BASE_URL`` in their environment and run in a copy of ``notebooks/``, as JupyterLab
+``EXPLORER_BASE_URL`` in their environment and run in a copy of ``explorer/recipes/``, as JupyterLab
 runs them in the user's copy, so what a recipe writes (recipe 5's capture) stays out of the
 repository.
 
@@ -34,7 +34,7 @@ from traitlets.config import Config
 
 from explorer.emulator import start
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "explorer" / "recipes"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 #: Longest a single cell may run: the poll recipe may first wait out a simulated poll (the
 #: seeded simulator starts its first one in streamer's channel about two minutes in).
@@ -48,7 +48,7 @@ CLEAR = (
     "jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True "
     "--ClearMetadataPreprocessor.clear_cell_metadata=False "
     "--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec "
-    "--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info notebooks/{name}"
+    "--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info explorer/recipes/{name}"
 )
 
 
@@ -97,7 +97,7 @@ def runs() -> Iterator[dict[str, Run]]:
 
 
 def test_there_are_five_recipes() -> None:
-    """notebooks/ holds the five recipes, in reading order."""
+    """explorer/recipes/ holds the five recipes, in reading order."""
     assert [path.stem for path in NOTEBOOKS] == [
         "01-ranking-channels",
         "02-poll-responses",
@@ -124,7 +124,7 @@ def test_notebook_is_stored_without_outputs(path: Path) -> None:
         f"{path.name} was saved with outputs (code cells {dirty})"
         f"{' and widget state' if saved else ''}: run `make clear-notebooks`, or "
         f"`{CLEAR.format(name=path.name)}` (`explorer lab` opens a copy of the recipes, so "
-        "running them there keeps notebooks/ clean)"
+        "running them there keeps explorer/recipes/ clean)"
     )
 
 
