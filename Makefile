@@ -22,8 +22,8 @@ test: $(STAMP)
 
 ## lint: the same lint, format and type checks that make test runs first
 lint: $(STAMP)
-	$(BIN)/ruff check explorer tests benchmarks
-	$(BIN)/ruff format --check explorer tests benchmarks
+	$(BIN)/ruff check explorer tests benchmarks docs/hooks.py
+	$(BIN)/ruff format --check explorer tests benchmarks docs/hooks.py
 	$(BIN)/mypy
 
 ## serve: run the platform in the foreground (simulated activity on)
@@ -49,9 +49,11 @@ clear-notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table
+## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table,
+## then build the documentation site into site/ with warnings as errors (open site/index.html)
 docs: $(STAMP)
 	$(BIN)/python -m explorer.emulator.docs docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
