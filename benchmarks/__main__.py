@@ -21,6 +21,7 @@ SUITES = (
     "chat_identity",
     "watch",
     "recording",
+    "chat_content",
 )
 
 

@@ -25,7 +25,7 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 from explorer.emulator import start
-from explorer.packets import encode_method
+from explorer.wire.packets import encode_method
 
 SOCKETS = (1, 10, 50)
 DURATION = 3.0

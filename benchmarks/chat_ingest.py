@@ -42,7 +42,7 @@ from websockets.frames import Frame, Opcode
 
 from benchmarks import eventlog
 from explorer.chat import ChatClient, ChatDetails
-from explorer.packets import Method, decode, encode_event, encode_method, encode_reply
+from explorer.wire.packets import Method, decode, encode_event, encode_method, encode_reply
 
 EVENTS = 200_000
 ROUNDS = 3

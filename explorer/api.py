@@ -45,7 +45,6 @@ from explorer.handle import (
     endpoints_of,
     field_names,
 )
-from explorer.query import MAX_LIMIT, format_order, format_where
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
 from explorer.track import FIELDS, AsyncTracker, Target, Tracker
@@ -53,6 +52,7 @@ from explorer.track import start as start_tracker
 from explorer.transport import decode
 from explorer.watch import AsyncWatch, Watch
 from explorer.watch import start as start_watch
+from explorer.wire.query import MAX_LIMIT, format_order, format_where
 
 #: Interactive game listings and the path each is served at below ``/interactive/games``.
 GAME_LISTINGS = {

@@ -32,7 +32,7 @@ from explorer.handle import (
     field_names,
     names,
 )
-from explorer.query import format_order
+from explorer.wire.query import format_order
 
 #: A moment for an analytics range: a datetime (naive means UTC) or an ISO-8601 string.
 Moment: TypeAlias = datetime | date | pd.Timestamp | str

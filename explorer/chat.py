@@ -54,7 +54,7 @@ Errors: a method's error reply raises :class:`~explorer.errors.ChatError` (its `
 :class:`~explorer.errors.ExplorerError`.
 
 Events: ``async for event in chat`` (or ``chat.events("ChatMessage")``) yields
-:class:`~explorer.packets.Event` objects, each iterator from the moment it is made; a consumer
+:class:`~explorer.wire.packets.Event` objects, each iterator from the moment it is made; a consumer
 more than ``max_pending`` events behind loses the oldest (counted in its ``dropped``).
 Callbacks registered with :meth:`ChatClient.on` run on the loop, in the order events arrive;
 an exception in one is logged and does not stop the others. :meth:`ChatClient.on_state` is
@@ -87,9 +87,9 @@ from explorer.errors import (
 from explorer.eventlog import EventLog
 from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
-from explorer.packets import Event
 from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
 from explorer.twins import LoggedTwin, Mirror, facts_table
+from explorer.wire.packets import Event
 
 if TYPE_CHECKING:
     from explorer.widgets import LiveChat, PollChart

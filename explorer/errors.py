@@ -2,7 +2,8 @@
 
 The platform's error bodies (``{"statusCode", "error", "message", "details"?}``) become a
 :class:`PlatformError` subclass chosen by status; a chat method's error reply becomes a
-:class:`ChatError` carrying a :class:`ChatErrorCode`. Network failures are translated at the
+:class:`ChatError` carrying a :class:`ChatErrorCode` (the codes are the wire's,
+``explorer.wire.codes``). Network failures are translated at the
 edges (``rest.py`` for HTTP, ``chatsocket.py`` for websockets) into :class:`ConnectionFailed`,
 so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
 
@@ -19,8 +20,7 @@ so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
     │   ├── CsrfError              461 that survived the one CSRF retry
     │   └── ServerError            5xx
     ├── ChatError                  a chat method failed: ``code`` (a ChatErrorCode),
-    │   │                          ``message``, ``data``
-    │   └── PacketError            a frame is not a valid packet (``explorer.packets``)
+    │                              ``message``, ``data``
     ├── ChatTimeout                (also TimeoutError) a chat method got no reply, or a chat
     │                              node no handshake, in time
     ├── ConnectionFailed           (also ConnectionError) network failure, timeout, bad reply
@@ -37,8 +37,10 @@ anything is sent; they are mistakes in the calling code, not outcomes to handle.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import IntEnum
-from typing import Any, TypedDict
+from typing import Any
+
+from explorer.wire.codes import CLOSE_CREDENTIAL_ENDED, Refusal
+from explorer.wire.codes import ChatErrorCode as ChatErrorCode
 
 
 class ExplorerError(Exception):
@@ -136,71 +138,14 @@ class ServerError(PlatformError):
     status_code = 500
 
 
-class ChatErrorCode(IntEnum):
-    """The code of a chat error (``ChatError.code``).
+class ChatError(ExplorerError, Refusal):
+    """A chat method failed: the client raises it for an error reply.
 
-    The spec names only code 1; reference.md names the messages ``UNOTJSON`` and ``UACCESS``
-    and the range 4000-4007 for other method errors, but not which code means what. Ours::
-
-        code  name               message and condition
-        1     UNOTFOUND          "UNOTFOUND": ``auth`` matched no record (the spec's own code)
-        4000  BAD_REQUEST        "UNOTJSON" when the frame is not JSON; a human message when
-                                 the packet is JSON but malformed or a method's arguments are
-                                 wrong
-        4001  UNKNOWN_METHOD     no method of that name
-        4002  ACCESS_DENIED      "UACCESS" for a bare denial (banned, no access to the
-                                 channel); a human message naming what is missing otherwise
-        4003  NOT_AUTHENTICATED  the method needs an authenticated connection
-        4004  THROTTLED          sending too fast (slow chat, method rate)
-        4005  NOT_FOUND          the message or user named in the arguments does not exist
-        4006  POLL_ERROR         no poll running, a poll already running, no such option
-        4007  TIMED_OUT          "You are timed out for 42 more seconds."
+    Built from the reply's error object (:meth:`from_object`); the platform sends those by
+    raising the wire's own :class:`~explorer.wire.codes.Refusal`, which this extends for the
+    toolkit's tree. ``code`` is usually a :class:`ChatErrorCode`; ``str()`` gives
+    ``"<message> (code <code>)"``.
     """
-
-    UNOTFOUND = 1
-    BAD_REQUEST = 4000
-    UNKNOWN_METHOD = 4001
-    ACCESS_DENIED = 4002
-    NOT_AUTHENTICATED = 4003
-    THROTTLED = 4004
-    NOT_FOUND = 4005
-    POLL_ERROR = 4006
-    TIMED_OUT = 4007
-
-
-class ChatErrorObj(TypedDict):
-    """A chat error as it travels in a reply's ``error`` field (platform.md)."""
-
-    code: int
-    message: str
-    stacktrace: list[Any]
-    data: dict[str, Any]
-
-
-def error_object(code: int, message: str, data: Mapping[str, Any] | None = None) -> ChatErrorObj:
-    """Build the spec's error object ``{code, message, stacktrace: [], data: {}}``."""
-    return {"code": int(code), "message": message, "stacktrace": [], "data": dict(data or {})}
-
-
-class ChatError(ExplorerError):
-    """A chat method failed: the client raises it for an error reply, the platform's chat node
-    raises it to send one.
-
-    ``code`` is usually a :class:`ChatErrorCode`; ``str()`` gives ``"<message> (code <code>)"``.
-    """
-
-    def __init__(self, code: int, message: str, data: Mapping[str, Any] | None = None) -> None:
-        super().__init__(code, message, data)
-        self.code = int(code)
-        self.message = message
-        self.data: dict[str, Any] = dict(data or {})
-
-    def __str__(self) -> str:
-        return f"{self.message} (code {self.code})"
-
-    def to_object(self) -> ChatErrorObj:
-        """The error object to put in a reply."""
-        return error_object(self.code, self.message, self.data)
 
     @classmethod
     def from_object(cls, error: Mapping[str, Any]) -> ChatError:
@@ -233,7 +178,7 @@ class CredentialLost(ExplorerError):
     the same key cannot work: sign in again and join anew."""
 
     #: The close code the platform's chat nodes send for it.
-    CLOSE_CODE = 4001
+    CLOSE_CODE = CLOSE_CREDENTIAL_ENDED
 
 
 class ClientClosed(ExplorerError, RuntimeError):

@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from explorer.packets import Event
+from explorer.wire.packets import Event
 
 
 class Feed:

@@ -30,9 +30,9 @@ from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, Ty
 from explorer import loop, tables
 from explorer.endpoints import Endpoint, Result
 from explorer.errors import ExplorerError
-from explorer.query import MAX_LIMIT
 from explorer.schemas import GENERIC, Schema
 from explorer.transport import Transport, decode_object
+from explorer.wire.query import MAX_LIMIT
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -1,6 +1,6 @@
 """Pacing: hold each request until its bucket and ``global`` allow it, learning from answers.
 
-Before each request the transport asks the bucket's :class:`~explorer.ratelimit.Allowance`
+Before each request the transport asks the bucket's :class:`~explorer.wire.ratelimit.Allowance`
 (learnt from ``X-Rate-Limit``, ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset``) and the
 locally counted ``global`` bucket whether it may send, and sleeps until the window resets when
 not, so a full ranking draws no 429. A platform that enforces nothing says so
@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 
-from explorer.ratelimit import (
+from explorer.wire.ratelimit import (
     BUCKETS,
     ENFORCED_HEADER,
     LIMIT_HEADER,

@@ -47,7 +47,7 @@ import orjson
 
 from explorer.errors import ChatError
 from explorer.eventlog import EventLog, Raw
-from explorer.packets import Event, PacketError, Reply, decode, encode_method
+from explorer.wire.packets import Event, PacketError, Reply, decode, encode_method
 
 #: Most messages one ``history`` call returns (platform.md, "Limits").
 HISTORY_LIMIT = 100

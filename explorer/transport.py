@@ -55,8 +55,8 @@ from explorer.errors import (
 )
 from explorer.pacing import Pacer, Status, header_number
 from explorer.progress import Progress
-from explorer.ratelimit import RESET_HEADER
 from explorer.shortcode import Shortcode, shortcode
+from explorer.wire.ratelimit import RESET_HEADER
 
 Record = dict[str, Any]
 

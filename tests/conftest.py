@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform, start
-from explorer.ratelimit import BUCKETS
+from explorer.wire.ratelimit import BUCKETS
 
 SMALL_WORLD = 300
 

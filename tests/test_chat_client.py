@@ -19,8 +19,8 @@ import explorer
 from explorer import ChatError, ChatErrorCode
 from explorer.chat import Chat, ChatClient, ChatDetails
 from explorer.errors import ChatTimeout, ClientClosed, ConnectionFailed, ExplorerError
-from explorer.packets import Event
 from explorer.session import State
+from explorer.wire.packets import Event
 from tests.chatkit import World
 
 ROOT = Path(__file__).resolve().parent.parent

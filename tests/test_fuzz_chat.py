@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from explorer.packets import MAX_ID
+from explorer.wire.packets import MAX_ID
 from tests.chatkit import World
 
 pytestmark = pytest.mark.fuzz

@@ -119,3 +119,46 @@ def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
     tree = ast.parse(source)
     known = {"explorer", "explorer.b", "explorer.c"}
     assert _imported(tree, "explorer.a", False, known) == {"explorer", "explorer.c"}
+
+
+#: What the platform may import from the toolkit: the shared contract and the supervisor.
+PLATFORM_MAY_IMPORT = ("explorer.wire", "explorer.processes")
+
+
+def _outside(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """For each module of ``package``, the modules outside it that it imports."""
+    inside = (package, f"{package}.")
+    return {
+        name: {t for t in targets if not t.startswith(inside) and t != "explorer"}
+        for name, targets in graph.items()
+        if name.startswith(inside)
+    }
+
+
+def _allowed(target: str, allowed: tuple[str, ...]) -> bool:
+    return any(target == a or target.startswith(f"{a}.") for a in allowed)
+
+
+def test_the_platform_imports_only_the_wire_and_the_supervisor() -> None:
+    """explorer.emulator imports nothing of the toolkit but explorer.wire and processes."""
+    graph = import_graph()
+    for name, targets in _outside(graph, "explorer.emulator").items():
+        stray = {t for t in targets if not _allowed(t, PLATFORM_MAY_IMPORT)}
+        assert not stray, f"{name} imports {sorted(stray)}"
+
+
+def test_the_wire_imports_nothing_else_of_explorer() -> None:
+    """explorer.wire is the shared contract: it imports no toolkit or platform module."""
+    graph = import_graph()
+    for name, targets in _outside(graph, "explorer.wire").items():
+        assert not targets, f"{name} imports {sorted(targets)}"
+
+
+def test_the_rule_names_a_stray_import() -> None:
+    """The checker reports a platform module that imports a toolkit module."""
+    graph = {"explorer.emulator.x": {"explorer.errors", "explorer.wire.codes"}}
+    assert _outside(graph, "explorer.emulator") == {
+        "explorer.emulator.x": {"explorer.errors", "explorer.wire.codes"}
+    }
+    assert not _allowed("explorer.errors", PLATFORM_MAY_IMPORT)
+    assert _allowed("explorer.wire.codes", PLATFORM_MAY_IMPORT)

@@ -10,7 +10,7 @@ from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.shapes import CHANNEL_FILTERS
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
-from explorer.query import parse_list_query
+from explorer.wire.query import parse_list_query
 
 ORDERS = (
     "viewersTotal:desc",

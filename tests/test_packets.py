@@ -8,10 +8,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from explorer.errors import ChatError, ChatErrorCode, error_object
-from explorer.packets import (
+from explorer.errors import ChatError, ExplorerError
+from explorer.wire.codes import UNOTJSON, ChatErrorCode, Refusal, error_object
+from explorer.wire.packets import (
     MAX_ID,
-    UNOTJSON,
     Event,
     Method,
     PacketError,
@@ -216,10 +216,10 @@ def test_error_codes_table() -> None:
     assert [int(c) for c in ChatErrorCode] == [1, *range(4000, 4008)]
 
 
-def test_chat_error_round_trips_through_error_object() -> None:
-    """ChatError converts to an error object and back without loss."""
-    error = ChatError(ChatErrorCode.NOT_FOUND, "No such message.", {"id": "x"})
-    again = ChatError.from_object(error.to_object())
+def test_a_refusal_becomes_a_chat_error_through_its_error_object() -> None:
+    """The platform's Refusal and the toolkit's ChatError agree through the reply's object."""
+    refused = Refusal(ChatErrorCode.NOT_FOUND, "No such message.", {"id": "x"})
+    again = ChatError.from_object(refused.to_object())
     assert (again.code, again.message, again.data) == (4005, "No such message.", {"id": "x"})
     assert str(again) == "No such message. (code 4005)"
 
@@ -230,17 +230,19 @@ def test_chat_error_from_sparse_object() -> None:
     assert (error.code, error.message, error.data) == (0, "UACCESS", {})
 
 
-def test_packet_error_is_a_chat_error_with_id() -> None:
-    """PacketError is a ChatError whose to_object is the reply's error."""
+def test_packet_error_is_a_wire_refusal_not_a_toolkit_error() -> None:
+    """PacketError is a Refusal whose to_object is the reply's error, outside the toolkit's
+    tree, so the server's replies do not depend on the user-facing exceptions."""
     error = PacketError(ChatErrorCode.BAD_REQUEST, UNOTJSON, 5)
-    assert isinstance(error, ChatError)
+    assert isinstance(error, Refusal) and not isinstance(error, ExplorerError)
     assert error.to_object() == error_object(4000, UNOTJSON)
 
 
 @pytest.mark.parametrize(
-    "error", [ChatError(4004, "Slow down.", {"wait": 2}), PacketError(4000, "bad", 8)]
+    "error",
+    [ChatError(4004, "Slow down.", {"wait": 2}), PacketError(4000, "bad", 8), Refusal(4002, "x")],
 )
-def test_errors_pickle(error: ChatError) -> None:
+def test_errors_pickle(error: Refusal) -> None:
     """Chat errors survive pickling (they may cross a process boundary)."""
     again = pickle.loads(pickle.dumps(error))
     assert (type(again), again.args, str(again)) == (type(error), error.args, str(error))

@@ -9,7 +9,7 @@ from contextlib import closing
 import httpx
 
 from explorer.emulator import Platform
-from explorer.ratelimit import BUCKETS
+from explorer.wire.ratelimit import BUCKETS
 from tests.clocks import ManualClock
 from tests.conftest import sign_in
 

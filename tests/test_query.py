@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.query import (
+from explorer.wire.query import (
     Condition,
     FieldKind,
     ListQuery,

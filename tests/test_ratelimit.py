@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.ratelimit import (
+from explorer.wire.ratelimit import (
     BUCKETS,
     RESET_MARGIN,
     UNKNOWN_RESET_PAUSE,

@@ -9,8 +9,8 @@ import orjson
 
 from explorer.errors import ChatError
 from explorer.eventlog import EventLog
-from explorer.packets import Event, encode_event, encode_reply
 from explorer.session import Answer, Session, State, backoff, next_endpoint
+from explorer.wire.packets import Event, encode_event, encode_reply
 
 T = 1_700_000_000.0
 

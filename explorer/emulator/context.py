@@ -20,7 +20,7 @@ from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.store import Store
 from explorer.emulator.world import iso
-from explorer.ratelimit import Ledger
+from explorer.wire.ratelimit import Ledger
 
 if TYPE_CHECKING:
     from explorer.emulator.chat.hub import ChatHub

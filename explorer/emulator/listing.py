@@ -21,7 +21,7 @@ from typing import Any
 
 from explorer.emulator.shapes import CHANNEL, CHANNEL_FIELDS, CHANNEL_FROM, CHANNEL_SELECT
 from explorer.emulator.store import Store
-from explorer.query import Condition, ListQuery
+from explorer.wire.query import Condition, ListQuery
 
 _SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _SCOPE_COLUMNS = {

@@ -15,7 +15,7 @@ from typing import Any
 
 from explorer.emulator.policy import Route
 from explorer.emulator.shapes import BOOL, CHANNEL, INT, STR, TIME, USER, nullable
-from explorer.ratelimit import BUCKETS
+from explorer.wire.ratelimit import BUCKETS
 
 USER_PROPERTIES: dict[str, Any] = {field.name: field.schema for field in USER}
 TYPE_PROPERTIES: dict[str, Any] = {

@@ -16,7 +16,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Param
 from explorer.emulator.responses import JSONResponse
 from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT, render_channel
-from explorer.query import DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, parse_list_query
+from explorer.wire.query import DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, parse_list_query
 
 PAGE_PARAMS = (
     Param("page", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE}, "0-based page number"),

@@ -28,8 +28,8 @@ from explorer.emulator import addresses, credentials
 from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
-from explorer.query import QueryError
-from explorer.ratelimit import (
+from explorer.wire.query import QueryError
+from explorer.wire.ratelimit import (
     ENFORCED_HEADER,
     LIMIT_HEADER,
     REMAINING_HEADER,

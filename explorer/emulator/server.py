@@ -33,7 +33,7 @@ from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.simulate import Simulator, seed_history
 from explorer.emulator.store import Store
-from explorer.ratelimit import BUCKETS, Bucket, Ledger
+from explorer.wire.ratelimit import BUCKETS, Bucket, Ledger
 
 log = logging.getLogger("explorer.emulator")
 

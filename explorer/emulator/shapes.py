@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from explorer.emulator.store import Store
-from explorer.query import FieldKind
+from explorer.wire.query import FieldKind
 
 #: JSON schema atoms of record fields (the OpenAPI description is built from them).
 INT: dict[str, Any] = {"type": "integer"}

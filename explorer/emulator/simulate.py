@@ -43,7 +43,7 @@ from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
 from explorer.emulator.store import Store
 from explorer.emulator.world import DEMO_ACCOUNTS
-from explorer.errors import ChatError
+from explorer.wire.codes import Refusal
 
 #: Channels given a seeded history (the most popular 4%, at most this many), messages each.
 HISTORY_CHANNELS = 200
@@ -529,7 +529,7 @@ class Simulator:
     def _call(self, room: Room, member: Member, method: str, args: list[Any]) -> Any:
         try:
             return dispatch.call(room, member, method, args)
-        except ChatError:
+        except Refusal:
             return None  # refused like anyone's would be (timed out, poll running, ...)
 
     # --- viewers ------------------------------------------------------------------------

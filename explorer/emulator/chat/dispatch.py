@@ -15,7 +15,7 @@ from explorer.emulator.chat import giveaways, history, moderation, polls, talk
 from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.methods import Handler
 from explorer.emulator.chat.rooms import Room
-from explorer.errors import ChatError, ChatErrorCode
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 #: The modules whose ``methods`` make up the room's methods.
 MODULES = (talk, history, moderation, polls, giveaways)
@@ -37,9 +37,9 @@ METHODS = method_table()
 
 
 def call(room: Room, member: Member, method: str, args: list[Any]) -> Any:
-    """Run room method ``method`` for ``member``: its reply data, or ChatError (4001 for a
+    """Run room method ``method`` for ``member``: its reply data, or Refusal (4001 for a
     method nobody declared)."""
     handler = METHODS.get(method)
     if handler is None:
-        raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {method!r}.")
+        raise Refusal(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {method!r}.")
     return handler(room, member, args)

@@ -24,7 +24,7 @@ from explorer.emulator.chat.messages import (
 from explorer.emulator.chat.methods import ChatMethod, arity
 from explorer.emulator.chat.presence import present
 from explorer.emulator.chat.rooms import Room
-from explorer.errors import ChatError, ChatErrorCode
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 #: How far back ``giveaway:start`` looks for active chatters, in seconds.
 GIVEAWAY_WINDOW = 600.0
@@ -43,7 +43,7 @@ def start_giveaway(room: Room, member: Member, args: list[Any]) -> Any:
         if chatter[0] in here
     ]
     if not candidates:
-        raise ChatError(
+        raise Refusal(
             ChatErrorCode.NOT_FOUND,
             "Nobody here has chatted recently; there is no one to pick.",
         )

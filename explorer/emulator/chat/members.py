@@ -12,8 +12,7 @@ from typing import Any
 
 from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.store import Store
-from explorer.errors import ChatError, ChatErrorCode
-from explorer.packets import UACCESS
+from explorer.wire.codes import UACCESS, ChatErrorCode, Refusal
 
 
 @dataclass(eq=False, slots=True)
@@ -82,11 +81,11 @@ def require(member: Member, permission: str, action: str) -> int:
     """The member's user id, or the refusal when they may not ``action``: 4003 anonymous,
     4002 banned or without ``permission``."""
     if member.user_id is None:
-        raise ChatError(ChatErrorCode.NOT_AUTHENTICATED, f"You must be signed in to {action}.")
+        raise Refusal(ChatErrorCode.NOT_AUTHENTICATED, f"You must be signed in to {action}.")
     if "Banned" in member.roles:
-        raise ChatError(ChatErrorCode.ACCESS_DENIED, UACCESS)
+        raise Refusal(ChatErrorCode.ACCESS_DENIED, UACCESS)
     if permission not in member.permissions:
-        raise ChatError(
+        raise Refusal(
             ChatErrorCode.ACCESS_DENIED,
             f"You need the {permission} permission to {action}.",
         )

@@ -5,8 +5,8 @@ all build their ``ChatMessage`` data here, so every message has one shape (platf
 message data"; reference.md adds ``user_level`` and ``user_avatar``). Parsing splits the text
 on whitespace and recognises, word by word:
 
-* an emoticon of the built-in pack (``:)``, ``<3``, ...; see
-  :mod:`~explorer.emulator.chat.emoticons`);
+* an emoticon of the built-in pack (``:)``, ``<3``, named ones such as ``PogFace``; the whole
+  word, case-sensitive; see :mod:`~explorer.emulator.chat.emoticons`);
 * a link: ``http://`` or ``https://`` (``text`` drops the scheme), or a bare domain such as
   ``mixer.com/mixer`` or ``www.example.org`` (``url`` gains ``http://``, as the developer docs'
   ChatMessage example shows);
@@ -27,7 +27,7 @@ from typing import Any
 
 from explorer.emulator.brokers.broker import Delivery
 from explorer.emulator.chat.emoticons import EMOTICONS, PACK, image
-from explorer.packets import encode_event
+from explorer.wire.packets import encode_event
 
 #: Longest message text accepted, in characters.
 MAX_LENGTH = 360

@@ -4,7 +4,7 @@ Each rule module (``talk``, ``history``, ``moderation``, ``polls``, ``giveaways`
 ``methods``, a list of :class:`ChatMethod`, the way resource modules export ``routes``;
 :mod:`~explorer.emulator.chat.dispatch` collects them. A handler gets the room, the calling
 member and the argument list, and returns its reply data (or :data:`NO_DATA`) or raises
-:class:`~explorer.packets.ChatError`. Wrong argument counts or types answer 4000.
+:class:`~explorer.wire.codes.Refusal`. Wrong argument counts or types answer 4000.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from explorer.emulator.chat.messages import MAX_LENGTH
-from explorer.errors import ChatError, ChatErrorCode
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 if TYPE_CHECKING:
     from explorer.emulator.chat.members import Member
@@ -46,20 +46,20 @@ def arity(args: list[Any], method: str, *names: str) -> None:
     if len(args) != len(names):
         wanted = f"{len(names)} argument{'s' if len(names) != 1 else ''}"
         listed = f" ({', '.join(names)})" if names else ""
-        raise ChatError(ChatErrorCode.BAD_REQUEST, f"{method} takes {wanted}{listed}.")
+        raise Refusal(ChatErrorCode.BAD_REQUEST, f"{method} takes {wanted}{listed}.")
 
 
 def text(value: Any, what: str, limit: int = MAX_LENGTH) -> str:
     """``value`` when it is a non-empty string of at most ``limit`` characters, else 4000."""
     if type(value) is not str or not value.strip():
-        raise ChatError(ChatErrorCode.BAD_REQUEST, f"The {what} must be a non-empty string.")
+        raise Refusal(ChatErrorCode.BAD_REQUEST, f"The {what} must be a non-empty string.")
     if len(value) > limit:
-        raise ChatError(ChatErrorCode.BAD_REQUEST, f"The {what} is longer than {limit} characters.")
+        raise Refusal(ChatErrorCode.BAD_REQUEST, f"The {what} is longer than {limit} characters.")
     return value
 
 
 def count(value: Any, what: str) -> int:
     """``value`` when it is a non-negative integer, else 4000."""
     if type(value) is not int or value < 0:
-        raise ChatError(ChatErrorCode.BAD_REQUEST, f"The {what} must be a non-negative integer.")
+        raise Refusal(ChatErrorCode.BAD_REQUEST, f"The {what} must be a non-negative integer.")
     return value

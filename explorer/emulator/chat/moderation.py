@@ -27,7 +27,7 @@ from explorer.emulator.chat.members import Member, lookup_user, require
 from explorer.emulator.chat.methods import NO_DATA, ChatMethod, arity, text
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
-from explorer.errors import ChatError, ChatErrorCode
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_timeouts (
@@ -54,7 +54,7 @@ def parse_duration(value: Any) -> float | None:
     else:
         match = _DURATION.fullmatch(value.strip().lower()) if isinstance(value, str) else None
         if match is None or not any(match.groups()):
-            raise ChatError(
+            raise Refusal(
                 ChatErrorCode.BAD_REQUEST,
                 'A duration is a number of seconds or text like "30s", "5m", "1m15s", "1h".',
             )
@@ -62,7 +62,7 @@ def parse_duration(value: Any) -> float | None:
             sum(int(n) * unit for n, (_, unit) in zip(match.groups(), _UNITS, strict=True) if n)
         )
     if not (math.isfinite(seconds) and 1 <= seconds <= MAX_TIMEOUT_SECONDS):
-        raise ChatError(ChatErrorCode.BAD_REQUEST, "A timeout lasts from 1 second to 7 days.")
+        raise Refusal(ChatErrorCode.BAD_REQUEST, "A timeout lasts from 1 second to 7 days.")
     return seconds
 
 
@@ -92,7 +92,7 @@ def require_voice(room: Room, member: Member, action: str) -> int:
     if left > 0:
         seconds = math.ceil(left)
         unit = "second" if seconds == 1 else "seconds"
-        raise ChatError(ChatErrorCode.TIMED_OUT, f"You are timed out for {seconds} more {unit}.")
+        raise Refusal(ChatErrorCode.TIMED_OUT, f"You are timed out for {seconds} more {unit}.")
     return user_id
 
 
@@ -100,10 +100,10 @@ def _target(room: Room, name: str, member: Member, action: str) -> tuple[int, st
     """The user named ``name`` whom ``member`` outranks, for timeout and purge."""
     found = lookup_user(room.rooms.store, name)
     if found is None:
-        raise ChatError(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
+        raise Refusal(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
     target_roles = roles_of(room.rooms.store, room.channel_id, found[0])
     if _rank(target_roles) >= _rank(member.roles):
-        raise ChatError(ChatErrorCode.ACCESS_DENIED, f"You cannot {action} {found[1]}.")
+        raise Refusal(ChatErrorCode.ACCESS_DENIED, f"You cannot {action} {found[1]}.")
     return found
 
 
@@ -115,9 +115,9 @@ def delete_message(room: Room, member: Member, args: list[Any]) -> Any:
     store = room.rooms.store
     author = history.author_of(store, room.channel_id, message_id)
     if author is None:
-        raise ChatError(ChatErrorCode.NOT_FOUND, "No such message.")
+        raise Refusal(ChatErrorCode.NOT_FOUND, "No such message.")
     if author != user_id and "remove_message" not in member.permissions:
-        raise ChatError(ChatErrorCode.ACCESS_DENIED, "You may delete only your own messages.")
+        raise Refusal(ChatErrorCode.ACCESS_DENIED, "You may delete only your own messages.")
     history.hide(store, room.channel_id, message_id=message_id)
     data = {
         "originatingChannel": room.channel_id,

@@ -63,15 +63,21 @@ from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
 from explorer.emulator.context import Config
-from explorer.errors import ChatError, ChatErrorCode, CredentialLost, error_object
-from explorer.packets import UNOTFOUND, Method, PacketError, decode, encode_event, encode_reply
+from explorer.wire.codes import (
+    CLOSE_CREDENTIAL_ENDED,
+    UNOTFOUND,
+    ChatErrorCode,
+    Refusal,
+    error_object,
+)
+from explorer.wire.packets import Method, PacketError, decode, encode_event, encode_reply
 
 log = logging.getLogger("explorer.emulator.chat")
 
 #: Close code and reason for a connection that does not read what it is sent.
 TOO_SLOW = (1008, "Too slow: send buffer full.")
 #: Close code and reason for a connection whose authkey's credential ended.
-CREDENTIAL_ENDED = (CredentialLost.CLOSE_CODE, "Credential ended: sign in again for a new authkey.")
+CREDENTIAL_ENDED = (CLOSE_CREDENTIAL_ENDED, "Credential ended: sign in again for a new authkey.")
 #: Kernel send buffer per connection: caps what the kernel holds for a reader that stalls,
 #: so a slow connection shows up in the user-space buffer the watchdog checks.
 KERNEL_SEND_BUFFER = 256 * 1024
@@ -91,7 +97,7 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
 
     Raises ``UNOTFOUND`` for every shape the spec lists as matching no record.
     """
-    refused = ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+    refused = Refusal(ChatErrorCode.UNOTFOUND, UNOTFOUND)
     if len(args) not in (1, 3, 4):
         raise refused
     channel = args[0]
@@ -342,7 +348,7 @@ class ChatNode:
             return encode_reply(getattr(packet, "id", 0), error=wrong)
         try:
             result = self._call(session, packet)
-        except ChatError as refused:
+        except Refusal as refused:
             return encode_reply(packet.id, error=refused.to_object())
         except Exception:
             log.exception("chat method %s failed", packet.method)
@@ -365,7 +371,7 @@ class ChatNode:
             names = [arg for arg in args if type(arg) is str]
             opted_out = session.opted_out | frozenset(names)
             if len(names) != len(args) or len(opted_out) > _MAX_OPT_OUTS:
-                raise ChatError(
+                raise Refusal(
                     ChatErrorCode.BAD_REQUEST,
                     f"optOutEvents takes at most {_MAX_OPT_OUTS} event names.",
                 )
@@ -373,27 +379,27 @@ class ChatNode:
             self._opting_out = True
             return {}
         if name not in dispatch.METHODS:
-            raise ChatError(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
+            raise Refusal(ChatErrorCode.UNKNOWN_METHOD, f"Unknown method {name!r}.")
         if session.room is None:
-            raise ChatError(ChatErrorCode.NOT_AUTHENTICATED, "Call auth first to join a chat.")
+            raise Refusal(ChatErrorCode.NOT_AUTHENTICATED, "Call auth first to join a chat.")
         return dispatch.call(session.room, session.member, name, args)
 
     def _auth(self, session: Session, args: list[Any]) -> dict[str, Any]:
         channel_id, user_id, key = parse_auth(args)
         room = self.rooms.get(channel_id)
         if room is None:
-            raise ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+            raise Refusal(ChatErrorCode.UNOTFOUND, UNOTFOUND)
         if user_id is None or key is None:
             member = Member(None)
         else:
             grant = authkeys.verify(self.rooms.store, key, channel_id, user_id, self.rooms.clock())
             if grant is None:
-                raise ChatError(ChatErrorCode.UNOTFOUND, UNOTFOUND)
+                raise Refusal(ChatErrorCode.UNOTFOUND, UNOTFOUND)
             if session.member.user_id != user_id and self.limits.user_full(
                 self.rooms.store, user_id
             ):
                 session.closing = TOO_MANY_CONNECTIONS
-                raise ChatError(ChatErrorCode.THROTTLED, TOO_MANY_CONNECTIONS[1])
+                raise Refusal(ChatErrorCode.THROTTLED, TOO_MANY_CONNECTIONS[1])
             member = member_of(self.rooms.store, channel_id, user_id, grant.scopes)
         member.emotes = session.emotes
         session.authkey = key if member.user_id is not None else None

@@ -26,7 +26,7 @@ import orjson
 from explorer.emulator.chat.members import Member, require
 from explorer.emulator.chat.methods import ChatMethod, arity, count, text
 from explorer.emulator.chat.rooms import GONE, Room, Rooms
-from explorer.errors import ChatError, ChatErrorCode
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_polls (
@@ -108,13 +108,13 @@ def start_poll(room: Room, member: Member, args: list[Any]) -> Any:
         or any(type(a) is not str or not a.strip() or len(a) > MAX_QUESTION for a in answers)
         or len(set(answers)) != len(answers)
     ):
-        raise ChatError(
+        raise Refusal(
             ChatErrorCode.BAD_REQUEST,
             f"The answers must be 2 to {MAX_ANSWERS} different non-empty strings.",
         )
     duration = args[2]
     if type(duration) not in (int, float) or not 1 <= duration <= MAX_POLL_SECONDS:
-        raise ChatError(
+        raise Refusal(
             ChatErrorCode.BAD_REQUEST,
             f"The duration is a number of seconds from 1 to {MAX_POLL_SECONDS:.0f}.",
         )
@@ -128,7 +128,7 @@ def start_poll(room: Room, member: Member, args: list[Any]) -> Any:
             (room.channel_id, now),
         ).fetchone()
         if running is not None:
-            raise ChatError(ChatErrorCode.POLL_ERROR, "A poll is already running.")
+            raise Refusal(ChatErrorCode.POLL_ERROR, "A poll is already running.")
         poll_id = conn.execute(
             "INSERT INTO chat_polls (channelId, owner, data, startedAt, endsAt) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -175,10 +175,10 @@ def vote(room: Room, member: Member, args: list[Any]) -> Any:
             (room.channel_id, room.rooms.clock()),
         ).fetchone()
         if running is None:
-            raise ChatError(ChatErrorCode.POLL_ERROR, "There is no poll running.")
+            raise Refusal(ChatErrorCode.POLL_ERROR, "There is no poll running.")
         options = len(orjson.loads(running[1])["answers"])
         if choice >= options:
-            raise ChatError(
+            raise Refusal(
                 ChatErrorCode.POLL_ERROR,
                 f"There is no option {choice}; choose 0 to {options - 1}.",
             )

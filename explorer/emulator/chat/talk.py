@@ -28,7 +28,7 @@ from explorer.emulator.chat.methods import ChatMethod, arity, text
 from explorer.emulator.chat.moderation import require_voice
 from explorer.emulator.chat.presence import is_present
 from explorer.emulator.chat.rooms import Room
-from explorer.errors import ChatError, ChatErrorCode
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 
 def msg(room: Room, member: Member, args: list[Any]) -> Any:
@@ -51,9 +51,9 @@ def whisper(room: Room, member: Member, args: list[Any]) -> Any:
     store = room.rooms.store
     target = lookup_user(store, name)
     if target is None:
-        raise ChatError(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
+        raise Refusal(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
     if not is_present(room, target[0]):
-        raise ChatError(ChatErrorCode.NOT_FOUND, f"{target[1]} is not in this chat.")
+        raise Refusal(ChatErrorCode.NOT_FOUND, f"{target[1]} is not in this chat.")
     components, meta = compose(typed, lambda found: lookup_user(store, found))
     meta["whisper"] = True
     data = message_data(

@@ -1,6 +1,6 @@
 """Channels: the ranking list, one channel by id or token, and its details.
 
-``GET /channels`` turns the shared list-query grammar (``explorer.query``) into a listing whose
+``GET /channels`` turns the shared list-query grammar (``explorer.wire.query``) into a listing whose
 pages cost the same at any depth (``explorer.emulator.listing``). The order always ends with
 ``id`` so successive pages are successive slices of one stable ordering; suspended channels
 never appear in listings.
@@ -24,7 +24,7 @@ from explorer.emulator.shapes import (
     find_channel,
     render_channel,
 )
-from explorer.query import MAX_PAGE, parse_fields, parse_list_query
+from explorer.wire.query import MAX_PAGE, parse_fields, parse_list_query
 
 #: What ``fields`` may project: the declared fields (:data:`~explorer.emulator.shapes.CHANNEL`)
 #: and the embedded records.

@@ -40,7 +40,7 @@ from explorer.emulator.resources.uploads import store_upload
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
-from explorer.query import MAX_PAGE, parse_list_query
+from explorer.wire.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactive_games (

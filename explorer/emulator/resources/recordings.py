@@ -32,7 +32,7 @@ from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
 from explorer.emulator.responses import JSONResponse
 from explorer.emulator.store import dumps
 from explorer.emulator.world import WORLD_NOW, iso
-from explorer.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
+from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS recordings (

@@ -7,7 +7,7 @@ from typing import Any
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import not_found
-from explorer.query import QueryError
+from explorer.wire.query import QueryError
 
 
 async def list_types(ctx: Context) -> list[dict[str, Any]]:

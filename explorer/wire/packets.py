@@ -14,9 +14,9 @@ Packets (platform.md, "Chat interface")::
 A reply has no ``data`` key at all after ``ping``, ``purge``, ``attachEmotes`` and after every
 failed method; :class:`Reply` keeps that apart from ``"data": null`` with ``has_data``.
 
-Error objects are always ``{code, message, stacktrace: [], data: {}}``: the wire form of
-:class:`~explorer.errors.ChatError`, whose codes (:class:`~explorer.errors.ChatErrorCode`) and
-their table live with it in ``explorer.errors``.
+Error objects are always ``{code, message, stacktrace: [], data: {}}``: the wire form of a
+:class:`~explorer.wire.codes.Refusal`, whose codes (:class:`~explorer.wire.codes.ChatErrorCode`)
+and their table live with it in ``explorer.wire.codes``.
 
 A malformed packet still gets exactly one reply (reference.md fact 5): :class:`PacketError`
 carries the packet's ``id`` when one could be read from it (an integer 0..2**53-1) and ``0``
@@ -40,13 +40,10 @@ from typing import Any, cast
 
 import orjson
 
-from explorer.errors import ChatError, ChatErrorCode, ChatErrorObj
+from explorer.wire.codes import UNOTJSON, ChatErrorCode, ChatErrorObj, Refusal
 
 __all__ = [
     "MAX_ID",
-    "UACCESS",
-    "UNOTFOUND",
-    "UNOTJSON",
     "Event",
     "Method",
     "Packet",
@@ -62,13 +59,8 @@ __all__ = [
 #: Largest id a JavaScript client can represent exactly (Number.MAX_SAFE_INTEGER).
 MAX_ID = 2**53 - 1
 
-#: Error messages with a fixed spelling (platform.md and reference.md).
-UNOTFOUND = "UNOTFOUND"
-UNOTJSON = "UNOTJSON"
-UACCESS = "UACCESS"
 
-
-class PacketError(ChatError):
+class PacketError(Refusal):
     """A frame is not a valid packet; ``id`` is the id to reply with (0 when none was usable)."""
 
     def __init__(self, code: int, message: str, id: int = 0) -> None:

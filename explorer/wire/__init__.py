@@ -1,0 +1,11 @@
+"""The contract the toolkit and the platform share, declared once and importing nothing else
+of ``explorer``.
+
+Both halves bind to these modules instead of restating them (``tests/test_imports.py`` checks
+that the platform imports nothing else of the toolkit but the process supervisor)::
+
+    query.py      the list-query grammar (where, order, fields, limit, page, q)
+    ratelimit.py  the rate-limit buckets and their window math
+    codes.py      chat error codes, error objects and the wire-level refusal
+    packets.py    chat packets: decode and encode method, reply and event
+"""
