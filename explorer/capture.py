@@ -35,7 +35,8 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from explorer import chatviews, columns
+from explorer import chatviews, columns, coverage
+from explorer.coverage import Coverage
 from explorer.eventrows import COLUMNS, KNOWN_EVENTS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.storage import open_store
@@ -250,6 +251,27 @@ class Capture:
             if name in frame:
                 frame[name] = pd.to_datetime(frame[name], unit="s", utc=True).dt.as_unit("ms")
         return frame
+
+    def coverage(
+        self,
+        channels: Iterable[int] | None = None,
+        *,
+        start: When = None,
+        end: When = None,
+        tolerance: float | None = None,
+    ) -> Coverage:
+        """Which shard wrote what, and the gaps: shards no recorder wrote, ``channels``
+        (expected) without rows, and intervals in ``[start, end]`` (default: the recording's
+        span) a shard's recorders missed, longer than ``tolerance`` seconds
+        (:mod:`explorer.coverage`)."""
+        return coverage.coverage(
+            self.recorders(),
+            self.channels,
+            expected=channels,
+            start=None if start is None else _when(start),
+            end=None if end is None else _when(end),
+            tolerance=tolerance,
+        )
 
     def _summary(self) -> str:
         counts = self._query(
