@@ -31,12 +31,20 @@ RECIPES = sorted(p.name for p in (ROOT / "explorer" / "recipes").glob("*.ipynb")
 RUNNER = Path(__file__).resolve().parent / "recipe_runs.py"
 
 
-def run(command: list[str], timeout: float, **options: object) -> str:
-    """Run ``command``, fail with its output unless it exits 0; its stdout."""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **options)  # type: ignore[call-overload]
+def run(
+    command: list[str],
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> str:
+    """Run ``command`` (in ``cwd``, with ``env``), fail with its output unless it exits 0;
+    its stdout."""
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd
+    )
     output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert done.returncode == 0, f"{command[:4]} exited {done.returncode}:\n{output}"
-    return str(done.stdout)
+    return done.stdout
 
 
 def wait_for_url(log: Path, platform: subprocess.Popen[bytes], timeout: float = 180) -> str:
