@@ -6,7 +6,8 @@
   ``reference.md`` holds one mkdocstrings entry per public name of the toolkit (what
   ``explorer.__all__`` lists, read without importing it) and the error tree.
 - Pages named in the navigation but absent (``realism.md`` before it is written) are left out
-  of it; the recipes section lists the recipes there are.
+  of it, pages of ``docs/`` it does not name are added at its end, and the recipes section
+  lists the recipes there are.
 - A link in a page is resolved against the page's place in the repository: a file that is on
   the site becomes a link to its page; any other file of the repository becomes its path in
   code (the site does not serve source files); a target that does not exist is a warning,
@@ -101,11 +102,26 @@ def _prune(nav: list[Any], docs: Path, generated: set[str]) -> list[Any]:
     return kept
 
 
+def _listed(nav: list[Any]) -> set[str]:
+    """The page paths a navigation names."""
+    found: set[str] = set()
+    for entry in nav:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        found.update(_listed(value) if isinstance(value, list) else {value})
+    return found
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Fill in the recipes and leave out pages that are not there yet."""
+    """Fill in the recipes, leave out pages that are not there yet, and add at the end the
+    pages of docs/ the navigation does not name (a page added without touching mkdocs.yml
+    is still on the site)."""
+    docs = Path(config["docs_dir"])
     generated = {*OUTSIDE, REFERENCE}
     generated.update(f"recipes/{nb.name}" for nb in RECIPES.glob("*.ipynb"))
-    config["nav"] = _prune(config["nav"], Path(config["docs_dir"]), generated)
+    nav = _prune(config["nav"], docs, generated)
+    listed = _listed(nav)
+    nav += [page.name for page in sorted(docs.glob("*.md")) if page.name not in listed]
+    config["nav"] = nav
     return config
 
 

@@ -91,9 +91,10 @@ def test_a_fleet_on_s3_with_a_shard_restarted_reports_its_gap(
     live: Platform, bucket: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Three shard processes record nine channels into one S3 capture; shard 2 is killed
-    with SIGKILL and restarted three seconds later. The check sees every shard and channel,
-    the recorders of each shard, and exactly one gap, in shard 2/3, spanning the restart;
-    ``explorer coverage`` prints it and exits 1."""
+    with SIGKILL and restarted three seconds later. Checked from when all three recorded to
+    just before they stop, the coverage sees every shard and channel, the recorders of each
+    shard, and exactly one gap, in shard 2/3, spanning the restart; ``explorer coverage``
+    prints it and exits 1."""
     with explorer.connect(live.base_url) as api:
         channels = [int(c) for c in api.channels(fields="id", max_rows=9).index]
     url = f"{bucket}/capture"
@@ -102,6 +103,7 @@ def test_a_fleet_on_s3_with_a_shard_restarted_reports_its_gap(
     try:
         # Each process has a tracker and a watch: two manifests once both have flushed.
         wait_for(lambda: manifests_of(bucket) >= 6, timeout=120)
+        ready = pd.Timestamp.now(tz="UTC")  # every shard is recording (start-ups differ)
         processes[2].send_signal(signal.SIGKILL)
         processes[2].wait(30)
         killed = pd.Timestamp.now(tz="UTC")
@@ -110,6 +112,7 @@ def test_a_fleet_on_s3_with_a_shard_restarted_reports_its_gap(
         processes[2] = shard(live.base_url, url, 2, channels)
         wait_for(lambda: manifests_of(bucket) >= 8, timeout=120)
         time.sleep(1)
+        stopping = pd.Timestamp.now(tz="UTC")
     finally:
         for process in processes.values():
             process.send_signal(signal.SIGTERM)
@@ -117,7 +120,7 @@ def test_a_fleet_on_s3_with_a_shard_restarted_reports_its_gap(
             process.communicate(timeout=60)
     assert [processes[k].returncode for k in (1, 2, 3)] == [143, 143, 143]
     capture = open_capture(url)
-    found = capture.coverage([*channels, 99_999_999], tolerance=1.0)
+    found = capture.coverage([*channels, 99_999_999], start=ready, end=stopping, tolerance=1.0)
     assert found.missing_shards == []
     assert found.missing_channels == {99_999_999: f"{99_999_999 % 3 + 1}/3"}
     assert found.shards["shard"].tolist() == ["1/3", "2/3", "3/3"]
@@ -128,5 +131,6 @@ def test_a_fleet_on_s3_with_a_shard_restarted_reports_its_gap(
     assert found.gaps["shard"].tolist() == ["2/3"]
     gap = found.gaps.iloc[0]
     assert gap["start"] <= killed and gap["end"] >= restarted
-    assert main(["coverage", url, "--channels", ",".join(map(str, channels))]) == 1
+    window = ["--start", ready.isoformat(), "--end", stopping.isoformat(), "--tolerance", "1s"]
+    assert main(["coverage", url, "--channels", ",".join(map(str, channels)), *window]) == 1
     assert "gap in shard 2/3" in capsys.readouterr().out
