@@ -113,6 +113,8 @@ def venv(
         JUPYTER_DATA_DIR=str(base / "jupyter-data"),
         JUPYTER_RUNTIME_DIR=str(base / "jupyter-runtime"),
         PIP_DISABLE_PIP_VERSION_CHECK="1",
+        # The user's pip cache, though HOME is new: a second run downloads nothing.
+        PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
         PATH=f"{base / 'venv' / 'bin'}{os.pathsep}{env['PATH']}",
     )
     pip = [str(base / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet"]
