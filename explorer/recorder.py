@@ -33,7 +33,8 @@ be made crash-safe for a reader that globs the directory (it would see the old f
 their replacement at once).
 
 A clean stop writes everything: :meth:`~Recorder.close`, an ``atexit`` hook (the end of a
-script, kernel shutdown, Ctrl-C in a script) and SIGTERM: when SIGTERM still has its default
+script, kernel shutdown, Ctrl-C in a script; it also runs before thread pools shut down, which
+an object store's client needs) and SIGTERM: when SIGTERM still has its default
 handler (which kills without unwinding) and a recorder is made on the main thread, a handler
 is installed that raises ``SystemExit(143)``, so ``finally`` blocks and ``atexit`` run. A
 recorder made on another thread cannot install it; make one on the main thread first, or
@@ -646,6 +647,12 @@ def close_all() -> None:
             recorder.close()
         except Exception as error:  # one failure must not stop the other recorders
             print(f"explorer: could not close {recorder!r}: {error}", file=sys.stderr)
+
+
+# Closing a recorder on object storage needs thread pools (its client resolves names in one),
+# which refuse work once the interpreter starts shutting down threads, before atexit hooks
+# run: so close_all also runs just before that (the hook threading and concurrent.futures use).
+getattr(threading, "_register_atexit", lambda hook: None)(close_all)
 
 
 def _terminated(signum: int, frame: object) -> None:

@@ -184,6 +184,13 @@ class RemoteStore(Store):
             return "directory"
         return "file" if self.fs.isfile(self.root) else None
 
+    def make_folders(self, *folders: str) -> None:
+        """No folders to make; but the bucket (the root's first part) must be there, so that a
+        wrong name fails now rather than at the first flush."""
+        bucket = self.root.split("/", 1)[0]
+        if bucket and not self.fs.exists(bucket):
+            raise ValueError(f"No bucket {bucket!r} for {self.location!r} (or no access to it).")
+
     def url(self, relative: str) -> str:
         return str(self.fs.unstrip_protocol(self._path(relative)))
 

@@ -102,11 +102,14 @@ def test_replay_reads_a_capture_on_s3(recorded: tuple[EventLog, str]) -> None:
     pd.testing.assert_frame_equal(replaying.log.frame, log.frame)
 
 
-def test_a_missing_capture_and_an_unknown_scheme_are_clear_errors(bucket: str) -> None:
-    """open_capture of an empty prefix raises FileNotFoundError; a URL scheme no installed
-    filesystem knows raises ValueError naming it."""
+def test_a_missing_capture_bucket_or_scheme_is_a_clear_error(bucket: str) -> None:
+    """open_capture of an empty prefix raises FileNotFoundError; a recorder into a bucket that
+    does not exist, or at a URL scheme no installed filesystem knows, raises ValueError
+    naming it, before anything is written."""
     with pytest.raises(FileNotFoundError, match="No capture at"):
         open_capture(f"{bucket}/nothing-here")
+    with pytest.raises(ValueError, match="No bucket 'no-such-bucket'"):
+        Recorder("s3://no-such-bucket/capture")
     with pytest.raises(ValueError, match="nosuchfs://x"):
         Recorder("nosuchfs://x/capture")
 
@@ -130,6 +133,20 @@ def test_kill_9_on_s3_loses_at_most_one_flush_interval(
     process, _ = start_feeder(url, worker_rows)
     written = kill_feeder(process, lambda: written_rows(url))
     assert open_capture(url).count() == written == duckdb_count(url)
+
+
+def test_sigterm_on_s3_loses_nothing(bucket: str) -> None:
+    """SIGTERM unwinds a recorder writing to S3, and its exit hook writes every row added and
+    marks the manifest closed (its S3 client still works then)."""
+    url = f"{bucket}/capture"
+    process, _ = start_feeder(url, None)
+    os.kill(process.pid, signal.SIGTERM)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM
+    added = int(output.splitlines()[-1].split()[1])
+    assert (written_rows(url) == np.arange(added)).all()
+    manifest = open_capture(url).recorders().iloc[0]
+    assert manifest["closed"] and manifest["events"] == added
 
 
 @pytest.fixture(scope="module")
