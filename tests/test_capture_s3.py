@@ -26,7 +26,14 @@ from explorer.recorder import Recorder
 from explorer.replay import replay
 from tests.test_capture import moderation_packets, record
 from tests.test_record_cli import wait_for
-from tests.test_recorder import T0, chat_message, kill_feeder, poll_start, start_feeder
+from tests.test_recorder import (
+    T0,
+    chat_message,
+    kill_feeder,
+    poll_start,
+    start_feeder,
+    terminate_feeder,
+)
 
 DAY = 86_400.0
 
@@ -139,11 +146,7 @@ def test_sigterm_on_s3_loses_nothing(bucket: str) -> None:
     """SIGTERM unwinds a recorder writing to S3, and its exit hook writes every row added and
     marks the manifest closed (its S3 client still works then)."""
     url = f"{bucket}/capture"
-    process, _ = start_feeder(url, None)
-    os.kill(process.pid, signal.SIGTERM)
-    output, _ = process.communicate(timeout=60)
-    assert process.returncode == 128 + signal.SIGTERM
-    added = int(output.splitlines()[-1].split()[1])
+    added = terminate_feeder(start_feeder(url, None)[0])
     assert (written_rows(url) == np.arange(added)).all()
     manifest = open_capture(url).recorders().iloc[0]
     assert manifest["closed"] and manifest["events"] == added

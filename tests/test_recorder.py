@@ -392,15 +392,20 @@ def test_kill_9_loses_at_most_one_flush_interval(tmp_path: Path, worker_rows: in
     assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall() == [(written,)]
 
 
+def terminate_feeder(process: subprocess.Popen[str]) -> int:
+    """SIGTERM the feeder and check that it unwound (exit 143); how many rows it had added."""
+    os.kill(process.pid, signal.SIGTERM)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM
+    return int(output.splitlines()[-1].split()[1])
+
+
 @pytest.mark.parametrize("worker_rows", [None, 1])
 def test_sigterm_loses_nothing(tmp_path: Path, worker_rows: int | None) -> None:
     """SIGTERM unwinds the recorder's process, and its atexit hook writes every row added
     (through the worker process too, which outlives SIGTERM for that)."""
     process, _ = start_feeder(tmp_path, worker_rows)
-    os.kill(process.pid, signal.SIGTERM)
-    output, _ = process.communicate(timeout=30)
-    assert process.returncode == 128 + signal.SIGTERM
-    added = int(output.splitlines()[-1].split()[1])
+    added = terminate_feeder(process)
     assert (written_rows(tmp_path) == np.arange(added)).all()
     manifest = json.loads((tmp_path / "recorders" / "feeder.json").read_bytes())
     assert manifest["closed"] is True and manifest["events"] == added
