@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,48 +49,51 @@ class Staged:
     data: bytes | None = None
 
 
-class Store:
+class Store(ABC):
     """A capture's files, by their path inside it (see the module docstring)."""
 
     #: What the user gave: a local path or a URL (shown in reprs and messages).
     location: pathlib.Path | str
 
+    @abstractmethod
     def stage(self, relative: str, table: pa.Table) -> Staged:
         """Write ``table`` as the Parquet file ``relative`` (one row group, zstd), not
         visible yet."""
-        raise NotImplementedError
 
+    @abstractmethod
     def publish(self, staged: Staged) -> None:
         """Show a staged file; a second call for the same file does nothing harmful."""
-        raise NotImplementedError
 
+    @abstractmethod
     def write_whole(self, relative: str, data: bytes) -> None:
         """Replace the small file ``relative`` by ``data`` at once (manifests)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def glob(self, pattern: str) -> list[str]:
         """The published files matching ``pattern`` (inside the capture), sorted, as seen
         now (no cached listing)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def read_bytes(self, relative: str) -> bytes:
         """The content of file ``relative``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def kind(self) -> str | None:
         """``"directory"``, ``"file"`` or None (nothing there)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def make_folders(self, *folders: str) -> None:
         """Make ``folders`` where a filesystem needs them (object stores do not)."""
 
+    @abstractmethod
     def discard_staged(self, pattern: str) -> None:
         """Remove staged files left behind that match ``pattern`` (local dot files)."""
 
+    @abstractmethod
     def url(self, relative: str) -> str:
         """``relative`` as a path or URL that DuckDB resolves once :meth:`attach` ran."""
-        raise NotImplementedError
 
+    @abstractmethod
     def attach(self, db: Any) -> None:
         """Let DuckDB connection ``db`` read this store's URLs."""
 
@@ -149,6 +153,9 @@ class LocalStore(Store):
     def url(self, relative: str) -> str:
         return str(self.root / relative)
 
+    def attach(self, db: Any) -> None:
+        """Nothing to do: DuckDB reads local files itself."""
+
 
 class RemoteStore(Store):
     """A capture on a filesystem fsspec knows (object storage): each file one put."""
@@ -190,6 +197,9 @@ class RemoteStore(Store):
         bucket = self.root.split("/", 1)[0]
         if bucket and not self.fs.exists(bucket):
             raise ValueError(f"No bucket {bucket!r} for {self.location!r} (or no access to it).")
+
+    def discard_staged(self, pattern: str) -> None:
+        """Nothing to do: a remote store stages in memory."""
 
     def url(self, relative: str) -> str:
         return str(self.fs.unstrip_protocol(self._path(relative)))
