@@ -8,6 +8,8 @@
 - Pages named in the navigation but absent (``realism.md`` before it is written) are left out
   of it, pages of ``docs/`` it does not name are added at its end, and the recipes section
   lists the recipes there are.
+- The docstrings' Sphinx roles (``:class:`~explorer.chat.Chat```) show as code, linked to
+  the reference entry when they name a public name.
 - A link in a page is resolved against the page's place in the repository: a file that is on
   the site becomes a link to its page; any other file of the repository becomes its path in
   code (the site does not serve source files); a target that does not exist is a warning,
@@ -37,6 +39,8 @@ OUTSIDE = {"index.md": ROOT / "README.md", "security.md": ROOT / "SECURITY.md"}
 REFERENCE = "reference.md"
 #: A Markdown link or image: [text](target) or ![alt](target).
 LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^)\s]+)\)")
+#: A Sphinx role in a docstring as Markdown renders it: :class:<code>~explorer.chat.Chat</code>.
+ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):<code>(~?)([^<]+)</code>")
 
 log = logging.getLogger("mkdocs.plugins.explorer")
 
@@ -173,3 +177,20 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         return f"`{name}`" if text.strip("`") == name else f"{text} (`{name}`)"
 
     return LINK.sub(fix, markdown)
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """The reference's Sphinx roles as code, linked where they name a public name."""
+    if page.file.src_uri != REFERENCE:
+        return html
+    public = set(public_names())
+
+    def fix(match: re.Match[str]) -> str:
+        short, target = match.groups()
+        name = target.rpartition(".")[2]
+        code = f"<code>{name if short else target}</code>"
+        if target.startswith("explorer.") and name in public:
+            return f'<a href="#explorer.{name}">{code}</a>'
+        return code
+
+    return ROLE.sub(fix, html)

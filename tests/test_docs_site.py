@@ -40,12 +40,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.timeout(300)
 def test_every_public_name_has_a_reference_entry(site: Path) -> None:
     """The API reference has an entry (an anchor) for each name of explorer.__all__ and for
-    the error tree, with the docstring's text."""
+    the error tree, with the docstring's text, its Sphinx roles as code linking public
+    names."""
     page = (site / "reference.html").read_text()
     missing = [name for name in explorer.__all__ if f'id="explorer.{name}"' not in page]
     assert not missing
     assert 'id="explorer.errors"' in page and 'id="explorer.Client.channels"' in page
     assert "Blocking client for the platform" in page
+    assert ":class:" not in page and '<a href="#explorer.Chat"><code>Chat</code></a>' in page
 
 
 @pytest.mark.timeout(300)
