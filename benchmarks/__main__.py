@@ -22,6 +22,7 @@ SUITES = (
     "watch",
     "recording",
     "chat_content",
+    "live_events",
 )
 
 

@@ -8,8 +8,10 @@ and its codes :class:`ChatErrorCode`, are here too.
 
 Collecting over time: ``client.watch(channels)`` joins many chats into one log (a
 :class:`Watch`), ``client.track(query)`` takes periodic snapshots of channels (a
-:class:`Tracker`); with ``to="capture/"`` both write a Parquet capture (a :class:`Recorder`
-each) that :func:`open_capture` reads back and :func:`replay` plays into the live views.
+:class:`Tracker`), ``client.live(channels)`` follows live events such as audience changes
+as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
+:class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
+live views.
 """
 
 from explorer.auth import Grant
@@ -17,6 +19,7 @@ from explorer.capture import Capture, open_capture
 from explorer.chat import Chat, ChatClient, ChatDetails
 from explorer.errors import ChatError, ChatErrorCode
 from explorer.eventlog import EventLog
+from explorer.live import AsyncLive, Live
 from explorer.recorder import Recorder
 from explorer.replay import Replay, replay
 from explorer.rest import AsyncClient, Client, connect
@@ -26,6 +29,7 @@ from explorer.watch import AsyncWatch, Watch
 
 __all__ = [
     "AsyncClient",
+    "AsyncLive",
     "AsyncTracker",
     "AsyncWatch",
     "Capture",
@@ -37,6 +41,7 @@ __all__ = [
     "Client",
     "EventLog",
     "Grant",
+    "Live",
     "Recorder",
     "Replay",
     "Tracker",

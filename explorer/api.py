@@ -24,6 +24,7 @@ from explorer.channel import Channel
 from explorer.channelrefs import Channels
 from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
+from explorer.constellation import address as live_address
 from explorer.durations import Duration
 from explorer.endpoints import (
     SHORTCODE_APPROVE,
@@ -45,6 +46,8 @@ from explorer.handle import (
     endpoints_of,
     field_names,
 )
+from explorer.live import CHANNEL_EVENTS, USER_EVENTS, AsyncLive, Live
+from explorer.live import start as start_live
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
 from explorer.track import FIELDS, AsyncTracker, Target, Tracker
@@ -161,6 +164,52 @@ class Api(Handle[M]):
         )
         return start_watch(aio) if self._mode is Sync else aio
 
+    @overload
+    def live(self: Api[Async], channels: Channels = None, **options: Any) -> AsyncLive: ...
+
+    @overload
+    def live(self: Api[Sync], channels: Channels = None, **options: Any) -> Live: ...
+
+    def live(
+        self,
+        channels: Channels = None,
+        *,
+        users: Iterable[int] = (),
+        events: Sequence[str] = CHANNEL_EVENTS,
+        user_events: Sequence[str] = USER_EVENTS,
+        topics: Iterable[str] = (),
+        to: str | os.PathLike[str] | None = None,
+        flush_every: Duration = 5.0,
+        max_rows: int | None = None,
+        url: str | None = None,
+        token: str | None = None,
+        **socket_options: Any,
+    ) -> AsyncLive | Live:
+        """Live events (Constellation) in one event log: of ``channels`` (ids, tokens or a
+        channels frame) the ``events`` (``"update"``: changed fields such as
+        ``viewersCurrent``; ``"followed"``, ``"hosted"``, ...), of ``users`` (ids) the
+        ``user_events``, and any full event names in ``topics``. ``log.changes()`` reads the
+        updates field by field; ``to`` records a capture. ``url`` is the live-events address
+        (default: the platform's web root); ``token`` (an OAuth access token) signs the socket
+        in, for the user's private events (``user_events=["notify"]``). A started
+        :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
+        ``await`` from ``AsyncClient``."""
+        aio = AsyncLive(
+            self.channel,
+            url or live_address(self.base_url, token),
+            channels,
+            users=users,
+            events=events,
+            user_events=user_events,
+            topics=topics,
+            to=to,
+            flush_every=flush_every,
+            max_rows=max_rows,
+            base_url=self.base_url,
+            **socket_options,
+        )
+        return start_live(aio) if self._mode is Sync else aio
+
     # -- listings -----------------------------------------------------------------------------
 
     @endpoint(
@@ -230,6 +279,7 @@ class Api(Handle[M]):
         flush_every: Duration = 5.0,
         max_rows: int | None = None,
         shard: tuple[int, int] | None = None,
+        live: bool = False,
         **timing: Any,
     ) -> AsyncTracker | Tracker:
         """Snapshots of channel fields every ``every`` into a long frame (``tracker.frame()``:
@@ -240,8 +290,10 @@ class Api(Handle[M]):
         "viewersCurrent:desc", "max_rows": 50}``). ``to`` records to a Parquet capture,
         written every ``flush_every``; ``max_rows`` bounds the rows kept in memory (when
         recording, 100,000 by default);
-        ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``clock=``/``sleep=`` replace
-        the time source and the wait (tests). A :class:`~explorer.track.Tracker` from
+        ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``live=True`` takes one
+        snapshot, then follows each channel's ``channel:{id}:update`` live events instead of
+        polling (a row per change of a tracked field, as it happens); ``clock=``/``sleep=``
+        replace the time source and the wait (tests). A :class:`~explorer.track.Tracker` from
         ``Client``, an :class:`~explorer.track.AsyncTracker` (call it inside the running loop)
         from ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
@@ -255,8 +307,23 @@ class Api(Handle[M]):
             flush_every=flush_every,
             max_rows=max_rows,
             shard=shard,
+            live=live_address(self.base_url) if live else None,
             **timing,
         )
+
+    @endpoint("GET", "/recordings/{recording_id}", "channel-read", schemas.RECORDING)
+    def recording(self, recording_id: int) -> Call[pd.DataFrame]:
+        """One recording as a one-row frame; ``vods`` lists its files (``baseUrl``,
+        ``format``, ``data`` with ``Width``, ``Height``, ``Fps``, ``Bitrate``)."""
+        return Call()
+
+    @endpoint("GET", "/users/search", "user-read", schemas.USER_WITH_CHANNEL, Result.PAGED)
+    def search_users(
+        self, query: str, *, max_rows: int | None = None, progress: bool | None = None
+    ) -> Call[pd.DataFrame]:
+        """Users whose name starts with ``query`` (any case), by name, indexed by id, each
+        with its ``channel`` (an object)."""
+        return Call(params={"query": query}, max_rows=max_rows, progress=progress)
 
     @endpoint("GET", "/types", "channel-read", schemas.TYPE, Result.TABLE)
     def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:

@@ -1,4 +1,5 @@
-"""Views of an event frame (``EventLog.frame``): messages, poll progress, users, moderation.
+"""Views of an event frame (``EventLog.frame``): messages, poll progress, users, moderation,
+and the fields live update events changed.
 
 Pure functions of the frame (columns in ``eventrows.py``), so they work on any slice of one
 or a concatenation of several chats' frames. Each result has declared dtypes, those of
@@ -7,7 +8,11 @@ or a concatenation of several chats' frames. Each result has declared dtypes, th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+import orjson
 import pandas as pd
 
 from explorer import columns
@@ -129,4 +134,34 @@ def moderation(frame: pd.DataFrame) -> pd.DataFrame:
             "target_user": target_ids.map(names).astype(columns.STR),
             "duration_ms": acted["duration_ms"],
         }
+    )
+
+
+#: The live events whose payload is a patch of a model's changed fields.
+UPDATE_EVENTS = ("channel:update", "user:update")
+
+
+def changes(frame: pd.DataFrame, fields: str | Sequence[str] | None = None) -> pd.DataFrame:
+    """The fields live update events changed (``channel:update``, ``user:update``), one row
+    per field per event: received_at, event, channel, user_id, field, value (as sent: a
+    number, text, a flag). ``fields`` keeps only those fields (e.g. ``"viewersCurrent"``)."""
+    updates = frame.loc[frame["event"].isin(UPDATE_EVENTS)]
+    wanted = {fields} if isinstance(fields, str) else None if fields is None else set(fields)
+    rows: list[tuple[Any, ...]] = []
+    for number, text in zip(updates.index, updates["text"], strict=True):
+        patch = orjson.loads(text) if isinstance(text, str) else None
+        if not isinstance(patch, dict):
+            continue
+        rows += [(number, k, v) for k, v in patch.items() if wanted is None or k in wanted]
+    at = updates.loc[[row[0] for row in rows]]
+    return pd.DataFrame(
+        {
+            "received_at": at["received_at"].array,
+            "event": pd.array(at["event"].astype(str), dtype=columns.STR),
+            "channel": at["channel"].array,
+            "user_id": at["user_id"].array,
+            "field": pd.array([row[1] for row in rows], dtype=columns.STR),
+            "value": pd.Series([row[2] for row in rows], dtype=object).array,
+        },
+        index=pd.Index(at.index, name=frame.index.name),
     )

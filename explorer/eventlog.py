@@ -63,7 +63,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -632,6 +632,11 @@ class EventLog:
         (:func:`~explorer.chatviews.moderation`)."""
         return chatviews.moderation(self.frame)
 
+    def changes(self, fields: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """The fields live update events changed, one row per field per event
+        (:func:`~explorer.chatviews.changes`; ``fields`` keeps only those)."""
+        return chatviews.changes(self.frame, fields)
+
     def packets(self, rows: Iterable[int] | None = None) -> list[dict[str, Any]]:
         """The original packets of the kept rows numbered ``rows`` (a frame's index), or all.
 
@@ -787,3 +792,7 @@ class LogViews:
     def users(self: _Logged) -> pd.DataFrame:
         """Users seen in the log so far (:meth:`EventLog.users`)."""
         return self.log.users()
+
+    def changes(self: _Logged, fields: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """Fields changed by live update events so far (:meth:`EventLog.changes`)."""
+        return self.log.changes(fields)

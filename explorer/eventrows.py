@@ -30,6 +30,13 @@ duration_ms         Int64                   UserTimeout duration
 from_history        boolean                 row came from a ``history`` reply
 ==================  ======================  ================================================
 
+Live events (``api.live``, Constellation) are logged as packets whose event is the live
+event's kind and name (``channel:update``, ``user:followed``, ...) and whose data is the
+``live`` event's own ``{channel: "channel:12:update", payload}``. Their rows: ``channel`` (the
+id of a ``channel:``, ``interactive:`` or ``progression:`` event), ``user_id`` (of a
+``user:`` event, or who followed or subscribed to a channel, with ``user_name``) and ``text``
+(the payload as compact JSON: the changed fields of an update).
+
 A row is a plain tuple in that order, the cheapest shape to make and to transpose. Pure: no
 I/O.
 """
@@ -40,6 +47,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
+import orjson
 import pandas as pd
 
 from explorer import columns
@@ -221,6 +229,28 @@ _FLATTEN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+#: Live event kinds whose id is a channel's (the others: a user's, a team's, ...).
+_CHANNEL_KINDS = frozenset({"channel", "interactive", "progression"})
+
+
+def _live(received_at: float, event: str, data: dict[str, Any], history: bool) -> Row:
+    """The row of a live event (``kind:name``; see the module docstring)."""
+    topic = data.get("channel")
+    ident = topic.split(":")[1] if isinstance(topic, str) and topic.count(":") == 2 else ""
+    number = int(ident) if ident.isascii() and ident.isdigit() else None
+    kind = event.partition(":")[0]
+    payload = data.get("payload")
+    fields: dict[str, Any] = {"text": orjson.dumps(payload).decode()}
+    actor = payload.get("user") if isinstance(payload, dict) else None
+    if isinstance(actor, dict):
+        fields["user_name"], fields["user_id"] = actor.get("username"), actor.get("id")
+    if kind in _CHANNEL_KINDS:
+        fields["channel"] = number
+    elif kind == "user":
+        fields["user_id"] = number
+    return _row(received_at, event, from_history=history, **fields)
+
+
 def flatten(
     packet: Mapping[str, Any],
     received_at: float,
@@ -252,6 +282,8 @@ def _flatten(packet: Mapping[str, Any], received_at: float, from_history: bool) 
             pass  # a malformed message keeps the common columns only
     if type(data) is not dict:
         return _row(received_at, event, from_history=from_history)
+    if ":" in event:
+        return _live(received_at, event, data, from_history)
     flatten_data = _FLATTEN.get(event)
     try:
         fields = flatten_data(data) if flatten_data else {}

@@ -67,6 +67,9 @@ USER = Schema(
     index="id",
 )
 
+#: A user with their channel (``GET /users/search``): the channel as an object.
+USER_WITH_CHANNEL = Schema({**USER.fields, "channel": "object"}, index="id")
+
 _CHANNEL_FIELDS: dict[str, Spec] = {
     "id": "int",
     "userId": "int",

@@ -12,6 +12,15 @@ Pacing: requests go through the client's pacer, so a tight ``every`` waits for t
 buckets instead of drawing a 429. Snapshots never overlap: one that takes longer than ``every``
 delays the next, which then starts at once and is counted in :attr:`AsyncTracker.late`.
 
+Live mode (``live=True``): one snapshot as above, then, instead of polling, the tracker follows
+``channel:{id}:update`` of the snapshot's channels over the platform's live-events service
+(:class:`~explorer.constellation.LiveSocket`, docs/live.md): each update that changes a
+tracked field becomes a row with the channel's fields as they now are (the others carried
+over), gathered every :data:`LIVE_FLUSH` seconds into one part. Audience changes are seen
+as they happen, at no request cost, for thousands of channels (one socket, subscriptions in
+batches of 500). A query's channels are those of its first snapshot. :attr:`AsyncTracker.updates`
+counts the rows updates made.
+
 Memory: each snapshot's frame is kept as it came (rows are never appended one by one); the
 long frame is their concatenation, built when asked and cached until the next snapshot, and
 ``max_rows`` drops the oldest rows beyond it. With ``to=`` a
@@ -33,8 +42,9 @@ import pandas as pd
 
 from explorer import channelrefs, loop, schemas, tables
 from explorer.closing import AsyncClosing
+from explorer.constellation import LiveSocket
 from explorer.durations import Duration, seconds
-from explorer.errors import RateLimited, ServerError
+from explorer.errors import ExplorerError, RateLimited, ServerError
 from explorer.loop import Blocking
 from explorer.twins import BlockingTwin, Mirror
 
@@ -63,6 +73,9 @@ TRACKABLE = frozenset(
     for name, kind in schemas.CHANNEL.fields.items()
     if isinstance(kind, str) and name not in ("id", "token", "streamKey")
 )
+
+#: Seconds between the parts a live tracker adds (updates that arrive meanwhile are batched).
+LIVE_FLUSH = 0.25
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -165,7 +178,10 @@ class AsyncTracker(AsyncClosing):
         shard: tuple[int, int] | None = None,
         clock: Clock = time.time,
         sleep: Sleep = asyncio.sleep,
+        live: str | None = None,
     ) -> None:
+        #: The live-events address followed after the first snapshot (None: polling).
+        self.live = live
         self.every = seconds(every)
         self.fields = _fields(fields)
         if to is not None and max_rows is None:
@@ -185,7 +201,13 @@ class AsyncTracker(AsyncClosing):
         self._listing, self._shard, self._clock, self._sleep = listing, shard, clock, sleep
         #: Snapshots taken, those started late (the previous one overran ``every``), and those
         #: that failed (counted and retried at the next tick; the last error in :attr:`error`).
-        self.snapshots = self.late = self.failures = 0
+        self.snapshots = self.late = self.failures = self.updates = 0
+        #: The live-events socket of a live tracker, once it follows updates.
+        self.socket: LiveSocket | None = None
+        #: Whether a live tracker is subscribed to its channels' updates (after its snapshot).
+        self.following = False
+        self._state: dict[int, dict[str, Any]] = {}
+        self._pending: list[dict[str, Any]] = []
         self.error: BaseException | None = None
         self.last: pd.Timestamp | None = None
         #: The channels of the latest snapshot.
@@ -239,6 +261,8 @@ class AsyncTracker(AsyncClosing):
 
     async def aclose(self) -> None:
         """Stop taking snapshots and close the recorder (writing what it holds)."""
+        if self.socket is not None:
+            await self.socket.aclose()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -265,6 +289,14 @@ class AsyncTracker(AsyncClosing):
                 log.error("track: stopped, the snapshot cannot work: %s", exc)
                 await self._notify()
                 return
+            if self.live is not None and self.snapshots:
+                try:
+                    await self._follow(self.live)
+                except (ExplorerError, OSError) as exc:
+                    self.error = exc
+                    log.error("track: stopped, the live events cannot be followed: %s", exc)
+                    await self._notify()
+                return
             due += self.every
             now = self._clock()
             if now > due:
@@ -286,6 +318,49 @@ class AsyncTracker(AsyncClosing):
         self.last = pd.Timestamp(taken, unit="s", tz="UTC").floor("ms")
         self.channels = [int(c) for c in part["channel"]]
         self.snapshots += 1
+        await self._notify()
+
+    async def _follow(self, url: str) -> None:
+        """Follow the last snapshot's channels' updates, adding a part every LIVE_FLUSH s."""
+        latest = self._rows.frame().tail(len(self.channels))
+        self._state = {
+            int(row["channel"]): {"token": row["token"], **{f: row[f] for f in self.fields}}
+            for row in latest.to_dict("records")
+        }
+        self.socket = await LiveSocket(url, self._update).start()
+        await self.socket.subscribe(f"channel:{c}:update" for c in self._state)
+        self.following = True
+        await self._notify()
+        while True:
+            await self._sleep(LIVE_FLUSH)
+            await self._flush()
+
+    def _update(self, data: dict[str, Any], received_at: float) -> None:
+        """One ``channel:{id}:update``: a row when it changed a tracked field."""
+        payload, topic = data.get("payload"), str(data.get("channel"))
+        ident = topic.split(":")[1] if topic.count(":") == 2 else ""
+        state = self._state.get(int(ident)) if ident.isdigit() else None
+        if state is None or not isinstance(payload, dict):
+            return
+        changed = {f: payload[f] for f in self.fields if f in payload}
+        if changed:
+            state.update(changed)
+            self._pending.append({"time": self._clock(), "channel": int(ident), **state})
+
+    async def _flush(self) -> None:
+        """The updates gathered since the last flush as one part of the long frame."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        empty = self._long(self._empty())
+        part = pd.DataFrame(pending, columns=list(empty.columns))
+        part["time"] = pd.to_datetime(part["time"], unit="s", utc=True).dt.floor("ms")
+        part = part.astype(empty.dtypes.to_dict())
+        self._rows.add(part)
+        if self.recorder is not None:
+            self.recorder.add_snapshots(part)
+        self.updates += len(part)
+        self.last = part["time"].iloc[-1]
         await self._notify()
 
     async def _fetch(self) -> pd.DataFrame:
@@ -337,6 +412,8 @@ class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
     error: Mirror[BaseException | None] = Mirror("The last failed snapshot's error, if any.")
     last: Mirror[pd.Timestamp | None] = Mirror("When the latest snapshot was taken.")
     channels: Mirror[list[int]] = Mirror("The channels of the latest snapshot.")
+    updates: Mirror[int] = Mirror("Rows added by live updates (``live=True``).")
+    following: Mirror[bool] = Mirror("Whether a live tracker follows its channels' updates.")
     running: Mirror[bool] = Mirror("Whether snapshots are still being taken.")
     recorder: Mirror[Recorder | None] = Mirror("The recorder writing the snapshots (``to=``).")
     fields: Mirror[tuple[str, ...]] = Mirror("The tracked fields.")

@@ -57,6 +57,34 @@ def facts_table(title: str, facts: Mapping[str, str]) -> str:
     return f"<table><caption>{html.escape(title)}</caption>{rows}</table>"
 
 
+def recording_line(recorder: Any) -> str:
+    """A recorder's progress as a status line: where, events and files written."""
+    written = recorder.stats
+    return f"{recorder.path}: {written.events:,} events in {written.files:,} files"
+
+
+class Described:
+    """How the collecting objects (``AsyncWatch``, ``AsyncLive``) show themselves: a repr
+    from :meth:`_summary`, an HTML table of :meth:`status`."""
+
+    def status(self) -> dict[str, str]:
+        """What a view shows above its table (each class says what)."""
+        raise NotImplementedError
+
+    def _summary(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._summary()}>"
+
+    def _html(self, title: str) -> str:
+        return facts_table(title, self.status())
+
+    def _repr_html_(self) -> str:
+        """The status as a small table (Jupyter)."""
+        return self._html(type(self).__name__)
+
+
 T = TypeVar("T")
 A = TypeVar("A", bound=Core)
 L = TypeVar("L", bound=LoggedCore)

@@ -47,7 +47,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pandas as pd
 
@@ -60,7 +60,7 @@ from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Blocking
-from explorer.twins import LoggedTwin, Mirror, facts_table
+from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -154,7 +154,7 @@ class _Rates:
         return {chat: (count - base.get(chat, 0)) / span for chat, count in counts.items()}
 
 
-class AsyncWatch(AsyncClosing, LogViews):
+class AsyncWatch(Described, AsyncClosing, LogViews):
     """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
     module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
     to join, :meth:`aclose` to leave.
@@ -289,25 +289,12 @@ class AsyncWatch(AsyncClosing, LogViews):
         if self.top is not None:
             shown["rule"] = f"top {self.top} by viewersCurrent, every {self.refresh:g} s"
         if self.recorder is not None:
-            written = self.recorder.stats
-            shown["recording"] = (
-                f"{self.recorder.path}: {written.events:,} events in {written.files:,} files"
-            )
+            shown["recording"] = recording_line(self.recorder)
         return shown
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._summary()}>"
 
     def _summary(self) -> str:
         facts = self.status()
         return f"{facts['state']} {facts['channels']}, {facts['events']} events, {facts['rate']}"
-
-    def _html(self, title: str) -> str:
-        return facts_table(title, self.status())
-
-    def _repr_html_(self) -> str:
-        """The status as a small table (Jupyter)."""
-        return self._html(type(self).__name__)
 
     # Starting and stopping.
 
@@ -511,7 +498,48 @@ async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
     await asyncio.gather(*running, return_exceptions=True)
 
 
-class Watch(LoggedTwin[AsyncWatch, "WatchView"]):
+class FeedCore(LoggedCore, Protocol):
+    """A collecting core a :class:`~explorer.watchview.WatchView` shows (a watch, a live
+    feed): its per-row stats, total rate, status lines and the platform's REST base."""
+
+    base_url: str | None
+
+    def stats(self) -> pd.DataFrame: ...
+
+    def rate(self) -> float: ...
+
+    def status(self) -> dict[str, str]: ...
+
+
+F = TypeVar("F", bound=FeedCore)
+
+
+class FeedTwin(LoggedTwin[F, "WatchView"]):
+    """The blocking twin of a collecting core: its stats, rate and a WatchView."""
+
+    def stats(self) -> pd.DataFrame:
+        """One row per channel (a watch) or event name (a live feed), busiest first."""
+        return self._aio.stats()
+
+    def rate(self) -> float:
+        """Events per second over the last 10 s, all together."""
+        return self._aio.rate()
+
+    def widget(self) -> WatchView:
+        """A live view for Jupyter: the rows, events per second as a sparkline, the
+        busiest rows of :meth:`stats`, the latest events."""
+        from explorer.watchview import WatchView
+
+        return WatchView(
+            self.log,
+            self.stats,
+            self._aio.status,
+            loop=loop.get_loop(),
+            base_url=self._aio.base_url,
+        )
+
+
+class Watch(FeedTwin[AsyncWatch]):
     """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
     ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
     keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
@@ -525,27 +553,6 @@ class Watch(LoggedTwin[AsyncWatch, "WatchView"]):
     def chat(self, channel: int) -> ChatClient | None:
         """The chat client of ``channel`` (None while it is not part of the watch)."""
         return self._aio.chat(channel)
-
-    def stats(self) -> pd.DataFrame:
-        """Per channel: token, state, events, messages, rate, reconnects, gaps, error."""
-        return self._aio.stats()
-
-    def rate(self) -> float:
-        """Events per second over the last 10 s, all channels together."""
-        return self._aio.rate()
-
-    def widget(self) -> WatchView:
-        """A live view for Jupyter: channels joined, events per second, the per-channel table
-        busiest first, the latest events."""
-        from explorer.watchview import WatchView
-
-        return WatchView(
-            self.log,
-            self.stats,
-            self._aio.status,
-            loop=loop.get_loop(),
-            base_url=self._aio.base_url,
-        )
 
     add = Blocking(AsyncWatch.add)
     remove = Blocking(AsyncWatch.remove)

@@ -36,6 +36,18 @@ def test_a_hostee_shows_in_the_hosted_channels_hosters(
     assert hoster_tokens(platform) == ["viewer"]
 
 
+def test_a_hostee_id_sent_as_a_numeric_string_is_taken(
+    make_platform: Callable[..., Platform], signed_in: SignIn
+) -> None:
+    """{"id": "123"} hosts like {"id": 123}, as the historical API took ids; a word is a 400."""
+    platform = make_platform()
+    viewer = signed_in(platform.base_url, "viewer")
+    target = channel_id(platform, "streamer")
+    hosting = viewer.put("/channels/viewer/hostee", json={"id": str(target)})
+    assert hosting.status_code == 200 and hosting.json()["hosteeId"] == target
+    assert viewer.put("/channels/viewer/hostee", json={"id": "streamer"}).status_code == 400
+
+
 def test_ending_a_host_removes_it_from_the_hosters(
     make_platform: Callable[..., Platform], signed_in: SignIn
 ) -> None:
@@ -82,7 +94,7 @@ def test_a_channel_cannot_host_itself(platform: Platform, signed_in: SignIn) -> 
     assert response.status_code == 400
 
 
-@pytest.mark.parametrize("hostee", [7, 2**70, "100000", None])
+@pytest.mark.parametrize("hostee", [7, 2**70, "streamer", "-5", None])
 def test_hosting_needs_an_existing_channel_id(
     platform: Platform, signed_in: SignIn, hostee: object
 ) -> None:

@@ -60,6 +60,20 @@ def test_numeric_string_channel_joins_anonymously(world: World) -> None:
     run(scenario())
 
 
+def test_numeric_string_ids_authenticate(world: World) -> None:
+    """auth with channel and user ids as numeric strings signs in, as the historical platform
+    took them (reference.md fact 4 saw one old client send strings)."""
+
+    async def scenario() -> None:
+        chat = await world.connect()
+        key = world.details("viewer")["authkey"]
+        data = await chat.ok("auth", str(world.channel), str(world.user_id("viewer")), key)
+        assert data == {"authenticated": True, "roles": ["User"]}
+        await chat.close()
+
+    run(scenario())
+
+
 def test_authenticated_auth_returns_roles(world: World) -> None:
     """auth [ch, user, key] with a valid key -> {authenticated: true, roles}."""
 
@@ -99,8 +113,8 @@ def unotfound_cases(world: World) -> dict[str, list[object]]:
         "ids swapped": [user, channel, key],
         "invalid channel": [999_999_999, user, key],
         "invalid channel anonymous": [999_999_999],
-        "channel as string": [str(channel), user, key],
-        "user as string": [channel, str(user), key],
+        "channel as a word": ["streamer", user, key],
+        "user as a signed string": [channel, f"+{user}", key],
         "key as number": [channel, user, 12345],
         "two arguments": [channel, user],
         "five arguments": [channel, user, key, None, "x"],

@@ -208,6 +208,40 @@ def test_chat_user_search_and_lookup(world: World) -> None:
     run(scenario())
 
 
+def test_v2_chat_users_page_by_continuation_token(world: World) -> None:
+    """GET /api/v2/chats/{id}/users pages by the token its Link header names, each user once,
+    in the V2 shape {userId, username, userRoles}; the anonymous details carry no authkey."""
+
+    async def scenario() -> None:
+        channel = world.channel_of("moderator")
+        names = ["staff", "streamer", "viewer", "viewer2"]
+        chats = [await world.join(name, channel) for name in names]
+        v2 = world.base_url.replace("/api/v1", "/api/v2")
+
+        def walk() -> tuple[list[httpx.Response], httpx.Response, httpx.Response]:
+            pages = [httpx.get(f"{v2}/chats/{channel}/users", params={"limit": 3}, timeout=10)]
+            while "link" in pages[-1].headers:
+                link = pages[-1].headers["link"]
+                assert link.endswith('>; rel="next"') and "continuationToken=" in link
+                path = link[1 : link.index(">")]
+                pages.append(httpx.get(world.base_url.split("/api/")[0] + path, timeout=10))
+            bad = httpx.get(f"{v2}/chats/{channel}/users?continuationToken=%%%", timeout=10)
+            anonymous = world.rest("viewer").get(f"/chats/{channel}/anonymous")
+            return pages, bad, anonymous
+
+        pages, bad, anonymous = await asyncio.to_thread(walk)
+        assert [len(page.json()) for page in pages] == [3, 1]
+        assert [u["username"] for page in pages for u in page.json()] == names
+        assert set(pages[0].json()[0]) == {"userId", "username", "userRoles"}
+        assert bad.status_code == 400
+        assert anonymous.status_code == 200 and "authkey" not in anonymous.json()
+        assert anonymous.json()["endpoints"] and anonymous.json()["permissions"] == []
+        for chat in chats:
+            await chat.close()
+
+    run(scenario())
+
+
 def test_chat_friends_are_followed_members(world: World) -> None:
     """GET /chats/{id}/friends lists present users whose channel the caller follows."""
     client = world.rest("streamer")

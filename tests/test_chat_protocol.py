@@ -134,6 +134,21 @@ def test_ids_are_per_connection(world: World) -> None:
     run(scenario())
 
 
+def test_negative_ids_are_answered_under_their_own_id(world: World) -> None:
+    """Ids anywhere in the 32-bit signed range, negative too, get replies carrying them, as
+    the historical platform answered clients counting in an int32."""
+
+    async def scenario() -> None:
+        chat = await world.connect()
+        for ident in (-1, -(2**31), 2**31 - 1):
+            await chat.send("ping", id=ident)
+            reply = await chat.reply(ident)
+            assert reply["id"] == ident and reply["error"] is None
+        await chat.close()
+
+    run(scenario())
+
+
 def test_reconnecting_client_keeps_counting(world: World) -> None:
     """A client that reconnects and continues its id sequence gets replies to those ids."""
 

@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from explorer.wire.packets import MAX_ID
+from explorer.wire.packets import MAX_ID, MIN_ID
 from tests.chatkit import World
 
 pytestmark = pytest.mark.fuzz
@@ -176,7 +176,7 @@ def expected_id(packet: Any) -> int | None:
     if not isinstance(packet, dict) or packet.get("type") != "method":
         return None
     raw = packet.get("id")
-    if type(raw) is not int or not 0 <= raw <= MAX_ID:
+    if type(raw) is not int or not MIN_ID <= raw <= MAX_ID:
         return 0
     method_ok = type(packet.get("method")) is str
     return raw if method_ok and type(packet.get("arguments")) is list else None

@@ -68,6 +68,13 @@ def test_smil_is_xml_with_one_video_per_rendition(platform: Platform) -> None:
     assert bitrates == {int(attributes["BANDWIDTH"]) for attributes, _ in playlist}
 
 
+def test_smil_videos_carry_a_title(platform: Platform) -> None:
+    """Each SMIL video names its rendition in ``title`` (video tools label qualities by it)."""
+    root = ET.fromstring(manifest(platform, "streamer", "smil").content)
+    titles = [video.get("title") for video in root.findall("./body/switch/video")]
+    assert titles and titles[0] == "source" and all(titles)
+
+
 def test_ftl_manifest_numbers_tracks_by_channel(platform: Platform) -> None:
     """The FTL manifest is JSON whose audio SSRC is the channel id and video SSRC the next."""
     channel = channel_id(platform, "streamer")

@@ -12,6 +12,7 @@ from explorer.errors import ChatError, ExplorerError
 from explorer.wire.codes import UNOTJSON, ChatErrorCode, Refusal, error_object
 from explorer.wire.packets import (
     MAX_ID,
+    MIN_ID,
     Event,
     Method,
     PacketError,
@@ -135,13 +136,19 @@ def test_malformed_packet_keeps_its_id(packet: dict[str, object]) -> None:
     assert (caught.value.code, caught.value.id) == (ChatErrorCode.BAD_REQUEST, 9)
 
 
-@pytest.mark.parametrize("bad_id", [True, -1, MAX_ID + 1, 1.0, "1", None])
+@pytest.mark.parametrize("bad_id", [True, MIN_ID - 1, MAX_ID + 1, 1.0, "1", None])
 def test_unusable_id_replies_with_zero(bad_id: object) -> None:
-    """A method whose id is not an integer 0..2**53-1 raises code 4000 with reply id 0."""
+    """A method whose id is not an integer -2**31..2**53-1 raises code 4000 with reply id 0."""
     raw = orjson.dumps({"type": "method", "method": "msg", "arguments": ["hi"], "id": bad_id})
     with pytest.raises(PacketError) as caught:
         decode(raw)
     assert (caught.value.code, caught.value.id) == (4000, 0)
+
+
+@pytest.mark.parametrize("ident", [-1, MIN_ID])
+def test_negative_ids_in_the_32_bit_range_are_accepted(ident: int) -> None:
+    """Ids down to -2**31 are method ids, as the historical platform answered them."""
+    assert decode(encode_method("ping", [], ident)) == Method("ping", [], ident)
 
 
 def test_largest_safe_id_is_accepted() -> None:

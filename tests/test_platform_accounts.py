@@ -101,6 +101,17 @@ def test_login_opens_a_session_with_csrf_token(platform: Platform) -> None:
     assert response.headers["X-CSRF-Token"].isalnum()
 
 
+def test_login_takes_a_form_body_as_the_old_api_did(platform: Platform) -> None:
+    """POST /users/login with a form-encoded body signs in like JSON (old clients post forms);
+    a form missing the password is a 400 naming it."""
+    url = platform.base_url + "/users/login"
+    response = httpx.post(url, data={"username": "viewer", "password": "explorer"})
+    assert response.status_code == 200 and response.json()["username"] == "viewer"
+    assert response.cookies.get("explorer_session")
+    missing = httpx.post(url, data={"username": "viewer"})
+    assert missing.status_code == 400 and "password" in missing.json()["message"]
+
+
 def test_wrong_password_and_unknown_user_look_the_same(platform: Platform) -> None:
     """A wrong password and an unknown user get the same 401 body (no enumeration)."""
     wrong = httpx.post(
@@ -241,3 +252,16 @@ def test_world_popularity_is_heavy_tailed() -> None:
     assert len(totals) == 5000
     assert sum(totals[:50]) > 0.25 * sum(totals)
     assert totals[2500] < totals[0] / 1000
+
+
+def test_users_search_finds_names_by_prefix_with_their_channels(platform: Platform) -> None:
+    """GET /users/search?query=VIEW finds viewer and viewer2 (any case, by name), each with
+    its channel; a wildcard matches itself; an empty query is a 400."""
+    url = platform.base_url + "/users/search"
+    found = httpx.get(url, params={"query": "VIEWER"})
+    assert found.status_code == 200, found.text
+    assert [u["username"] for u in found.json()] == ["viewer", "viewer2"]
+    assert found.headers["X-Total-Count"] == "2"
+    assert all(u["channel"]["userId"] == u["id"] for u in found.json())
+    assert httpx.get(url, params={"query": "%"}).json() == []
+    assert httpx.get(url, params={"query": ""}).status_code == 400

@@ -9,6 +9,7 @@ import explorer
 
 PUBLIC = [
     "AsyncClient",
+    "AsyncLive",
     "AsyncTracker",
     "AsyncWatch",
     "Capture",
@@ -20,6 +21,7 @@ PUBLIC = [
     "Client",
     "EventLog",
     "Grant",
+    "Live",
     "Recorder",
     "Replay",
     "Tracker",

@@ -113,3 +113,24 @@ def test_unsupported_parameters_are_400(
 def test_unknown_channel_is_404(platform: Platform) -> None:
     """A channel that does not exist answers 404."""
     assert recordings(platform, 999_999_999).status_code == 404
+
+
+def test_one_recording_by_id_has_its_vods_with_video_attributes(
+    platform: Platform, vod_channel: int
+) -> None:
+    """GET /recordings/{id} answers the listed recording, whose video VODs carry Width,
+    Height, Fps and Bitrate (the historical keys video tools read)."""
+    listed = recordings(platform, vod_channel).json()[0]
+    response = httpx.get(f"{platform.base_url}/recordings/{listed['id']}")
+    assert response.status_code == 200
+    assert response.json() == listed
+    hls = next(vod for vod in listed["vods"] if vod["format"] == "hls")
+    assert set(hls["data"]) == {"Width", "Height", "Fps", "Bitrate"}
+
+
+@pytest.mark.parametrize("ident", ["999999999", "5", "abc"])
+def test_unknown_recording_is_404_or_400(platform: Platform, ident: str) -> None:
+    """An id naming no recording is 404; one that is no number is 400."""
+    response = httpx.get(f"{platform.base_url}/recordings/{ident}")
+    assert response.status_code == (400 if ident == "abc" else 404)
+    assert response.json()["statusCode"] == response.status_code

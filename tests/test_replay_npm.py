@@ -1,9 +1,11 @@
 """The official npm clients of the historical platform, run end to end against a live platform.
 
-``@mixer/client-node@3.5.0`` (npm; source github.com/mixer/client-node) and
-``@mixer/shortcode-oauth@1.2.0`` (npm; source github.com/mixer/shortcode-oauth) are installed
-by ``.ci/npm-packages`` into ``tests/npm/node_modules``; ``tests/npm/clients.js`` drives them
-the way their published examples do, changing only the base address, client id and token.
+``@mixer/client-node@3.5.0`` (npm; source github.com/mixer/client-node),
+``@mixer/shortcode-oauth@1.2.0`` (npm; source github.com/mixer/shortcode-oauth) and
+``carina@0.12.0`` (npm; source github.com/mixer/carina, the Constellation client) are
+installed by ``.ci/npm-packages`` into ``tests/npm/node_modules``; ``tests/npm/clients.js``
+drives them the way their published examples do, changing only the base address, client id
+and token (carina: its ``url``, our web root).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,7 @@ from typing import Any
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.fleet import Fleet, spawn, wait_for
 from tests.conftest import sign_in
 from tests.test_platform_oauth import implicit_token
 
@@ -30,7 +35,7 @@ pytestmark = [
 
 
 def _installed() -> None:
-    if not (NPM / "node_modules" / "@mixer" / "client-node").is_dir():
+    if not (NPM / "node_modules" / "carina").is_dir():
         subprocess.run(["bash", str(NPM.parent.parent / ".ci" / "npm-packages")], check=True)
 
 
@@ -94,3 +99,51 @@ def test_shortcode_oauth_code_approve_token_and_current_user(platform: Platform)
     assert steps["tokens"] == {"granted": True, "expired": False}
     assert steps["user"]["username"] == "streamer"
     assert steps["refreshed"] == {"changed": True}
+
+
+def constellation_sees_rest_change(web_root: str, base_url: str) -> tuple[dict[str, Any], float]:
+    """carina, connected to ``web_root``, follows the streamer's ``channel:{id}:update``; once
+    its livesubscribe is answered, the streamer retitles the channel through ``base_url``.
+    Returns the script's steps and the seconds from the PATCH's answer to the event."""
+    with closing(sign_in(base_url, "streamer")) as streamer:
+        channel = streamer.get("/users/current").json()["channel"]["id"]
+        process = _start("constellation", web_root.replace("http", "ws", 1), str(channel))
+        assert process.stdout is not None
+        seen = [json.loads(process.stdout.readline()) for _ in range(2)]
+        assert [s["step"] for s in seen] == ["hello", "subscribed"], seen
+        title = f"retitled {time.monotonic()}"
+        response = streamer.patch(f"/channels/{channel}", json={"name": title})
+        assert response.status_code == 200, response.text
+        patched = time.monotonic()
+        line = process.stdout.readline()
+        arrived = time.monotonic() - patched
+    steps = {s["step"]: s["value"] for s in seen}
+    steps.update(_steps(process) | {"update": json.loads(line)["value"]})
+    assert steps["update"] == {"name": title}
+    return steps, arrived
+
+
+def test_carina_sees_a_rest_change_as_a_live_update(make_platform: Callable[..., Platform]) -> None:
+    """carina's README example, its url set to our web root, subscribes to
+    channel:{id}:update and receives only the changed field within a second of the PATCH."""
+    platform = make_platform(rate_limits=False)
+    steps, arrived = constellation_sees_rest_change(platform.root_url, platform.base_url)
+    assert steps["hello"] == {"authenticated": False}
+    assert steps["subscribed"]["error"] is None and steps["subscribed"]["result"] is None
+    assert arrived < 1.0
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs a real redis-server")
+def test_carina_sees_a_change_made_in_another_process(tmp_path: Path) -> None:
+    """Two REST processes on one database and Redis (beside two chat-node processes): carina
+    connected to the second sees, within a second, a PATCH answered by the first."""
+    with Fleet(tmp_path / "platform.db", nodes=2) as fleet:
+        args = ["--port", "0", "--db", str(fleet.db), "--broker", fleet.redis.url]
+        flags = ["--chat-nodes", "0", "--no-simulate", "--no-rate-limits"]
+        second = wait_for(spawn([*args, *flags], tmp_path / "second.log"), 1)
+        try:
+            web_root = second.address.removesuffix("/api/v1")
+            _, arrived = constellation_sees_rest_change(web_root, fleet.base_url)
+        finally:
+            second.stop()
+    assert arrived < 1.0

@@ -338,3 +338,17 @@ def test_the_embedded_platform_really_serves() -> None:
 def test_requests_are_paced_under_their_bucket(method: str, path: str, bucket: str) -> None:
     """Endpoints sharing a platform bucket share one allowance; others are grouped by path."""
     assert bucket_of(ENDPOINTS, method, path) == bucket
+
+
+def test_recording_and_user_search_read_like_other_records(platform: Platform) -> None:
+    """api.recording(id) is the listed recording as one row; api.search_users("view") finds
+    viewer and viewer2 by name, indexed by id, each with its channel."""
+    with explorer.Client(platform.base_url, progress=False) as api:
+        listed = api.channels(where={"hasVod": True}, order="viewersTotal:desc", max_rows=1)
+        recordings = api.channel(int(listed.index[0])).recordings(max_rows=1)
+        one = api.recording(int(recordings.index[0]))
+        assert list(one.index) == list(recordings.index)
+        assert one["vods"].iloc[0][0]["recordingId"] == recordings.index[0]
+        found = api.search_users("VIEW")
+    assert list(found["username"]) == ["viewer", "viewer2"]
+    assert all(row["channel"]["userId"] == user for user, row in found.iterrows())

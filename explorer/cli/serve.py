@@ -110,6 +110,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "names the client (default none: the header is ignored)",
     )
     serve.add_argument(
+        "--hook-allow",
+        default=",".join(DEFAULTS.hook_allow),
+        help="comma-separated addresses or CIDR blocks web hooks may be delivered to "
+        f"(default {','.join(DEFAULTS.hook_allow)}: loopback only)",
+    )
+    serve.add_argument(
         "--open-control",
         action="store_true",
         help="answer the control namespace (/_emulator: mail box, chat node stop/start) from "
@@ -166,11 +172,13 @@ def run(args: argparse.Namespace) -> int:
         print("explorer serve chat-node: --broker is required", file=sys.stderr)
         return 2
     proxies = tuple(item.strip() for item in args.forwarded_allow_ips.split(",") if item.strip())
-    try:
-        addresses.networks(proxies)
-    except ValueError as exc:
-        print(f"explorer serve: --forwarded-allow-ips: {exc}", file=sys.stderr)
-        return 2
+    hooks = tuple(item.strip() for item in args.hook_allow.split(",") if item.strip())
+    for flag, blocks in (("--forwarded-allow-ips", proxies), ("--hook-allow", hooks)):
+        try:
+            addresses.networks(blocks)
+        except ValueError as exc:
+            print(f"explorer serve: {flag}: {exc}", file=sys.stderr)
+            return 2
     if not addresses.is_loopback(args.host):
         print(exposure_warning(args.host, args.open_control), file=sys.stderr, flush=True)
     config = Config(
@@ -186,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
         chat_user_connections=args.chat_user_connections,
         chat_address_connections=args.chat_address_connections,
         forwarded_allow_ips=proxies,
+        hook_allow=hooks,
         open_control=args.open_control,
     )
     if args.role == "chat-node":

@@ -1,12 +1,16 @@
 """Assembles the platform's ASGI app: every resource module's routes, each wrapped by policy.
 
 Mounted paths: ``/api/v1`` (the platform), ``/api/v2/chats/{id}`` (the alias one official
-client uses, reference.md fact 7), ``/_emulator`` (the control namespace), ``/go`` (the
-shortcode page, :mod:`~explorer.emulator.gopage`), ``/_latest/emoticons/default.png`` (the
-builtin emoticon sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and
+client uses, reference.md fact 7) and ``/api/v2/chats/{id}/users`` (the V2 chatters list),
+``/_emulator`` (the control namespace), ``/go`` (the shortcode page,
+:mod:`~explorer.emulator.gopage`), ``/_latest/emoticons/default.png`` (the builtin emoticon
+sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and
 ``/oauth/authorize`` at the web root, where the historical platform's consent page was and
-where Firebot and passport-mixer send people. Errors Starlette raises itself (no such path,
-method not allowed) get the platform's JSON error shape too.
+where Firebot and passport-mixer send people. Websockets at the web root are Constellation,
+the live-events service (:mod:`~explorer.emulator.live.constellation`), where a client that
+had ``wss://constellation.mixer.com`` finds it once that is replaced by our root address.
+Errors Starlette raises itself (no such path, method not allowed) get the platform's JSON
+error shape too.
 """
 
 from __future__ import annotations
@@ -17,15 +21,16 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount
+from starlette.routing import Mount, WebSocketRoute
 from starlette.routing import Route as StarletteRoute
 
 from explorer.emulator import gopage
 from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
+from explorer.emulator.live.constellation import Constellation
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.policy import Route, guard
-from explorer.emulator.resources import chats, control, modules, oauth
+from explorer.emulator.resources import chats, chatters, control, modules, oauth
 from explorer.emulator.responses import ApiError, JSONResponse
 from explorer.emulator.routing import IndexedRouter
 
@@ -67,7 +72,10 @@ def build_app(services: Services) -> Starlette:
 
     api = [*_mount(routes, services), StarletteRoute("/openapi.json", openapi, methods=["GET"])]
     # Mounting the indexed dispatcher keeps per-request routing cost flat in the route count.
-    alias = _mount([r for r in chats.routes if r.path == "/chats/{channel}"], services)
+    alias = _mount(
+        [*[r for r in chats.routes if r.path == "/chats/{channel}"], *chatters.V2_ROUTES],
+        services,
+    )
     return Starlette(
         routes=[
             Mount("/api/v1", app=IndexedRouter(api)),
@@ -76,6 +84,7 @@ def build_app(services: Services) -> Starlette:
             *gopage.routes,
             *emoticons.routes,
             *_mount([r for r in oauth.routes if r.path == "/oauth/authorize"], services),
+            WebSocketRoute("/", Constellation(services).serve),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )

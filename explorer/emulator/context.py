@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qsl
 
 import orjson
 from starlette.requests import Request
@@ -24,6 +25,18 @@ from explorer.wire.ratelimit import Ledger
 
 if TYPE_CHECKING:
     from explorer.emulator.chat.hub import ChatHub
+
+
+#: The media type of form-encoded bodies.
+FORM = "application/x-www-form-urlencoded"
+
+
+def lenient_id(value: Any) -> Any:
+    """``value`` as an int when it is a numeric string (old clients send ids so, and the
+    historical platform took them), else as it is; the caller checks the type."""
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 16:
+        return int(value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +78,9 @@ class Config:
     #: Simulated chat messages per second over all channels, and at most in one channel.
     sim_rate: float = 40.0
     sim_channel_rate: float = 5.0
+    #: Where web hooks may be delivered (addresses or CIDR blocks; ``explorer serve
+    #: --hook-allow``): loopback only unless the operator allows more.
+    hook_allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
     #: Online channels the simulator runs, busiest first (the rest stay online but quiet: the
     #: rate budget above would give each of them next to nothing anyway).
     sim_channels: int = 1000
@@ -171,3 +187,15 @@ class Context:
         if not isinstance(value, dict):
             raise bad_request("The body must be a JSON object.", "body", "object")
         return value
+
+    async def fields(self) -> dict[str, Any]:
+        """The body as a JSON object, or form-encoded fields (strings) where the historical
+        API took forms too (``POST /users/login``; old clients post forms there)."""
+        media = self.request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != FORM:
+            return await self.json_object()
+        try:
+            text = (await self.body()).decode()
+        except UnicodeDecodeError:
+            raise bad_request("A form body must be UTF-8 text.", "body", "form") from None
+        return dict(parse_qsl(text, keep_blank_values=True))

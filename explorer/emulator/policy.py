@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from explorer.emulator import addresses, credentials
@@ -76,7 +76,7 @@ class Route:
     errors: tuple[int, ...] = field(default=())
 
 
-def identify(request: Request, services: Services) -> tuple[Caller | None, bool, int | None]:
+def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None, bool, int | None]:
     """Find the caller of ``request``.
 
     Returns ``(caller, csrf_ok, session_id)``: a cookie caller comes back with ``csrf_ok``
@@ -110,6 +110,9 @@ def identify(request: Request, services: Services) -> tuple[Caller | None, bool,
                 True,
                 None,
             )
+        if scheme == "secret":
+            # An OAuth client's secret (web hooks): no user; the hooks routes check it.
+            return None, True, None
         raise ApiError(401, "Unsupported Authorization scheme.")
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:

@@ -28,6 +28,7 @@ from explorer.emulator import credentials, world
 from explorer.emulator.app import build_app
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
+from explorer.emulator.live import outbox
 from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
@@ -59,7 +60,7 @@ class PlatformOptions:
 
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
-    store = Store(db, schema_ddl())
+    store = Store(db, [*schema_ddl(), outbox.SCHEMA])
     if world.seed_store(store, config.seed, config.channels, credentials.hash_password):
         seed_history(store, config.seed, clock())
     for module in modules():

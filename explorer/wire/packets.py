@@ -19,8 +19,9 @@ Error objects are always ``{code, message, stacktrace: [], data: {}}``: the wire
 and their table live with it in ``explorer.wire.codes``.
 
 A malformed packet still gets exactly one reply (reference.md fact 5): :class:`PacketError`
-carries the packet's ``id`` when one could be read from it (an integer 0..2**53-1) and ``0``
-otherwise, and the server replies with that id.
+carries the packet's ``id`` when one could be read from it (an integer from -2**31, the
+32-bit signed range old clients count in, negative ids included as the historical platform
+answered them, up to 2**53-1) and ``0`` otherwise, and the server replies with that id.
 
 Text frames: the encoders return ``bytes``, orjson's native output. websockets (checked
 against 17.4) sends ``bytes`` as a Binary frame unless told otherwise, and chat clients expect
@@ -58,6 +59,8 @@ __all__ = [
 
 #: Largest id a JavaScript client can represent exactly (Number.MAX_SAFE_INTEGER).
 MAX_ID = 2**53 - 1
+#: Smallest id: the bottom of the 32-bit signed range (clients counting in an int32 wrap there).
+MIN_ID = -(2**31)
 
 
 class PacketError(Refusal):
@@ -118,7 +121,7 @@ def decode(raw: str | bytes | bytearray | memoryview) -> Packet:
             raise PacketError(ChatErrorCode.BAD_REQUEST, "An event packet needs a string event.")
         return Event(name, obj.get("data"))
     raw_id = obj.get("id")
-    packet_id = raw_id if type(raw_id) is int and 0 <= raw_id <= MAX_ID else None
+    packet_id = raw_id if type(raw_id) is int and MIN_ID <= raw_id <= MAX_ID else None
     reply_id = 0 if packet_id is None else packet_id
     if kind == "method":
         method = obj.get("method")
@@ -134,14 +137,14 @@ def decode(raw: str | bytes | bytearray | memoryview) -> Packet:
             )
         if packet_id is None:
             raise PacketError(
-                ChatErrorCode.BAD_REQUEST, f"A packet id must be an integer 0..{MAX_ID}."
+                ChatErrorCode.BAD_REQUEST, f"A packet id must be an integer {MIN_ID}..{MAX_ID}."
             )
         return Method(method, arguments, packet_id)
     if kind == "reply":
         error = obj.get("error")
         if packet_id is None:
             raise PacketError(
-                ChatErrorCode.BAD_REQUEST, f"A packet id must be an integer 0..{MAX_ID}."
+                ChatErrorCode.BAD_REQUEST, f"A packet id must be an integer {MIN_ID}..{MAX_ID}."
             )
         if error is not None and not (
             type(error) is dict

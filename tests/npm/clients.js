@@ -1,11 +1,14 @@
 // Drives the official npm clients of the historical platform against a running platform, the
 // way their published examples do: the chat-bot tutorial (dev.mixer.com/tutorials/chatbot,
-// mixer/developers), the @mixer/client-node services and @mixer/shortcode-oauth's OAuthClient.
+// mixer/developers), the @mixer/client-node services, @mixer/shortcode-oauth's OAuthClient and
+// carina's Constellation subscription (carina README, mixer/developers
+// src/tutorials/code/node/constellation).
 // Each step prints one JSON line; tests/test_replay_npm.py reads them. Only the base address,
 // client id and token are ours.
 'use strict';
 const Mixer = require('@mixer/client-node');
 const { OAuthClient } = require('@mixer/shortcode-oauth');
+const { Carina } = require('carina');
 const ws = require('ws');
 const readline = require('readline');
 
@@ -73,7 +76,24 @@ async function shortcode() {
   process.stdin.destroy();
 }
 
-({ rest, bot, shortcode })[command]().then(
+async function constellation() {
+  // The README's Node example, with our web root as `url` (the one option a client changes);
+  // `arg` is the channel id whose updates it follows.
+  Carina.WebSocket = ws;
+  const ca = new Carina({ url: api, isBot: true }).open();
+  ca.on('error', error => out('error', String(error)));
+  // carina resolves subscribe() at once; the reply to its livesubscribe says it took effect.
+  ca.socket.on('message', message => {
+    const packet = JSON.parse(message.data);
+    if (packet.type === 'event' && packet.event === 'hello') out('hello', packet.data);
+    if (packet.type === 'reply') out('subscribed', packet);
+  });
+  const update = new Promise(resolve => ca.subscribe(`channel:${arg}:update`, resolve));
+  out('update', await bounded(update, 'channel update'));
+  ca.close();
+}
+
+({ rest, bot, shortcode, constellation })[command]().then(
   () => process.exit(0),
   error => { out('failed', String(error && error.stack || error)); process.exit(1); },
 );

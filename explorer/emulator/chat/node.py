@@ -4,12 +4,12 @@ Each connection gets ``WelcomeEvent {server}`` as soon as it opens (before or re
 ``auth``) and then exactly one reply per frame, carrying the method's id (0 when no id could be
 read). The node itself answers the connection-level methods:
 
-* ``auth``: ``[ch]`` or ``[ch, null, null(, null)]`` joins anonymously (a channel id sent as a
-  numeric string is accepted here, as one old client sends it); ``[ch, user, key]`` with an
-  optional 4th access-key argument joins as that user when the key was issued for exactly
-  that channel and user and is live. Authenticated auth is strict about types (numbers,
-  string key), as the spec lists "not encoded as a number" among the UNOTFOUND causes. Any
-  mismatch answers ``UNOTFOUND`` (code 1) and leaves the connection as it was. Calling
+* ``auth``: ``[ch]`` or ``[ch, null, null(, null)]`` joins anonymously; ``[ch, user, key]``
+  with an optional 4th access-key argument joins as that user when the key was issued for
+  exactly that channel and user and is live. Channel and user ids may be numbers or numeric
+  strings, as the historical platform took them (old clients send strings; our spec said
+  numbers only); anything else, or a key that is not a string, answers ``UNOTFOUND`` (code
+  1) and leaves the connection as it was. Calling
   ``auth`` again moves the connection (anonymous to signed in, or to another channel).
 * ``ping`` (a reply without data), ``attachEmotes``, and ``optOutEvents [names...]``: that
   connection no longer receives those events (the reply's data is ``{}`` as in the developer
@@ -62,7 +62,7 @@ from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS, Limits
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
-from explorer.emulator.context import Config
+from explorer.emulator.context import Config, lenient_id
 from explorer.wire.codes import (
     CLOSE_CREDENTIAL_ENDED,
     UNOTFOUND,
@@ -100,14 +100,12 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
     refused = Refusal(ChatErrorCode.UNOTFOUND, UNOTFOUND)
     if len(args) not in (1, 3, 4):
         raise refused
-    channel = args[0]
+    channel = lenient_id(args[0])
     if len(args) == 1 or all(arg is None for arg in args[1:]):
-        if type(channel) is str and channel.isascii() and channel.isdigit() and len(channel) < 16:
-            channel = int(channel)
         if type(channel) is not int or channel not in _IDS:
             raise refused
         return channel, None, None
-    user, key = args[1], args[2]
+    user, key = lenient_id(args[1]), args[2]
     if type(channel) is not int or type(user) is not int or type(key) is not str:
         raise refused
     if channel not in _IDS or user not in _IDS:

@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.live import happenings
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import notify
 from explorer.emulator.store import Store
@@ -92,6 +93,7 @@ def award(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> bool:
         (slug, user_id),
     )
     notify(conn, user_id, "achievement", {"slug": slug}, when)
+    happenings.achieved(conn, user_id, slug, when)
     return True
 
 

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from explorer.emulator.access import require_staff
 from explorer.emulator.context import Context
+from explorer.emulator.live import happenings
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import deliver_to_all
 from explorer.emulator.responses import JSONResponse, bad_request
@@ -51,6 +52,7 @@ async def announce(ctx: Context) -> Response:
         conn.execute(
             "UPDATE announcements SET recipients = ? WHERE id = ?", (recipients, announcement_id)
         )
+        happenings.announced(conn, {"id": announcement_id, **payload})
     item = {
         "id": announcement_id,
         "authorId": author,

@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 from explorer.emulator.access import ChannelRef, channel_ref
-from explorer.emulator.context import Context
+from explorer.emulator.context import Context, lenient_id
+from explorer.emulator.live import happenings
 from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Handler, Route
@@ -57,7 +58,7 @@ async def _follower(ctx: Context, channel: ChannelRef) -> int:
             raise bad_request(f"Malformed JSON: {exc.msg}.", "body", "json") from None
         if not isinstance(body, dict):
             raise bad_request("The body must be a JSON object.", "body", "object")
-        named = body.get("user", caller)
+        named = lenient_id(body.get("user", caller))
         if not isinstance(named, int) or isinstance(named, bool):
             raise bad_request("user must be a user id.", "user")
         if named != caller:
@@ -110,6 +111,7 @@ async def follow(ctx: Context) -> dict[str, Any]:
             conn.execute(
                 "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel.id,)
             )
+            happenings.followed(conn, channel.id, user_id, following=True)
     return _state(ctx, channel, user_id)
 
 
@@ -127,6 +129,7 @@ async def unfollow(ctx: Context) -> dict[str, Any]:
                 "UPDATE channels SET numFollowers = MAX(numFollowers - 1, 0) WHERE id = ?",
                 (channel.id,),
             )
+            happenings.followed(conn, channel.id, user_id, following=False)
     return _state(ctx, channel, user_id)
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
-from explorer.emulator.context import Context
+from explorer.emulator.context import Context, lenient_id
+from explorer.emulator.live import happenings
 from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.channel_preferences import preference
@@ -32,7 +33,8 @@ async def get_hostee(ctx: Context) -> dict[str, Any]:
     return _hosting(ctx, channel_ref(ctx).id)
 
 
-def _check_hostee(ctx: Context, host: ChannelRef, hostee_id: Any) -> None:
+def _check_hostee(ctx: Context, host: ChannelRef, hostee_id: Any) -> int:
+    """``hostee_id`` once it names a channel ``host`` may host (else 400 or 403)."""
     if not isinstance(hostee_id, int) or isinstance(hostee_id, bool) or not 0 < hostee_id < 2**63:
         raise bad_request("id must be the id of the channel to host.", "id")
     if hostee_id == host.id:
@@ -44,19 +46,24 @@ def _check_hostee(ctx: Context, host: ChannelRef, hostee_id: Any) -> None:
         raise ApiError(403, "That channel does not allow being hosted.")
     if host.online and not preference(ctx.store, hostee_id, "hosting:allowlive"):
         raise ApiError(403, "That channel does not allow being hosted by a live channel.")
+    return hostee_id
 
 
 async def set_hostee(ctx: Context) -> dict[str, Any]:
     """PUT /channels/{id}/hostee: start hosting the channel given as ``{"id": channelId}``."""
     host = channel_ref(ctx)
     require_owner(ctx, host)
-    hostee_id = (await ctx.json_object()).get("id")
-    _check_hostee(ctx, host, hostee_id)
+    hostee_id = _check_hostee(ctx, host, lenient_id((await ctx.json_object()).get("id")))
     with ctx.store.transaction() as conn:
-        conn.execute(
+        before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (host.id,)).fetchone()
+        changed = conn.execute(
             "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
             (hostee_id, ctx.iso_now(), host.id, hostee_id),
-        )
+        ).rowcount
+        if changed:
+            if before[0] is not None:
+                happenings.hosted(conn, host.id, before[0], hosting=False)
+            happenings.hosted(conn, host.id, hostee_id, hosting=True)
     return _hosting(ctx, host.id)
 
 
@@ -65,11 +72,13 @@ async def end_hosting(ctx: Context) -> None:
     host = channel_ref(ctx)
     require_owner(ctx, host)
     with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE channels SET hosteeId = NULL, updatedAt = ? "
-            "WHERE id = ? AND hosteeId IS NOT NULL",
-            (ctx.iso_now(), host.id),
-        )
+        before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (host.id,)).fetchone()
+        if before[0] is not None:
+            conn.execute(
+                "UPDATE channels SET hosteeId = NULL, updatedAt = ? WHERE id = ?",
+                (ctx.iso_now(), host.id),
+            )
+            happenings.hosted(conn, host.id, before[0], hosting=False)
 
 
 async def list_hosters(ctx: Context) -> JSONResponse:

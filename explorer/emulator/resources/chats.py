@@ -6,7 +6,8 @@ platform: see :mod:`~explorer.emulator.brokers.redis`), the caller's permissions
 and, for a signed-in caller, an authkey for the chat ``auth`` method (see
 :mod:`explorer.emulator.chat.authkeys`: bound to channel, user and the credential's scopes, reused
 while valid, and dying with that credential). ``GET /chats/endpoints``
-lists the live nodes alone. Who is in a chat is served by :mod:`.chatters`.
+lists the live nodes alone; ``GET /chats/{channelId}/anonymous`` the details for reading a chat
+anonymously, never with an authkey. Who is in a chat is served by :mod:`.chatters`.
 """
 
 from __future__ import annotations
@@ -42,14 +43,28 @@ async def chat_endpoints(ctx: Context) -> dict[str, Any]:
     return {"endpoints": live_endpoints(ctx)}
 
 
-async def chat_details(ctx: Context) -> dict[str, Any]:
-    """GET /chats/{channelId}: endpoints, permissions, and an authkey for signed-in callers."""
+def _listed(ctx: Context) -> int:
+    """The path's channel id, when it names an unsuspended channel (else 404)."""
     channel_id = ctx.path_int("channel")
     if (
         ctx.store.one("SELECT 1 FROM channels WHERE id = ? AND suspended = 0", (channel_id,))
         is None
     ):
         raise not_found("Channel")
+    return channel_id
+
+
+async def anonymous_details(ctx: Context) -> dict[str, Any]:
+    """GET /chats/{channelId}/anonymous: the details for reading the chat anonymously (the
+    historical endpoint overlays called): endpoints and no permissions or authkey, whoever
+    asks."""
+    _listed(ctx)
+    return {"endpoints": live_endpoints(ctx), "permissions": []}
+
+
+async def chat_details(ctx: Context) -> dict[str, Any]:
+    """GET /chats/{channelId}: endpoints, permissions, and an authkey for signed-in callers."""
+    channel_id = _listed(ctx)
     body: dict[str, Any] = {"endpoints": live_endpoints(ctx), "permissions": []}
     caller = ctx.caller
     if caller is None:
@@ -89,5 +104,14 @@ routes = [
         summary="Chat connection details",
         response=_DETAILS,
         errors=(400, 404, 461),
+    ),
+    Route(
+        "GET",
+        "/chats/{channel}/anonymous",
+        anonymous_details,
+        "chats",
+        summary="Chat connection details for reading anonymously (no authkey)",
+        response=_DETAILS,
+        errors=(400, 404),
     ),
 ]

@@ -13,11 +13,24 @@ under a channel, and report their total in ``X-Total-Count``.
 * ``GET /chats/{channelId}/users/{userId}``: one present user, else 404;
 * ``GET /chats/{channelId}/friends`` (signed in): present users whose channel the caller
   follows (``channel_follows``).
+
+The historical V2 list (mixer/developer-docs, reference/chat/ChatChattersList and
+guides/core/ContinuationTokens), mounted under ``/api/v2`` (:data:`V2_ROUTES`):
+
+* ``GET /api/v2/chats/{channelId}/users?limit=&username=&continuationToken=``: a JSON array of
+  ``{userId, username, userRoles}`` (``username``, as V2 spells it), ``limit`` 1-100 (default
+  50), ``username`` a name prefix; while more follow, a ``Link: <...continuationToken=T>;
+  rel="next"`` header names the next page. The token is opaque (the last name and id given),
+  so users joining or leaving between pages neither repeat nor shift the others;
+* ``GET /api/v2/chats/{channelId}/users/{userId}``: one present user in that shape, else 404.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 from starlette.responses import Response
@@ -27,7 +40,7 @@ from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
-from explorer.emulator.responses import bad_request, not_found
+from explorer.emulator.responses import JSONResponse, bad_request, not_found
 
 SCHEMAS: dict[str, Any] = {
     "ChatUser": {
@@ -64,10 +77,13 @@ def _page(ctx: Context, channel: ChannelRef, users: list[tuple[int, str]]) -> Re
     return paged([_chat_user(ctx, channel, user) for user in chosen], len(users))
 
 
-def _chat_user(ctx: Context, channel: ChannelRef, user: tuple[int, str]) -> dict[str, Any]:
+def _chat_user(
+    ctx: Context, channel: ChannelRef, user: tuple[int, str], name: str = "userName"
+) -> dict[str, Any]:
+    """A ChatUser; ``name`` is the name's key (V2 spells it ``username``)."""
     return {
         "userId": user[0],
-        "userName": user[1],
+        name: user[1],
         "userRoles": roles_of(ctx.store, channel.id, user[0]),
     }
 
@@ -117,6 +133,54 @@ async def chat_friends(ctx: Context) -> Response:
     return _page(ctx, channel, [u for u in _present(ctx, channel) if u[0] in followed])
 
 
+def _token(user: tuple[int, str]) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps([user[1].lower(), user[0]])).decode()
+
+
+def _after(token: str) -> tuple[str, int]:
+    """The (name, id) a continuation token resumes after (400 when it is no token of ours)."""
+    try:
+        name, ident = orjson.loads(base64.urlsafe_b64decode(token.encode()))
+    except (binascii.Error, ValueError, TypeError):
+        raise bad_request("continuationToken is not valid.", "continuationToken") from None
+    if not isinstance(name, str) or type(ident) is not int:
+        raise bad_request("continuationToken is not valid.", "continuationToken")
+    return name, ident
+
+
+async def chat_users_v2(ctx: Context) -> Response:
+    """GET /api/v2/chats/{channelId}/users: a page of present users, continued by token."""
+    channel = channel_ref(ctx)
+    raw_limit = ctx.params.get("limit", "50")
+    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
+        raise bad_request("limit must be an integer from 1 to 100.", "limit")
+    limit = int(raw_limit)
+    users = _present(ctx, channel)
+    prefix = ctx.params.get("username", "").lower()
+    if len(prefix) > MAX_SEARCH:
+        raise bad_request(f"username must have at most {MAX_SEARCH} characters.", "username")
+    if prefix:
+        users = [u for u in users if u[1].lower().startswith(prefix)]
+    token = ctx.params.get("continuationToken")
+    if token:
+        after = _after(token)
+        users = [u for u in users if (u[1].lower(), u[0]) > after]
+    chosen = users[:limit]
+    headers = {}
+    if len(users) > limit:
+        query = {"limit": limit, **({"username": prefix} if prefix else {})}
+        query["continuationToken"] = _token(chosen[-1])
+        headers["Link"] = f'<{ctx.request.url.path}?{urlencode(query)}>; rel="next"'
+    return JSONResponse([_chat_user(ctx, channel, u, "username") for u in chosen], headers=headers)
+
+
+async def chat_user_v2(ctx: Context) -> dict[str, Any]:
+    """GET /api/v2/chats/{channelId}/users/{userId}: one present user, V2 shape."""
+    channel = channel_ref(ctx)
+    found = await chat_user(ctx)
+    return _chat_user(ctx, channel, (found["userId"], found["userName"]), "username")
+
+
 _ERRORS = (400, 404, 461)
 
 routes = [
@@ -164,6 +228,44 @@ routes = [
         auth="optional",
         summary="One user in the chat",
         response={"$ref": "#/components/schemas/ChatUser"},
+        errors=_ERRORS,
+    ),
+]
+
+_V2_USER = {
+    "type": "object",
+    "required": ["userId", "username", "userRoles"],
+    "properties": {
+        "userId": {"type": "integer"},
+        "username": {"type": "string"},
+        "userRoles": {"type": "array", "items": {"type": "string"}},
+    },
+}
+#: The V2 chatters list, mounted under ``/api/v2`` beside the chat details alias.
+V2_ROUTES = [
+    Route(
+        "GET",
+        "/chats/{channel}/users",
+        chat_users_v2,
+        "chats",
+        auth="optional",
+        summary="Signed-in users in the chat, continued by token (V2)",
+        params=(
+            Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "default 50"),
+            Param("username", {"type": "string", "maxLength": MAX_SEARCH}, "name prefix"),
+            Param("continuationToken", {"type": "string"}, "from the previous Link header"),
+        ),
+        response={"type": "array", "items": _V2_USER},
+        errors=_ERRORS,
+    ),
+    Route(
+        "GET",
+        "/chats/{channel}/users/{user}",
+        chat_user_v2,
+        "chats",
+        auth="optional",
+        summary="One user in the chat (V2)",
+        response=_V2_USER,
         errors=_ERRORS,
     ),
 ]

@@ -155,6 +155,7 @@ async def manifest_smil(ctx: Context) -> Response:
             "video",
             {
                 "src": f"{stream.channel_id}_{r.slug}",
+                "title": r.slug,
                 "system-bitrate": str(r.kbps * 1000),
                 "width": str(r.width),
                 "height": str(r.height),

@@ -22,6 +22,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.context import Context
+from explorer.emulator.live import happenings
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
@@ -72,10 +73,12 @@ def notify(
     conn: sqlite3.Connection, user_id: int, trigger: str, payload: dict[str, Any], sent_at: str
 ) -> None:
     """Add one notification for ``user_id`` (inside the caller's transaction)."""
-    conn.execute(
+    cursor = conn.execute(
         "INSERT INTO notifications (userId, trigger, payload, sentAt) VALUES (?, ?, ?, ?)",
         (user_id, trigger, dumps(payload), sent_at),
     )
+    row = (cursor.lastrowid, user_id, trigger, dumps(payload), sent_at, 0)
+    happenings.notified(conn, user_id, render(row))
 
 
 def deliver_to_all(

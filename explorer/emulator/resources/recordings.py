@@ -25,11 +25,11 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from explorer.emulator.access import channel_ref, is_owner, is_staff
+from explorer.emulator.access import ChannelRef, channel_ref, is_owner, is_staff
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
-from explorer.emulator.responses import JSONResponse
+from explorer.emulator.responses import JSONResponse, not_found
 from explorer.emulator.store import dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
@@ -75,18 +75,20 @@ SEEDED_SPAN = timedelta(days=60)
 
 def _vods(seed: int, channel_id: int, recording_id: int, made: str) -> list[dict[str, Any]]:
     """The files of one recording: HLS and raw video at the source's encoding, a thumbnail
-    and the chat replay."""
+    and the chat replay. ``data`` keys are capitalized as the historical API sent them
+    (``Width``, ``Height``, ``Fps``, ``Bitrate``; e.g. Mixer.Base's ChannelVODDataModel reads
+    them so); ``Bitrate`` is in kbit/s."""
     source = source_of(seed, channel_id)
     video = {
-        "width": source.width,
-        "height": source.height,
-        "fps": source.fps,
-        "bitrate": source.kbps,
+        "Width": source.width,
+        "Height": source.height,
+        "Fps": source.fps,
+        "Bitrate": source.kbps,
     }
     formats: tuple[tuple[str, dict[str, int] | None], ...] = (
         ("hls", video),
         ("raw", video),
-        ("thumbnail", {"width": 1280, "height": 720}),
+        ("thumbnail", {"Width": 1280, "Height": 720}),
         ("chat", None),
     )
     return [
@@ -152,28 +154,18 @@ def _render_vod(row: tuple[Any, ...]) -> dict[str, Any]:
     return vod
 
 
-async def list_recordings(ctx: Context) -> Response:
-    """GET /channels/{id}/recordings: one page of the channel's recordings with their VODs."""
-    channel = channel_ref(ctx)
-    query = parse_list_query(ctx.params, ORDERABLE, ())
-    for name, given in (("where", query.where), ("q", query.q)):
-        if given:
-            raise QueryError(name, f"{name} is not supported on recordings.")
-    hidden = not (
+def _hidden(ctx: Context, channel: ChannelRef) -> bool:
+    """Whether the caller may not see ``channel``'s recordings (``vodsEnabled`` off, and they
+    are neither its owner nor staff)."""
+    return not (
         is_owner(ctx, channel)
         or is_staff(ctx)
         or ctx.store.scalar("SELECT vodsEnabled FROM channels WHERE id = ?", (channel.id,))
     )
-    headers = {"X-Total-Count": "0"} if query.count else {}
-    if hidden:
-        return JSONResponse([], headers=headers)
-    seed_recordings(ctx, channel.id)
-    order = [f"{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
-    rows = ctx.store.all(
-        f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE channelId = ? "
-        f"ORDER BY {', '.join(order or ['createdAt DESC'])}, id DESC LIMIT ? OFFSET ?",
-        (channel.id, query.limit, query.page * query.limit),
-    )
+
+
+def _with_vods(ctx: Context, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """Recording objects from ``RECORDING_FIELDS`` rows, each with its ``vods``."""
     recordings = [{**dict(zip(RECORDING_FIELDS, row, strict=True)), "vods": []} for row in rows]
     by_id = {recording["id"]: recording for recording in recordings}
     if by_id:
@@ -184,12 +176,56 @@ async def list_recordings(ctx: Context) -> Response:
             list(by_id),
         ):
             by_id[row[1]]["vods"].append(_render_vod(row))
+    return recordings
+
+
+async def list_recordings(ctx: Context) -> Response:
+    """GET /channels/{id}/recordings: one page of the channel's recordings with their VODs."""
+    channel = channel_ref(ctx)
+    query = parse_list_query(ctx.params, ORDERABLE, ())
+    for name, given in (("where", query.where), ("q", query.q)):
+        if given:
+            raise QueryError(name, f"{name} is not supported on recordings.")
+    headers = {"X-Total-Count": "0"} if query.count else {}
+    if _hidden(ctx, channel):
+        return JSONResponse([], headers=headers)
+    seed_recordings(ctx, channel.id)
+    order = [f"{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
+    rows = ctx.store.all(
+        f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE channelId = ? "
+        f"ORDER BY {', '.join(order or ['createdAt DESC'])}, id DESC LIMIT ? OFFSET ?",
+        (channel.id, query.limit, query.page * query.limit),
+    )
+    recordings = _with_vods(ctx, rows)
     if query.count:
         total = ctx.store.scalar(
             "SELECT COUNT(*) FROM recordings WHERE channelId = ?", (channel.id,)
         )
         headers["X-Total-Count"] = str(total)
     return JSONResponse(recordings, headers=headers)
+
+
+async def get_recording(ctx: Context) -> dict[str, Any]:
+    """GET /recordings/{id}: one recording with its VODs (404 when there is none, or its
+    channel's recordings are hidden from the caller). A recording's id names its channel
+    (``channelId * 100 + n``), so its channel's recordings are seeded first if need be."""
+    recording_id = ctx.path_int("recording")
+    row = ctx.store.one(
+        "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?",
+        (recording_id // 100,),
+    )
+    if row is None:
+        raise not_found("Recording")
+    channel = ChannelRef(row[0], row[1], row[2], bool(row[3]), bool(row[4]))
+    if _hidden(ctx, channel) or (channel.suspended and not is_staff(ctx)):
+        raise not_found("Recording")
+    seed_recordings(ctx, channel.id)
+    found = ctx.store.all(
+        f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE id = ?", (recording_id,)
+    )
+    if not found:
+        raise not_found("Recording")
+    return _with_vods(ctx, found)[0]
 
 
 _TIME = {"type": "string", "format": "date-time"}
@@ -208,7 +244,9 @@ SCHEMAS: dict[str, Any] = {
             "data": {
                 "type": "object",
                 "nullable": True,
-                "description": "width, height (and fps, bitrate in kbit/s for video)",
+                "description": "Width, Height (and Fps, Bitrate in kbit/s for video), "
+                "capitalized as the historical API sent them",
+                "properties": {"Width": _INT, "Height": _INT, "Fps": _INT, "Bitrate": _INT},
             },
             "createdAt": _TIME,
             "updatedAt": _TIME,
@@ -252,6 +290,17 @@ routes = [
             Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),
         ),
         response={"type": "array", "items": {"$ref": "#/components/schemas/Recording"}},
+        errors=(400, 404, 461),
+    ),
+    Route(
+        "GET",
+        "/recordings/{recording}",
+        get_recording,
+        "channel-read",
+        auth="optional",
+        summary="One recording with its VODs (what video tools read: vods[].baseUrl, format, "
+        "data.Width/Height/Fps/Bitrate)",
+        response={"$ref": "#/components/schemas/Recording"},
         errors=(400, 404, 461),
     ),
 ]

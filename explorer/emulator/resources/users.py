@@ -156,7 +156,7 @@ async def get_current(ctx: Context) -> dict[str, Any]:
 
 async def login(ctx: Context) -> Response:
     """POST /users/login: check the password, open a session, hand out the CSRF token."""
-    body = await ctx.json_object()
+    body = await ctx.fields()
     username, password = _text(body, "username"), _text(body, "password")
     row = ctx.store.one(
         "SELECT id, password_hash FROM users WHERE username = ? COLLATE NOCASE AND "

@@ -1,0 +1,100 @@
+"""The live events the platform knows, by name, and who may subscribe to each.
+
+Names are ``kind:{id}:event`` (``announcement:announce`` has no id), as listed by the
+historical developer docs (mixer/developer-docs, pages/02.reference/02.constellation/
+03.events/02.live). Most events are public; the ones about a user's own notifications and
+purchases are private to that user, as the docs mark ``user:{id}:notify`` ("requires
+authentication") and as subscriptions were private to the subscriber.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: Who may subscribe: anyone, or only the signed-in user the event is about (``user:{id}``)
+#: or who owns the channel (``channel:{id}``).
+Access = Literal["public", "owner"]
+
+#: Every event per kind, with who may subscribe to it.
+EVENTS: dict[str, dict[str, Access]] = {
+    "channel": {
+        "update": "public",
+        "followed": "public",
+        "hosted": "public",
+        "unhosted": "public",
+        "subscribed": "public",
+        "resubscribed": "public",
+        "resubShared": "public",
+        "directPurchased": "public",
+        "skill": "public",
+        "patronageUpdate": "public",
+        "subscriptionGifted": "public",
+        "broadcast": "public",
+    },
+    "user": {
+        "update": "public",
+        "followed": "public",
+        "achievement": "public",
+        "notify": "owner",
+        "subscribed": "owner",
+        "resubscribed": "owner",
+        "subscriptionGifted": "owner",
+        "teamAccepted": "public",
+        "teamInvited": "public",
+        "teamRemoved": "public",
+    },
+    "team": {
+        "deleted": "public",
+        "memberAccepted": "public",
+        "memberInvited": "public",
+        "memberRemoved": "public",
+        "ownerChanged": "public",
+    },
+    "costream": {"update": "public"},
+    "interactive": {"connect": "public", "disconnect": "public"},
+    "progression": {"levelup": "public"},
+}
+#: Events without an id.
+GLOBAL: frozenset[str] = frozenset({"announcement:announce"})
+#: Ids an event may name (costreams are named by uuid, everything else by a positive number).
+_MAX_ID = 2**63
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A parsed event name."""
+
+    name: str
+    kind: str
+    id: str
+    access: Access
+
+
+class UnknownTopic(ValueError):
+    """Raised for a name that is no live event."""
+
+
+def parse(name: object) -> Topic:
+    """The topic ``name`` names, or :class:`UnknownTopic`."""
+    if not isinstance(name, str) or len(name) > 100:
+        raise UnknownTopic(str(name)[:100])
+    if name in GLOBAL:
+        return Topic(name, "announcement", "", "public")
+    parts = name.split(":")
+    if len(parts) != 3 or parts[0] not in EVENTS or parts[2] not in EVENTS[parts[0]]:
+        raise UnknownTopic(name)
+    kind, ident, event = parts
+    if kind != "costream" and not (
+        ident.isascii() and ident.isdigit() and 0 < int(ident) < _MAX_ID
+    ):
+        raise UnknownTopic(name)
+    if kind == "costream" and not ident:
+        raise UnknownTopic(name)
+    return Topic(name, kind, ident, EVENTS[kind][event])
+
+
+def name(kind: str, ident: int, event: str) -> str:
+    """The event name ``kind:{ident}:event`` (checked against the catalogue)."""
+    assert event in EVENTS[kind], f"{kind}:{event} is no live event"
+    return f"{kind}:{ident}:{event}"

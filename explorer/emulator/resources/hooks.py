@@ -1,0 +1,244 @@
+"""Webhooks: an OAuth client asks the platform to POST live events to a web address.
+
+As the historical API (mixer/developer-docs, pages/02.reference/04.webhooks): the client
+authenticates with its id in ``Client-ID`` and its secret as ``Authorization: Secret <secret>``
+(a confidential client of ``POST /oauth/clients``); ``POST /hooks`` registers
+``{kind: "web", events: [...], url, secret?}``; ``GET /hooks`` lists the client's hooks,
+``GET /hooks/{id}`` shows one, ``POST /hooks/{id}/renew`` extends it by :data:`LIFETIME`,
+``POST /hooks/{id}/deactivate`` ends it. A Hook is ``{id, events, kind, url, isActive,
+deactivationReason, expiresAt, createdAt}`` (the secret is never shown again).
+
+Events are the live events' names (docs/live.md); private ones are refused (403), since a
+client is no signed-in user. Delivery (:mod:`~explorer.emulator.live.webhooks`) reaches only
+addresses the operator allows: ``Config.hook_allow`` (addresses or CIDR blocks; loopback by
+default) checked at registration, the URL's host an address literal or ``localhost`` (no name
+is resolved, so no DNS answer can point a hook elsewhere); anything else is a 400.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from explorer.emulator import credentials
+from explorer.emulator.context import Context
+from explorer.emulator.live.topics import UnknownTopic, parse
+from explorer.emulator.live.webhooks import allowed, ensure_dispatcher
+from explorer.emulator.policy import Route
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.store import dumps
+from explorer.emulator.world import iso
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS hooks (
+    id TEXT PRIMARY KEY, clientId TEXT NOT NULL, kind TEXT NOT NULL, url TEXT NOT NULL,
+    events TEXT NOT NULL, secret TEXT, isActive INTEGER NOT NULL DEFAULT 1,
+    deactivationReason TEXT, failures INTEGER NOT NULL DEFAULT 0,
+    expiresAt TEXT NOT NULL, createdAt TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hooks_client ON hooks (clientId, createdAt);
+"""
+
+#: How long a hook lives from its registration or last renewal.
+LIFETIME = timedelta(days=90)
+#: Events one hook may name at most.
+MAX_EVENTS = 1000
+_FIELDS = "id, events, kind, url, isActive, deactivationReason, expiresAt, createdAt"
+
+
+def _render(row: tuple[Any, ...]) -> dict[str, Any]:
+    hook = dict(zip(_FIELDS.split(", "), row, strict=True))
+    hook["events"] = orjson.loads(hook["events"])
+    hook["isActive"] = bool(hook["isActive"])
+    return hook
+
+
+def _client(ctx: Context) -> str:
+    """The OAuth client calling, by ``Client-ID`` and ``Authorization: Secret`` (else 401)."""
+    client_id = ctx.request.headers.get("client-id", "")
+    scheme, _, secret = ctx.request.headers.get("authorization", "").partition(" ")
+    row = ctx.store.one("SELECT secret_hash FROM oauth_clients WHERE id = ?", (client_id,))
+    if (
+        scheme.lower() != "secret"
+        or row is None
+        or row[0] is None
+        or not credentials.same(credentials.digest(secret.strip()), row[0])
+    ):
+        raise ApiError(401, "Send Client-ID and Authorization: Secret <client secret>.")
+    return client_id
+
+
+def _events(value: Any) -> list[str]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_EVENTS:
+        raise bad_request(f"events must be a list of 1 to {MAX_EVENTS} event names.", "events")
+    for name in value:
+        try:
+            topic = parse(name)
+        except UnknownTopic:
+            raise bad_request(f"Unknown event {str(name)[:100]!r}.", "events") from None
+        if topic.access != "public":
+            raise ApiError(403, f"A hook cannot receive the private event {name!r}.")
+    return list(dict.fromkeys(value))
+
+
+def _expiry(ctx: Context) -> str:
+    return iso(datetime.fromtimestamp(ctx.now, UTC) + LIFETIME)
+
+
+def _own(ctx: Context, client_id: str) -> tuple[Any, ...]:
+    row = ctx.store.one(
+        f"SELECT {_FIELDS} FROM hooks WHERE id = ? AND clientId = ?",
+        (ctx.request.path_params["hook"], client_id),
+    )
+    if row is None:
+        raise not_found("Hook")
+    return row
+
+
+async def register(ctx: Context) -> Response:
+    """POST /hooks: register a web hook for live events."""
+    client_id = _client(ctx)
+    body = await ctx.json_object()
+    if body.get("kind") != "web":
+        raise bad_request('kind must be "web".', "kind")
+    events = _events(body.get("events"))
+    url = allowed(body.get("url"), ctx.services.config.hook_allow)
+    secret = body.get("secret")
+    if secret is not None and (not isinstance(secret, str) or not 1 <= len(secret) <= 256):
+        raise bad_request("secret must be a string of 1 to 256 characters.", "secret")
+    hook_id = str(uuid.uuid4())
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO hooks (id, clientId, kind, url, events, secret, expiresAt, createdAt) "
+            "VALUES (?, ?, 'web', ?, ?, ?, ?, ?)",
+            (hook_id, client_id, url, dumps(events), secret, _expiry(ctx), ctx.iso_now()),
+        )
+    ensure_dispatcher(ctx.services)
+    row = ctx.store.one(f"SELECT {_FIELDS} FROM hooks WHERE id = ?", (hook_id,))
+    assert row is not None
+    return JSONResponse(_render(row), status_code=201)
+
+
+async def list_hooks(ctx: Context) -> list[dict[str, Any]]:
+    """GET /hooks: the calling client's hooks, newest first."""
+    client_id = _client(ctx)
+    ensure_dispatcher(ctx.services)
+    rows = ctx.store.all(
+        f"SELECT {_FIELDS} FROM hooks WHERE clientId = ? ORDER BY createdAt DESC, id",
+        (client_id,),
+    )
+    return [_render(row) for row in rows]
+
+
+async def get_hook(ctx: Context) -> dict[str, Any]:
+    """GET /hooks/{id}: one of the client's hooks (its state: active, why it ended)."""
+    return _render(_own(ctx, _client(ctx)))
+
+
+async def renew(ctx: Context) -> dict[str, Any]:
+    """POST /hooks/{id}/renew: live another :data:`LIFETIME` from now, active again."""
+    row = _own(ctx, _client(ctx))
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE hooks SET expiresAt = ?, isActive = 1, deactivationReason = NULL, "
+            "failures = 0 WHERE id = ?",
+            (_expiry(ctx), row[0]),
+        )
+    ensure_dispatcher(ctx.services)
+    return _render(_own(ctx, _client(ctx)))
+
+
+async def deactivate(ctx: Context) -> dict[str, Any]:
+    """POST /hooks/{id}/deactivate: stop delivering (reason ``deactivated``)."""
+    row = _own(ctx, _client(ctx))
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            "UPDATE hooks SET isActive = 0, deactivationReason = 'deactivated' WHERE id = ?",
+            (row[0],),
+        )
+    return _render(_own(ctx, _client(ctx)))
+
+
+_HOOK = {"$ref": "#/components/schemas/Hook"}
+SCHEMAS: dict[str, Any] = {
+    "Hook": {
+        "type": "object",
+        "required": _FIELDS.split(", "),
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "events": {"type": "array", "items": {"type": "string"}},
+            "kind": {"type": "string", "enum": ["web"]},
+            "url": {"type": "string"},
+            "isActive": {"type": "boolean"},
+            "deactivationReason": {"type": "string", "nullable": True},
+            "expiresAt": {"type": "string", "format": "date-time"},
+            "createdAt": {"type": "string", "format": "date-time"},
+        },
+    },
+}
+_SECRET_AUTH = (
+    "the OAuth client, by Client-ID and Authorization: Secret <client secret> (not a user)"
+)
+
+routes = [
+    Route(
+        "POST",
+        "/hooks",
+        register,
+        "user-write",
+        summary=f"Register a web hook for live events; {_SECRET_AUTH}",
+        body={
+            "type": "object",
+            "required": ["kind", "events", "url"],
+            "properties": {
+                "kind": {"type": "string", "enum": ["web"]},
+                "events": {"type": "array", "items": {"type": "string"}},
+                "url": {"type": "string", "description": "an address the operator allows"},
+                "secret": {"type": "string", "description": "signs each delivery (SHA-384)"},
+            },
+        },
+        response=_HOOK,
+        status=201,
+        errors=(400, 401, 403),
+    ),
+    Route(
+        "GET",
+        "/hooks",
+        list_hooks,
+        "user-read",
+        summary=f"The client's hooks; {_SECRET_AUTH}",
+        response={"type": "array", "items": _HOOK},
+        errors=(401,),
+    ),
+    Route(
+        "GET",
+        "/hooks/{hook}",
+        get_hook,
+        "user-read",
+        summary=f"One of the client's hooks; {_SECRET_AUTH}",
+        response=_HOOK,
+        errors=(401, 404),
+    ),
+    Route(
+        "POST",
+        "/hooks/{hook}/renew",
+        renew,
+        "user-write",
+        summary=f"Renew a hook for another 90 days (active again); {_SECRET_AUTH}",
+        response=_HOOK,
+        errors=(401, 404),
+    ),
+    Route(
+        "POST",
+        "/hooks/{hook}/deactivate",
+        deactivate,
+        "user-write",
+        summary=f"Stop a hook; {_SECRET_AUTH}",
+        response=_HOOK,
+        errors=(401, 404),
+    ),
+]

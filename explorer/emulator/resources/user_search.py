@@ -1,0 +1,81 @@
+"""``GET /users/search?query=ab``: users whose name starts with ``ab`` (any case), each with
+their channel, as the historical API answered it (published clients look a user up by name
+there: e.g. Mixer.Base's UsersService.SearchUsers).
+
+Sorted by name, paged with ``page``/``limit`` like every list, total in ``X-Total-Count``.
+``query`` must have 1 to 32 characters; ``%`` and ``_`` match themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from explorer.emulator.context import Context
+from explorer.emulator.openapi import USER_PROPERTIES
+from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
+from explorer.emulator.policy import Param, Route
+from explorer.emulator.responses import bad_request
+from explorer.emulator.shapes import USER_FIELDS, find_channel, render_channel, render_user
+
+#: Longest name prefix searched for (usernames are at most 32 characters).
+MAX_QUERY = 32
+_MATCH = "u.username LIKE ? ESCAPE '\\' AND u.deletedAt IS NULL"
+
+
+def _pattern(prefix: str) -> str:
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"{escaped}%"
+
+
+async def search_users(ctx: Context) -> Response:
+    """GET /users/search: users whose name starts with ``query``, with their channels."""
+    query = ctx.params.get("query", "")
+    if not 1 <= len(query) <= MAX_QUERY:
+        raise bad_request(f"query must have 1 to {MAX_QUERY} characters.", "query")
+    page = page_of(ctx)
+    pattern = _pattern(query)
+    rows = ctx.store.all(
+        f"SELECT {', '.join(f'u.{name}' for name in USER_FIELDS)} FROM users u WHERE {_MATCH} "
+        "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
+        (pattern, page.limit, page.offset),
+    )
+    total = ctx.store.scalar(f"SELECT COUNT(*) FROM users u WHERE {_MATCH}", (pattern,))
+    types = ctx.services.types.all()
+    found: list[dict[str, Any]] = []
+    for row in rows:
+        user = render_user(row)
+        own = ctx.store.scalar("SELECT id FROM channels WHERE userId = ?", (user["id"],))
+        channel = find_channel(ctx.store, own) if own is not None else None
+        user["channel"] = render_channel(channel, types) if channel is not None else None
+        found.append(user)
+    return paged(found, total)
+
+
+SCHEMAS: dict[str, Any] = {
+    "UserWithChannel": {
+        "type": "object",
+        "required": [*USER_PROPERTIES, "channel"],
+        "properties": {
+            **USER_PROPERTIES,
+            "channel": {"allOf": [{"$ref": "#/components/schemas/Channel"}], "nullable": True},
+        },
+    },
+}
+
+routes = [
+    Route(
+        "GET",
+        "/users/search",
+        search_users,
+        "user-read",
+        summary="Users whose name starts with a prefix, with their channels",
+        params=(
+            Param("query", {"type": "string", "maxLength": MAX_QUERY}, "name prefix", True),
+            *PAGE_PARAMS,
+        ),
+        response={"type": "array", "items": {"$ref": "#/components/schemas/UserWithChannel"}},
+        errors=(400,),
+    ),
+]
