@@ -23,6 +23,7 @@ SUITES = (
     "recording",
     "chat_content",
     "live_events",
+    "front",
 )
 
 

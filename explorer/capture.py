@@ -112,9 +112,9 @@ class Capture:
         if not self._store.glob(f"{kind}/*/*.parquet"):
             source = empty
         else:
-            glob = self._store.url(f"{kind}/**/*.parquet").replace("'", "''")
+            glob = _text(f"{_literal_glob(self._store.url(kind))}/**/*.parquet")
             source = (
-                f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true, "
+                f"SELECT * FROM read_parquet({glob}, hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
             )
         self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
@@ -336,6 +336,12 @@ def _where(
 def _text(value: str) -> str:
     """``value`` as an SQL string literal."""
     return "'" + value.replace("'", "''") + "'"
+
+
+def _literal_glob(path: str) -> str:
+    """``path`` as a DuckDB glob matching only itself: a user's path is a path, never a
+    pattern, so each of ``*?[]`` becomes a one-character class (``[*]``)."""
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in path)
 
 
 def _and(where: list[str]) -> str:

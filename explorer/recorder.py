@@ -9,7 +9,7 @@ and Spark read as it is::
 
 A :class:`Recorder` follows an :class:`~explorer.eventlog.EventLog` (``api.watch(to=...)``)
 and queues track snapshots (``api.track(to=...)``); every ``flush_every`` seconds
-(:meth:`Recorder.run`, or a caller's :meth:`~Recorder.due` / :meth:`~Recorder.flush`) it
+(:meth:`Recorder.run`, or a caller's :meth:`~Recorder.due` / :meth:`~Recorder.try_flush`) it
 writes what is new as one new file per kind and date: a file is one row group, so a flush
 costs one footer and the files of a kind share one explicit schema (:data:`EVENT_SCHEMA`;
 the first snapshot frame fixes the snapshots'). Events files keep the event-log columns, the
@@ -50,6 +50,14 @@ keeps its CPU for them (``benchmarks/recording.py``); smaller flushes, or all of
 ``worker_rows=None``, are built in-process, as is everything when the worker cannot run.
 The worker only stages files: the commit and the publishing stay here.
 
+When writing fails (a full disk, a lost connection to storage: any ``OSError``), :meth:`run`
+keeps going: it warns once (a ``RuntimeWarning``), retries every ``flush_every`` and resumes
+writing when it can. Meanwhile the rows not written stay in memory up to ``pending_rows``
+events (and as many snapshot rows); older ones are dropped. Each stretch of failures is a
+:class:`Gap` in :attr:`~Recorder.stats` and in the manifest (when it began and ended, the
+last error, the rows dropped), so a capture says where it is incomplete.
+:meth:`~Recorder.close` that cannot write its last rows warns and counts them as dropped.
+
 Memory: after each flush the log's :meth:`~explorer.eventlog.EventLog.hold` moves to the next
 unwritten row, so a log with ``max_rows`` keeps about ``max_rows`` rows plus what is not
 written yet. Threads: :meth:`~Recorder.flush` may run in any thread (``run`` writes in a
@@ -73,6 +81,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -136,8 +145,23 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 @dataclass(frozen=True, slots=True)
+class Gap:
+    """A stretch of failed writes: from ``start`` to ``end`` (epoch seconds; None while it
+    lasts), the last ``error``, the ``failures`` counted, and the ``events`` and
+    ``snapshots`` rows dropped (never written) to keep memory within bounds."""
+
+    start: float
+    error: str
+    end: float | None = None
+    failures: int = 1
+    events: int = 0
+    snapshots: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class RecorderStats:
-    """What a recorder has written: rows per kind, bytes, files and flushes so far."""
+    """What a recorder has written: rows per kind, bytes, files and flushes so far, and the
+    gaps when writing failed."""
 
     events: int = 0
     snapshots: int = 0
@@ -146,6 +170,7 @@ class RecorderStats:
     flushes: int = 0
     #: When the last flush that wrote something finished (epoch seconds), None before.
     last_flush: float | None = None
+    gaps: tuple[Gap, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +200,9 @@ class Recorder:
     of the channels this recorder has, for the manifest; ``name`` names its files and manifest
     (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds;
     flushes of at least ``worker_rows`` events are built and written in a worker process
-    (None: never; see the module docstring). Raises ``ValueError`` for a path that is not a
-    directory, a bad shard or name.
+    (None: never; see the module docstring); while writes fail, at most ``pending_rows``
+    events (and snapshot rows) wait in memory. Raises ``ValueError`` for a path that is not
+    a directory, a bad shard or name.
     """
 
     def __init__(
@@ -188,6 +214,7 @@ class Recorder:
         name: str | None = None,
         clock: Callable[[], float] = time.time,
         worker_rows: int | None = 2000,
+        pending_rows: int = RECORDING_ROWS,
     ) -> None:
         self._store = open_store(path)
         #: The capture's directory: a path, or the URL given.
@@ -216,6 +243,7 @@ class Recorder:
         self._queue_lock = threading.Lock()
         self._log: EventLog | None = None
         self._worker_rows = worker_rows
+        self._pending_rows = pending_rows
         self._worker: _Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
@@ -315,8 +343,15 @@ class Recorder:
         now = self._clock()
         pending_events = log is not None and log.total > state.next_row
         if not pending_events and not state.queue:
+            gaps = state.stats.gaps
+            if gaps and gaps[-1].end is None:
+                self._write_manifest()  # nothing to write: the manifest tells if writing works
             with self._queue_lock:
-                self._state = dataclasses.replace(self._state, flushed_at=now)
+                self._state = dataclasses.replace(
+                    self._state, flushed_at=now, stats=_gap_closed(state.stats, now)
+                )
+            if gaps and gaps[-1].end is None:
+                self._write_manifest()
             return
         files: list[Staged] = []
         written = {EVENTS: 0, SNAPSHOTS: 0}
@@ -338,7 +373,7 @@ class Recorder:
             )
             written[SNAPSHOTS] = table.num_rows
             channels.update(int(c) for c in _distinct(table["channel"]))
-        stats = state.stats
+        stats = _gap_closed(state.stats, now)
         stats = RecorderStats(
             events=stats.events + written[EVENTS],
             snapshots=stats.snapshots + written[SNAPSHOTS],
@@ -346,6 +381,7 @@ class Recorder:
             files=stats.files + len(files),
             flushes=stats.flushes + 1,
             last_flush=now,
+            gaps=stats.gaps,
         )
         # The commit: one assignment. Snapshots queued meanwhile stay queued.
         with self._queue_lock:
@@ -362,6 +398,63 @@ class Recorder:
         if log is not None:
             log.hold(next_row)
         self._write_manifest()
+
+    def try_flush(self) -> None:
+        """Flush as :meth:`run` does: when writing fails, warn (once per gap), count it in
+        the open :class:`Gap` and keep the newest ``pending_rows`` unwritten rows, instead
+        of raising."""
+        with self._lock:
+            try:
+                self._flush()
+            except OSError as error:
+                self._failed(error, keep=self._pending_rows)
+
+    def _failed(self, error: OSError, keep: int) -> None:
+        """Count a failed flush in the open gap (warning when it opens), free what it left
+        on disk, and drop the oldest unwritten rows past ``keep`` (lock held)."""
+        now, state, log = self._clock(), self._state, self._log
+        gaps = list(state.stats.gaps)
+        if gaps and gaps[-1].end is None:
+            last = gaps.pop()
+            gap = dataclasses.replace(last, failures=last.failures + 1)
+        else:
+            warnings.warn(
+                f"Recorder {self.name} cannot write to {self.path} ({error}); it retries every "
+                f"{self.flush_every:g} s and keeps at most {keep:,} unwritten rows meanwhile.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            gap = Gap(start=now, error="")
+        next_row = state.next_row
+        if log is not None and log.total - next_row > keep:
+            next_row = log.total - keep
+            log.hold(next_row)
+        queued, dropped_tables = [t.num_rows for t in state.queue], 0
+        while sum(queued[dropped_tables:]) > keep:
+            dropped_tables += 1
+        gap = dataclasses.replace(
+            gap,
+            end=now if keep == 0 else None,  # keeping nothing: the recorder is closing
+            error=str(error),
+            events=gap.events + next_row - state.next_row,
+            snapshots=gap.snapshots + sum(queued[:dropped_tables]),
+        )
+        with self._queue_lock:
+            self._state = dataclasses.replace(
+                self._state,
+                next_row=next_row,
+                queue=self._state.queue[dropped_tables:],
+                stats=dataclasses.replace(state.stats, gaps=(*gaps, gap)),
+                flushed_at=now,
+            )
+        self._drop_partials()
+        with contextlib.suppress(OSError):  # the manifest says so, when it can be written
+            self._write_manifest()
+
+    def _drop_partials(self) -> None:
+        """Delete files a flush staged on disk before its commit (lock held)."""
+        pending = {staged.partial for staged in self._state.staged if staged.partial}
+        self._store.discard_staged(f"*/*/.{self.name}-*{PARTIAL}", keep=pending)
 
     def _write_events(self, packed: Packed, seq: int) -> tuple[list[Staged], set[int]]:
         """Build and write ``packed``'s rows as files numbered from ``seq``: in the worker
@@ -415,21 +508,25 @@ class Recorder:
                 wait = self.flush_every - (self._clock() - self._state.flushed_at)
                 await asyncio.sleep(min(max(wait, 0.01), self.flush_every))
                 if self.due():
-                    await asyncio.to_thread(self.flush)
+                    await asyncio.to_thread(self.try_flush)
         except asyncio.CancelledError:
             self.close()
             raise
 
     def close(self) -> None:
-        """Flush the rest, release the log's hold and mark the manifest closed; idempotent."""
+        """Flush the rest, release the log's hold and mark the manifest closed; idempotent.
+        Rows it cannot write (see :class:`Gap`) are counted as dropped, with a warning."""
         with self._lock:
             if self._closed:
                 return
-            self._flush()
+            try:
+                self._flush()
+            except OSError as error:
+                self._failed(error, keep=0)
             self._closed = True
-            self._write_manifest(closed=True)
-            # Left by a flush that failed before its commit.
-            self._store.discard_staged(f"*/*/.{self.name}-*{PARTIAL}")
+            with contextlib.suppress(OSError):
+                self._write_manifest(closed=True)
+            self._drop_partials()
             if self._worker is not None:
                 self._worker.close()
             if self._log is not None:
@@ -449,6 +546,14 @@ class Recorder:
             f"{stats.snapshots:,} snapshots, {stats.files:,} files, {stats.bytes:,} bytes, "
             f"{state}>"
         )
+
+
+def _gap_closed(stats: RecorderStats, now: float) -> RecorderStats:
+    """``stats`` with its open gap (if any) ended at ``now``: writing works again."""
+    gaps = stats.gaps
+    if not gaps or gaps[-1].end is not None:
+        return stats
+    return dataclasses.replace(stats, gaps=(*gaps[:-1], dataclasses.replace(gaps[-1], end=now)))
 
 
 def _distinct(values: pa.ChunkedArray) -> list[Any]:

@@ -62,9 +62,20 @@ def sprite_url(base_url: str, pack: str) -> str | None:
 
 
 def _web(url: str) -> bool:
-    """Whether ``url`` is an absolute http or https address."""
-    parts = urlsplit(url.strip())
+    """Whether ``url`` is an absolute http or https address (False for one that cannot even
+    be parsed, such as ``http://[::1``)."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 -- reading it validates the host and port
+    except ValueError:
+        return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def chart_text(text: str) -> str:
+    """``text`` for a matplotlib title or label, shown as written: a ``$`` would otherwise
+    start mathtext, and a malformed formula stops the chart from drawing at all."""
+    return text.replace("$", r"\$")
 
 
 def _attr(text: str) -> str:

@@ -11,6 +11,7 @@ the showing.
 
 from __future__ import annotations
 
+import html
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -60,10 +61,20 @@ def show(pending: Shortcode) -> None:
     import ipywidgets
     from IPython.display import display
 
-    display(
-        ipywidgets.HTML(
-            f'<p>Go to <a href="{pending.url}" target="_blank">{pending.url}</a> and enter '
-            f"<b style='font-size:1.4em;letter-spacing:.2em'>{pending.code}</b> to sign in "
-            f"(valid for {pending.expires_in} s).</p>"
-        )
+    display(ipywidgets.HTML(widget_html(pending)))
+
+
+def widget_html(pending: Shortcode) -> str:
+    """The widget's HTML: the code and the address come from the platform, so both are
+    escaped, and the address is a link only when it is an http(s) one."""
+    url, code = html.escape(pending.url, quote=True), html.escape(pending.code)
+    place = (
+        f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a>'
+        if pending.url.startswith(("http://", "https://"))
+        else url
+    )
+    return (
+        f"<p>Go to {place} and enter "
+        f"<b style='font-size:1.4em;letter-spacing:.2em'>{code}</b> to sign in "
+        f"(valid for {int(pending.expires_in)} s).</p>"
     )

@@ -86,8 +86,9 @@ class Store(ABC):
         """Make ``folders`` where a filesystem needs them (object stores do not)."""
 
     @abstractmethod
-    def discard_staged(self, pattern: str) -> None:
-        """Remove staged files left behind that match ``pattern`` (local dot files)."""
+    def discard_staged(self, pattern: str, keep: set[str]) -> None:
+        """Remove staged files left behind that match ``pattern`` (local dot files), except
+        those in ``keep``; what cannot be removed stays."""
 
     @abstractmethod
     def url(self, relative: str) -> str:
@@ -128,8 +129,12 @@ class LocalStore(Store):
     def write_whole(self, relative: str, data: bytes) -> None:
         final = self.root / relative
         partial = final.with_name(f".{final.name}{PARTIAL}")
-        partial.write_bytes(data)
-        os.replace(partial, final)
+        try:
+            partial.write_bytes(data)
+            os.replace(partial, final)
+        except OSError:
+            partial.unlink(missing_ok=True)
+            raise
 
     def glob(self, pattern: str) -> list[str]:
         return sorted(str(p.relative_to(self.root)) for p in self.root.glob(pattern))
@@ -146,9 +151,11 @@ class LocalStore(Store):
         for folder in folders:
             (self.root / folder).mkdir(parents=True, exist_ok=True)
 
-    def discard_staged(self, pattern: str) -> None:
+    def discard_staged(self, pattern: str, keep: set[str]) -> None:
         for partial in self.root.glob(pattern):
-            partial.unlink()
+            if str(partial) not in keep:
+                with contextlib.suppress(OSError):
+                    partial.unlink()
 
     def url(self, relative: str) -> str:
         return str(self.root / relative)
@@ -198,7 +205,7 @@ class RemoteStore(Store):
         if bucket and not self.fs.exists(bucket):
             raise ValueError(f"No bucket {bucket!r} for {self.location!r} (or no access to it).")
 
-    def discard_staged(self, pattern: str) -> None:
+    def discard_staged(self, pattern: str, keep: set[str]) -> None:
         """Nothing to do: a remote store stages in memory."""
 
     def url(self, relative: str) -> str:

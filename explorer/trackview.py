@@ -19,6 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from traitlets import Int, List, Unicode
 
+from explorer.rendering import chart_text
 from explorer.widgets import CHART_INTERVAL, ChartView, count_axis, time_axis, utc
 
 
@@ -80,7 +81,7 @@ class TrackChart(ChartView):
             token = mine["token"].iloc[-1] if "token" in mine and len(mine) else None
             label = str(token) if isinstance(token, str) and token else str(channel)
             values = mine[self.field].astype(float).to_numpy()
-            axes.plot(utc(mine["time"]), values, marker=".", markersize=3, label=label)
+            axes.plot(utc(mine["time"]), values, marker=".", markersize=3, label=chart_text(label))
         time_axis(axes, times.min(), times.max())
         count_axis(axes, np.nanmax(rows[self.field].astype(float).to_numpy()), self.field)
         axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")

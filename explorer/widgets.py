@@ -58,7 +58,14 @@ from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 from explorer.chatviews import POLL_EVENTS, poll_progress
 from explorer.eventlog import EventLog
 from explorer.eventrows import KNOWN_EVENTS
-from explorer.rendering import badges_html, event_html, sparkline, summary, table_html
+from explorer.rendering import (
+    badges_html,
+    chart_text,
+    event_html,
+    sparkline,
+    summary,
+    table_html,
+)
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
 LIVE_INTERVAL = 0.1
@@ -489,7 +496,7 @@ class PollChart(ChartView):
         """The chart as a matplotlib figure."""
         figure = Figure(figsize=(7, 3.5), layout="constrained")
         axes = figure.add_subplot()
-        axes.set_title(self.question or "no poll yet")
+        axes.set_title(chart_text(self.question) if self.question else "no poll yet")
         poll = self._poll
         if not len(poll):
             axes.set_axis_off()
@@ -502,7 +509,12 @@ class PollChart(ChartView):
             votes = rows["votes"].astype(float).fillna(0.0).to_numpy()
             at = utc(rows["time"])
             # The last count holds until the chart's end (the poll's end when known).
-            axes.step(np.append(at, end), np.append(votes, votes[-1]), where="post", label=answer)
+            axes.step(
+                np.append(at, end),
+                np.append(votes, votes[-1]),
+                where="post",
+                label=chart_text(answer),
+            )
         time_axis(axes, start, end)
         count_axis(axes, poll["votes"].astype(float).max(), "votes")
         axes.legend(loc="upper left")

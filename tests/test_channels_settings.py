@@ -150,12 +150,14 @@ def test_suspended_channel_drops_out_of_listings(
 def test_suspended_channel_is_hidden_from_all_but_owner_and_staff(
     make_platform: Callable[..., Platform], signed_in: SignIn
 ) -> None:
-    """A suspended channel is 404 to others and still readable by its owner and staff."""
+    """A suspended channel is 404 to others and still readable by staff; its owner, suspended
+    with it, cannot sign in to read it (issue 23: a suspended account cannot sign in)."""
     platform = make_platform()
     staff = signed_in(platform.base_url, "staff")
     staff.post("/channels/viewer/suspend")
     assert signed_in(platform.base_url, "viewer2").get("/channels/viewer").status_code == 404
-    assert signed_in(platform.base_url, "viewer").get("/channels/viewer").status_code == 200
+    login = {"username": "viewer", "password": "explorer"}
+    assert httpx.post(f"{platform.base_url}/users/login", json=login).status_code == 403
     assert staff.get("/channels/viewer/details").status_code == 200
 
 

@@ -329,6 +329,14 @@ class Session:
             f"({totals['snapshots']:,} rows; {late} late, {failed} failed)",
             f"  files:             {totals['files']} ({_size(totals['bytes'])}) in {self.out}",
         ]
+        gaps = [gap for recorder in self.recorders() for gap in recorder.stats.gaps]
+        if gaps:
+            lines.append(
+                f"  write gaps:        {len(gaps)} ({sum(g.failures for g in gaps)} failed "
+                f"writes; {sum(g.events for g in gaps):,} events and "
+                f"{sum(g.snapshots for g in gaps):,} snapshot rows dropped; last error: "
+                f"{gaps[-1].error}); see recorders/*.json"
+            )
         if self.watch is not None:
             lines.insert(1, f"  channels watched:  {self.joined}")
         return "\n".join(lines)

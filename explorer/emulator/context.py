@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
@@ -54,6 +54,14 @@ class Config:
     refresh_token_ttl: float = 90 * 86400.0
     jwt_ttl: float = 3600.0
     max_body: int = 1024 * 1024
+    #: The HTTP front (``explorer.emulator.front``): bytes of a request line and headers,
+    #: seconds to send them and then the body, open connections per peer address, and
+    #: seconds an address that broke one of those limits has its new connections dropped.
+    header_limit: int = 16 * 1024
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    http_address_connections: int = 256
+    header_penalty: float = 1.0
     max_upload: int = 2 * 1024 * 1024
     #: Chat methods one connection may call per second (sustained), and in a burst.
     chat_rate: float = 20.0
@@ -111,7 +119,8 @@ class Caller:
     kind: Literal["session", "bearer", "jwt"]
     scopes: frozenset[str]
     session_id: int | None = None
-    #: What ended, ends the caller's chat authkeys: ``session:<id>``, ``grant:<family>``, ``jwt``.
+    #: The credential everything the caller is handed dies with: ``session:<digest prefix>`` or
+    #: ``grant:<family>`` (a JWT's is its source's; see :mod:`explorer.emulator.endings`).
     credential: str = ""
 
 
@@ -164,11 +173,14 @@ class Context:
             raise ApiError(413, f"Request body is larger than {cap} bytes.")
         chunks: list[bytes] = []
         size = 0
-        async for chunk in self.request.stream():
-            size += len(chunk)
-            if size > cap:
-                raise ApiError(413, f"Request body is larger than {cap} bytes.")
-            chunks.append(chunk)
+        try:
+            async for chunk in self.request.stream():
+                size += len(chunk)
+                if size > cap:
+                    raise ApiError(413, f"Request body is larger than {cap} bytes.")
+                chunks.append(chunk)
+        except ClientDisconnect:  # gone before its body ended (or closed for being too slow)
+            raise bad_request("The client left before sending the whole body.", "body") from None
         return b"".join(chunks)
 
     async def json(self) -> Any:

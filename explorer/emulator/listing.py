@@ -21,7 +21,7 @@ from typing import Any
 
 from explorer.emulator.shapes import CHANNEL, CHANNEL_FIELDS, CHANNEL_FROM, CHANNEL_SELECT
 from explorer.emulator.store import Store
-from explorer.wire.query import Condition, ListQuery
+from explorer.wire.query import Condition, ListQuery, QueryError
 
 _SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _SCOPE_COLUMNS = {
@@ -69,6 +69,20 @@ class Listing:
         return all(name in _SEEKABLE for name, _ in self.order)
 
 
+#: Longest ``q`` search: longer text could match no name anyway, and SQLite refuses ``LIKE``
+#: patterns past 50,000 bytes with an error, not an answer.
+MAX_SEARCH = 256
+
+
+def contains_pattern(q: str) -> str:
+    """The ``LIKE ... ESCAPE '\\'`` pattern matching ``q`` literally anywhere in a text (400
+    naming ``q`` when it is longer than :data:`MAX_SEARCH`)."""
+    if len(q) > MAX_SEARCH:
+        raise QueryError("q", f"q must be at most {MAX_SEARCH} characters.")
+    escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def listing_of(query: ListQuery) -> Listing:
     """The listing ``query`` pages through (the search joins types only when it needs them)."""
     args: list[Any] = []
@@ -76,12 +90,12 @@ def listing_of(query: ListQuery) -> Listing:
     clauses += [_condition_sql(c, args) for c in query.where]
     source = "channels c"
     if query.q:
-        escaped = query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = contains_pattern(query.q)
         columns = _SCOPE_COLUMNS[query.scope]
         if "t.name" in columns:
             source += " LEFT JOIN types t ON t.id = c.typeId"
         clauses.append("(" + " OR ".join(f"{col} LIKE ? ESCAPE '\\'" for col in columns) + ")")
-        args.extend([f"%{escaped}%"] * len(columns))
+        args.extend([pattern] * len(columns))
     order = [(o.field, o.descending) for o in query.order]
     if not any(name == "id" for name, _ in order):
         order.append(("id", False))

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
-from explorer.emulator.policy import Route
+from explorer.emulator.policy import SAFE_METHODS, Route
 from explorer.emulator.shapes import BOOL, CHANNEL, INT, STR, TIME, USER, nullable
 from explorer.wire.ratelimit import BUCKETS
 
@@ -185,7 +185,9 @@ def _operation(route: Route) -> dict[str, Any]:
     # A path parameter that cannot address anything (one holding ``/`` or a line break, say)
     # reaches no route at all: 404, whatever the route itself documents.
     unroutable = (404,) if _PATH_PARAM.search(route.path) else ()
-    for status in sorted({*route.errors, *unroutable, 429}):
+    # A state-changing request a browser sends from another site's page is 403 (policy).
+    cross_site = () if route.method in SAFE_METHODS else (403,)
+    for status in sorted({*route.errors, *unroutable, *cross_site, 429}):
         responses[str(status)] = {"description": "Error", **error}
     op["responses"] = responses
     return op

@@ -4,6 +4,8 @@ Each route declares its method, path, bucket, whether it needs a signed-in calle
 OAuth scopes a bearer token must carry. :func:`guard` wraps a handler with exactly those rules,
 in this order:
 
+0. a state-changing request a browser sent from another site's page is 403
+   (:func:`cross_site`): a cross-site form cannot sign anyone in or act for them;
 1. identify the caller: ``Authorization: Bearer`` (OAuth token; ``OAuth`` is a synonym, as
    passport-mixer sends it), ``Authorization: JWT``, or the session cookie; CSRF applies only
    to the cookie (reference.md fact 9);
@@ -11,7 +13,8 @@ in this order:
    the session's token in the header, so the retry succeeds;
 3. signed-in and scope checks (401 / 403);
 4. the rate-limit buckets (the route's own, ``global``, and any extra such as
-   ``user-login-failed``) counted per identity: the user when signed in, else the address;
+   ``user-login-failed``) counted per identity: the user when signed in, else the address
+   (the lockout and registration buckets by :func:`counting`'s own rule);
 5. the handler; then the buckets are charged by the response status (``counts_status``).
 """
 
@@ -24,7 +27,7 @@ from typing import Any, Literal
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
-from explorer.emulator import addresses, credentials
+from explorer.emulator import addresses, credentials, endings
 from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
@@ -99,17 +102,20 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
             return Caller(row[0], "bearer", frozenset(row[1].split()), credential=grant), True, None
         if scheme == "jwt":
             claims = credentials.jwt_decode(services.secret, value)
-            if claims is None or not isinstance(claims.get("exp"), int | float):
+            if (
+                claims is None
+                or not isinstance(claims.get("exp"), int | float)
+                or not isinstance(claims.get("sub"), int)
+                or not isinstance(claims.get("src"), str)
+            ):
                 raise ApiError(401, "Invalid JWT.")
             if claims["exp"] < now:
                 raise ApiError(401, "Expired JWT.")
-            return (
-                Caller(
-                    int(claims["sub"]), "jwt", frozenset(claims.get("scopes", ())), credential="jwt"
-                ),
-                True,
-                None,
-            )
+            # A JWT lives only as long as the credential that minted it (see endings).
+            if not endings.source_alive(services, claims["src"], claims["sub"]):
+                raise ApiError(401, "The credential behind this JWT has ended.")
+            scopes = frozenset(claims.get("scopes", ()))
+            return Caller(claims["sub"], "jwt", scopes, credential=claims["src"]), True, None
         if scheme == "secret":
             # An OAuth client's secret (web hooks): no user; the hooks routes check it.
             return None, True, None
@@ -117,9 +123,9 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         return None, True, None
+    token_hash = credentials.digest(cookie)
     row = store.one(
-        "SELECT id, userId, expiresAt FROM sessions WHERE token_hash = ?",
-        (credentials.digest(cookie),),
+        "SELECT id, userId, expiresAt FROM sessions WHERE token_hash = ?", (token_hash,)
     )
     if row is None or row[2] < now:
         return None, True, None
@@ -127,15 +133,18 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
     expected = credentials.csrf_token(services.secret, cookie)
     sent = request.headers.get(CSRF_HEADER, "")
     csrf_ok = credentials.same(sent, expected)
-    caller = Caller(user_id, "session", SCOPES, session_id, f"session:{session_id}")
+    credential = endings.session_credential(token_hash)
+    caller = Caller(user_id, "session", SCOPES, session_id, credential)
     return caller, csrf_ok, session_id
 
 
-def _rate_headers(services: Services, bucket: str, identity: str, now: float) -> dict[str, str]:
+def _rate_headers(
+    services: Services, bucket: str, identity: Identity, now: float
+) -> dict[str, str]:
     if not services.config.rate_limits:
         # Nothing is counted down, so a client has nothing to wait for.
         return {ENFORCED_HEADER: "false"}
-    window = services.ledger.window(bucket, identity)
+    window = services.ledger.window(bucket, identity(bucket))
     remaining = window.remaining(now)
     return {
         LIMIT_HEADER: str(window.bucket.count),
@@ -152,6 +161,49 @@ def _render(route: Route, result: Any) -> Response:
     return JSONResponse(result, status_code=route.status)
 
 
+#: Methods that change nothing, so another site's page may send them.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def cross_site(request: Request) -> bool:
+    """Whether a browser sent ``request`` from a page of another origin.
+
+    Browsers name the page's origin in ``Origin`` on every request that can change something
+    (forms included, sign-in included); programs send none. Another port on the same host is
+    another origin, so a page served elsewhere on loopback is refused too.
+    """
+    origin = request.headers.get("origin")
+    if origin is None:
+        return False
+    scheme, _, host = origin.partition("://")
+    return host != request.headers.get("host") or scheme != request.url.scheme
+
+
+#: Buckets counted per address whatever credential a request carries: a token of one's own
+#: must not turn the lockout or the registration limit into a per-user count.
+PER_ADDRESS = frozenset({"user-login-failed", "user-register"})
+
+#: Whom a request is charged to in each bucket it counts in.
+Identity = Callable[[str], str]
+
+
+def counting(route: Route, caller: Caller | None, request: Request, services: Services) -> Identity:
+    """Whom ``request`` counts as, bucket by bucket: the signed-in user, else the address;
+    :data:`PER_ADDRESS` buckets always the address, except where a signed-in caller proves
+    a password or code (a route that needs a user): there failures count per credential, so
+    a stolen session or token cannot lock its owner's own credential out."""
+    address = f"addr:{addresses.of_request(request, services.config)}"
+    own = f"user:{caller.user_id}" if caller is not None else address
+    proof = f"cred:{caller.credential}" if caller is not None and route.auth == "user" else None
+
+    def of(bucket: str) -> str:
+        if bucket not in PER_ADDRESS:
+            return own
+        return proof or address
+
+    return of
+
+
 def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
     """The Starlette endpoint for ``route``: the rules above, then the handler."""
     plain = (route.bucket, "global", *route.also)
@@ -161,6 +213,10 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
         now = services.clock()
         buckets = switched if route.when and route.when[0] in request.query_params else plain
         csrf_session: int | None = None
+        if request.method not in SAFE_METHODS and cross_site(request):
+            refused = ApiError(403, "A page of another site may not send this request.")
+            identity = counting(route, None, request, services)
+            return _finish(services, buckets, identity, now, refused.response())
         try:
             caller, csrf_ok, session_id = identify(request, services)
             if caller is not None and not csrf_ok:
@@ -169,13 +225,9 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                     caller = None
                 else:
                     csrf_session = session_id
-            identity = (
-                f"user:{caller.user_id}"
-                if caller
-                else f"addr:{addresses.of_request(request, services.config)}"
-            )
+            identity = counting(route, caller, request, services)
         except ApiError as refused:
-            identity = f"addr:{addresses.of_request(request, services.config)}"
+            identity = counting(route, None, request, services)
             return _finish(services, buckets, identity, now, refused.response())
         if csrf_session is not None:
             token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
@@ -190,7 +242,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                     raise ApiError(403, f"Missing scope {missing[0]}.")
             if services.config.rate_limits:
                 for name in buckets:
-                    if not services.ledger.window(name, identity).allows(now):
+                    if not services.ledger.window(name, identity(name)).allows(now):
                         error = ApiError(429, "Too Many Requests")
                         error.headers.update(_rate_headers(services, name, identity, now))
                         return _finish(
@@ -223,7 +275,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
 def _finish(
     services: Services,
     buckets: tuple[str, ...],
-    identity: str,
+    identity: Identity,
     now: float,
     response: Response,
     header_bucket: str | None = "",
@@ -231,7 +283,7 @@ def _finish(
     """Charge the buckets this response counts in and describe the route's bucket."""
     for name in buckets if services.config.rate_limits else ():
         if counts_status(name, response.status_code):
-            services.ledger.window(name, identity).charge(now)
+            services.ledger.window(name, identity(name)).charge(now)
     if header_bucket is not None:
         response.headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
     return response

@@ -24,7 +24,7 @@ from typing import Any
 
 import uvicorn
 
-from explorer.emulator import credentials, world
+from explorer.emulator import credentials, front, world
 from explorer.emulator.app import build_app
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
@@ -142,6 +142,8 @@ class Platform:
             lifespan="off",
             timeout_graceful_shutdown=2,
             limit_concurrency=4096,
+            # Head size, head deadline and connections per address (see emulator.front).
+            http=front.protocol(services.config),
             # Forwarding headers are read by explorer.emulator.addresses, from trusted proxies
             # only; uvicorn's own reading trusts loopback by default.
             proxy_headers=False,

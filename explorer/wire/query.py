@@ -25,6 +25,9 @@ SCOPES: frozenset[str] = frozenset({"names", "titles", "types", "all"})
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 100
 MAX_PAGE = 1_000_000
+#: Most ``where`` terms and ``order`` keys in one query: past a thousand or so, SQLite refuses
+#: the expression instead of answering.
+MAX_TERMS = 50
 
 _TRUE = frozenset({"1", "true"})
 _FALSE = frozenset({"0", "false"})
@@ -107,10 +110,18 @@ def _split_term(term: str) -> tuple[str, str, str]:
     return parts[0], parts[1].lower(), parts[2]
 
 
+def _terms(text: str, param: str) -> list[str]:
+    """The comma-separated terms of ``param``, at most :data:`MAX_TERMS` of them."""
+    terms = [t for t in text.split(",") if t]
+    if len(terms) > MAX_TERMS:
+        raise QueryError(param, f"{param} takes at most {MAX_TERMS} terms.")
+    return terms
+
+
 def parse_where(text: str, fields: Mapping[str, FieldKind]) -> tuple[Condition, ...]:
     """Parse a ``where`` string against the filterable ``fields``."""
     conditions: list[Condition] = []
-    for term in (t for t in text.split(",") if t):
+    for term in _terms(text, "where"):
         name, op, raw = _split_term(term)
         if name not in fields:
             raise QueryError("where", f"Unknown field {name!r}.", f"where.{name}")
@@ -128,7 +139,7 @@ def parse_where(text: str, fields: Mapping[str, FieldKind]) -> tuple[Condition, 
 def parse_order(text: str, fields: Mapping[str, FieldKind]) -> tuple[Order, ...]:
     """Parse an ``order`` string against the sortable ``fields``."""
     orders: list[Order] = []
-    for term in (t for t in text.split(",") if t):
+    for term in _terms(text, "order"):
         name, _, direction = term.partition(":")
         if name not in fields:
             raise QueryError("order", f"Unknown field {name!r}.", f"order.{name}")

@@ -236,6 +236,7 @@ routes = [
         deny,
         "channel-write",
         auth="user",
+        scopes=("channel:partnership",),
         summary="Deny the pending application, giving a reason (staff)",
         body={
             "type": "object",
@@ -251,6 +252,7 @@ routes = [
         accept,
         "channel-write",
         auth="user",
+        scopes=("channel:partnership",),
         summary="Accept the pending application: the channel becomes partnered (staff)",
         response=_APP,
         errors=(401, 403, 404, 409, 461),

@@ -1,16 +1,18 @@
 """Suspension: staff take a channel off the platform and bring it back.
 
 A suspended channel drops out of every listing (``GET /channels`` filters ``suspended = 0``)
-and answers 404 to everyone but its owner and staff. Suspending also ends its broadcast (it goes
-offline with no viewers) and ends every host of it, since nobody may watch it. Both actions are
-idempotent and answer the channel as staff see it. Suspending suspends the owner's account too:
-every chat authkey of the owner, and every key for the channel's chat, ends at once.
+and answers 404 to everyone but staff (its owner, suspended with it, cannot sign in).
+Suspending also ends its broadcast (it goes offline with no viewers) and ends every host of
+it, since nobody may watch it. Both actions are idempotent and answer the channel as staff
+see it. Suspending suspends the owner's account too: every credential of the owner (sessions,
+tokens, JWTs, codes, chat keys) ends at once, and every key for the channel's chat.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from explorer.emulator import endings
 from explorer.emulator.access import channel_ref, require_staff
 from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
@@ -35,9 +37,10 @@ async def suspend(ctx: Context) -> dict[str, Any]:
             (ctx.iso_now(), channel.id),
         )
         conn.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel.id,))
-    # The owner's account is suspended with the channel: every chat key of theirs ends, and
-    # so does every key for this channel's chat.
-    authkeys.end(ctx.services, "user", channel.user_id)
+    # The owner's account is suspended with the channel: every credential of theirs ends
+    # (sessions, tokens, JWTs, codes, chat keys; login refuses them until the suspension is
+    # lifted), and so does every key for this channel's chat.
+    endings.end_user(ctx.services, channel.user_id)
     authkeys.end(ctx.services, "channel", channel.id)
     return _render(ctx, channel.id)
 
@@ -63,6 +66,7 @@ routes = [
         suspend,
         "channel-write",
         auth="user",
+        scopes=("user:act_as",),
         summary="Suspend a channel (staff): it leaves listings and goes offline",
         response=_CHANNEL,
         errors=(401, 403, 404, 461),
@@ -73,6 +77,7 @@ routes = [
         unsuspend,
         "channel-write",
         auth="user",
+        scopes=("user:act_as",),
         summary="Lift a channel's suspension (staff)",
         response=_CHANNEL,
         errors=(401, 403, 404, 461),

@@ -190,10 +190,11 @@ routes = [
         chat_friends,
         "chats",
         auth="user",
+        scopes=("chat:connect",),
         summary="Users in the chat whose channel the caller follows",
         params=PAGE_PARAMS,
         response=_CHAT_USERS,
-        errors=(401, *_ERRORS),
+        errors=(401, 403, *_ERRORS),
     ),
     Route(
         "GET",

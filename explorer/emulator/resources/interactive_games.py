@@ -34,6 +34,7 @@ from starlette.responses import Response
 
 from explorer.emulator.access import is_staff, require_staff
 from explorer.emulator.context import Context
+from explorer.emulator.listing import contains_pattern
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.achievements import award
 from explorer.emulator.resources.uploads import store_upload
@@ -245,8 +246,7 @@ def _games_page(ctx: Context, where: str, args: tuple[Any, ...]) -> Response:
     clauses, values = [where], list(args)
     if query.q:
         clauses.append("g.name LIKE ? ESCAPE '\\'")
-        escaped = query.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        values.append(f"%{escaped}%")
+        values.append(contains_pattern(query.q))
     condition = " AND ".join(clauses)
     rows = ctx.store.all(
         f"{_SELECT} WHERE {condition} ORDER BY g.id LIMIT ? OFFSET ?",

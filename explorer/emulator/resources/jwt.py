@@ -30,6 +30,8 @@ async def authorize(ctx: Context) -> Response:
         "iat": int(now),
         "exp": round(now + ctx.services.config.jwt_ttl, 3),
         "jti": credentials.new_token(8),
+        # The credential it dies with: a JWT minted from a JWT keeps the first one's.
+        "src": caller.credential,
     }
     token = credentials.jwt_encode(ctx.services.secret, claims)
     return Response(status_code=204, headers={JWT_HEADER: token})

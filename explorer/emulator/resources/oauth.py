@@ -14,8 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 import orjson
 from starlette.responses import RedirectResponse, Response
 
-from explorer.emulator import credentials
-from explorer.emulator.chat import authkeys
+from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context, Services
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
@@ -25,6 +24,8 @@ from explorer.emulator.store import Store, dumps
 BUILTIN_CLIENT = "explorer-toolkit"
 BUILTIN_REDIRECTS = ("http://127.0.0.1/oauth/callback", "http://localhost/oauth/callback")
 CODE_TTL = 600.0
+#: Which credential each unexchanged code (and approved shortcode) came through.
+SCHEMA = endings.SCHEMA
 
 
 def ensure_builtin_client(store: Store, created_at: str) -> None:
@@ -245,14 +246,17 @@ async def authorize(ctx: Context) -> Response:
             refresh=False,
         )
         return bounce(body, fragment=True)
-    code = store_code(ctx, client[0], caller.user_id, scopes, redirect)
+    code = store_code(ctx, client[0], caller.user_id, scopes, redirect, caller.credential)
     return bounce({"code": code}, fragment=False)
 
 
-def store_code(ctx: Context, client_id: str, user_id: int, scopes: list[str], redirect: str) -> str:
+def store_code(
+    ctx: Context, client_id: str, user_id: int, scopes: list[str], redirect: str, source: str
+) -> str:
     """A new single-use authorization code for ``POST /oauth/token`` (``redirect`` empty when
-    the grant had none, as a shortcode grant)."""
+    the grant had none, as a shortcode grant), ending with the credential ``source``."""
     code = credentials.new_token(16)
+    endings.derive(ctx.services, endings.code_child(credentials.digest(code)), source)
     with ctx.store.transaction() as conn:
         conn.execute(
             "INSERT INTO oauth_codes (code_hash, clientId, userId, scopes, redirectUri, "
@@ -280,7 +284,7 @@ def _revoke_family(services: Services, family: str) -> None:
     """Revoke every token of ``family`` and the chat authkeys they fetched."""
     with services.store.transaction() as conn:
         conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE family = ?", (family,))
-    authkeys.end(services, "credential", f"grant:{family}")
+    endings.end_credential(services, f"grant:{family}")
 
 
 async def read_body(ctx: Context) -> dict[str, str]:
@@ -467,11 +471,12 @@ routes = [
         register_client,
         "user-write",
         auth="user",
+        scopes=("oauth:manage:self",),
         summary="Register an OAuth client",
         body={"type": "object"},
         response=_CLIENT,
         status=201,
-        errors=(400, 401, 461),
+        errors=(400, 401, 403, 461),
     ),
     Route(
         "GET",
@@ -479,9 +484,10 @@ routes = [
         list_clients,
         "user-read",
         auth="user",
+        scopes=("oauth:manage:self",),
         summary="The caller's OAuth clients",
         response={"type": "array", "items": _CLIENT},
-        errors=(401, 461),
+        errors=(401, 403, 461),
     ),
     Route(
         "GET",
@@ -498,6 +504,7 @@ routes = [
         delete_client,
         "user-write",
         auth="user",
+        scopes=("oauth:manage:self",),
         summary="Delete one's OAuth client",
         response=None,
         status=204,

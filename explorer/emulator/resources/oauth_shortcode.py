@@ -4,15 +4,17 @@ console), with the historical platform's wire shapes.
 1. The app sends ``POST /oauth/shortcode {client_id, client_secret?, scope}`` and gets
    ``{code, handle, expires_in}``: ``code`` is 6 characters a person can type, ``handle`` a
    long secret only the app knows.
-2. The person, signed in, approves ``code`` (``POST /oauth/shortcode/approve {code}`` or the
-   ``/go`` page) or refuses it (``.../deny``).
+2. The person, signed in, reads what the code grants (``GET /oauth/shortcode/code/{code}``:
+   the client and the scopes; the ``/go`` page shows them before its buttons), then approves
+   ``code`` (``POST /oauth/shortcode/approve {code}``) or refuses it (``.../deny``).
 3. The app polls ``GET /oauth/shortcode/check/{handle}``: 204 while waiting, 200 ``{code}``
    once approved (an authorization code for ``POST /oauth/token``, handed out once), 403 once
    denied, 404 once expired, collected or unknown.
 
 Codes expire after :data:`SHORTCODE_TTL`, are single use, and a wrong code is charged to
-``user-login-failed`` (8 per 15 minutes per account), which makes guessing someone else's
-pending code hopeless.
+``user-login-failed`` (8 per 15 minutes per session or token), which makes guessing someone
+else's pending code hopeless. An approved code not yet exchanged ends with the session that
+approved it (:mod:`explorer.emulator.endings`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from explorer.emulator import credentials
+from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.oauth import (
@@ -94,7 +96,28 @@ async def check(ctx: Context) -> Response:
         conn.execute(
             "UPDATE oauth_shortcodes SET state = 'collected' WHERE handle_hash = ?", (digest,)
         )
-    return JSONResponse({"code": store_code(ctx, row[0], row[4], row[1].split(), "")})
+    source = endings.source_of(ctx.services, endings.shortcode_child(digest))
+    return JSONResponse({"code": store_code(ctx, row[0], row[4], row[1].split(), "", source)})
+
+
+def _unknown_code() -> ApiError:
+    return ApiError(401, "That code is unknown, expired or already used.")
+
+
+async def describe(ctx: Context) -> dict[str, Any]:
+    """GET /oauth/shortcode/code/{code}: what approving a waiting code grants, and to whom
+    (the client's name and site, the scopes), for the approver to read first."""
+    code = ctx.request.path_params["code"].strip().upper()
+    row = ctx.store.one(
+        "SELECT s.scopes, c.id, c.name, c.website FROM oauth_shortcodes s "
+        "JOIN oauth_clients c ON c.id = s.clientId "
+        "WHERE s.code = ? AND s.state = 'waiting' AND s.expiresAt >= ?",
+        (code, ctx.now),
+    )
+    if row is None:
+        raise _unknown_code()
+    client = {"id": row[1], "name": row[2], "website": row[3]}
+    return {"code": code, "client": client, "scopes": row[0].split()}
 
 
 async def _decide(ctx: Context, state: str) -> dict[str, Any]:
@@ -103,13 +126,15 @@ async def _decide(ctx: Context, state: str) -> dict[str, Any]:
     if not isinstance(code, str) or not code.strip():
         raise bad_request("code must be the 6-character code the app shows.", "code")
     with ctx.store.transaction() as conn:
-        changed = conn.execute(
+        handle = conn.execute(
             "UPDATE oauth_shortcodes SET state = ?, userId = ? "
-            "WHERE code = ? AND state = 'waiting' AND expiresAt >= ?",
+            "WHERE code = ? AND state = 'waiting' AND expiresAt >= ? RETURNING handle_hash",
             (state, ctx.user_id(), code.strip().upper(), ctx.now),
-        ).rowcount
-    if not changed:
-        raise ApiError(401, "That code is unknown, expired or already used.")
+        ).fetchone()
+    if handle is None:
+        raise _unknown_code()
+    assert ctx.caller is not None
+    endings.derive(ctx.services, endings.shortcode_child(handle[0]), ctx.caller.credential)
     return {"code": code.strip().upper(), "state": state}
 
 
@@ -152,6 +177,23 @@ SCHEMAS = {
             "expires_in": {"type": "integer"},
         },
     },
+    "ShortcodeGrant": {
+        "type": "object",
+        "required": ["code", "client", "scopes"],
+        "properties": {
+            "code": {"type": "string"},
+            "client": {
+                "type": "object",
+                "required": ["id", "name", "website"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "website": {"type": "string", "nullable": True},
+                },
+            },
+            "scopes": {"type": "array", "items": {"type": "string"}},
+        },
+    },
     "ShortcodeDecision": {
         "type": "object",
         "required": ["code", "state"],
@@ -189,6 +231,17 @@ routes = [
         summary="Poll a shortcode grant: 204 waiting, 200 approved, 403 denied, 404 gone",
         response={"type": "object", "properties": {"code": {"type": "string"}}},
         errors=(403, 404),
+    ),
+    Route(
+        "GET",
+        "/oauth/shortcode/code/{code}",
+        _only_sessions(describe),
+        "user-read",
+        auth="user",
+        also=("user-login-failed",),
+        summary="What approving a waiting shortcode grants: the client and the scopes",
+        response={"$ref": "#/components/schemas/ShortcodeGrant"},
+        errors=(401, 403, 461),
     ),
     Route(
         "POST",

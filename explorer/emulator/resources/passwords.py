@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-from explorer.emulator import credentials
-from explorer.emulator.chat import authkeys
+from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, bad_request
@@ -34,12 +33,10 @@ async def change_password(ctx: Context) -> None:
         raise ApiError(401, "The current password is wrong.")
     hashed = await asyncio.to_thread(credentials.hash_password, new)
     caller = ctx.caller
-    kept = caller.session_id if caller is not None and caller.session_id is not None else -1
     with ctx.store.transaction() as conn:
         conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (hashed, user_id))
-        conn.execute("DELETE FROM sessions WHERE userId = ? AND id != ?", (user_id, kept))
-        conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE userId = ?", (user_id,))
-    authkeys.end(ctx.services, "user", user_id)
+    keep = caller.credential if caller is not None and caller.kind == "session" else ""
+    endings.end_user(ctx.services, user_id, keep)
 
 
 routes = [

@@ -16,8 +16,7 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from explorer.emulator import credentials
-from explorer.emulator.chat import authkeys
+from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
@@ -159,13 +158,17 @@ async def login(ctx: Context) -> Response:
     body = await ctx.fields()
     username, password = _text(body, "username"), _text(body, "password")
     row = ctx.store.one(
-        "SELECT id, password_hash FROM users WHERE username = ? COLLATE NOCASE AND "
-        "deletedAt IS NULL",
+        "SELECT u.id, u.password_hash, c.suspended FROM users u "
+        "LEFT JOIN channels c ON c.userId = u.id "
+        "WHERE u.username = ? COLLATE NOCASE AND u.deletedAt IS NULL",
         (username,),
     )
     ok = await asyncio.to_thread(credentials.check_password, password, row[1] if row else None)
     if row is None or not ok:
         raise ApiError(401, "Invalid username or password.")
+    if row[2]:
+        # Told only to whoever knows the password: no enumeration through this answer.
+        raise ApiError(403, "This account is suspended.")
     token = credentials.new_token()
     now = ctx.now
     with ctx.store.transaction() as conn:
@@ -188,14 +191,14 @@ async def login(ctx: Context) -> Response:
 
 
 async def logout(ctx: Context) -> Response:
-    """DELETE /users/current/session: end the cookie session (its CSRF token and the chat
-    authkeys it fetched die with it)."""
+    """DELETE /users/current/session: end the cookie session (its CSRF token, JWTs, chat
+    authkeys and unexchanged codes die with it)."""
     caller = ctx.caller
     if caller is None or caller.session_id is None:
         raise ApiError(400, "This request is not signed in with a session cookie.")
     with ctx.store.transaction() as conn:
         conn.execute("DELETE FROM sessions WHERE id = ?", (caller.session_id,))
-    authkeys.end(ctx.services, "credential", caller.credential)
+    endings.end_credential(ctx.services, caller.credential)
     response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
@@ -264,7 +267,7 @@ routes = [
         summary="Sign in with a password (cookie session)",
         body={"$ref": "#/components/schemas/Login"},
         response=_CURRENT,
-        errors=(400, 401),
+        errors=(400, 401, 403),  # 403: a suspended account
     ),
     Route(
         "DELETE",

@@ -1,0 +1,161 @@
+"""HTTP front benchmark (issue 23, rule 5): a bystander's ``GET /channels`` p99 while another
+client attacks the front, against its p99 with nobody attacking, side by side in one run.
+
+Attacks, each from its own process on another loopback address (127.0.0.2, so the
+bystander's 127.0.0.1 keeps its own per-address allowance):
+
+* ``slowloris``: as many connections as the server lets it hold, each sending its head a
+  byte at a time every 0.2 s and reopened as soon as the server closes it;
+* ``headers``: 8 connections sending megabyte-sized heads as fast as they can, each reopened
+  once refused.
+
+Goal: the bystander's p99 under each attack within 2x its normal p99. Runs alternate
+(normal, slowloris, headers) for ``ROUNDS`` rounds and the median of each is compared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from urllib.parse import urlsplit
+
+from benchmarks.http_load import LoadResult, load
+from benchmarks.targets import running
+
+ROUNDS = 3
+SECONDS = 4.0
+CONCURRENCY = 4
+ATTACKER = "127.0.0.2"
+QUERY = "/channels?order=viewersTotal:desc&limit=10"
+HEAD = b"GET /api/v1/channels HTTP/1.1\r\nHost: x\r\n"
+#: Connections the slowloris tries to hold (the server's per-address cap is 256).
+SLOW_CONNECTIONS = 600
+
+
+async def _dribble(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, until: float
+) -> None:
+    """Send heads a byte every 0.2 s until closed."""
+    for byte in HEAD * 1000:
+        if time.monotonic() >= until or reader.at_eof():
+            return
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(0.2)
+
+
+async def _flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, until: float) -> None:
+    """Send a megabyte of headers as fast as the server reads them."""
+    writer.write(HEAD)
+    for _ in range(128):
+        writer.write(b"X-Pad: " + b"a" * 8000 + b"\r\n")
+        await writer.drain()
+
+
+#: Connections the attacker opened (one entry each), to show the attack ran.
+OPENED: list[int] = []
+
+Attack = Callable[[asyncio.StreamReader, asyncio.StreamWriter, float], Awaitable[None]]
+
+
+async def _again_and_again(attack: Attack, host: str, port: int, until: float) -> None:
+    """Run ``attack`` on one connection from the attacker's address, reconnecting whenever
+    the server closes or refuses it, until ``until``."""
+    while time.monotonic() < until:
+        try:
+            reader, writer = await asyncio.open_connection(host, port, local_addr=(ATTACKER, 0))
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        OPENED.append(1)
+        try:
+            await attack(reader, writer, until)
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+
+async def _attack(kind: str, url: str, seconds: float) -> None:
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    until = time.monotonic() + seconds
+    if kind == "slowloris":
+        tasks = [_again_and_again(_dribble, host, port, until) for _ in range(SLOW_CONNECTIONS)]
+    else:
+        tasks = [_again_and_again(_flood, host, port, until) for _ in range(8)]
+    print("attacking", flush=True)
+    await asyncio.gather(*tasks)
+    print(len(OPENED), flush=True)
+
+
+@contextlib.contextmanager
+def attacking(kind: str, url: str, seconds: float) -> Iterator[list[int]]:
+    """Run the ``kind`` attack on ``url`` in a process of its own for ``seconds``; the list
+    yielded gets the number of connections it opened once it is over."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.front", "attack", kind, url, str(seconds)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "attacking"
+        time.sleep(1.0)  # let it take hold before measuring
+        opened: list[int] = []
+        yield opened
+        opened.append(int(process.stdout.readline() or 0))
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _line(name: str, runs: list[LoadResult]) -> str:
+    p50 = statistics.median(r.p50_ms for r in runs)
+    p99s = sorted(r.p99_ms for r in runs)
+    errors = sum(r.errors for r in runs)
+    spread = f"{p99s[0]:.2f}-{p99s[-1]:.2f}"
+    return (
+        f"  {name:<22} p50 {p50:6.2f} ms   p99 {statistics.median(p99s):6.2f} ms "
+        f"(runs {spread})   errors {errors}"
+    )
+
+
+def main() -> None:
+    """Measure the bystander normally and under each attack; print PASS/FAIL per attack."""
+    print(f"HTTP front: a bystander's GET /channels, {CONCURRENCY} connections, under attack")
+    runs: dict[str, list[LoadResult]] = {"normal": [], "slowloris": [], "headers": []}
+    opened: dict[str, int] = {"slowloris": 0, "headers": 0}
+    with running("platform", "300") as (url, _):
+        target = url + QUERY
+        load(target, CONCURRENCY, 1.0)
+        for _ in range(ROUNDS):
+            runs["normal"].append(load(target, CONCURRENCY, SECONDS))
+            for kind in ("slowloris", "headers"):
+                with attacking(kind, url, SECONDS + 2) as connections:
+                    runs[kind].append(load(target, CONCURRENCY, SECONDS))
+                opened[kind] += sum(connections)
+    for name, results in runs.items():
+        print(_line(name, results))
+    normal = statistics.median(r.p99_ms for r in runs["normal"])
+    for kind in ("slowloris", "headers"):
+        attacked = statistics.median(r.p99_ms for r in runs[kind])
+        verdict = (
+            "PASS" if attacked <= 2 * normal and not sum(r.errors for r in runs[kind]) else "FAIL"
+        )
+        print(
+            f"  {kind}: p99 {attacked / normal:.2f}x normal (goal <= 2x, no errors): {verdict}"
+            f"  [attacker opened {opened[kind]:,} connections]"
+        )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["attack"]:
+        asyncio.run(_attack(sys.argv[2], sys.argv[3], float(sys.argv[4])))
+    else:
+        main()

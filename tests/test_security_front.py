@@ -1,0 +1,246 @@
+"""Rule 5 of issue 23: no one stalls the server. Attacks on the HTTP front over raw sockets
+(head size, slow and half-sent heads, a pool taken by one address) and hostile list input,
+each with a bystander served meanwhile. Figures under attack: ``python -m benchmarks front``.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, closing
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from explorer.emulator import Platform
+from tests.test_security import MakePlatform, attempt
+
+HEAD = b"GET /api/v1/channels?limit=1 HTTP/1.1\r\nHost: x\r\n"
+ATTACKER = "127.0.0.2"  # another loopback address: the bystander keeps 127.0.0.1
+
+
+def raw(platform: Platform, source: str = "127.0.0.1") -> socket.socket:
+    """A TCP connection to the platform's REST port from ``source``."""
+    parts = urlsplit(platform.root_url)
+    assert parts.hostname is not None and parts.port is not None
+    sock = socket.create_connection(
+        (parts.hostname, parts.port), timeout=10, source_address=(source, 0)
+    )
+    return sock
+
+
+def answer(sock: socket.socket) -> bytes:
+    """What the server sends until it closes (b"" when it resets the connection)."""
+    chunks = []
+    try:
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    except ConnectionResetError:
+        pass
+    return b"".join(chunks)
+
+
+def answer_head(sock: socket.socket) -> bytes:
+    """The first bytes the server answers (b"" when it drops the connection unread)."""
+    try:
+        return sock.recv(65536)
+    except ConnectionResetError:
+        return b""
+
+
+def bystander_ok(platform: Platform) -> None:
+    """A normal client is served."""
+    response = httpx.get(platform.base_url + "/channels", params={"limit": 1}, timeout=5)
+    assert response.status_code == 200
+
+
+@pytest.fixture
+def quick(make_platform: MakePlatform) -> Platform:
+    """A platform whose heads and bodies must arrive within half a second, 20 connections an
+    address."""
+    return make_platform(
+        rate_limits=False, header_timeout=0.5, body_timeout=0.5, http_address_connections=20
+    )
+
+
+@pytest.mark.parametrize("shape", ["one header", "many headers", "long request line"])
+def test_a_head_past_the_limit_never_reaches_the_app(quick: Platform, shape: str) -> None:
+    """A request head over 16 KiB is answered 431 (or the connection dropped), never served,
+    in one header, many headers or the request line."""
+    limit = 16 * 1024
+    if shape == "one header":
+        head = HEAD + b"X-Big: " + b"a" * limit
+    elif shape == "many headers":
+        head = HEAD + b"".join(b"X-%d: %s\r\n" % (n, b"b" * 90) for n in range(limit // 90))
+    else:
+        head = b"GET /api/v1/channels?q=" + b"c" * limit + b" HTTP/1.1\r\nHost: x\r\n"
+    with closing(raw(quick, ATTACKER)) as sock:
+        try:
+            sock.sendall(head)
+            sock.sendall(b"\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        got = answer(sock)
+    attempt(f"oversized head ({shape})")
+    assert got == b"" or got.startswith(b"HTTP/1.1 431 "), got[:80]
+    bystander_ok(quick)
+
+
+def test_a_large_body_is_not_counted_as_head(quick: Platform) -> None:
+    """A 300 KB body after a small head reaches the app (a 401 for wrong credentials)."""
+    body = b'{"username": "viewer", "password": "' + b"p" * 300_000 + b'"}'
+    response = httpx.post(quick.base_url + "/users/login", content=body, timeout=10)
+    assert response.status_code == 401
+
+
+@pytest.mark.parametrize("sent", [b"", HEAD, b"G", HEAD + b"X-Slow: 1\r\n"])
+def test_a_half_sent_head_is_closed_at_the_deadline(quick: Platform, sent: bytes) -> None:
+    """A connection that sends nothing, or part of a head and then stops, is answered 408
+    and closed once the deadline passes; a bystander is served meanwhile."""
+    with closing(raw(quick, ATTACKER)) as sock:
+        sock.sendall(sent)
+        bystander_ok(quick)
+        got = answer(sock)
+    attempt("half-sent head")
+    assert got.startswith(b"HTTP/1.1 408 "), got[:80]
+
+
+def test_a_half_sent_body_is_closed_at_the_deadline(
+    quick: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A request whose body stops short of its Content-Length is closed once the body
+    deadline passes, without an error in the platform's log; a bystander is served."""
+    head = b"POST /api/v1/users/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with closing(raw(quick, ATTACKER)) as sock:
+        sock.sendall(head + b"Content-Length: 1000\r\n\r\n" + b'{"username": "vi')
+        bystander_ok(quick)
+        got = answer(sock)
+    attempt("half-sent body")
+    assert b"200 OK" not in got
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+def test_a_dribbled_head_is_closed_at_the_deadline(quick: Platform) -> None:
+    """Slowloris: a head sent a byte at a time, each in time for an idle timer, still ends
+    with 408 once the whole head is late, also on a kept-alive connection."""
+    for warm, source in ((False, "127.0.0.3"), (True, "127.0.0.4")):
+        with closing(raw(quick, source)) as sock:
+            if warm:
+                sock.sendall(HEAD + b"\r\n")
+                first = sock.recv(65536)
+                assert first.startswith(b"HTTP/1.1 200 ")
+            sock.settimeout(0.05)
+            got = b""
+            for byte in (HEAD * 200)[:4000]:
+                try:
+                    sock.sendall(bytes([byte]))
+                    got = sock.recv(65536)
+                except TimeoutError:
+                    continue
+                except (BrokenPipeError, ConnectionResetError):
+                    break
+                if got:
+                    break
+            attempt("slowloris head")
+            assert got.startswith(b"HTTP/1.1 408 "), (warm, got[:80])
+
+
+def test_one_address_cannot_take_the_connection_pool(quick: Platform) -> None:
+    """20 half-sent connections from one address are all it gets (the 21st is 503), and a
+    client on another address is served meanwhile."""
+    with ExitStack() as held:
+        for _ in range(20):
+            sock = held.enter_context(closing(raw(quick, ATTACKER)))
+            sock.sendall(HEAD)
+        with closing(raw(quick, ATTACKER)) as extra:
+            got = answer(extra)
+        attempt("connection pool exhaustion", 21)
+        assert got.startswith(b"HTTP/1.1 503 "), got[:80]
+        bystander_ok(quick)
+
+
+def test_an_address_that_broke_a_limit_is_dropped_for_a_while(
+    make_platform: MakePlatform,
+) -> None:
+    """After a 431, the attacker's next connections are held unread and dropped until the
+    penalty passes, while another address is served throughout."""
+    platform = make_platform(rate_limits=False, header_penalty=0.5)
+    with closing(raw(platform, ATTACKER)) as sock:
+        sock.sendall(HEAD + b"X-Big: " + b"a" * 20_000)
+        assert answer(sock).startswith(b"HTTP/1.1 431 ")
+    with closing(raw(platform, ATTACKER)) as again:
+        again.sendall(HEAD + b"\r\n")
+        attempt("reconnect loop after a refusal")
+        assert answer(again) == b""
+    bystander_ok(platform)
+    served = b""
+    deadline = time.monotonic() + 10  # the penalty is half a second
+    while not served and time.monotonic() < deadline:
+        with closing(raw(platform, ATTACKER)) as later:
+            later.sendall(HEAD + b"\r\n")
+            served = answer_head(later)
+        time.sleep(0.05)
+    assert served.startswith(b"HTTP/1.1 200 ")
+
+
+def test_upgrade_requests_do_not_leak_connection_slots(quick: Platform) -> None:
+    """WebSocket upgrades (the live service's, or to a REST path, refused) give their
+    connection slot back: 30 of them in turn leave the address its 20 slots."""
+    upgrade = HEAD + (
+        b"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    for _ in range(30):
+        with closing(raw(quick, ATTACKER)) as sock:
+            sock.sendall(upgrade)
+            assert answer_head(sock).startswith(b"HTTP/1.1 ")
+    attempt("websocket upgrade on REST", 30)
+    with ExitStack() as held:
+        for _ in range(20):
+            sock = held.enter_context(closing(raw(quick, ATTACKER)))
+            sock.sendall(HEAD + b"\r\n")
+            assert answer_head(sock).startswith(b"HTTP/1.1 200 ")
+
+
+#: List parameters at their hostile extremes, each within what an HTTP head may carry.
+HOSTILE_LISTS: tuple[dict[str, str], ...] = (
+    {"q": "a" * 12_000},
+    {"q": "%_" * 2000},
+    {"where": ",".join(["viewersTotal:gt:1"] * 500)},
+    {"where": "id:in:" + ";".join(map(str, range(2000)))},
+    {"where": "id:eq:" + "9" * 40},
+    {"where": "viewersTotal:gt:1e400"},
+    {"order": ",".join(["viewersTotal:desc"] * 600)},
+    {"order": ",".join(["id:asc", "id:desc"] * 500)},
+    {"fields": ",".join(["id"] * 3000)},
+    {"limit": "9" * 50, "page": "9" * 50},
+    {"page": "-1"},
+)
+
+
+@pytest.fixture(scope="module")
+def listing_platform() -> Iterator[Platform]:
+    """A platform for the list-input walk."""
+    from explorer.emulator import start
+
+    with start(channels=300, rate_limits=False) as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    "path", ["/channels", "/interactive/games", "/types", "/channels/100000/follow"]
+)
+def test_no_list_input_is_a_5xx(listing_platform: Platform, path: str) -> None:
+    """Long searches, hundreds of where terms or order keys, huge numbers (each within the
+    16 KiB head): 200 or 400 with a JSON error body, never a 5xx."""
+    with httpx.Client(base_url=listing_platform.base_url, timeout=30) as client:
+        for params in HOSTILE_LISTS:
+            response = client.get(path, params=params)
+            attempt("hostile list input")
+            status = response.status_code
+            assert status in (200, 400), (path, list(params), response.text[:200])
+            if status != 200:
+                assert response.json()["statusCode"] == 400
+        bystander_ok(listing_platform)
