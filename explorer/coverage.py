@@ -9,11 +9,12 @@ flush, rows) and the channels the capture holds, :func:`coverage` reports
   (channel ``c`` belongs to shard ``c % N + 1``, the rule of ``api.watch`` and ``api.track``);
 - intervals a shard missed: inside the recording's window (from the first recorder's start to
   the last flush of any, or the ``start`` and ``end`` given), the times none of the shard's
-  recorders covered. A recorder covers from its start to its last flush that wrote rows: a
-  recorder killed with ``kill -9`` covers up to its last flush, and the one started in its
-  place from its start, so the time between is a gap. Gaps shorter than ``tolerance`` (by
-  default twice the longest flush interval: a recorder's first flush comes a flush interval
-  after its start) are not reported.
+  recorders covered. A recorder covers from its start to its last flush that wrote rows, less
+  the stretches when it could not write and dropped rows (the write-failure gaps of its
+  manifest): a recorder killed with ``kill -9`` covers up to its last flush, and the one
+  started in its place from its start, so the time between is a gap. Gaps shorter than
+  ``tolerance`` (by default twice the longest flush interval: a recorder's first flush comes
+  a flush interval after its start) are not reported.
 
 ``Capture.coverage`` and the ``explorer coverage`` command call it.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -123,7 +125,7 @@ def coverage(
         (key, first, last, (last - first).total_seconds())
         for key, group in frame.groupby("shard", sort=True)
         for first, last in _uncovered(
-            list(zip(group["started"], group["until"], strict=True)), *window
+            [span for row in group.itertuples() for span in _spans(row)], *window
         )
         if (last - first).total_seconds() > slack
     ]
@@ -133,6 +135,26 @@ def coverage(
         missing_channels,
         pd.DataFrame(gaps, columns=["shard", "start", "end", "seconds"]),
     )
+
+
+def _spans(recorder: Any) -> list[tuple[pd.Timestamp, pd.Timestamp]]:
+    """The times a recorder (a manifest row) covered: from its start to its last flush, less
+    the write failures that dropped rows."""
+    spans = [(recorder.started, recorder.until)]
+    failures = getattr(recorder, "gaps", None)
+    for failure in failures if isinstance(failures, list) else []:
+        if not failure.get("events", 0) + failure.get("snapshots", 0):
+            continue  # nothing dropped: the rows were written once writing worked again
+        lost = pd.Timestamp(failure["start"], unit="s", tz="UTC")
+        end = failure.get("end")
+        back = recorder.until if end is None else pd.Timestamp(end, unit="s", tz="UTC")
+        spans = [
+            piece
+            for first, last in spans
+            for piece in ((first, min(last, lost)), (max(first, back), last))
+            if piece[1] > piece[0]
+        ]
+    return spans
 
 
 def _owner(channel: int, sizes: set[int]) -> str:

@@ -58,6 +58,18 @@ def test_a_missing_shard_a_missing_channel_and_a_restart_gap_are_reported() -> N
     assert "gap in shard 2/3" in found.report() and found.report().endswith("incomplete")
 
 
+def test_a_write_failure_that_dropped_rows_is_a_gap() -> None:
+    """A recorder's write failure (its manifest's gaps) that dropped rows is a gap in its
+    shard; one that dropped nothing (the rows were written later) is not."""
+    lossy = manifest("a", [1, 1], 0, 200)
+    lossy["gaps"] = [
+        {"start": T.timestamp() + 50, "end": T.timestamp() + 80, "events": 12, "snapshots": 0},
+        {"start": T.timestamp() + 120, "end": T.timestamp() + 150, "events": 0, "snapshots": 0},
+    ]
+    found = coverage(pd.DataFrame([lossy]), [])
+    assert found.gaps[["shard", "seconds"]].values.tolist() == [["1/1", 30.0]]
+
+
 def test_one_unsharded_recorder_that_ran_throughout_is_complete() -> None:
     """A single recorder without a shard covers its whole span: nothing is missing."""
     found = coverage(pd.DataFrame([manifest("a", None, 0, 100)]), [7], expected=[7])
