@@ -1,5 +1,8 @@
 """``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`).
 
+A suite in :data:`COMMANDS` takes options after its name (``python -m benchmarks soak
+--minutes 3``); run with the others (no name given) it gets none and picks its short run.
+
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
 the same run and prints the ratio against the issue's goal. Loopback only; every load loop is
 bounded in count and time.
@@ -24,14 +27,26 @@ SUITES = (
     "chat_content",
     "live_events",
     "front",
+    "soak",
 )
+#: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
+COMMANDS = frozenset(("soak",))
 
 
-def main(names: list[str]) -> int:
-    """Run the named suites (all by default)."""
+def main(args: list[str]) -> int:
+    """Run the named suites (all by default); options after a single name go to it."""
+    split = next((i for i, arg in enumerate(args) if arg.startswith("-")), len(args))
+    names, options = args[:split], args[split:]
+    if options and (len(names) != 1 or names[0] not in COMMANDS):
+        print(f"options are for one of {sorted(COMMANDS)}, named first", file=sys.stderr)
+        return 2
     for name in names or SUITES:
         print(f"\n== {name} ==", flush=True)
-        importlib.import_module(f"benchmarks.{name}").main()
+        suite = importlib.import_module(f"benchmarks.{name}")
+        if name in COMMANDS:
+            suite.main(options if names else None)
+        else:
+            suite.main()
     return 0
 
 

@@ -20,9 +20,11 @@ answer; signed in, ``THROTTLED`` is the user's connection cap, and the join fail
 Staying joined: when the connection drops, the state turns ``reconnecting`` and the client
 tries again after a jittered exponential backoff (``reconnect_delay`` doubling up to
 ``max_reconnect_delay``, each delay times 0.5-1, so the clients of a failed node spread out),
-each attempt to a different endpoint than the one just lost or failed; once every known
-endpoint has failed the details are fetched again, as nodes come and go. When no node has
-answered for ``give_up_after`` seconds the client gives up with
+each attempt to a different endpoint than the one just lost or failed. An endpoint that cannot
+be reached (a dead node refuses the connection) is dropped from the cached list at once and
+another is tried without waiting; once every listed endpoint has failed the details are fetched
+again, as nodes come and go, so with a live node left a reconnect takes about a second.
+When no node has answered for ``give_up_after`` seconds the client gives up with
 :class:`~explorer.errors.ConnectionFailed` naming every attempt: the state turns ``closed``,
 :attr:`ChatClient.error` holds the error, and waiting calls, iterators and later calls raise
 it. A node that closes the connection because the credential behind the authkey ended (code
@@ -34,7 +36,9 @@ have run); methods called while reconnecting wait for the next join within their
 Gapless: after every reconnect the client asks ``history`` and adds the messages it missed,
 deduplicated by id, before the events that arrived meanwhile (``session.py`` has the rule), so
 the log and the event stream equal what the channel said. ``history`` returns at most 100
-messages; :attr:`ChatClient.gaps` counts reconnects that may have missed more.
+messages; :attr:`ChatClient.gaps` counts reconnects that may have missed more, and
+:attr:`ChatClient.outages` lists every time the client was away, with what may be lost there
+(``session.py``): an analyst can exclude or flag those intervals.
 
 The ingest path: a busy channel must never outrun the client, or the server drops it as too
 slow. The connection is a :class:`~explorer.chatsocket.ChatSocket`, on websockets' documented
@@ -65,6 +69,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import threading
@@ -87,7 +92,15 @@ from explorer.errors import (
 from explorer.eventlog import EventLog
 from explorer.feeds import EventIterator, EventStream, Feed
 from explorer.loop import Blocking
-from explorer.session import HISTORY_LIMIT, Answer, Session, State, backoff, next_endpoint
+from explorer.session import (
+    HISTORY_LIMIT,
+    Answer,
+    Outage,
+    Session,
+    State,
+    backoff,
+    next_endpoint,
+)
 from explorer.twins import LoggedTwin, Mirror, facts_table
 from explorer.wire.packets import Event
 
@@ -273,6 +286,17 @@ class ChatClient(AsyncClosing):
         return self._session.gaps
 
     @property
+    def outages(self) -> list[Outage]:
+        """Every time the client was away (lost to filled), with what may be lost there."""
+        return list(self._session.outages)
+
+    @property
+    def removed(self) -> int:
+        """Messages recorded earlier that ``history`` no longer returned after a reconnect
+        (removed by moderation while the client was away)."""
+        return self._session.removed
+
+    @property
     def recorded(self) -> int:
         """Rows this client added to its log (others may feed a shared log too)."""
         return self._session.recorded
@@ -321,7 +345,8 @@ class ChatClient(AsyncClosing):
         ws, self._ws = self._ws, None
         if ws is not None:
             await ws.close()
-        self._end(None, ClientClosed("This chat client is closed."), self._session.closed())
+        closed = self._session.closed(time.time())
+        self._end(None, ClientClosed("This chat client is closed."), closed)
 
     async def _fetch(self) -> None:
         """Fetch the connection details, and the user's id when there is an authkey."""
@@ -332,25 +357,39 @@ class ChatClient(AsyncClosing):
 
     async def _establish(self, lost: str | None) -> ChatSocket:
         """Open a connection to some node and join there, trying until ``give_up_after``
-        seconds pass without success (see the module docstring)."""
+        seconds pass without success (see the module docstring).
+
+        An endpoint that cannot be reached (refused, or no handshake in time) leaves the
+        cached list at once and the next is tried without waiting; once no listed endpoint
+        is left untried the details are fetched again. The backoff applies to the first
+        attempt after a loss (spreading a failed node's clients) and after a whole list
+        failed, or a node refused the join as too fast."""
         running = asyncio.get_running_loop()
         deadline = running.time() + self.give_up_after
         delays = backoff(self.reconnect_delay, self.max_reconnect_delay, self._rng)
         failures: list[str] = []
+        refused: set[str] = set()
         failed: set[str] = set()
         avoid = lost
+        wait = lost is not None
         while True:
-            if lost is not None or failures:
+            if wait:
                 left = deadline - running.time()
                 if left <= 0:
                     break
                 await asyncio.sleep(min(next(delays), left))
-            assert self._details is not None
-            if not self._details.endpoints:
-                failures.append("the platform listed no live chat node")
+            wait = True
+            endpoints = self._untried(refused | failed)
+            if not endpoints:
+                failed.clear()
                 await self._refetch(failures)
-                continue
-            endpoint = next_endpoint(self._details.endpoints, avoid, self._rng)
+                endpoints = self._untried(refused)
+                if not endpoints:
+                    refused.clear()  # every listed node failed: try them again after a wait
+                    if not self._details or not self._details.endpoints:
+                        failures.append("the platform listed no live chat node")
+                    continue
+            endpoint = next_endpoint(endpoints, avoid, self._rng)
             ws: ChatSocket | None = None
             try:
                 left = deadline - running.time()
@@ -366,18 +405,32 @@ class ChatClient(AsyncClosing):
             except _NODE_FAILURES as exc:
                 self._discard(ws)
                 failures.append(f"{endpoint}: {_describe(exc)}")
+                if ws is None:  # unreachable: forget it, and try another one now
+                    refused.add(endpoint)
+                    self._forget_endpoint(endpoint)
+                    wait = False
             avoid = endpoint
             failed.add(endpoint)
-            if failed >= set(self._details.endpoints):
-                failed.clear()
-                await self._refetch(failures)
             if running.time() >= deadline:
                 break
         channel = self._details.channel_id if self._details else "?"
         raise ConnectionFailed(
             f"No chat node of channel {channel} answered within {self.give_up_after:g} s; "
-            f"gave up after {len(failures)} attempts: " + "; ".join(failures[-5:])
+            f"gave up after {len(failures)} attempts: "
+            + "; ".join(list(dict.fromkeys(failures))[-5:])
         )
+
+    def _untried(self, excluded: set[str]) -> list[str]:
+        """The cached endpoints not in ``excluded``."""
+        assert self._details is not None
+        return [e for e in self._details.endpoints if e not in excluded]
+
+    def _forget_endpoint(self, endpoint: str) -> None:
+        """Drop an unreachable ``endpoint`` from the cached details."""
+        details = self._details
+        if details is not None:
+            kept = tuple(e for e in details.endpoints if e != endpoint)
+            self._details = dataclasses.replace(details, endpoints=kept)
 
     async def _refetch(self, failures: list[str]) -> None:
         """Fetch the details again (nodes come and go); a failure is one more attempt."""
@@ -397,10 +450,11 @@ class ChatClient(AsyncClosing):
         )
 
     def _discard(self, ws: ChatSocket | None) -> None:
-        """Drop a connection that failed to join."""
+        """Drop a connection that failed to join, as if lost: the events it got meanwhile
+        (held for a resync that will not come) are recorded, not dropped."""
         if ws is not None:
-            if self._ws is ws:
-                self._ws = None
+            if ws.lost is not None:
+                self._lost(ws)
             ws.abort()
 
     async def _join(self, ws: ChatSocket, endpoint: str) -> None:
@@ -415,7 +469,7 @@ class ChatClient(AsyncClosing):
             messages = await self._call_on(ws, "history", [HISTORY_LIMIT], self.call_timeout)
         except (ChatError, ChatTimeout):
             if rejoin:
-                self._deliver_all(session.resync_failed())
+                self._deliver_all(session.resync_failed(time.time()))
             messages = None
         if messages is not None:
             history = messages if isinstance(messages, list) else []
@@ -452,7 +506,7 @@ class ChatClient(AsyncClosing):
             f"The connection to {self.endpoint} was lost before the reply came; the method "
             "may or may not have run."
         )
-        self._fail_waiting(self._session.lost(), lost)
+        self._fail_waiting(self._session.lost(time.time()), lost)
 
     async def _supervise(self, ws: ChatSocket) -> None:
         """Wait for the connection to drop, then re-establish one (see the module docstring)."""
@@ -484,7 +538,7 @@ class ChatClient(AsyncClosing):
         ws, self._ws = self._ws, None
         if ws is not None:
             ws.abort()
-        self._end(error, error, self._session.closed())
+        self._end(error, error, self._session.closed(time.time()))
 
     def _end(self, error: BaseException | None, waiting: BaseException, pending: list[int]) -> None:
         self._fail_waiting(pending, waiting)

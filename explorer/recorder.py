@@ -5,7 +5,7 @@ and Spark read as it is::
 
     capture/events/date=YYYY-MM-DD/<recorder>-<seq>.parquet     one file per flush
     capture/snapshots/date=YYYY-MM-DD/<recorder>-<seq>.parquet
-    capture/recorders/<recorder>.json                          what, when, shard, stats
+    capture/recorders/<recorder>.json                          what, when, shard, stats, losses
 
 A :class:`Recorder` follows an :class:`~explorer.eventlog.EventLog` (``api.watch(to=...)``)
 and queues track snapshots (``api.track(to=...)``); every ``flush_every`` seconds
@@ -247,6 +247,9 @@ class Recorder:
         self._worker: _Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
+        #: What the capture may be missing, for the manifest (``api.watch`` sets it: per
+        #: channel and interval, see :meth:`~explorer.watch.AsyncWatch.losses`).
+        self.losses: Callable[[], dict[str, Any]] | None = None
         _register(self)
 
     # Feeding.
@@ -495,6 +498,8 @@ class Recorder:
             **dataclasses.asdict(state.stats),
             "rows": state.stats.events + state.stats.snapshots,
         }
+        if self.losses is not None:
+            manifest["losses"] = self.losses()
         self._store.write_whole(
             f"{RECORDERS}/{self.name}.json", orjson.dumps(manifest, option=orjson.OPT_INDENT_2)
         )

@@ -32,6 +32,15 @@ stream equal what the channel said, without duplicates. When no remembered id is
 reply, more than 100 messages may have been missed: all of them are added and
 :attr:`Session.gaps` counts the possible gap. Whispers are never in ``history``: a whisper
 sent while away is lost, so whisper ids are not remembered either.
+
+What cannot be filled is reported, not hidden: every reconnect leaves an :class:`Outage` in
+:attr:`Session.outages` (from the moment the connection was lost to the fill), saying whether
+messages may be missing (``history`` held too few, or could not be had) and how many messages
+recorded earlier ``history`` no longer returns (removed by moderation while away: the
+``DeleteMessage``/``PurgeMessage``/``ClearMessages`` events sent meanwhile are not in
+``history``, so the comparison is how the client learns of them). Events other than messages
+sent while away (removals of messages said meanwhile, polls, joins) cannot be recovered at
+all: the outage's interval is where an analyst must expect them missing.
 """
 
 from __future__ import annotations
@@ -51,6 +60,32 @@ from explorer.wire.packets import Event, PacketError, Reply, decode, encode_meth
 
 #: Most messages one ``history`` call returns (platform.md, "Limits").
 HISTORY_LIMIT = 100
+#: Outages one session keeps in :attr:`Session.outages` (older ones stay counted).
+OUTAGES_KEPT = 1000
+
+
+class Loss(StrEnum):
+    """What an :class:`Outage` may have lost."""
+
+    #: Messages were filled from ``history``; only other events sent meanwhile are lost.
+    EVENTS = "events"
+    #: More messages than ``history`` returns may have been missed (a counted gap).
+    MESSAGES = "messages"
+    #: ``history`` could not be had: every message sent meanwhile may be missing.
+    UNFILLED = "unfilled"
+
+
+@dataclass(frozen=True, slots=True)
+class Outage:
+    """One time the client was away from a channel: from ``start`` (the connection was lost)
+    to ``end`` (the fill, or the give-up), epoch seconds; what may be lost there (``loss``),
+    and ``removed``: messages recorded before that ``history`` no longer returns."""
+
+    channel: int | None
+    start: float
+    end: float
+    loss: Loss
+    removed: int = 0
 
 
 class State(StrEnum):
@@ -89,6 +124,10 @@ class Session:
         self.recovered = 0
         #: Reconnects after which messages may be missing (more than ``history`` returns).
         self.gaps = 0
+        #: Every time the client was away, newest last (at most :data:`OUTAGES_KEPT`).
+        self.outages: deque[Outage] = deque(maxlen=OUTAGES_KEPT)
+        #: Messages recorded earlier that ``history`` no longer returned after a reconnect.
+        self.removed = 0
         #: Rows this session added to the log, and how many of them are ChatMessages (a log
         #: several sessions feed counts them all together).
         self.recorded = 0
@@ -100,9 +139,11 @@ class Session:
         self.listeners: list[Callable[[State], object]] = []
         self._next_id = 1
         self._pending: dict[int, str] = {}
-        self._recent: deque[str] = deque(maxlen=HISTORY_LIMIT)
+        # (id, author) of the latest messages recorded in order.
+        self._recent: deque[tuple[str, Any]] = deque(maxlen=HISTORY_LIMIT)
         self._held: list[tuple[Event, Raw, float]] | None = None
         self._joined = False
+        self._lost_at: float | None = None
 
     def _set(self, state: State) -> None:
         if state is not self.state:
@@ -132,20 +173,28 @@ class Session:
         self.roles = tuple(reply.get("roles") or ())
         self._set(State.AUTHENTICATED if self.authenticated else State.CONNECTED)
 
-    def lost(self) -> list[int]:
-        """The connection dropped: the ids of methods that will never be answered.
+    def lost(self, at: float) -> list[int]:
+        """The connection dropped at ``at`` (epoch s): the ids of methods that will never be
+        answered.
 
         Events held for a resync that cannot happen now are recorded at once; the ids they
         carry are not remembered, so the next resync still looks for what came before them.
+        The outage starts at the first loss and ends at the next fill.
         """
+        if self._joined and self._lost_at is None:
+            self._lost_at = at
         self._release(remember=False)
         pending = list(self._pending)
         self._pending.clear()
         self._set(State.RECONNECTING if self._joined else State.CONNECTING)
         return pending
 
-    def closed(self) -> list[int]:
-        """The session ended: the ids of methods that will never be answered."""
+    def closed(self, at: float | None = None) -> list[int]:
+        """The session ended (at ``at``, epoch s): the ids of methods that will never be
+        answered. Ended while away (given up, or closed while reconnecting), the outage ends
+        there, every message since unfilled."""
+        if at is not None and self._lost_at is not None:
+            self._outage(at, Loss.UNFILLED, 0)
         self._release(remember=False)
         pending = list(self._pending)
         self._pending.clear()
@@ -231,8 +280,24 @@ class Session:
                 if type(message_id) is not str:
                     message_id = None
                 elif remember and "target" not in data:  # a whisper has a target
-                    self._recent.append(message_id)
+                    self._recent.append((message_id, data.get("user_id")))
+        elif name in _REMOVALS:
+            self._forget(name, data)
         self.log.append_event(name, data, raw, received_at, message_id, self.channel)
+
+    def _forget(self, name: str, data: Any) -> None:
+        """A removal seen live: its messages are no longer in ``history``, and that is no
+        loss (the log has the removal)."""
+        if name == "ClearMessages":
+            self._recent.clear()
+            return
+        if type(data) is not dict:
+            return
+        key, index = ("id", 0) if name == "DeleteMessage" else ("user_id", 1)
+        value = data.get(key)
+        kept = [entry for entry in self._recent if entry[index] != value]
+        if len(kept) != len(self._recent):
+            self._recent = deque(kept, maxlen=HISTORY_LIMIT)
 
     def _release(self, remember: bool) -> list[Event]:
         held, self._held = self._held or [], None
@@ -247,7 +312,7 @@ class Session:
     ) -> None:
         """Take the first join's ``history``: remember its ids, and add the last ``backlog``
         messages to the log (before events that arrived meanwhile, which are kept too)."""
-        ids = [m["id"] for m in messages if isinstance(m.get("id"), str)]
+        ids = [(m["id"], m.get("user_id")) for m in messages if isinstance(m.get("id"), str)]
         self._recent = deque([*ids, *self._recent], maxlen=HISTORY_LIMIT)
         if backlog > 0:
             self._count_history(
@@ -262,10 +327,13 @@ class Session:
         """Take a rejoin's ``history``: add the missed messages, release the held events, and
         return both, in that order, as the events to deliver (see the module docstring)."""
         ids = [m.get("id") for m in messages]
-        known = set(self._recent)
+        known = {message_id for message_id, _ in self._recent}
         anchor = next((i for i in range(len(ids) - 1, -1, -1) if ids[i] in known), None)
-        if anchor is None and known:
+        gap = anchor is None and bool(known)
+        if gap:
             self.gaps += 1
+        removed = self._removed_while_away(ids, known)
+        self._outage(received_at, Loss.MESSAGES if gap else Loss.EVENTS, removed)
         held = {
             e.data.get("id")
             for e, _, _ in self._held or ()
@@ -279,15 +347,42 @@ class Session:
         fresh = [m for m in missed if m.get("id") not in kept]
         self._count_history(self.log.add_history(fresh, received_at, self.channel))
         self.recovered += len(fresh)
-        self._recent.extend(m["id"] for m in fresh if isinstance(m.get("id"), str))
+        self._recent.extend(
+            (m["id"], m.get("user_id")) for m in fresh if isinstance(m.get("id"), str)
+        )
         recovered = [Event("ChatMessage", m) for m in fresh]
         return recovered + self._release(remember=True)
 
-    def resync_failed(self) -> list[Event]:
-        """``history`` could not be had after a rejoin: release the held events as they are
-        and count a possible gap."""
+    def _removed_while_away(self, ids: Sequence[Any], known: set[str]) -> int:
+        """Messages recorded since the oldest one ``history`` still returns that it no
+        longer returns: removed while the client was away."""
+        returned = set(ids)
+        first = next((i for i in ids if i in known), None)
+        if first is None:
+            return 0
+        recent = [message_id for message_id, _ in self._recent]
+        gone = {i for i in recent[recent.index(first) :] if i not in returned}
+        if gone:  # counted once: forgotten like a removal seen live
+            self._recent = deque((e for e in self._recent if e[0] not in gone), HISTORY_LIMIT)
+        self.removed += len(gone)
+        return len(gone)
+
+    def _outage(self, end: float, loss: Loss, removed: int) -> None:
+        """Close the outage under way (if any) at ``end``."""
+        start, self._lost_at = self._lost_at, None
+        if start is not None:
+            self.outages.append(Outage(self.channel, start, end, loss, removed))
+
+    def resync_failed(self, at: float) -> list[Event]:
+        """``history`` could not be had after a rejoin (at ``at``, epoch s): release the held
+        events as they are and count a possible gap."""
         self.gaps += 1
+        self._outage(at, Loss.UNFILLED, 0)
         return self._release(remember=True)
+
+
+#: Events that remove messages from ``history``.
+_REMOVALS = frozenset(("DeleteMessage", "PurgeMessage", "ClearMessages"))
 
 
 def backoff(initial: float, maximum: float, rng: random.Random) -> Iterator[float]:

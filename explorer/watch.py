@@ -27,6 +27,13 @@ Rates (events per second over the last :data:`RATE_WINDOW` seconds) come from th
 chat client counts as it records them, sampled every second and whenever stats are read: a
 few hundred integers per sample, cheap enough for a view that reads ten times a second.
 
+What was lost is said, per channel and interval: :meth:`AsyncWatch.outages` lists every time a
+chat was away (a reconnect, or a chat that gave up: ``unfilled`` up to the give-up), with what
+may be missing there (``session.py``, :class:`~explorer.session.Outage`); :meth:`stats` counts
+them, and keeps the totals of every channel the watch ever had (a channel that left, by
+:meth:`AsyncWatch.remove` or the top rule, stays as ``left``); a recording's manifest carries
+both (``Recorder.losses``).
+
 ``to="capture/"`` records as it goes: a :class:`~explorer.recorder.Recorder` follows the
 combined log (its ``run()`` task on the same loop) and keeps only a bounded tail in memory
 (``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`).
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import threading
@@ -60,6 +68,7 @@ from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Blocking
+from explorer.session import OUTAGES_KEPT, Outage
 from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
 
 if TYPE_CHECKING:
@@ -123,6 +132,29 @@ class _Member:
     def failure(self) -> str | None:
         error = self.error if self.error is not None else self.chat and self.chat.error
         return None if error is None else str(error) or type(error).__name__
+
+
+@dataclass(slots=True)
+class _Totals:
+    """What the chats a channel had before its current one counted (left, failed, replaced)."""
+
+    events: int = 0
+    messages: int = 0
+    reconnects: int = 0
+    gaps: int = 0
+    removed: int = 0
+    outages: list[Outage] = field(default_factory=list)
+    #: Why the last of them failed (a join or a reconnect that gave up), if it did.
+    error: str | None = None
+
+    def add(self, chat: ChatClient) -> None:
+        self.events += chat.recorded
+        self.messages += chat.recorded_messages
+        self.reconnects += chat.reconnects
+        self.gaps += chat.gaps
+        self.removed += chat.removed
+        self.outages.extend(chat.outages)
+        del self.outages[:-OUTAGES_KEPT]
 
 
 @dataclass(slots=True)
@@ -206,10 +238,13 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             from explorer.recorder import RECORDING_ROWS, Recorder
 
             self.recorder = Recorder(to, flush_every=flush_every, shard=shard)
+            self.recorder.losses = self.losses
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
         self._members: dict[int, _Member] = {}
+        #: Totals of the chats each channel had before its current one.
+        self._past: dict[int, _Totals] = {}
         self._rates = _Rates(clock)
         self._joins = asyncio.Semaphore(JOIN_CONCURRENCY)
         self._tasks: list[asyncio.Task[Any]] = []
@@ -239,30 +274,90 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         return None if member is None else member.chat
 
     def stats(self) -> pd.DataFrame:
-        """One row per channel of the watch, index ``channel`` (Int64): ``token``, ``state``
-        (``joining``, ``connected``, ``authenticated``, ``reconnecting``, ``failed``),
-        ``events`` and ``messages`` recorded, ``rate`` (events per second over the last 10 s),
-        ``reconnects``, ``gaps`` (reconnects that may have missed messages) and ``error``;
-        busiest first. Safe from any thread."""
+        """One row per channel the watch ever had, index ``channel`` (Int64): ``token``,
+        ``state`` (``joining``, ``connected``, ``authenticated``, ``reconnecting``,
+        ``failed``, or ``left``), ``events`` and ``messages`` recorded, ``rate`` (events per
+        second over the last 10 s), ``reconnects``, ``gaps`` (reconnects that may have missed
+        messages), ``removed`` (messages removed while away), ``outages`` (times away, see
+        :meth:`outages`) and ``error``; totals over every chat the channel had; busiest
+        first. Safe from any thread."""
         members = sorted(list(self._members.values()), key=lambda m: m.channel)
         rates = self._sample(members)
-        chats = [m.chat for m in members]
+        past = dict(self._past)
+        rows: dict[int, tuple[Any, ...]] = {
+            channel: (None, "left", 0.0, totals.error, totals, None)
+            for channel, totals in past.items()
+        }
+        for m in members:
+            rows[m.channel] = (
+                m.token,
+                m.state,
+                rates[m.channel],
+                m.failure,
+                past.get(m.channel),
+                m.chat,
+            )
+        channels = sorted(rows)
+        totals = [_sum(rows[c][4], rows[c][5]) for c in channels]
         frame = pd.DataFrame(
             {
-                "token": pd.array([m.token for m in members], dtype="string"),
-                "state": pd.array([m.state for m in members], dtype="string"),
-                "events": [c.recorded if c else 0 for c in chats],
-                "messages": [c.recorded_messages if c else 0 for c in chats],
-                "rate": [rates[m.channel] for m in members],
-                "reconnects": [c.reconnects if c else 0 for c in chats],
-                "gaps": [c.gaps if c else 0 for c in chats],
-                "error": pd.array([m.failure for m in members], dtype="string"),
+                "token": pd.array([rows[c][0] for c in channels], dtype="string"),
+                "state": pd.array([rows[c][1] for c in channels], dtype="string"),
+                "events": [t.events for t in totals],
+                "messages": [t.messages for t in totals],
+                "rate": [rows[c][2] for c in channels],
+                "reconnects": [t.reconnects for t in totals],
+                "gaps": [t.gaps for t in totals],
+                "removed": [t.removed for t in totals],
+                "outages": [len(t.outages) for t in totals],
+                "error": pd.array([rows[c][3] for c in channels], dtype="string"),
             },
-            index=pd.Index([m.channel for m in members], dtype="Int64", name="channel"),
+            index=pd.Index(channels, dtype="Int64", name="channel"),
         )
-        frame = frame.astype({"events": "int64", "messages": "int64", "rate": "float64"})
-        frame = frame.astype({"reconnects": "int64", "gaps": "int64"})
+        counts = ("events", "messages", "reconnects", "gaps", "removed", "outages")
+        frame = frame.astype({**dict.fromkeys(counts, "int64"), "rate": "float64"})
         return frame.sort_values("rate", ascending=False, kind="stable")
+
+    def outages(self) -> pd.DataFrame:
+        """Every time a chat of the watch was away, oldest first: ``channel``, ``start`` and
+        ``end`` (UTC), ``seconds``, ``loss`` (``events``: messages filled, other events sent
+        meanwhile missing; ``messages``: more messages than ``history`` holds may be missing;
+        ``unfilled``: every message of the interval may be missing) and ``removed`` (messages
+        removed while away). An analyst excludes or flags these intervals. Safe from any
+        thread."""
+        found = self._outages()
+        return pd.DataFrame(
+            {
+                "channel": pd.array([o.channel for o in found], dtype="Int64"),
+                "start": pd.to_datetime([o.start for o in found], unit="s", utc=True),
+                "end": pd.to_datetime([o.end for o in found], unit="s", utc=True),
+                "seconds": pd.array([o.end - o.start for o in found], dtype="float64"),
+                "loss": pd.array([str(o.loss) for o in found], dtype="string"),
+                "removed": pd.array([o.removed for o in found], dtype="int64"),
+            }
+        )
+
+    def _outages(self) -> list[Outage]:
+        found = [o for totals in list(self._past.values()) for o in totals.outages]
+        found += [o for m in list(self._members.values()) if m.chat for o in m.chat.outages]
+        return sorted(found, key=lambda o: (o.start, o.channel or 0))
+
+    def losses(self) -> dict[str, Any]:
+        """What a recording's manifest says was lost: ``outages`` (as :meth:`outages`, times
+        in epoch seconds), ``gaps`` and ``removed`` totals, and ``failed``: the channels
+        dropped (a join or a reconnect that gave up) with the error."""
+        stats = self.stats()
+        failed = stats[stats["error"].notna()]
+        return {
+            "outages": [
+                {"channel": o.channel, "start": o.start, "end": o.end, "loss": str(o.loss)}
+                | {"removed": o.removed}
+                for o in self._outages()
+            ],
+            "gaps": int(stats["gaps"].sum()),
+            "removed": int(stats["removed"].sum()),
+            "failed": [{"channel": int(c), "error": str(e)} for c, e in failed["error"].items()],
+        }
 
     def rate(self) -> float:
         """Events per second over the last 10 s, all channels together. Safe from any thread."""
@@ -441,15 +536,19 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             member.join = None
 
     async def _leave(self, member: _Member) -> None:
-        """Stop ``member``'s join if it is under way, leave its chat, forget it."""
-        if self._members.get(member.channel) is member:
-            del self._members[member.channel]
+        """Stop ``member``'s join if it is under way, leave its chat, forget it (keeping its
+        totals)."""
         if member.join is not None:
             member.join.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await member.join
         if member.chat is not None:
             await member.chat.aclose()
+            past = self._past.setdefault(member.channel, _Totals())
+            past.add(member.chat)
+            past.error = member.failure
+        if self._members.get(member.channel) is member:
+            del self._members[member.channel]
 
     # Background tasks.
 
@@ -488,6 +587,14 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         while True:
             await asyncio.sleep(SAMPLE_INTERVAL)
             self._sample(list(self._members.values()))
+
+
+def _sum(past: _Totals | None, chat: ChatClient | None) -> _Totals:
+    """A channel's totals: its past chats' and its current one's."""
+    total = dataclasses.replace(past, outages=list(past.outages)) if past else _Totals()
+    if chat is not None:
+        total.add(chat)
+    return total
 
 
 async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
@@ -553,6 +660,14 @@ class Watch(FeedTwin[AsyncWatch]):
     def chat(self, channel: int) -> ChatClient | None:
         """The chat client of ``channel`` (None while it is not part of the watch)."""
         return self._aio.chat(channel)
+
+    def outages(self) -> pd.DataFrame:
+        """Every time a chat of the watch was away, and what may be missing there."""
+        return self._aio.outages()
+
+    def losses(self) -> dict[str, Any]:
+        """What a recording's manifest says was lost (outages, gaps, removed, failed)."""
+        return self._aio.losses()
 
     add = Blocking(AsyncWatch.add)
     remove = Blocking(AsyncWatch.remove)

@@ -4,6 +4,7 @@ back from disk, Ctrl-C and SIGTERM mid-run writing everything, exit codes, the d
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import signal
@@ -77,8 +78,9 @@ def wait_for(condition: Callable[[], bool], timeout: float = 60.0) -> None:
 
 
 def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: Path) -> None:
-    """--top 5 for 2 s: exit 0, plain progress lines (no carriage returns), a summary, and on
-    disk exactly the events and snapshot rows the summary counts, typed as in memory."""
+    """--top 5 for 2 s: exit 0, plain progress lines (no carriage returns), a summary that
+    says what may be missing (nothing here), and on disk exactly the events and snapshot rows
+    the summary counts, typed as in memory."""
     out = tmp_path / "capture"
     process = record(live.base_url, out, "--top", "5", "--duration", "2s")
     stdout, stderr = process.communicate(timeout=90)
@@ -86,6 +88,10 @@ def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: 
     assert "\r" not in stdout
     assert "channels" in stdout.splitlines()[0]
     assert "explorer record: done after" in stdout
+    assert "possible gaps:     0 intervals" in stdout and "dropped channel" not in stdout
+    manifests = [json.loads(m.read_text()) for m in (out / "recorders").glob("*.json")]
+    (losses,) = [m["losses"] for m in manifests if "losses" in m]  # the watch's recorder
+    assert (losses["gaps"], losses["failed"]) == (0, [])
     capture = open_capture(out)
     snapshots = capture.snapshots()
     assert len(snapshots) == written(stdout, "rows") >= 5

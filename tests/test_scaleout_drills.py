@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pandas as pd
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -29,7 +30,7 @@ from explorer.emulator.chat.node import TOO_SLOW
 from explorer.emulator.fleet import Fleet
 from explorer.errors import ConnectionFailed
 from explorer.processes import Child
-from explorer.session import State
+from explorer.session import Loss, State
 from tests.chatkit import Chat, run
 from tests.conftest import sign_in
 
@@ -117,6 +118,18 @@ def caught_up(reader: ChatClient, message_id: str) -> bool:
     return message_id in set(reader.log.messages()["message_id"])
 
 
+async def talk(chat: ChatClient, name: str, replied: list[str], stop: asyncio.Event) -> None:
+    """Send numbered messages until ``stop``, keeping the ids of those that got a reply."""
+    for count in range(10_000):
+        if stop.is_set():
+            return
+        try:
+            replied.append((await chat.send(f"{name} {count}", timeout=5))["id"])
+        except (ConnectionFailed, TimeoutError):
+            continue  # lost with its node: may or may not be stored
+        await asyncio.sleep(0.02)
+
+
 def test_kill_9_node_under_load_loses_nothing(fleet: Fleet) -> None:
     """A node is killed (-9) while five users chat: its clients move to other nodes, and every
     reader's EventLog equals history from its first message on, without gap or duplicate;
@@ -138,18 +151,10 @@ def test_kill_9_node_under_load_loses_nothing(fleet: Fleet) -> None:
         victim = node_at(fleet, readers[0].endpoint)
         replied: list[str] = []
         stop = asyncio.Event()
-
-        async def talk(chat: ChatClient, name: str) -> None:
-            for count in range(10_000):
-                if stop.is_set():
-                    return
-                try:
-                    replied.append((await chat.send(f"{name} {count}", timeout=5))["id"])
-                except (ConnectionFailed, TimeoutError):
-                    continue  # lost with its node: may or may not be stored
-                await asyncio.sleep(0.02)
-
-        load = [asyncio.create_task(talk(c, n)) for c, n in zip(talkers, senders, strict=True)]
+        load = [
+            asyncio.create_task(talk(c, n, replied, stop))
+            for c, n in zip(talkers, senders, strict=True)
+        ]
         await until(lambda: len(replied) >= 50, 10, "the load to build up")
         moved = [chat for chat in (*readers, *talkers) if chat.endpoint == victim.address]
         await asyncio.to_thread(victim.kill)
@@ -352,3 +357,46 @@ def test_poll_counts_each_voter_once_and_outlives_its_owner(fleet: Fleet) -> Non
             await chat.close()
 
     run(scenario(), timeout=30)
+
+
+def test_kill_9_under_a_recording_watch_keeps_every_message(fleet: Fleet, tmp_path: Path) -> None:
+    """A node is killed (-9) under a watch recording a busy channel: its chat rejoins
+    elsewhere, fills from history, and the capture holds every stored message from its first
+    on, once and in order; the one outage says only other events may be missing."""
+    channel = channel_of(fleet, "viewer")
+    capture = tmp_path / "capture"
+
+    async def scenario() -> None:
+        api = explorer.AsyncClient(fleet.base_url, progress=False)
+        talker_api = explorer.AsyncClient(
+            fleet.base_url, username="viewer", password=PASSWORD, progress=False
+        )
+        watch = await api.watch([channel], to=capture, flush_every=0.5)
+        chat = watch.chat(channel)
+        talker = talker_api.chat(channel, reconnect_delay=0.05, give_up_after=20.0)
+        await talker.connect()
+        assert chat is not None
+        victim = node_at(fleet, chat.endpoint)
+        replied: list[str] = []
+        stop = asyncio.Event()
+        load = asyncio.create_task(talk(talker, "recorded", replied, stop))
+        await until(lambda: len(replied) >= 50, 10, "the load to build up")
+        await asyncio.to_thread(victim.kill)
+        await until(lambda: chat.reconnects == 1 and chat.state == State.CONNECTED, 15, "rejoin")
+        resumed = len(replied)
+        await until(lambda: len(replied) >= resumed + 50, 10, "the load to go on")
+        stop.set()
+        await load
+        said = history_ids(fleet.db, channel)
+        await until(partial(caught_up, chat, said[-1]), 15, "the watch to catch up")
+        await watch.aclose()
+        await talker.aclose()
+        for client in (api, talker_api):
+            await client.aclose()
+        events = pd.read_parquet(capture / "events")
+        got = list(events[events["event"] == "ChatMessage"].sort_values("row")["message_id"])
+        assert got == said[said.index(got[0]) :], "gap, duplicate or reordering"
+        assert [(o.loss, o.removed) for o in chat.outages] == [(Loss.EVENTS, 0)]
+        assert watch.losses()["gaps"] == 0
+
+    run(scenario(), timeout=60)

@@ -5,6 +5,8 @@ each with a bystander served meanwhile. Figures under attack: ``python -m benchm
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import socket
 import time
 from collections.abc import Iterator
@@ -14,7 +16,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from explorer.emulator import Platform
+from explorer.emulator import Platform, front
+from explorer.emulator.context import Config
 from tests.test_security import MakePlatform, attempt
 
 HEAD = b"GET /api/v1/channels?limit=1 HTTP/1.1\r\nHost: x\r\n"
@@ -202,6 +205,84 @@ def test_upgrade_requests_do_not_leak_connection_slots(quick: Platform) -> None:
             sock = held.enter_context(closing(raw(quick, ATTACKER)))
             sock.sendall(HEAD + b"\r\n")
             assert answer_head(sock).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_chunked_body_is_followed_to_the_next_request(quick: Platform) -> None:
+    """A chunked POST, sent in pieces with a chunk extension and a trailer, is answered and
+    the GET after it on the same connection is served too."""
+    body = b'5\r\n{"a":\r\n3;ext=1\r\n 1}\r\n0\r\nX-Trailer: 1\r\n\r\n'
+    head = b"POST /api/v1/users/login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    with closing(raw(quick, "127.0.0.5")) as sock:
+        for piece in (head[:20], head[20:], body[:9], body[9:]):
+            sock.sendall(piece)
+        sock.sendall(HEAD + b"Connection: close\r\n\r\n")
+        got = answer(sock)
+    assert got.startswith(b"HTTP/1.1 4"), got[:80]
+    assert got.count(b"HTTP/1.1 ") == 2 and b"HTTP/1.1 200 " in got, got[-300:]
+
+
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_framing_follows_pipelined_requests_however_split(step: int) -> None:
+    """Pipelined requests (no body, Content-Length, chunked with trailers, blank lines
+    between) leave the framing idle at their end however the bytes are split."""
+    stream = (
+        HEAD
+        + b"\r\n\r\n"
+        + b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"
+        + b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"
+        + b"2\r\nhi\r\n0\r\nX-T: 1\r\n\r\n"
+        + HEAD
+        + b"\r\n"
+    )
+    framing = front.Framing(16 * 1024)
+    phases = []
+    for at in range(0, len(stream), step):
+        framing.feed(stream[at : at + step])
+        phases.append(framing.phase)
+    assert framing.phase == "idle", phases[-5:]
+    assert framing.entered >= 8
+
+
+def test_framing_counts_head_bytes_only() -> None:
+    """A head at the limit passes and one byte over is too large; a small head with a large
+    body is not too large."""
+    framing = front.Framing(100)
+    framing.feed(b"POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n" + b"x" * 1000)
+    assert framing.phase == "idle"
+    head = b"GET / HTTP/1.1\r\nX: " + b"a" * 100
+    framing.feed(head[: 100 - 4] + b"\r\n\r\n")
+    assert framing.phase == "idle"
+    with pytest.raises(front.HeadTooLarge):
+        front.Framing(100).feed(head[: 100 - 4 + 1] + b"\r\n\r\n")
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+        b"POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+        b"POST / HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+        b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ],
+)
+def test_framing_refuses_what_no_valid_request_sends(head: bytes) -> None:
+    """A body length no valid request announces is BadFraming, not a guess."""
+    with pytest.raises(front.BadFraming):
+        front.Framing(16 * 1024).feed(head)
+
+
+def test_the_guard_overrides_no_uvicorn_method() -> None:
+    """The guard composes uvicorn's protocol: no uvicorn class among its bases, and no public
+    method beyond asyncio.Protocol's interface."""
+    guard = front.protocol(Config())
+    assert not [c for c in guard.__mro__ if c.__module__.split(".")[0] == "uvicorn"]
+    public = {
+        name
+        for cls in guard.__mro__[: guard.__mro__.index(asyncio.Protocol)]
+        for name, value in vars(cls).items()
+        if inspect.isfunction(value) and not name.startswith("_")
+    }
+    assert public <= set(dir(asyncio.Protocol)), public - set(dir(asyncio.Protocol))
 
 
 #: List parameters at their hostile extremes, each within what an HTTP head may carry.

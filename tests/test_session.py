@@ -9,7 +9,7 @@ import orjson
 
 from explorer.errors import ChatError
 from explorer.eventlog import EventLog
-from explorer.session import Answer, Session, State, backoff, next_endpoint
+from explorer.session import Answer, Loss, Outage, Session, State, backoff, next_endpoint
 from explorer.wire.packets import Event, encode_event, encode_reply
 
 T = 1_700_000_000.0
@@ -54,7 +54,7 @@ def rejoined(session: Session, history: list[str], live: tuple[str, ...] = ()) -
     session.baseline([message(i) for i in history], T)
     for id in live:
         receive(session, chat_frame(id))
-    session.lost()
+    session.lost(T)
     session.opened("b")
     return session
 
@@ -68,7 +68,7 @@ def test_ids_count_up_across_connections() -> None:
     """Method ids are unique for the whole session, across reconnects (reference fact 5)."""
     session = joined(Session(EventLog()))
     first, packet = session.request("ping", [])
-    session.lost()
+    session.lost(T)
     session.opened("b")
     second, _ = session.request("ping", [])
     assert (first, second) == (1, 2)
@@ -132,7 +132,7 @@ def test_states_in_order_and_listeners_hear_them() -> None:
     heard: list[State] = []
     session.listeners.append(heard.append)
     joined(session, {"authenticated": True, "roles": []})
-    session.lost()
+    session.lost(T)
     session.opened("b")
     session.closed()
     assert heard == [
@@ -148,8 +148,8 @@ def test_lost_connection_returns_pending_ids() -> None:
     """Methods pending when the connection drops are handed back to be failed."""
     session = joined(Session(EventLog()))
     ids = [session.request("ping", [])[0] for _ in range(2)]
-    assert session.lost() == ids
-    assert session.lost() == []
+    assert session.lost(T) == ids
+    assert session.lost(T) == []
 
 
 def test_auth_arguments() -> None:
@@ -191,6 +191,45 @@ def test_resync_without_a_known_message_counts_a_gap() -> None:
     assert session.gaps == 1
 
 
+def test_every_rejoin_leaves_an_outage_saying_what_may_be_lost() -> None:
+    """Lost to filled is one outage: events only when history reached back, messages when it
+    did not, unfilled when history failed or the client gave up while away."""
+    session = rejoined(Session(EventLog()), ["h1"])
+    session.resync([message(i) for i in ["h1", "g1"]], T + 2)
+    session.lost(T + 3)
+    session.lost(T + 4)  # a failed attempt: the outage still starts at the first loss
+    session.opened("c")
+    session.resync([message(i) for i in ["x1", "x2"]], T + 5)
+    session.lost(T + 6)
+    session.opened("d")
+    session.resync_failed(T + 7)
+    session.lost(T + 8)
+    session.closed(T + 9)
+    assert list(session.outages) == [
+        Outage(None, T, T + 2, Loss.EVENTS),
+        Outage(None, T + 3, T + 5, Loss.MESSAGES),
+        Outage(None, T + 6, T + 7, Loss.UNFILLED),
+        Outage(None, T + 8, T + 9, Loss.UNFILLED),
+    ]
+    assert session.gaps == 2
+
+
+def test_messages_removed_while_away_are_counted_once() -> None:
+    """Messages seen before that history no longer returns are counted as removed while
+    away, once; a removal seen live (DeleteMessage, PurgeMessage) is not counted."""
+    session = rejoined(Session(EventLog()), ["h1", "h2", "h3", "h4"])
+    session.resync([message(i) for i in ["h1", "h3", "g1"]], T)  # h2 and h4 removed
+    assert (session.removed, session.outages[-1].removed) == (2, 2)
+    delete = encode_event("DeleteMessage", {"id": "h3"})
+    purge = encode_event("PurgeMessage", {"user_id": 1})
+    receive(session, chat_frame("m1"), delete, chat_frame("m2", user_id=2), purge)
+    session.lost(T)
+    session.opened("c")
+    session.resync([message(i, user_id=2) for i in ["m2", "g2"]], T)
+    assert (session.removed, session.outages[-1].removed) == (2, 0)
+    assert session.gaps == 0
+
+
 def test_first_join_history_is_not_added_without_backlog() -> None:
     """The first join's history only marks where the session began, unless a backlog is
     asked for."""
@@ -207,7 +246,7 @@ def test_whispers_are_not_anchors() -> None:
     session = joined(Session(log))
     session.baseline([], T)
     receive(session, chat_frame("m1"), *(chat_frame(f"w{i}", target="bob") for i in range(150)))
-    session.lost()
+    session.lost(T)
     session.opened("b")
     delivered = session.resync([message(i) for i in ["m1", "g1"]], T)
     assert [e.data["id"] for e in delivered] == ["g1"]
@@ -220,7 +259,7 @@ def test_loss_during_resync_keeps_the_gap_recoverable() -> None:
     log = EventLog()
     session = rejoined(Session(log), ["h1"])
     receive(session, chat_frame("n1"))  # held
-    session.lost()  # recorded now, but not an anchor
+    session.lost(T)  # recorded now, but not an anchor
     session.opened("a")
     delivered = session.resync([message(i) for i in ["h1", "g1", "n1", "g2"]], T)
     assert [e.data["id"] for e in delivered] == ["g1", "g2"]

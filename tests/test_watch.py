@@ -29,7 +29,10 @@ from tests.test_chat_client_reconnect import control
 MANY = 200
 #: A channel id no platform has.
 NO_SUCH_CHANNEL = 987_654_321
-STATS_COLUMNS = ["token", "state", "events", "messages", "rate", "reconnects", "gaps", "error"]
+STATS_COLUMNS = [
+    *("token", "state", "events", "messages", "rate", "reconnects", "gaps", "removed"),
+    *("outages", "error"),
+]
 
 
 class Ticks:
@@ -159,7 +162,8 @@ def test_add_and_remove_change_the_channels(
     quiet: World, watches: Callable[..., Watch], streamer: Chat
 ) -> None:
     """add joins channels by token or id (skipping those already watched), remove leaves
-    them; what the streamer says lands in the log under the streamer's channel."""
+    them (stats keeps their totals, as left); what the streamer says lands in the log under
+    the streamer's channel."""
     others = [c for c in online(quiet, 3) if c != quiet.channel][:2]
     watch = watches(quiet.base_url, others[0])
     watch.add("streamer", others[0], others[1])
@@ -172,7 +176,9 @@ def test_add_and_remove_change_the_channels(
     watch.remove("streamer", others[1])
     assert watch.channels == [others[0]]
     assert left is not None and left.state == "closed"
-    assert list(watch.stats().index) == [others[0]]
+    stats = watch.stats()
+    assert list(stats.sort_index().index) == sorted([quiet.channel, *others])
+    assert stats.loc[quiet.channel, "state"] == "left" and stats.loc[quiet.channel, "messages"] >= 1
 
 
 def test_top_rule_follows_the_ranking(

@@ -339,7 +339,36 @@ class Session:
             )
         if self.watch is not None:
             lines.insert(1, f"  channels watched:  {self.joined}")
+            lines.extend(_losses(self.watch.losses()))
         return "\n".join(lines)
+
+
+def _losses(losses: dict[str, Any]) -> list[str]:
+    """The summary's lines on what the capture may be missing (the manifest has each
+    interval under ``losses``)."""
+    outages = losses["outages"]
+    unfilled = [o for o in outages if o["loss"] != "events"]
+    lines = [
+        f"  reconnects:        {len(outages)} (longest {_longest(outages)}; other events than "
+        "messages sent meanwhile are missing)",
+        f"  possible gaps:     {len(unfilled)} intervals where messages may be missing"
+        + "".join(
+            f"\n    channel {o['channel']}: {_interval(o)} ({o['loss']})" for o in unfilled[:10]
+        ),
+        f"  removed meanwhile: {losses['removed']} messages removed while away",
+    ]
+    lines += [f"  dropped channel:   {f['channel']}: {f['error']}" for f in losses["failed"]]
+    return lines
+
+
+def _longest(outages: list[dict[str, Any]]) -> str:
+    longest = max((o["end"] - o["start"] for o in outages), default=0.0)
+    return f"{longest:.1f} s"
+
+
+def _interval(outage: dict[str, Any]) -> str:
+    start, end = (time.strftime("%H:%M:%S", time.gmtime(outage[k])) for k in ("start", "end"))
+    return f"{start}-{end} UTC"
 
 
 class Display:

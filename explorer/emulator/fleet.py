@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from urllib.parse import urlsplit
 
 from explorer import processes
 from explorer.processes import Child
@@ -132,14 +133,24 @@ class Fleet:
     def start(self) -> Fleet:
         """Start Redis, the REST process (which seeds a new database), then the nodes."""
         self.redis.start()
-        rest = [
-            *("--port", "0", "--db", str(self.db), "--broker", self.redis.url),
+        self.rest = wait_for(spawn(self._rest_command("0"), self._logs / "rest.log"), 1)
+        self.add_nodes(self.node_count)
+        return self
+
+    def _rest_command(self, port: str) -> list[str]:
+        return [
+            *("--port", port, "--db", str(self.db), "--broker", self.redis.url),
             *("--chat-nodes", "0", "--channels", str(self.channels)),
             *("--no-simulate", "--no-rate-limits", *self.rest_args),
         ]
-        self.rest = wait_for(spawn(rest, self._logs / "rest.log"), 1)
-        self.add_nodes(self.node_count)
-        return self
+
+    def restart_rest(self) -> None:
+        """Stop the REST process (gently) and start it again on the same port and database:
+        its clients keep their base address."""
+        assert self.rest is not None
+        port = urlsplit(self.rest.address).port
+        self.rest.stop()
+        self.rest = wait_for(spawn(self._rest_command(str(port)), self._logs / "rest.log"), 1)
 
     def add_nodes(self, count: int) -> list[Child]:
         """Start ``count`` more chat-node processes at once; each is registered when this

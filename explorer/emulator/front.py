@@ -5,9 +5,16 @@ connection that sends half a request (or nothing) stays open forever, and ``limi
 counts every connection alike, so one client holding thousands of half-sent requests turns
 everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h11, and
 ``timeout_keep_alive`` only runs between requests (the first byte of the next one cancels it).
-:func:`protocol` subclasses uvicorn's httptools protocol, through the hooks the parser calls
-(``on_message_begin``, ``on_headers_complete``, ``on_message_complete``), to add three limits
-(``Config``):
+
+:func:`protocol` is the class given to ``uvicorn.Config(http=...)``. It wraps uvicorn's
+httptools protocol by composition over the public :class:`asyncio.Protocol` interface only:
+it builds the inner protocol with the arguments uvicorn gives it, forwards every event to it,
+and follows the raw bytes it forwards (:class:`Framing`) to add these limits (``Config``).
+The inner class is imported from ``uvicorn.protocols.http.httptools_impl`` (the class
+``http="httptools"`` names) only to construct it; no uvicorn method is overridden or called
+beyond that interface.
+
+Limits:
 
 * ``header_limit`` bytes for a request line and headers together: past it, ``431`` and close;
 * ``header_timeout`` seconds from a connection's opening, or a request's first byte, to the
@@ -20,148 +27,332 @@ everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h
   when ``header_penalty`` seconds have passed (at once past twice the per-address cap): an
   attacker reconnecting in a loop waits instead of costing the server a parse, or even an
   accept, per attempt, and the server's time stays with everyone else.
+
+A websocket upgrade leaves the guard: uvicorn hands the transport to its websocket protocol
+(``transport.set_protocol``), which the guard sees as ``transport.get_protocol()`` no longer
+being itself; the live service bounds its own sockets.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any
+from typing import Any, Literal, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from explorer.emulator.context import Config
 
-#: The end of a request head.
+#: The end of a request head (or of a chunked body's trailers).
 _HEAD_END = b"\r\n\r\n"
 _REASONS = {408: "Request Timeout", 431: "Request Header Fields Too Large", 503: "Busy"}
+#: Longest chunk-size line followed; a longer one is no client's.
+_CHUNK_LINE_LIMIT = 4096
+
+Phase = Literal["head", "body", "idle"]
+
+
+class HeadTooLarge(Exception):
+    """A request head (or a chunked body's trailers) passed the byte limit."""
+
+
+class BadFraming(Exception):
+    """Bytes no valid request has (the app's own parser answers them 400)."""
+
+
+class Framing:
+    """Where one connection's bytes stand among its HTTP/1.1 requests: in a ``head`` (from
+    the connection's opening, or a request's first byte, to ``\\r\\n\\r\\n``), in a ``body``
+    (by ``Content-Length`` or chunked framing), or ``idle`` between requests. Enough to time
+    and size each part; the app's parser still validates everything."""
+
+    def __init__(self, head_limit: int) -> None:
+        self.head_limit = head_limit
+        self.phase: Phase = "head"
+        #: Phases entered so far: a change means the current phase started anew.
+        self.entered = 0
+        self._head = bytearray()
+        #: Body bytes left (of the Content-Length, or of a chunk and its CRLF).
+        self._left = 0
+        #: Where a chunked body stands; None for a Content-Length body.
+        self._chunk: Literal["size", "data", "trailers"] | None = None
+        self._line = bytearray()
+        self._trailer_tail = b""
+        self._trailer_bytes = 0
+
+    def feed(self, data: bytes) -> None:
+        """Follow ``data``; raises :class:`HeadTooLarge` or :class:`BadFraming`."""
+        at, end = 0, len(data)
+        while at < end:
+            if self.phase == "idle":
+                # Blank lines before a request line are no request yet (RFC 9112, 2.2).
+                while at < end and data[at] in b"\r\n":
+                    at += 1
+                if at == end:
+                    return
+                self._enter("head")
+            if self.phase == "head":
+                at = self._follow_head(data, at)
+            elif self._chunk is None:
+                taken = min(self._left, end - at)
+                self._left -= taken
+                at += taken
+                if not self._left:
+                    self._enter("idle")
+            else:
+                at = self._follow_chunks(data, at)
+
+    def _enter(self, phase: Phase) -> None:
+        self.phase = phase
+        self.entered += 1
+
+    def _follow_head(self, data: bytes, at: int) -> int:
+        """Take head bytes from ``data[at:]``; return where the head's bytes end there."""
+        held = len(self._head)
+        if not held:
+            # Most heads arrive whole: take them without a copy.
+            found = data.find(_HEAD_END, at, at + self.head_limit)
+            if found >= 0:
+                self._start_body(data[at : found + 4])
+                return found + 4
+        # Never hold more than the limit and one byte: that much already decides it.
+        self._head += data[at : at + self.head_limit + 1 - held]
+        found = self._head.find(_HEAD_END, max(0, held - 3))
+        if found < 0:
+            if len(self._head) > self.head_limit:
+                raise HeadTooLarge
+            return len(data)
+        size = found + 4
+        if size > self.head_limit:
+            raise HeadTooLarge
+        head = bytes(self._head[:size])
+        self._head.clear()
+        self._start_body(head)
+        return at + size - held
+
+    def _start_body(self, head: bytes) -> None:
+        """Enter the body ``head`` announces, or ``idle`` when it has none."""
+        lowered = head.lower()
+        if b"\ntransfer-encoding:" in lowered:
+            codings = b",".join(_values(lowered, b"transfer-encoding")).split(b",")
+            if codings[-1].strip() != b"chunked":
+                raise BadFraming
+            self._chunk, self._line = "size", bytearray()
+            self._enter("body")
+            return
+        self._chunk = None
+        self._left = 0
+        if b"\ncontent-length:" in lowered:
+            lengths = {value.strip() for value in _values(lowered, b"content-length")}
+            length = lengths.pop() if len(lengths) == 1 else b""
+            if not length.isdigit():
+                raise BadFraming
+            self._left = int(length)
+        self._enter("body" if self._left else "idle")
+
+    def _follow_chunks(self, data: bytes, at: int) -> int:
+        """Take chunked-body bytes from ``data[at:]``; return where they end there."""
+        end = len(data)
+        if self._chunk == "size":
+            newline = data.find(b"\n", at)
+            if newline < 0:
+                self._line += data[at:]
+                if len(self._line) > _CHUNK_LINE_LIMIT:
+                    raise BadFraming
+                return end
+            line = bytes(self._line) + data[at:newline]
+            self._line.clear()
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise BadFraming from None
+            if size:
+                self._chunk, self._left = "data", size + 2
+            else:
+                # The last chunk's line ended the line before any trailers.
+                self._chunk, self._trailer_tail, self._trailer_bytes = "trailers", b"\r\n", 0
+            return newline + 1
+        if self._chunk == "data":
+            taken = min(self._left, end - at)
+            self._left -= taken
+            if not self._left:
+                self._chunk = "size"
+            return at + taken
+        window = self._trailer_tail + data[at:]
+        found = window.find(_HEAD_END)
+        if found < 0:
+            self._trailer_tail = window[-3:]
+            self._trailer_bytes += end - at
+            if self._trailer_bytes > self.head_limit:
+                raise HeadTooLarge
+            return end
+        self._enter("idle")
+        return at + found + 4 - len(self._trailer_tail)
+
+
+def _values(lowered_head: bytes, name: bytes) -> list[bytes]:
+    """The values of header ``name`` in a lower-cased head."""
+    values = []
+    for line in lowered_head.split(b"\r\n")[1:]:
+        key, _, value = line.partition(b":")
+        if key == name:
+            values.append(value)
+    return values
+
+
+class Front:
+    """What the connections of one server share: open connections and refusals by address."""
+
+    def __init__(self, limits: Config) -> None:
+        self.limits = limits
+        self.open_by_address: Counter[str] = Counter()
+        #: Loop time until which each refused address's connections are dropped unread.
+        self.benched: dict[str, float] = {}
+
+    def admit(self, address: str, now: float) -> Literal["serve", "busy", "hold", "drop"]:
+        """Count a new connection from ``address`` and say what becomes of it."""
+        self.open_by_address[address] += 1
+        held = self.open_by_address[address]
+        cap = self.limits.http_address_connections
+        if self.benched.get(address, 0.0) > now:
+            return "drop" if held > 2 * cap else "hold"
+        self.benched.pop(address, None)
+        return "busy" if held > cap else "serve"
+
+    def bench(self, address: str, now: float) -> None:
+        """Hold ``address``'s new connections unread for the penalty."""
+        self.benched[address] = now + self.limits.header_penalty
+
+    def release(self, address: str) -> None:
+        """A connection from ``address`` ended (or left the guard)."""
+        self.open_by_address[address] -= 1
+        if self.open_by_address[address] <= 0:
+            del self.open_by_address[address]
+
+
+class Guard(asyncio.Protocol):
+    """One connection: uvicorn's httptools protocol inside, refused or closed at the first
+    limit it passes. :func:`protocol` gives each server's subclass its :class:`Front`."""
+
+    front: Front
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._inner: asyncio.Protocol = HttpToolsProtocol(*args, **kwargs)
+        self._framing = Framing(self.front.limits.header_limit)
+        self._address = ""
+        self._deadline: asyncio.TimerHandle | None = None
+        self._held = False
+        self._counted = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)
+        self._loop = asyncio.get_running_loop()
+        self._inner.connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        self._address = str(peer[0]) if isinstance(peer, (list, tuple)) and peer else ""
+        verdict = self.front.admit(self._address, self._loop.time())
+        self._counted = True
+        if verdict == "drop":
+            self._transport.abort()
+        elif verdict == "hold":
+            # A tarpit: read nothing and drop it when the penalty ends, so a client
+            # reconnecting in a loop waits instead of making the server accept again.
+            # (uvloop starts reading after this method returns: pause just after.)
+            self._held = True
+            self._loop.call_soon(self._transport.pause_reading)
+            until = self.front.benched[self._address]
+            self._deadline = self._loop.call_at(until, self._transport.abort)
+        elif verdict == "busy":
+            self._refuse(503, "Too many connections from this address.")
+        else:
+            self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._held:
+            return
+        framing = self._framing
+        entered = framing.entered
+        broken = False
+        try:
+            framing.feed(data)
+        except HeadTooLarge:
+            self._refuse(431, "The request line and headers are too large.")
+            return
+        except BadFraming:
+            broken = True
+        self._inner.data_received(data)
+        if self._transport.get_protocol() is not self:
+            # uvicorn handed the connection to its websocket protocol: this guard never
+            # hears of it again, so its deadline and slot end here.
+            self._release()
+        elif broken:
+            # The app's parser has answered 400; what follows cannot be followed.
+            self._disarm()
+            self._transport.close()
+        elif framing.entered != entered:
+            self._arm()
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._release()
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+    def _release(self) -> None:
+        """Stop the deadline and give the connection's slot back, once."""
+        self._disarm()
+        if self._counted:
+            self._counted = False
+            self.front.release(self._address)
+
+    def _arm(self) -> None:
+        """Start the deadline of the phase the connection just entered."""
+        self._disarm()
+        limits = self.front.limits
+        if self._framing.phase == "head":
+            self._deadline = self._loop.call_later(limits.header_timeout, self._head_late)
+        elif self._framing.phase == "body":
+            self._deadline = self._loop.call_later(limits.body_timeout, self._body_late)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _head_late(self) -> None:
+        self._deadline = None
+        if not self._transport.is_closing():
+            self._refuse(408, "The request headers took too long.")
+
+    def _body_late(self) -> None:
+        self._deadline = None
+        self.front.bench(self._address, self._loop.time())
+        self._transport.close()
+
+    def _refuse(self, status: int, message: str) -> None:
+        """Answer ``status`` with a JSON error body, close the connection and bench its
+        address."""
+        self._disarm()
+        self.front.bench(self._address, self._loop.time())
+        body = (
+            f'{{"statusCode":{status},"error":"{_REASONS[status]}","message":"{message}"}}'
+        ).encode()
+        head = (
+            f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+        ).encode()
+        self._transport.write(head + body)
+        self._transport.close()
 
 
 def protocol(limits: Config) -> type[asyncio.Protocol]:
-    """uvicorn's httptools protocol with the limits of ``limits``; the per-address counts are
-    shared by the connections of one server."""
-    open_by_address: Counter[str] = Counter()
-    #: Loop time until which each refused address's connections are dropped unread.
-    benched: dict[str, float] = {}
-
-    class Guarded(HttpToolsProtocol):
-        """One connection, refused or closed at the first limit it passes."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._address = ""
-            self._head_bytes = 0
-            self._in_head = True
-            self._tail = b""
-            self._deadline: asyncio.TimerHandle | None = None
-            self._tarpit = False
-            self._counted = False
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._address = self.client[0] if self.client else ""
-            open_by_address[self._address] += 1
-            self._counted = True
-            until = benched.get(self._address, 0.0)
-            if until > self.loop.time():
-                if open_by_address[self._address] > 2 * limits.http_address_connections:
-                    transport.abort()
-                    return
-                # A tarpit: read nothing and drop it when the penalty ends, so a client
-                # reconnecting in a loop waits instead of making the server accept again.
-                # (uvloop starts reading after this method returns: pause just after.)
-                self._tarpit = True
-                self.loop.call_soon(transport.pause_reading)
-                self._deadline = self.loop.call_at(until, transport.abort)
-                return
-            benched.pop(self._address, None)
-            if open_by_address[self._address] > limits.http_address_connections:
-                self._refuse(503, "Too many connections from this address.")
-                return
-            self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._release()
-            super().connection_lost(exc)
-
-        def handle_websocket_upgrade(self) -> None:
-            # The websocket protocol takes the connection over (the live service counts its
-            # own sockets): this one's deadline and count end here.
-            self._release()
-            super().handle_websocket_upgrade()
-
-        def _release(self) -> None:
-            """Stop the deadline and give the connection's slot back, once."""
-            self._disarm()
-            if self._counted:
-                self._counted = False
-                open_by_address[self._address] -= 1
-                if open_by_address[self._address] <= 0:
-                    del open_by_address[self._address]
-
-        def data_received(self, data: bytes) -> None:
-            if self._tarpit:
-                return
-            if self._in_head:
-                # Count head bytes only: the body that may follow in the same read is not head.
-                end = (self._tail + data).find(_HEAD_END)
-                counted = len(data) if end < 0 else max(0, end + 4 - len(self._tail))
-                self._head_bytes += counted
-                self._tail = data[-3:]
-                if self._head_bytes > limits.header_limit:
-                    self._refuse(431, "The request line and headers are too large.")
-                    return
-            super().data_received(data)
-
-        def on_message_begin(self) -> None:
-            if self._deadline is None:
-                self._arm()
-            super().on_message_begin()
-
-        def on_headers_complete(self) -> None:
-            self._in_head = False
-            self._disarm()
-            # Until the body ends (at once for a request without one, in this same read).
-            self._deadline = self.loop.call_later(limits.body_timeout, self._body_too_slow)
-            super().on_headers_complete()
-
-        def on_message_complete(self) -> None:
-            # What comes next on this connection is the head of another request.
-            self._in_head, self._head_bytes, self._tail = True, 0, b""
-            self._disarm()
-            super().on_message_complete()
-
-        def _arm(self) -> None:
-            self._deadline = self.loop.call_later(limits.header_timeout, self._too_slow)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
-        def _too_slow(self) -> None:
-            self._deadline = None
-            if self._in_head and not self.transport.is_closing():
-                self._refuse(408, "The request headers took too long.")
-
-        def _body_too_slow(self) -> None:
-            self._deadline = None
-            benched[self._address] = self.loop.time() + limits.header_penalty
-            self.transport.close()
-
-        def _refuse(self, status: int, message: str) -> None:
-            """Answer ``status`` with a JSON error body, close the connection and bench its
-            address."""
-            self._disarm()
-            benched[self._address] = self.loop.time() + limits.header_penalty
-            body = (
-                f'{{"statusCode":{status},"error":"{_REASONS[status]}","message":"{message}"}}'
-            ).encode()
-            head = (
-                f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\n"
-                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
-            ).encode()
-            self.transport.write(head + body)
-            self.transport.close()
-
-    return Guarded
+    """The guard class for one server (``uvicorn.Config(http=...)``), its connections
+    sharing the per-address counts and penalties of ``limits``."""
+    return type("Guarded", (Guard,), {"front": Front(limits)})
