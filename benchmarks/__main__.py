@@ -28,6 +28,8 @@ SUITES = (
     "live_events",
     "front",
     "soak",
+    "startup",
+    "listings",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
 COMMANDS = frozenset(("soak",))

@@ -12,20 +12,37 @@ Collecting over time: ``client.watch(channels)`` joins many chats into one log (
 as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
 live views.
+
+The capture and recorder (DuckDB, Parquet) load when first named, so ``import explorer``
+costs about what ``import pandas`` does.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from explorer.auth import Grant
-from explorer.capture import Capture, open_capture
 from explorer.chat import Chat, ChatClient, ChatDetails
 from explorer.errors import ChatError, ChatErrorCode
 from explorer.eventlog import EventLog
 from explorer.live import AsyncLive, Live
-from explorer.recorder import Recorder
 from explorer.replay import Replay, replay
 from explorer.rest import AsyncClient, Client, connect
 from explorer.tables import time_series
 from explorer.track import AsyncTracker, Tracker
 from explorer.watch import AsyncWatch, Watch
+
+if TYPE_CHECKING:
+    from explorer.capture import Capture, open_capture
+    from explorer.recorder import Recorder
+
+#: Public names loaded on first use, by the module that defines them.
+_LAZY = {
+    "Capture": "explorer.capture",
+    "open_capture": "explorer.capture",
+    "Recorder": "explorer.recorder",
+}
 
 __all__ = [
     "AsyncClient",
@@ -51,3 +68,17 @@ __all__ = [
     "replay",
     "time_series",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a lazily loaded public name's module on first use and keep the name."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the not yet loaded public ones included."""
+    return sorted({*globals(), *_LAZY})

@@ -30,10 +30,10 @@ import orjson
 import pyarrow as pa
 
 from explorer import loop
-from explorer.capture import Capture, When, open_capture
 from explorer.eventlog import EventLog, LogViews
 
 if TYPE_CHECKING:
+    from explorer.capture import Capture, When
     from explorer.widgets import LiveChat, PollChart
 
 #: Rows read from the files at once.
@@ -62,6 +62,9 @@ def replay(
     ``asyncio.sleep``) pace it. Raises ``ValueError`` for a speed that is not positive."""
     if speed is not None and not speed > 0:
         raise ValueError(f"speed must be positive (or None for at once), not {speed!r}.")
+    # DuckDB loads with the first capture opened, not with ``import explorer``.
+    from explorer.capture import Capture, open_capture
+
     source = capture if isinstance(capture, Capture) else open_capture(capture)
     filters = {"channels": None if channels is None else list(channels), "start": start, "end": end}
     return Replay(source, speed, filters, clock, sleep if sleep is not None else asyncio.sleep)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -39,13 +40,36 @@ def test_all_is_pinned_and_sorted() -> None:
     assert all(hasattr(explorer, name) for name in PUBLIC)
 
 
-def test_import_loads_no_jupyter_or_emulator() -> None:
-    """`import explorer` in a script imports no Jupyter, widget, plotting or platform code."""
+def loaded_by_import(modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has loaded after `import explorer`."""
     code = (
-        "import sys, explorer; heavy = ('IPython', 'ipywidgets', 'matplotlib', "
-        "'explorer.emulator', 'uvicorn'); print([m for m in heavy if m in sys.modules])"
+        "import json, sys, explorer; "
+        f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert result.stdout.strip() == "[]"
+    loaded: list[str] = json.loads(result.stdout)
+    return loaded
+
+
+def test_import_loads_no_jupyter_or_emulator() -> None:
+    """`import explorer` in a script imports no Jupyter, widget, plotting or platform code."""
+    heavy = ("IPython", "ipywidgets", "matplotlib", "explorer.emulator", "uvicorn")
+    assert loaded_by_import(heavy) == []
+
+
+def test_import_loads_no_capture_engines() -> None:
+    """`import explorer` loads no DuckDB or Parquet: the first capture or recording does."""
+    heavy = ("duckdb", "pyarrow.parquet", "explorer.capture", "explorer.recorder")
+    assert loaded_by_import(heavy) == []
+
+
+def test_lazy_names_are_listed_and_resolve() -> None:
+    """dir(explorer) lists every public name, and a lazily loaded one resolves to its object."""
+    from explorer.capture import open_capture
+    from explorer.recorder import Recorder
+
+    assert set(PUBLIC) <= set(dir(explorer))
+    assert explorer.open_capture is open_capture
+    assert explorer.Recorder is Recorder

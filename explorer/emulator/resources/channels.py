@@ -21,9 +21,13 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.shapes import (
     CHANNEL_FIELDS,
     CHANNEL_FILTERS,
+    CHANNEL_FROM,
+    CHANNEL_SELECT,
+    TypeCatalog,
     find_channel,
     render_channel,
 )
+from explorer.emulator.store import Store
 from explorer.wire.query import MAX_PAGE, parse_fields, parse_list_query
 
 #: What ``fields`` may project: the declared fields (:data:`~explorer.emulator.shapes.CHANNEL`)
@@ -63,6 +67,36 @@ class PageCache:
             self.pages.popitem(last=False)
 
 
+class ChannelBodies:
+    """Channel objects encoded once per catalog version, by id.
+
+    Distinct listings (new filters, orders, pages) miss the page cache but share their rows:
+    a page is its ids, read from a ranking index alone, joined from here; only channels not
+    yet encoded at this version are read from the table. At most ``size`` are kept.
+    """
+
+    def __init__(self, size: int = 20_000) -> None:
+        self.size = size
+        self.version = -1
+        self.bodies: dict[int, bytes] = {}
+
+    def page(self, store: Store, types: TypeCatalog, version: int, ids: list[int]) -> bytes:
+        """The encoded JSON array of the channels ``ids``, in that order."""
+        if version != self.version or len(self.bodies) + len(ids) > self.size:
+            self.version, self.bodies = version, {}
+        missing = [i for i in ids if i not in self.bodies]
+        if missing:
+            catalog = types.all()
+            rows = store.all(
+                f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} "
+                f"WHERE c.id IN ({', '.join('?' * len(missing))})",
+                missing,
+            )
+            for row in rows:
+                self.bodies[row[0]] = orjson.dumps(render_channel(row, catalog))
+        return b"[" + b",".join(self.bodies[i] for i in ids) + b"]"
+
+
 async def list_channels(ctx: Context) -> Response:
     """GET /channels: one page of the filtered, ordered channel list."""
     key = ctx.request.url.query
@@ -77,9 +111,17 @@ async def list_channels(ctx: Context) -> Response:
         if pager is None:
             pager = ctx.services.caches["channel-pager"] = Pager(ctx.store)
         listing = listing_of(query)
-        rows = pager.page(listing, version, query.page * query.limit, query.limit)
-        types = ctx.services.types.all()
-        body = orjson.dumps([_project(render_channel(row, types), query.fields) for row in rows])
+        offset = query.page * query.limit
+        if query.fields is None:
+            bodies = ctx.services.caches.get("channel-bodies")
+            if bodies is None:
+                bodies = ctx.services.caches["channel-bodies"] = ChannelBodies()
+            ids = pager.ids(listing, version, offset, query.limit)
+            body = bodies.page(ctx.store, ctx.services.types, version, ids)
+        else:
+            types = ctx.services.types.all()
+            rows = pager.page(listing, version, offset, query.limit)
+            body = orjson.dumps([_project(render_channel(r, types), query.fields) for r in rows])
         total = str(pager.total(listing, version)) if query.count else None
         cache.put(key, version, body, total)
         hit = body, total
