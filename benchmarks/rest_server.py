@@ -21,6 +21,7 @@ import httpx
 from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
 from explorer.emulator import credentials
+from explorer.emulator.sessions import opening
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 
@@ -34,7 +35,7 @@ def seed_seconds(channels: int = 5000) -> float:
     """Seconds to seed a fresh in-memory world of ``channels`` channels (KDF included)."""
     started = time.perf_counter()
     store = Store(":memory:")
-    seed_store(store, 0, channels, credentials.hash_password)
+    seed_store(store, 0, channels, credentials.hash_password, opening)
     store.close()
     return time.perf_counter() - started
 

@@ -34,6 +34,7 @@ from explorer.endpoints import (
     Result,
     bucket_of,
 )
+from explorer.errors import ConnectionFailed
 from explorer.games import Game, GameVersion
 from explorer.handle import (
     Async,
@@ -52,7 +53,7 @@ from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
 from explorer.track import FIELDS, AsyncTracker, Target, Tracker
 from explorer.track import start as start_tracker
-from explorer.transport import decode
+from explorer.transport import CLOCK_HEADER, decode, world_time
 from explorer.watch import AsyncWatch, Watch
 from explorer.watch import start as start_watch
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
@@ -293,9 +294,12 @@ class Api(Handle[M]):
         ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``live=True`` takes one
         snapshot, then follows each channel's ``channel:{id}:update`` live events instead of
         polling (a row per change of a tracked field, as it happens); ``clock=``/``sleep=``
-        replace the time source and the wait (tests). A :class:`~explorer.track.Tracker` from
-        ``Client``, an :class:`~explorer.track.AsyncTracker` (call it inside the running loop)
-        from ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
+        replace the schedule's time source and the wait (tests). ``time`` is the platform's
+        world time (its ``X-Explorer-Clock`` header), so tracking ``explorer serve --speed N``
+        dates rows in simulated time; ``clock`` dates them when the platform sends no clock. A
+        :class:`~explorer.track.Tracker` from ``Client``, an
+        :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
+        ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
         return start_tracker(
             functools.partial(Api.channels, self),
@@ -308,7 +312,7 @@ class Api(Handle[M]):
             max_rows=max_rows,
             shard=shard,
             live=live_address(self.base_url) if live else None,
-            **timing,
+            **{"stamp": lambda: self._transport.world_time, **timing},
         )
 
     @endpoint("GET", "/recordings/{recording_id}", "channel-read", schemas.RECORDING)
@@ -486,6 +490,17 @@ class Api(Handle[M]):
         return await self._transport.authorize_jwt()
 
     # -- anything else ------------------------------------------------------------------------
+
+    @action
+    async def clock(self) -> pd.Timestamp:
+        """The platform's world time now (UTC), from the ``X-Explorer-Clock`` header every
+        response carries: the clock its timestamps, recordings and analytics use, which runs
+        ``explorer serve --speed`` times faster than real time."""
+        response = await self._transport.send("GET", "/types", "channel-read")
+        moment = world_time(response.headers)
+        if moment is None:
+            raise ConnectionFailed(f"{self.base_url} sends no {CLOCK_HEADER} header.")
+        return pd.Timestamp(moment, unit="s", tz="UTC").floor("ms")
 
     @action
     async def get_json(self, path: str, **params: Any) -> Any:

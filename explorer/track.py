@@ -161,8 +161,9 @@ class AsyncTracker(AsyncClosing):
     """Snapshots of channel fields taken in the background (see the module docstring).
 
     Made by ``AsyncClient.track`` inside a running event loop; the task runs on that loop
-    until :meth:`aclose` (or ``async with``). ``clock`` (epoch seconds) dates the rows and
-    times the schedule, ``sleep`` waits between snapshots: tests pass manual ones.
+    until :meth:`aclose` (or ``async with``). ``clock`` (epoch seconds) times the schedule and
+    ``sleep`` waits between snapshots (tests pass manual ones); ``stamp`` gives the platform's
+    world time of the latest answer, which dates the rows (``clock`` does when it gives None).
     """
 
     def __init__(
@@ -178,6 +179,7 @@ class AsyncTracker(AsyncClosing):
         shard: tuple[int, int] | None = None,
         clock: Clock = time.time,
         sleep: Sleep = asyncio.sleep,
+        stamp: Callable[[], float | None] = lambda: None,
         live: str | None = None,
     ) -> None:
         #: The live-events address followed after the first snapshot (None: polling).
@@ -199,6 +201,7 @@ class AsyncTracker(AsyncClosing):
         else:
             self._targets = _channels(target)
         self._listing, self._shard, self._clock, self._sleep = listing, shard, clock, sleep
+        self._stamp = stamp
         #: Snapshots taken, those started late (the previous one overran ``every``), and those
         #: that failed (counted and retried at the next tick; the last error in :attr:`error`).
         self.snapshots = self.late = self.failures = self.updates = 0
@@ -307,8 +310,10 @@ class AsyncTracker(AsyncClosing):
 
     async def _take(self) -> None:
         """One snapshot: list, project, date, keep (and queue for the recorder)."""
-        taken = self._clock()
-        part = self._long(await self._fetch(), taken)
+        listed = await self._fetch()
+        world = self._stamp()
+        taken = self._clock() if world is None else world
+        part = self._long(listed, taken)
         if self._shard is not None:
             k, n = self._shard
             part = part[part["channel"] % n == k - 1].reset_index(drop=True)

@@ -19,6 +19,7 @@ import functools
 import secrets
 import ssl
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -61,6 +62,8 @@ from explorer.wire.ratelimit import RESET_HEADER
 Record = dict[str, Any]
 
 TOTAL_HEADER = "X-Total-Count"
+#: The platform's world time on every response (the emulator's ``clock.CLOCK_HEADER``).
+CLOCK_HEADER = "X-Explorer-Clock"
 #: Tries per GET: the first plus retries after a 429 or a dropped connection.
 MAX_ATTEMPTS = 5
 _REDIRECTS = (301, 302, 303, 307)
@@ -111,6 +114,9 @@ class Transport:
         self.username: str | None = credentials[0] if credentials else None
         #: How requests are signed: "anonymous", "session", "token" or "jwt".
         self.scheme = "token" if token else "session" if credentials else "anonymous"
+        #: The platform's world time (epoch seconds) in the latest response's clock header;
+        #: None until a response carried one.
+        self.world_time: float | None = None
 
     @property
     def closed(self) -> bool:
@@ -172,6 +178,7 @@ class Transport:
                 self._pacer.release(bucket)
                 raise
             self._pacer.settle(bucket, response.status_code, response.headers, attempt)
+            self.world_time = world_time(response.headers) or self.world_time
             if response.status_code == 429 and attempt < attempts:
                 continue
             if response.is_error:
@@ -334,6 +341,18 @@ class Transport:
             raise ConnectionFailed(f"{AUTHORIZE_JWT.path} answered without an {JWT_HEADER} header.")
         self._use(JwtAuth(token), "jwt")
         return token
+
+
+def world_time(headers: httpx.Headers) -> float | None:
+    """The world time a response's ``X-Explorer-Clock`` header gives (epoch seconds), or
+    None when it has none (or one that is not a timestamp)."""
+    raw = headers.get(CLOCK_HEADER)
+    if raw is None:
+        return None
+    try:
+        return datetime.fromisoformat(raw).timestamp()
+    except ValueError:
+        return None
 
 
 def decode(response: httpx.Response) -> Any:

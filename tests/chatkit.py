@@ -125,7 +125,7 @@ class World:
 
     @classmethod
     def start(cls, **options: Any) -> World:
-        """A fresh platform (300 channels, no rate limits, two chat nodes) with options."""
+        """A fresh platform (1,000 channels, no rate limits, two chat nodes) with options."""
         options.setdefault("channels", SMALL_WORLD)
         options.setdefault("rate_limits", False)
         return cls(start(**options))

@@ -12,7 +12,7 @@ import pytest
 from explorer.emulator import Platform, start
 from explorer.wire.ratelimit import BUCKETS
 
-SMALL_WORLD = 300
+SMALL_WORLD = 1000
 
 
 #: Buckets too large to run out: the shared platform serves the whole suite from one address,
@@ -22,7 +22,8 @@ UNLIMITED = {name: (10**9, bucket.interval) for name, bucket in BUCKETS.items()}
 
 @pytest.fixture(scope="session")
 def platform() -> Iterator[Platform]:
-    """One shared read-mostly platform (seed 0, 300 channels, buckets that never run out)."""
+    """One shared read-mostly platform (seed 0, 1,000 channels: 14 live at the world's instant;
+    buckets that never run out)."""
     with start(channels=SMALL_WORLD, rate_limits=False, buckets=UNLIMITED) as running:
         yield running
 

@@ -16,6 +16,11 @@ def followers(platform: Platform, token: str = "streamer", **params: object) -> 
     return httpx.get(f"{platform.base_url}/channels/{token}/follow", params=params)  # type: ignore[arg-type]
 
 
+def listed(platform: Platform, token: str = "streamer") -> int:
+    """How many followers the channel lists (its stream history brought some)."""
+    return int(followers(platform, token, limit=1).headers["X-Total-Count"])
+
+
 def num_followers(platform: Platform, token: str = "streamer") -> int:
     count: int = httpx.get(f"{platform.base_url}/channels/{token}").json()["numFollowers"]
     return count
@@ -26,12 +31,12 @@ def test_follow_shows_in_followers_and_numfollowers(
 ) -> None:
     """A follow appears in GET .../follow and raises numFollowers by one."""
     platform = make_platform()
-    before = num_followers(platform)
+    before, history = num_followers(platform), listed(platform)
     state = signed_in(platform.base_url, "viewer").put("/channels/streamer/follow").json()
     assert state["following"] is True and state["numFollowers"] == before + 1
-    listed = followers(platform).json()
-    assert [u["username"] for u in listed] == ["viewer"]
-    assert listed[0]["followedAt"] == state["followedAt"]
+    latest = followers(platform).json()[0]
+    assert latest["username"] == "viewer" and latest["followedAt"] == state["followedAt"]
+    assert listed(platform) == history + 1
     assert num_followers(platform) == before + 1
 
 
@@ -40,12 +45,12 @@ def test_put_and_post_are_idempotent(
 ) -> None:
     """Following by PUT, then POST, then PUT again counts one follow."""
     platform = make_platform()
-    before = num_followers(platform)
+    before, history = num_followers(platform), listed(platform)
     viewer = signed_in(platform.base_url, "viewer")
     for send in (viewer.put, viewer.post, viewer.put):
         assert send("/channels/streamer/follow").status_code == 200
     assert num_followers(platform) == before + 1
-    assert followers(platform).headers["X-Total-Count"] == "1"
+    assert listed(platform) == history + 1
 
 
 def test_unfollow_removes_the_follow(
@@ -53,12 +58,13 @@ def test_unfollow_removes_the_follow(
 ) -> None:
     """DELETE unfollows: the list empties and numFollowers returns to where it was."""
     platform = make_platform()
-    before = num_followers(platform)
+    before, history = num_followers(platform), listed(platform)
     viewer = signed_in(platform.base_url, "viewer")
     viewer.put("/channels/streamer/follow")
     state = viewer.delete("/channels/streamer/follow").json()
     assert state == {**state, "following": False, "followedAt": None, "numFollowers": before}
-    assert followers(platform).json() == []
+    assert listed(platform) == history
+    assert "viewer" not in {u["username"] for u in followers(platform, limit=100).json()}
 
 
 def test_unfollowing_when_not_following_changes_nothing(
@@ -74,11 +80,22 @@ def test_unfollowing_when_not_following_changes_nothing(
 def test_followers_are_paged(make_platform: Callable[..., Platform], signed_in: SignIn) -> None:
     """limit/page slice the followers, most recent first, with the total in X-Total-Count."""
     platform = make_platform()
+    history = listed(platform)
     for name in ("viewer", "viewer2"):
         signed_in(platform.base_url, name).post("/channels/streamer/follow")
     first, second = followers(platform, limit=1), followers(platform, limit=1, page=1)
-    assert first.headers["X-Total-Count"] == "2"
+    assert first.headers["X-Total-Count"] == str(history + 2)
     assert [first.json()[0]["username"], second.json()[0]["username"]] == ["viewer2", "viewer"]
+
+
+def test_the_demo_channel_lists_the_followers_its_streams_brought(platform: Platform) -> None:
+    """streamer's past 30 days of sessions brought followers, listed newest first, all
+    followed in the world's history (before its instant) and fewer than numFollowers."""
+    page = followers(platform, limit=100).json()
+    assert page and 0 < listed(platform) <= num_followers(platform)
+    times = [user["followedAt"] for user in page]
+    assert times == sorted(times, reverse=True)
+    assert all("2020-06-22" <= moment < "2020-07-22" for moment in times)
 
 
 def test_following_needs_sign_in(platform: Platform) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from explorer.emulator import Platform
 from explorer.emulator.chat import history
+from explorer.emulator.sessions import opening
 from explorer.emulator.simulate import HISTORY_CHANNELS, seed_history
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
@@ -225,7 +226,7 @@ def test_seeded_history_is_deterministic_and_fast() -> None:
 
     def contents(seed: int) -> list[str]:
         store = Store(":memory:", [history.SCHEMA])
-        seed_store(store, seed, 400, lambda password: "x")
+        seed_store(store, seed, 400, lambda password: "x", opening)
         seed_history(store, seed, 1_700_000_000.0)
         rows = [r[0] for r in store.all("SELECT data FROM chat_messages ORDER BY seq")]
         store.close()
@@ -234,7 +235,7 @@ def test_seeded_history_is_deterministic_and_fast() -> None:
     assert contents(3) == contents(3) != contents(4)
     store = Store(":memory:", [history.SCHEMA])
     started = time.perf_counter()
-    seed_store(store, 0, 5000, lambda password: "x")
+    seed_store(store, 0, 5000, lambda password: "x", opening)
     count = seed_history(store, 0, time.time())
     assert time.perf_counter() - started < 1.5
     channels = store.scalar("SELECT COUNT(DISTINCT channelId) FROM chat_messages")

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 
-from explorer.emulator import Platform, simulate
+from explorer.emulator import Platform, chatter, simulate
 from explorer.emulator.context import Config
+from explorer.emulator.sessions import opening
 from explorer.emulator.simulate import Script, script_for
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
@@ -21,7 +21,7 @@ from tests.chatkit import World, run
 def store() -> Iterator[Store]:
     """A seeded 2,000-channel world in memory."""
     seeded = Store(":memory:")
-    seed_store(seeded, 0, 2000, lambda password: "x")
+    seed_store(seeded, 0, 2000, lambda password: "x", opening)
     yield seeded
     seeded.close()
 
@@ -35,6 +35,7 @@ def test_script_is_deterministic_per_seed(store: Store) -> None:
         return [
             (round(a.delay, 9), a.channel, a.kind, a.actor, a.args)
             for a in (script.next() for _ in range(2000))
+            if a is not None
         ]
 
     assert actions(1) == actions(1) != actions(2)
@@ -42,19 +43,29 @@ def test_script_is_deterministic_per_seed(store: Store) -> None:
     assert {"msg", "whisper", "churn"} <= kinds
 
 
-def test_rates_are_heavy_tailed_and_bounded(store: Store) -> None:
-    """Busy channels chat several times a second, most rarely; the total stays in budget."""
+def test_rates_follow_chatter_and_are_thinned_alike_at_speed(store: Store) -> None:
+    """At speed 1 each live channel chats at chatter's rate for its audience (times its
+    voice's intensity), within budget, nothing thinned; at speed 1,000 every channel keeps the
+    same share, the total fits the budget and kept says how much."""
     config = Config(sim_rate=40.0, sim_channel_rate=5.0)
-    script = script_for(store, 0, config)
-    rates = sorted((plan.rate for plan in script.channels), reverse=True)
-    assert sum(rates) == pytest.approx(40.0, rel=1e-3)
-    assert rates[0] <= 5.0 + 1e-9 and rates[0] >= 2.0
-    assert statistics.median(rates) < 0.1
-    assert all(2 <= len(plan.bots) <= simulate.MAX_BOTS for plan in script.channels)
+    real = script_for(store, 0, config)
+    assert real.kept == 1.0
+    for plan in real.channels:
+        natural = chatter.chat_rate(plan.viewers) * plan.intensity / 60
+        assert plan.rate == pytest.approx(natural)
+        assert 2 <= len(plan.bots) <= simulate.MAX_BOTS
+    fast = script_for(store, 0, config, speed=1000)
+    assert fast.total_rate <= 40.0 + 1e-9 and fast.channels[0].rate <= 5.0 + 1e-9
+    shares = {
+        round(plan.rate / (chatter.chat_rate(plan.viewers) * plan.intensity / 60 * 1000), 9)
+        for plan in fast.channels
+    }
+    assert len(shares) == 1 and fast.kept == pytest.approx(shares.pop())
+    assert 0 < fast.kept < 0.1
 
 
 def test_script_runs_only_the_busiest_online_channels(store: Store) -> None:
-    """Config.sim_channels caps the simulated channels at the busiest online ones, and every
+    """Config.sim_channels caps the simulated channels at the busiest live ones, and every
     user the script may name has that user's name."""
     script = script_for(store, 0, Config(sim_channels=5))
     busiest = store.all(
@@ -78,8 +89,8 @@ def test_poll_votes_are_planned_from_the_seed() -> None:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[World]:
-    """A platform with simulation on, chatting fast so tests see traffic quickly."""
-    running = World.start(simulate=True, sim_rate=60.0, sim_channel_rate=15.0)
+    """A platform with simulation on, at speed 30 so tests see traffic quickly."""
+    running = World.start(simulate=True, speed=30.0, sim_rate=60.0, sim_channel_rate=15.0)
     yield running
     running.stop()
 
@@ -136,16 +147,16 @@ def test_bots_vote_in_a_users_poll(live: World) -> None:
     run(scenario(), timeout=120)
 
 
-def test_viewer_counts_drift(
+def test_viewer_counts_move_with_world_time(
     make_platform: Callable[..., Platform], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """viewersCurrent of online channels changes while the simulation runs."""
-    monkeypatch.setattr(simulate, "DRIFT_INTERVAL", 0.2)
-    platform = make_platform(rate_limits=False, simulate=True, sim_rate=1.0)
+    """viewersCurrent of live channels follows their audience curves as world time passes."""
+    monkeypatch.setattr(simulate, "TICK", 0.2)
+    platform = make_platform(rate_limits=False, simulate=True, speed=600, sim_rate=1.0)
     url = f"{platform.base_url}/channels"
     params = {"where": "online:eq:1", "order": "id:asc", "fields": "id,viewersCurrent"}
     before = httpx.get(url, params=params, timeout=10).json()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         time.sleep(0.3)
         if httpx.get(url, params=params, timeout=10).json() != before:

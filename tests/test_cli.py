@@ -14,8 +14,8 @@ import httpx
 
 
 @contextmanager
-def serve(*args: str) -> Iterator[str]:
-    """Run ``explorer serve`` on port 0 and yield its REST base URL; SIGINT it after."""
+def serving(*args: str) -> Iterator[subprocess.Popen[str]]:
+    """Run ``explorer serve`` on port 0 and yield the process; SIGINT it after."""
     process = subprocess.Popen(
         [sys.executable, "-m", "explorer.cli", "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
@@ -25,12 +25,20 @@ def serve(*args: str) -> Iterator[str]:
     )
     try:
         assert process.stdout is not None
-        line = process.stdout.readline().strip()
-        assert line.startswith("REST http://127.0.0.1:"), line
-        yield line.split(" ", 1)[1]
+        yield process
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 0
+
+
+@contextmanager
+def serve(*args: str) -> Iterator[str]:
+    """Run ``explorer serve`` on port 0 and yield its REST base URL; SIGINT it after."""
+    with serving(*args) as process:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        assert line.startswith("REST http://127.0.0.1:"), line
+        yield line.split(" ", 1)[1]
 
 
 def test_serve_prints_the_rest_line_and_serves(tmp_path: Path) -> None:
@@ -66,3 +74,26 @@ def test_serve_refuses_a_simulator_without_channels(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "--sim-channels" in done.stderr and "REST" not in done.stdout
+
+
+def test_serve_announces_the_world_clock_and_its_speed() -> None:
+    """`--speed 1000` is announced on the CLOCK line with the chat it keeps, after the REST
+    and CHAT lines."""
+    flags = ("--db", ":memory:", "--channels", "2000", "--speed", "1000", "--chat-nodes", "1")
+    with serving(*flags) as process:
+        assert process.stdout is not None
+        lines = [process.stdout.readline().strip() for _ in range(3)]
+    assert lines[0].startswith("REST ") and lines[1].startswith("CHAT ")
+    assert lines[2].startswith("CLOCK 2020-07-22T0") and "at speed 1000" in lines[2]
+    assert "chat thinned" in lines[2] and "kept" in lines[2]
+
+
+def test_serve_refuses_a_speed_out_of_bounds() -> None:
+    """`--speed 0.5` exits 2 with a message naming the flag and its bounds."""
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer.cli", "serve", "--db", ":memory:", "--speed", "0.5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--speed" in done.stderr and "between 1 and" in done.stderr

@@ -9,6 +9,7 @@ import pytest
 
 from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.resources.channels import ChannelBodies
+from explorer.emulator.sessions import opening
 from explorer.emulator.shapes import CHANNEL_FILTERS, TypeCatalog, render_channel
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
@@ -27,7 +28,7 @@ ORDERS = (
 def store() -> Store:
     """A world of 1,200 channels, a few suspended."""
     seeded = Store()
-    seed_store(seeded, 3, 1200, lambda password: "x")
+    seed_store(seeded, 3, 1200, lambda password: "x", opening)
     with seeded.transaction() as conn:
         conn.execute("UPDATE channels SET suspended = 1 WHERE id % 97 = 0")
     return seeded

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform, start
-from tests.conftest import sign_in
+from tests.conftest import SMALL_WORLD, sign_in
 
 NEWCOMER = {"username": "newcomer", "password": "correct horse", "email": "new@example.org"}
 
@@ -68,11 +68,12 @@ def test_invalid_registration_is_400_and_writes_nothing(
     platform: Platform, overrides: dict[str, str], path: str
 ) -> None:
     """Invalid registration fields answer 400 naming the field, and no user is created."""
-    before = httpx.get(platform.base_url + "/users/301")
+    first_new = f"{platform.base_url}/users/{SMALL_WORLD + 1}"
+    before = httpx.get(first_new)
     response = register(platform.base_url, **overrides)
     assert response.status_code == 400
     assert response.json()["details"][0]["path"] == path
-    assert before.status_code == httpx.get(platform.base_url + "/users/301").status_code == 404
+    assert before.status_code == httpx.get(first_new).status_code == 404
 
 
 @pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b"", b'"text"'])

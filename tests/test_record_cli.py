@@ -25,10 +25,11 @@ from explorer.emulator import Platform
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Platform]:
-    """A platform with simulated chat for this module's recordings."""
+    """A platform with simulated chat for this module's recordings (1,000 channels: over five
+    live; at speed 30, so chat is lively)."""
     from explorer.emulator import start
 
-    with start(channels=200, simulate=True, rate_limits=True) as running:
+    with start(channels=1000, speed=30, simulate=True, rate_limits=True) as running:
         yield running
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.emulator.sessions import opening
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 
@@ -65,7 +66,7 @@ def test_a_seeded_store_keeps_every_index_and_trigger() -> None:
         return set(store.all("SELECT type, name FROM sqlite_master WHERE type != 'table'"))
 
     empty, seeded = Store(), Store()
-    seed_store(seeded, 0, 50, lambda password: "x")
+    seed_store(seeded, 0, 50, lambda password: "x", opening)
     assert schema(seeded) == schema(empty)
     before = seeded.catalog_version()
     with seeded.transaction() as conn:
@@ -78,7 +79,7 @@ def test_a_seed_is_a_world() -> None:
 
     def rows(seed: int) -> list[tuple[object, ...]]:
         store = Store()
-        seed_store(store, seed, 200, lambda password: "x")
+        seed_store(store, seed, 200, lambda password: "x", opening)
         return store.all("SELECT * FROM channels c JOIN users u ON u.id = c.userId ORDER BY c.id")
 
     assert rows(7) == rows(7) != rows(8)

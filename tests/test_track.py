@@ -111,19 +111,25 @@ def test_a_tight_every_within_tiny_buckets_draws_no_429_and_counts_late_snapshot
     assert tracker.failures == 0
 
 
-def test_snapshots_on_time_sleep_until_the_next_tick(
-    track: Callable[..., Tracker],
+def test_snapshots_on_time_sleep_until_the_next_tick_dated_in_world_time(
+    make_platform: Callable[..., Platform],
 ) -> None:
-    """With a manual clock a snapshot takes no time: none is late, each waits out `every`
-    and the rows of consecutive snapshots are `every` apart."""
+    """With a manual clock a snapshot takes no time: none is late, each waits out `every`,
+    and rows are dated by the platform's world clock: at speed 60, `every` apart times 60."""
     clock = ManualClock()
+    platform = make_platform(rate_limits=False, clock=clock, speed=60)
     sleeps = Sleeps(clock)
-    tracker = track(TOP, every="30s", clock=clock, sleep=sleeps)
-    assert tracker.wait(4, timeout=30)
+    with explorer.Client(platform.base_url, progress=False) as api:
+        tracker = api.track(TOP, every="30s", clock=clock, sleep=sleeps)
+        try:
+            assert tracker.wait(4, timeout=30)
+        finally:
+            tracker.close()
     assert tracker.late == 0
     assert sleeps.delays[:3] == [30.0, 30.0, 30.0]
     times = tracker.frame()["time"].drop_duplicates()
-    assert list(times.diff().dropna().dt.total_seconds())[:3] == [30.0, 30.0, 30.0]
+    assert list(times.diff().dropna().dt.total_seconds())[:3] == [1800.0, 1800.0, 1800.0]
+    assert times.iloc[0] >= pd.Timestamp("2020-07-22", tz="UTC")
 
 
 def test_a_query_tracks_the_top_channels_as_a_long_frame(

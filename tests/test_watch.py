@@ -54,9 +54,10 @@ class Ticks:
 
 @pytest.fixture(scope="module")
 def busy() -> Iterator[World]:
-    """A platform with simulated chat and rate limits on, with its default connection caps."""
+    """A platform with simulated chat and rate limits on, with its default connection caps
+    (30,000 channels: over 200 live at the world's instant)."""
     running = World.start(
-        channels=5000,
+        channels=30_000,
         rate_limits=True,
         simulate=True,
         sim_rate=200.0,

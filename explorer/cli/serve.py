@@ -1,5 +1,6 @@
 """``explorer serve`` runs the platform in the foreground and prints ``REST <url>``, then one
-``CHAT <url>`` per chat node, once each answers; ``explorer serve chat-node --broker URL --db
+``CHAT <url>`` per chat node, once each answers, then ``CLOCK <world time> at speed <N>`` (with
+the share of chat kept when ``--speed`` thins it); ``explorer serve chat-node --broker URL --db
 FILE`` runs one more chat node of a platform whose REST process was started with ``--broker
 URL --db FILE``."""
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from explorer.cli.paths import default_db
 from explorer.emulator import Platform, PlatformOptions, addresses
+from explorer.emulator.clock import check_speed
 from explorer.emulator.context import Config
 from explorer.emulator.nodeprocess import run_chat_node
 from explorer.emulator.server import run_loop
@@ -49,7 +51,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--db", default=None, help=f"SQLite file (default {default_db()}; ':memory:' for none)"
     )
     serve.add_argument("--seed", type=int, default=0, help="world seed (new databases only)")
-    serve.add_argument("--channels", type=int, default=5000, help="channels in a new world")
+    serve.add_argument(
+        "--channels",
+        type=int,
+        default=DEFAULTS.channels,
+        help=f"channels in a new world (default {DEFAULTS.channels})",
+    )
+    serve.add_argument(
+        "--speed",
+        type=float,
+        default=DEFAULTS.speed,
+        help="world seconds per real second, 1 to 100000 (default 1): sessions, audiences and "
+        "followers all run this much faster; chat is thinned where it cannot keep up",
+    )
     serve.add_argument(
         "--no-rate-limits",
         action="store_true",
@@ -126,6 +140,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _announce(platform: Platform) -> None:
     print(f"REST {platform.base_url}", flush=True)
     _announce_chat(platform.chat_endpoints)
+    if platform.services is not None:
+        world = platform.services.world
+        thinned = f", chat thinned: {world.kept:.1%} kept" if world.kept < 1 else ""
+        print(f"CLOCK {world.iso()} at speed {world.speed:g}{thinned}", flush=True)
 
 
 def _announce_chat(endpoints: list[str]) -> None:
@@ -171,6 +189,11 @@ def run(args: argparse.Namespace) -> int:
     if args.role == "chat-node" and not args.broker:
         print("explorer serve chat-node: --broker is required", file=sys.stderr)
         return 2
+    try:
+        check_speed(args.speed)
+    except ValueError as exc:
+        print(f"explorer serve: --speed: {exc}", file=sys.stderr)
+        return 2
     proxies = tuple(item.strip() for item in args.forwarded_allow_ips.split(",") if item.strip())
     hooks = tuple(item.strip() for item in args.hook_allow.split(",") if item.strip())
     for flag, blocks in (("--forwarded-allow-ips", proxies), ("--hook-allow", hooks)):
@@ -184,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
     config = Config(
         seed=args.seed,
         channels=args.channels,
+        speed=args.speed,
         rate_limits=not args.no_rate_limits,
         sim_rate=args.sim_rate,
         sim_channel_rate=args.sim_channel_rate,

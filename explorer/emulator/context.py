@@ -10,17 +10,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
 
+from explorer.emulator.clock import WorldClock
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.store import Store
-from explorer.emulator.world import iso
+from explorer.emulator.world import DEFAULT_CHANNELS
 from explorer.wire.ratelimit import Ledger
 
 if TYPE_CHECKING:
@@ -44,7 +44,9 @@ class Config:
     """Settings of one platform instance (see ``explorer serve --help``)."""
 
     seed: int = 0
-    channels: int = 5000
+    channels: int = DEFAULT_CHANNELS
+    #: World seconds per wall second (``explorer serve --speed``; see ``clock.py``).
+    speed: float = 1.0
     rate_limits: bool = True
     buckets: dict[str, tuple[int, float]] = field(default_factory=dict)
     session_ttl: float = 30 * 86400.0
@@ -83,9 +85,11 @@ class Config:
     open_control: bool = False
     #: Stored chat messages kept per channel (older ones are pruned).
     history_keep: int = 1000
-    #: Simulated chat messages per second over all channels, and at most in one channel.
-    sim_rate: float = 40.0
-    sim_channel_rate: float = 5.0
+    #: Simulated chat messages per second over all channels, and at most in one channel: room
+    #: for a 100,000-channel world's chat at speed 1 (about 20 a second) with its highlights
+    #: (a busy channel's chat may quintuple for a minute); beyond, chat is thinned.
+    sim_rate: float = 60.0
+    sim_channel_rate: float = 20.0
     #: Where web hooks may be delivered (addresses or CIDR blocks; ``explorer serve
     #: --hook-allow``): loopback only unless the operator allows more.
     hook_allow: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
@@ -103,6 +107,9 @@ class Services:
     secret: bytes
     ledger: Ledger
     types: TypeCatalog
+    #: The world's clock: what records say happened when (see ``clock.py`` for which is which).
+    world: WorldClock
+    #: The wall clock: every TTL, expiry and rate-limit window.
     clock: Callable[[], float] = time.time
     chat: ChatHub | None = None
     #: Read caches by name (e.g. encoded channel pages), owned by the modules that fill them.
@@ -139,12 +146,17 @@ class Context:
 
     @property
     def now(self) -> float:
-        """The platform's clock, in epoch seconds."""
+        """The wall clock, in epoch seconds: for lifetimes, expiries and limits."""
         return self.services.clock()
 
+    @property
+    def world_now(self) -> float:
+        """The world clock, in epoch seconds: when things happen in the world."""
+        return self.services.world()
+
     def iso_now(self) -> str:
-        """The platform clock as an ISO-8601 timestamp."""
-        return iso(datetime.fromtimestamp(self.now, UTC))
+        """The world clock as an ISO-8601 timestamp: what records are dated with."""
+        return self.services.world.iso()
 
     @property
     def params(self) -> Any:

@@ -280,7 +280,9 @@ def _finish(
     response: Response,
     header_bucket: str | None = "",
 ) -> Response:
-    """Charge the buckets this response counts in and describe the route's bucket."""
+    """Charge the buckets this response counts in, describe the route's bucket and date the
+    response with the world clock."""
+    response.headers.update(services.world.headers())
     for name in buckets if services.config.rate_limits else ():
         if counts_status(name, response.status_code):
             services.ledger.window(name, identity(name)).charge(now)

@@ -24,7 +24,8 @@ from typing import Any
 
 import uvicorn
 
-from explorer.emulator import credentials, front, world
+from explorer.emulator import clock as world_clock
+from explorer.emulator import credentials, front, sessions, world
 from explorer.emulator.app import build_app
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
@@ -61,7 +62,9 @@ class PlatformOptions:
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
     store = Store(db, [*schema_ddl(), outbox.SCHEMA])
-    if world.seed_store(store, config.seed, config.channels, credentials.hash_password):
+    if world.seed_store(
+        store, config.seed, config.channels, credentials.hash_password, sessions.opening
+    ):
         seed_history(store, config.seed, clock())
     for module in modules():
         # Resource groups seed their own tables; each hook is idempotent, so a database made
@@ -85,6 +88,7 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
         secret=bytes.fromhex(secret_hex),
         ledger=Ledger(buckets=buckets),
         types=TypeCatalog(store),
+        world=world_clock.resume(store, config.speed, clock),
         clock=clock,
     )
 
@@ -169,6 +173,7 @@ class Platform:
         finally:
             if simulator is not None:
                 await simulator.stop()
+            services.world.save(services.store)
             await chat.close()
             sock.close()
             services.store.close()
@@ -218,7 +223,8 @@ def start(
     *,
     db: str | Path = ":memory:",
     seed: int = 0,
-    channels: int = 5000,
+    channels: int = world.DEFAULT_CHANNELS,
+    speed: float = 1.0,
     rate_limits: bool = True,
     buckets: dict[str, tuple[int, float]] | None = None,
     host: str = "127.0.0.1",
@@ -236,10 +242,14 @@ def start(
     is None (in process) or a Redis URL shared with chat-node processes. ``clock`` returns
     epoch seconds and drives every TTL and expiry (sessions, CSRF, authkeys, OAuth codes and
     tokens, JWTs, rate-limit windows, chat timeouts and polls); tests pass one they advance.
+    The world clock (``speed`` world seconds per second of ``clock``, see
+    :mod:`~explorer.emulator.clock`) dates what happens in the world.
     ``buckets`` overrides bucket sizes, e.g. ``{"channel-read": (5, 2.0)}``; other keyword
     arguments set :class:`Config` fields (``authkey_ttl=1.0``, ``sim_rate=5``, ...).
     """
-    base = Config(seed=seed, channels=channels, rate_limits=rate_limits, buckets=buckets or {})
+    base = Config(
+        seed=seed, channels=channels, speed=speed, rate_limits=rate_limits, buckets=buckets or {}
+    )
     options = PlatformOptions(
         db=str(db),
         host=host,

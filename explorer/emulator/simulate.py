@@ -1,22 +1,30 @@
-"""Simulated live activity: bots chat, moderate and vote; viewer counts drift; seeded history.
+"""Simulated live activity: the world's streams go live and offline, audiences rise and fall,
+bots chat, moderate and vote in the live channels; the seeded chat history.
 
-Decisions and execution are kept apart. :class:`Script` is pure and seeded: from the world's
-online channels it plans each channel's chat rate and bots, then yields one :class:`Action`
-after another (who says what where, polls, timeouts, deletes, whispers, giveaways, bots coming
-and going), each with the delay before it. :class:`Simulator` performs them on the event loop
-through the same room methods (:mod:`~explorer.emulator.chat.dispatch`) real connections call, so
-clients see exactly what they would see from people. The same seed gives the same sequence of
-choices; only wall-clock timing varies.
+Decisions and execution are kept apart. :class:`Streams` (``streams.py``) applies the world's
+session schedule to the store as the world clock passes. :class:`Script` is pure and seeded:
+given the live channels (busiest first) it plans each one's chat rate and bots, then yields
+one :class:`Action` after another (who says what where, polls, moderation, whispers,
+giveaways, bots coming and going), each with the delay before it. :class:`Simulator` ticks
+the streams every :data:`TICK` seconds (faster at a high speed), tells the script which
+channels are live (bots of a channel that went offline leave its room; an offline channel's
+chat is quiet) and performs the actions on the event loop through the same room methods
+(:mod:`~explorer.emulator.chat.dispatch`) real connections call, so clients see exactly what
+they would see from people. The same seed gives the same sequence of choices; only wall-clock
+timing varies.
 
-Rates are heavy-tailed like the viewers: a channel's rate grows with ``viewersCurrent``, capped
-at ``Config.sim_channel_rate`` messages per second, and all channels together use at most
-``Config.sim_rate`` (so the busiest channels chat several times a second while most say
-something every few minutes). Bots vote in every poll of their channel, whoever started it,
-spread over its duration (some change their mind). ``viewersCurrent`` of online channels
-drifts every few seconds, written in one batch.
+Chat follows :mod:`~explorer.emulator.chatter`: a channel's rate is ``chatter.chat_rate`` of
+its current audience (per world minute, times its voice's intensity), what is said is its
+voice's, and moderation is chatter's. At ``--speed N`` a world minute lasts ``1/N`` of a real
+one, so chat would be ``N`` times denser: when all live channels together would chat more
+than ``Config.sim_rate`` messages a second (or one channel more than
+``Config.sim_channel_rate``, or more than ``Config.sim_channels`` channels are live), chat is
+*thinned*: every channel keeps the same share of its messages, which the platform reports as
+``X-Explorer-Chat-Kept`` (sessions and audiences are never thinned). Bots vote in every poll
+of their channel, whoever started it, spread over its duration (some change their mind).
 
-:func:`seed_history` gives the most popular channels a deterministic chat history when the
-world is seeded, so history can be sampled without running the simulator.
+:func:`seed_history` gives the busiest channels a deterministic chat history (chatter's
+voices) when the world is seeded, so history can be sampled without running the simulator.
 """
 
 from __future__ import annotations
@@ -28,11 +36,12 @@ import random
 import uuid
 from collections import deque
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from explorer.emulator import chatter
 from explorer.emulator.brokers.broker import Delivery
 from explorer.emulator.chat import dispatch, history, presence
 from explorer.emulator.chat.cluster import ChatCluster
@@ -41,53 +50,30 @@ from explorer.emulator.chat.messages import compose, message_data
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
+from explorer.emulator.resources import recordings
 from explorer.emulator.store import Store
+from explorer.emulator.streams import Streams, schedule_of
 from explorer.emulator.world import DEMO_ACCOUNTS
 from explorer.wire.codes import Refusal
 
-#: Channels given a seeded history (the most popular 4%, at most this many), messages each.
+#: Channels given a seeded history (the busiest 4%, at most this many), and messages each
+#: (the channel's chat of about this many minutes, within the bounds).
 HISTORY_CHANNELS = 200
 HISTORY_SHARE = 25
-HISTORY_MESSAGES = (20, 80)
-DRIFT_INTERVAL = 5.0
+HISTORY_MINUTES = 30
+HISTORY_MESSAGES = (20, 150)
+#: Wall seconds between two applications of the world's sessions (and chat re-plans) at
+#: most; at a high speed ticks come faster, so that one spans at most ``WORLD_TICK`` world
+#: seconds (a short session is still seen live), but never faster than ``MIN_TICK``.
+TICK = 1.0
+WORLD_TICK = 300.0
+MIN_TICK = 0.05
 MAX_BOTS = 30
-#: A channel's chat rate grows as viewersCurrent to this power (then capped and scaled).
-RATE_EXPONENT = 1.5
 #: How far the executor may fall behind its schedule before it skips ahead, in seconds.
 MAX_LAG = 2.0
 #: User names read per query when the script's cast is looked up.
 _LOOKUP_CHUNK = 500
 
-_GREETINGS = ("hi", "hello", "hey everyone", "yo", "good evening chat", "hiya", "o/")
-_REACTIONS = (
-    "gg",
-    "lol",
-    "nice!",
-    "what a play",
-    "no way",
-    "that was close",
-    "pog",
-    "let's go",
-    "haha",
-    "wow",
-    "clean",
-    "unlucky",
-    "rip",
-    "insane",
-    "so good",
-    "this is hype",
-)
-_QUESTIONS = (
-    "what rank is this?",
-    "how long have you been streaming?",
-    "what's the song?",
-    "is this the new patch?",
-    "first time here, love the stream",
-    "when is the next stream?",
-    "what settings do you use?",
-)
-_ACTIONS = ("dances", "claps", "grabs popcorn", "waves", "cheers", "takes notes")
-_EMOTICONS = (":)", ":D", "<3", ";)", ":P", ":O", "B)", "XD", ":(")
 _POLLS = (
     ("Which map next?", ("Dust", "Mirage", "Inferno", "Nuke")),
     ("Should we try a speedrun?", ("Yes", "No")),
@@ -96,37 +82,14 @@ _POLLS = (
     ("Hard mode or normal?", ("Hard", "Normal")),
     ("Best weapon?", ("Sword", "Bow", "Staff")),
 )
-#: Probability of each kind of action per simulated event (the rest are plain messages).
+#: Probability of each kind of action per simulated event besides a message (moderation of
+#: messages is chatter's, per message).
 _ODDS = (
     ("poll", 0.002),
-    ("timeout", 0.001),
-    ("delete", 0.003),
     ("giveaway", 0.0005),
     ("whisper", 0.01),
     ("churn", 0.02),
 )
-
-
-def chat_line(rng: random.Random, mates: Sequence[str]) -> str:
-    """One line a viewer might type, sometimes tagging one of ``mates``."""
-    roll = rng.random()
-    if roll < 0.35:
-        return rng.choice(_REACTIONS)
-    if roll < 0.45:
-        return rng.choice(_GREETINGS)
-    if roll < 0.55:
-        return rng.choice(_QUESTIONS)
-    if roll < 0.75:
-        return f"{rng.choice(_REACTIONS)} {rng.choice(_EMOTICONS)}"
-    if roll < 0.85 and mates:
-        return f"@{rng.choice(mates)} {rng.choice(_REACTIONS + _QUESTIONS)}"
-    if roll < 0.91:
-        return f"/me {rng.choice(_ACTIONS)}"
-    if roll < 0.94:
-        return f"clip: https://example.org/clips/{rng.randrange(10**6)}"
-    if roll < 0.97:
-        return rng.choice(_EMOTICONS)
-    return f"{rng.choice(_GREETINGS)} {rng.choice(_EMOTICONS)} {rng.choice(_REACTIONS)}"
 
 
 # --- seeded history -----------------------------------------------------------------------
@@ -138,11 +101,13 @@ def seeded_message_id(rng: random.Random) -> str:
 
 
 def seed_history(store: Store, seed: int, now: float) -> int:
-    """Give the most-viewed channels (one in ``HISTORY_SHARE``, at most ``HISTORY_CHANNELS``)
-    20-80 stored messages each.
+    """Give the busiest channels (live ones first; one in ``HISTORY_SHARE``, at most
+    ``HISTORY_CHANNELS``) the chat of their last ``HISTORY_MINUTES`` minutes at their rate
+    (``chatter.chat_rate``), within ``HISTORY_MESSAGES``, said by chatter's voices.
 
     Content (ids included) is a pure function of ``seed`` and the world; ``createdAt`` spreads
-    the messages over the hour before ``now``. Returns the number of messages stored.
+    the messages over the hour before ``now`` (a wall time: stored chat is dated on the wall
+    clock, see ``clock.py``). Returns the number of messages stored.
     """
     rng = random.Random(f"{seed}:history")
     # Chatters are sampled by id and names looked up by index: loading every user would cost
@@ -150,8 +115,8 @@ def seed_history(store: Store, seed: int, now: float) -> int:
     pool = range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
     total = store.scalar("SELECT COUNT(*) FROM channels")
     channels = store.all(
-        "SELECT id, userId FROM channels WHERE suspended = 0 "
-        "ORDER BY viewersTotal DESC, id LIMIT ?",
+        "SELECT id, userId, viewersCurrent, languageId FROM channels WHERE suspended = 0 "
+        "ORDER BY viewersCurrent DESC, viewersTotal DESC, id LIMIT ?",
         (min(HISTORY_CHANNELS, max(1, total // HISTORY_SHARE)),),
     )
     known: dict[str, tuple[int, str] | None] = {}
@@ -167,8 +132,8 @@ def seed_history(store: Store, seed: int, now: float) -> int:
 
     parsed: dict[str, tuple[list[Any], dict[str, Any]]] = {}
     rows: list[tuple[str, int, int, float, dict[str, Any]]] = []
-    for channel_id, owner_id in channels:
-        sampled = rng.sample(pool, min(len(pool), rng.randint(3, 15)))
+    for channel_id, owner_id, viewers, language in channels:
+        sampled = rng.sample(pool, min(len(pool), rng.randint(3, 2 * MAX_BOTS)))
         found = {
             row[0]: row
             for row in store.all(
@@ -185,6 +150,8 @@ def seed_history(store: Store, seed: int, now: float) -> int:
         if owner is not None:
             people.append((owner, roles_of(store, channel_id, owner_id)))
             known[owner[1].lower()] = (owner[0], owner[1])
+        for row, _ in people:
+            known[row[1].lower()] = (row[0], row[1])
         speakers = [
             (
                 row[0],
@@ -195,14 +162,18 @@ def seed_history(store: Store, seed: int, now: float) -> int:
                     "user_level": row[2],
                     "user_avatar": row[3],
                 },
-                [other[1] for other, _ in people if other[0] != row[0]],
             )
             for row, roles in people
         ]
-        count = rng.randint(*HISTORY_MESSAGES)
+        voice = chatter.ChannelVoice(
+            seed, channel_id, [row[1] for row, _ in people], language or "en"
+        )
+        low, high = HISTORY_MESSAGES
+        count = min(high, max(low, round(chatter.chat_rate(viewers) * HISTORY_MINUTES)))
         for index in range(count):
-            user_id, identity, mates = rng.choice(speakers)
-            text = chat_line(rng, mates)
+            speaker = voice.speaker(rng)
+            user_id, identity = speakers[speaker]
+            text = voice.line(rng, speaker)
             if text not in parsed:
                 parsed[text] = compose(text, lookup)
             components, meta = parsed[text]
@@ -218,17 +189,28 @@ def seed_history(store: Store, seed: int, now: float) -> int:
 
 @dataclass(slots=True)
 class ChannelPlan:
-    """One online channel as the simulator runs it."""
+    """One live channel as the simulator runs it."""
 
     id: int
     owner_id: int
     viewers: int
+    #: Messages per wall second now (after thinning).
     rate: float
-    #: Bots present now (user ids), and users who may join later.
-    bots: list[int] = field(default_factory=list)
-    reserve: list[int] = field(default_factory=list)
+    #: Who may speak (user ids); the voice's names are theirs, in this order.
+    cast: list[int]
+    voice: chatter.ChannelVoice
+    #: Positions in ``cast`` of those present now (bots); the others wait in reserve.
+    present: set[int]
+    #: The voice's intensity for the current world minute, and that minute.
+    intensity: float = 1.0
+    minute: int = -1
     #: Virtual time until which the script's own poll runs.
     poll_until: float = 0.0
+
+    @property
+    def bots(self) -> list[int]:
+        """The bots present in the room."""
+        return [self.cast[position] for position in sorted(self.present)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,62 +229,115 @@ class Action:
     args: tuple[Any, ...] = ()
 
 
-def _scale(weights: list[float], cap: float, budget: float) -> list[float]:
-    """Rates ``min(cap, k * w)`` whose sum is ``budget`` (or every rate ``cap``)."""
-    if not weights or cap * len(weights) <= budget:
-        return [cap] * len(weights)
-    low, high = 0.0, cap / min(w for w in weights)
-    for _ in range(60):
-        k = (low + high) / 2
-        if sum(min(cap, k * w) for w in weights) > budget:
-            high = k
-        else:
-            low = k
-    return [min(cap, low * w) for w in weights]
+def _natural(viewers: int, intensity: float) -> float:
+    """Messages per world second of a channel of ``viewers`` at ``intensity``."""
+    return chatter.chat_rate(viewers) * intensity / 60
 
 
 class Script:
     """The seeded sequence of simulated actions for one world (pure: no clock, no I/O)."""
 
-    def __init__(
-        self,
-        seed: int,
-        channels: list[tuple[int, int, int]],
-        pool: Sequence[int],
-        config: Config,
-    ) -> None:
-        """``channels`` are the online ``(id, owner, viewersCurrent)``, busiest first; ``pool``
-        the ids bots are drawn from. :attr:`names` must then map :meth:`cast`'s ids to names."""
+    def __init__(self, seed: int, pool: Sequence[int], config: Config, speed: float) -> None:
+        """``pool`` holds the ids bots are drawn from; ``speed`` is world seconds per wall
+        second. :attr:`names` must map :meth:`cast`'s ids to names before :meth:`next`."""
+        self.seed = seed
         self.rng = random.Random(f"{seed}:simulate")
         self.names: dict[int, str] = {}
-        pool_ids = pool
-        rates = _scale(
-            [(viewers + 1) ** RATE_EXPONENT for _, _, viewers in channels],
-            config.sim_channel_rate,
-            config.sim_rate,
-        )
+        self.pool = pool
+        self.config = config
+        self.speed = speed
+        self.plans: dict[int, ChannelPlan] = {}
         self.channels: list[ChannelPlan] = []
-        for (channel_id, owner_id, viewers), rate in zip(channels, rates, strict=True):
-            drawn = self.rng.sample(pool_ids, min(len(pool_ids), 2 * MAX_BOTS + 1))
-            pool = [user for user in drawn if user != owner_id]
-            size = max(2, min(MAX_BOTS, round(2 + math.sqrt(viewers))))
-            if pool:
-                plan = ChannelPlan(channel_id, owner_id, viewers, rate, pool[:size], pool[size:])
-                self.channels.append(plan)
-        self.total_rate = sum(plan.rate for plan in self.channels)
+        self.total_rate = 0.0
+        #: The share of the live channels' natural chat the rates keep (1.0: not thinned).
+        self.kept = 1.0
         self._cumulative: list[float] = []
-        running = 0.0
-        for plan in self.channels:
-            running += plan.rate
-            self._cumulative.append(running)
+        self._pending: deque[Action] = deque()
         self.now = 0.0
 
     def cast(self) -> set[int]:
         """Every user id the script may name: each channel's bots and reserve."""
-        return {user for plan in self.channels for user in (*plan.bots, *plan.reserve)}
+        return {user for plan in self.channels for user in plan.cast}
 
-    def next(self) -> Action:
-        """The next action and the delay before it."""
+    def set_live(
+        self,
+        live: Sequence[tuple[int, int, int, str]],
+        minute: int,
+        names: dict[int, str],
+    ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
+        """Run chat in ``live`` ``(channel, owner, viewers, language)``, busiest first, at
+        most ``Config.sim_channels`` of them (the others count as thinned away); ``minute``
+        is the world's current minute. Returns the plans that started and those that
+        stopped; ``names`` must hold the names of :meth:`missing`'s users."""
+        kept_ids = list(live[: self.config.sim_channels])
+        wanted = {channel for channel, _, _, _ in kept_ids}
+        stopped = [plan for channel, plan in self.plans.items() if channel not in wanted]
+        for gone in stopped:
+            del self.plans[gone.id]
+        started: list[ChannelPlan] = []
+        for channel, owner, viewers, language in kept_ids:
+            known = self.plans.get(channel)
+            if known is None:
+                known = self._plan(channel, owner, viewers, language, names)
+                if known is None:
+                    continue
+                self.plans[channel] = known
+                started.append(known)
+            plan = known
+            plan.viewers = viewers
+            if plan.minute != minute:
+                plan.minute, plan.intensity = minute, plan.voice.intensity(self.rng)
+        self.channels = sorted(self.plans.values(), key=lambda plan: (-plan.viewers, plan.id))
+        unrun = sum(_natural(viewers, 1.0) for _, _, viewers, _ in live[self.config.sim_channels :])
+        self._rate(unrun)
+        return started, stopped
+
+    def missing(self, live: Sequence[tuple[int, int, int, str]]) -> list[int]:
+        """The user ids new plans for ``live`` would cast (their names must be looked up):
+        draws nothing, so calling it changes no later choice."""
+        wanted = [item for item in live[: self.config.sim_channels] if item[0] not in self.plans]
+        return [user for channel, _, _, _ in wanted for user in self._cast_of(channel)]
+
+    def _cast_of(self, channel: int) -> list[int]:
+        rng = random.Random(f"{self.seed}:{channel}:cast")
+        return rng.sample(self.pool, min(len(self.pool), 2 * MAX_BOTS + 1))
+
+    def _plan(
+        self, channel: int, owner: int, viewers: int, language: str, names: dict[int, str]
+    ) -> ChannelPlan | None:
+        cast = [user for user in self._cast_of(channel) if user != owner and user in names]
+        if not cast:
+            return None
+        self.names.update((user, names[user]) for user in cast)
+        size = min(len(cast), max(2, min(MAX_BOTS, round(2 + math.sqrt(viewers)))))
+        voice = chatter.ChannelVoice(self.seed, channel, [names[user] for user in cast], language)
+        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)))
+
+    def _rate(self, unrun: float) -> None:
+        """Each plan's rate: its natural chat at the world's speed, all thinned alike to
+        stay within the budgets; :attr:`kept` is the share of all live chat kept (``unrun``:
+        the natural chat of live channels beyond ``Config.sim_channels``, per world second)."""
+        natural = [_natural(plan.viewers, plan.intensity) * self.speed for plan in self.channels]
+        wanted = sum(natural)
+        cap, budget = self.config.sim_channel_rate, self.config.sim_rate
+        share = min(1.0, budget / wanted if wanted else 1.0, cap / max(natural, default=1.0))
+        for plan, rate in zip(self.channels, natural, strict=True):
+            plan.rate = rate * share
+        self.total_rate = wanted * share
+        everything = wanted + unrun * self.speed
+        self.kept = min(1.0, self.total_rate / everything) if everything else 1.0
+        self._cumulative = []
+        running = 0.0
+        for plan in self.channels:
+            running += plan.rate
+            self._cumulative.append(running)
+
+    def next(self) -> Action | None:
+        """The next action and the delay before it (None when no channel chats)."""
+        if self._pending:
+            return self._pending.popleft()
+        if not self.channels or self.total_rate <= 0:
+            return None
         rng = self.rng
         delay = rng.expovariate(self.total_rate)
         self.now += delay
@@ -313,11 +348,31 @@ class Script:
             if roll < odds:
                 return self._special(delay, plan, kind)
             roll -= odds
-        speaker = rng.choice(plan.bots)
-        return Action(delay, plan.id, "msg", speaker, (self._line(plan, speaker),))
+        return self._message(delay, plan)
 
-    def _line(self, plan: ChannelPlan, speaker: int) -> str:
-        return chat_line(self.rng, [self.names[bot] for bot in plan.bots if bot != speaker])
+    def _message(self, delay: float, plan: ChannelPlan) -> Action:
+        """A line from the channel's voice, maybe followed by chatter's moderation of it; a
+        speaker from the reserve first joins (another bot leaving)."""
+        rng = self.rng
+        speaker = plan.voice.speaker(rng)
+        actor = plan.cast[speaker]
+        action = Action(delay, plan.id, "msg", actor, (plan.voice.line(rng, speaker),))
+        if speaker not in plan.present:
+            leaving = rng.choice(sorted(plan.present))
+            plan.present.discard(leaving)
+            plan.present.add(speaker)
+            left = plan.cast[leaving]
+            self._pending.append(Action(0.0, plan.id, "msg", actor, action.args))
+            action = Action(delay, plan.id, "churn", left, (left, actor))
+        verdict = chatter.moderation(rng)
+        if verdict == "delete":
+            self._pending.append(Action(0.5, plan.id, "delete", plan.owner_id, (0,)))
+        elif verdict == "timeout":
+            duration = chatter.timeout_duration(rng)
+            self._pending.append(
+                Action(0.5, plan.id, "timeout", plan.owner_id, (self.names[actor], duration))
+            )
+        return action
 
     def _special(self, delay: float, plan: ChannelPlan, kind: str) -> Action:
         rng = self.rng
@@ -327,25 +382,21 @@ class Script:
             seconds = rng.randrange(20, 91)
             plan.poll_until = self.now + seconds + 1
             return Action(delay, plan.id, "poll", owner, (question, list(answers), seconds))
-        if kind == "timeout":
-            target = self.names[rng.choice(plan.bots)]
-            return Action(delay, plan.id, "timeout", owner, (target, f"{rng.randrange(10, 61)}s"))
-        if kind == "delete":
-            return Action(delay, plan.id, "delete", owner, (rng.randrange(5),))
         if kind == "giveaway":
             return Action(delay, plan.id, "giveaway", owner)
-        if kind == "whisper" and len(plan.bots) > 1:
-            sender, recipient = rng.sample(plan.bots, 2)
-            line = rng.choice(_QUESTIONS)
-            return Action(delay, plan.id, "whisper", sender, (self.names[recipient], line))
-        if kind == "churn" and plan.reserve:
-            leaving = plan.bots.pop(rng.randrange(len(plan.bots)))
-            joining = plan.reserve.pop(rng.randrange(len(plan.reserve)))
-            plan.bots.append(joining)
-            plan.reserve.append(leaving)
-            return Action(delay, plan.id, "churn", leaving, (leaving, joining))
-        speaker = rng.choice(plan.bots)
-        return Action(delay, plan.id, "msg", speaker, (self._line(plan, speaker),))
+        present = sorted(plan.present)
+        if kind == "whisper" and len(present) > 1:
+            sender, recipient = rng.sample(present, 2)
+            whisper = (self.names[plan.cast[recipient]], plan.voice.line(rng, sender))
+            return Action(delay, plan.id, "whisper", plan.cast[sender], whisper)
+        waiting = [at for at in range(len(plan.cast)) if at not in plan.present]
+        if kind == "churn" and waiting:
+            leaving, joining = rng.choice(present), rng.choice(waiting)
+            plan.present.discard(leaving)
+            plan.present.add(joining)
+            left, joined = plan.cast[leaving], plan.cast[joining]
+            return Action(delay, plan.id, "churn", left, (left, joined))
+        return self._message(delay, plan)
 
     @staticmethod
     def votes(
@@ -366,27 +417,60 @@ class Script:
         return plan
 
 
-def script_for(store: Store, seed: int, config: Config) -> Script:
-    """The script of the world in ``store``: its busiest ``Config.sim_channels`` online
-    channels, with bots drawn from the non-demo users (ids are dense, so the pool is a range
-    and only the names of the users drawn are read: a million-user world starts as fast)."""
-    channels = [
-        (row[0], row[1], row[2])
-        for row in store.all(
-            "SELECT id, userId, viewersCurrent FROM channels WHERE online = 1 AND suspended = 0 "
-            "ORDER BY viewersCurrent DESC, id LIMIT ?",
-            (config.sim_channels,),
-        )
-    ]
-    pool = range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
-    script = Script(seed, channels, pool, config)
-    cast = sorted(script.cast())
-    for start in range(0, len(cast), _LOOKUP_CHUNK):
-        chunk = cast[start : start + _LOOKUP_CHUNK]
+def user_pool(store: Store) -> range:
+    """The ids bots are drawn from: every non-demo user (ids are dense, so a range)."""
+    return range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
+
+
+def names_of(store: Store, users: Sequence[int]) -> dict[int, str]:
+    """The names of ``users`` (only those asked for: a million-user world starts as fast)."""
+    found: dict[int, str] = {}
+    ordered = sorted(set(users))
+    for start in range(0, len(ordered), _LOOKUP_CHUNK):
+        chunk = ordered[start : start + _LOOKUP_CHUNK]
         marks = ",".join("?" * len(chunk))
-        script.names.update(
-            store.all(f"SELECT id, username FROM users WHERE id IN ({marks})", tuple(chunk))
-        )
+        found.update(store.all(f"SELECT id, username FROM users WHERE id IN ({marks})", chunk))
+    return found
+
+
+def live_channels(
+    store: Store, audiences: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, int, str]]:
+    """``(channel, owner, viewers, language)`` of the live channels ``audiences`` lists
+    (busiest first), those suspended left out."""
+    if not audiences:
+        return []
+    info: dict[int, tuple[int, str]] = {}
+    ids = [channel for channel, _ in audiences]
+    for start in range(0, len(ids), _LOOKUP_CHUNK):
+        chunk = ids[start : start + _LOOKUP_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for channel, owner, language in store.all(
+            f"SELECT id, userId, languageId FROM channels WHERE suspended = 0 AND id IN ({marks})",
+            chunk,
+        ):
+            info[channel] = (owner, language or "en")
+    return [
+        (channel, *info[channel][:1], viewers, info[channel][1])
+        for channel, viewers in audiences
+        if channel in info
+    ]
+
+
+def replan(
+    script: Script, store: Store, streams: Streams
+) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
+    """Give ``script`` the channels live at the streams' cursor; the plans that started and
+    those that stopped."""
+    live = live_channels(store, streams.audiences())
+    names = names_of(store, script.missing(live))
+    return script.set_live(live, int(streams.cursor // 60), names)
+
+
+def script_for(store: Store, seed: int, config: Config, speed: float = 1.0) -> Script:
+    """The script of the world in ``store`` at the instant its channels are at, at ``speed``."""
+    script = Script(seed, user_pool(store), config, speed)
+    replan(script, store, Streams(store, schedule_of(store), seed))
     return script
 
 
@@ -394,32 +478,53 @@ def script_for(store: Store, seed: int, config: Config) -> Script:
 
 
 class Simulator:
-    """Runs a :class:`Script` against the platform's rooms, plus viewer drift."""
+    """Plays the world's sessions on the world clock and runs a :class:`Script` against the
+    platform's rooms (see the module docstring)."""
 
     def __init__(self, services: Services, cluster: ChatCluster) -> None:
         self.services = services
         self.rooms = cluster.rooms
         self.broker = cluster.broker
         self.seed = services.config.seed
-        self.script = script_for(services.store, self.seed, services.config)
+        store = services.store
+        self.streams = Streams(store, schedule_of(store), self.seed)
+        self.script = Script(self.seed, user_pool(store), services.config, services.world.speed)
         self._members: dict[tuple[int, int], Member] = {}
         self._recent: dict[int, deque[str]] = {}
         self._polls_seen: dict[int, int] = {}
         self._poll_keys: set[tuple[int, int]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
         self.performed = 0
 
-    async def start(self) -> None:
-        """Bring every channel's bots and owner into their rooms, then start acting."""
-        for plan in self.script.channels:
+    def tick(self) -> None:
+        """Apply the world's sessions up to the world clock's now, then re-plan chat."""
+        changes = self.streams.advance(self.services.world())
+        recordings.store_sessions(self.services.store, self.seed, changes.ended)
+        self.plan()
+
+    def plan(self) -> None:
+        """Tell the script which channels are live; bots of channels that stopped leave their
+        rooms and those of channels that started enter theirs."""
+        started, stopped = replan(self.script, self.services.store, self.streams)
+        self.services.world.kept = self.script.kept
+        for plan in stopped:
+            self._leave_all(plan.id)
+        for plan in started:
             room = self.rooms.get(plan.id)
             if room is None:
                 continue
             self.broker.subscribe(plan.id, self)
             for user_id in (plan.owner_id, *plan.bots):
                 self._enter(room, user_id)
+        if started:
+            self._wake.set()
+
+    async def start(self) -> None:
+        """Bring the bots of the channels live now into their rooms, then tick and act."""
+        self.plan()
         self._spawn(self._act())
-        self._spawn(self._drift())
+        self._spawn(self._tick())
 
     async def stop(self) -> None:
         """Stop acting and take the bots out of their rooms."""
@@ -427,12 +532,17 @@ class Simulator:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for (channel_id, _), member in list(self._members.items()):
-            room = self.rooms.get(channel_id)
+        for channel_id in {channel for channel, _ in self._members}:
+            self._leave_all(channel_id)
+
+    def _leave_all(self, channel_id: int) -> None:
+        room = self.rooms.get(channel_id)
+        for key in [key for key in self._members if key[0] == channel_id]:
+            member = self._members.pop(key)
             if room is not None:
                 presence.leave(room, member)
-            self.broker.unsubscribe(channel_id, self)
-        self._members.clear()
+        self.broker.unsubscribe(channel_id, self)
+        self._recent.pop(channel_id, None)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -447,6 +557,12 @@ class Simulator:
 
     def _member(self, room: Room, user_id: int) -> Member:
         return self._members.get((room.channel_id, user_id)) or self._enter(room, user_id)
+
+    async def _tick(self) -> None:
+        pause = min(TICK, max(MIN_TICK, WORLD_TICK / self.services.world.speed))
+        while True:
+            await asyncio.sleep(pause)
+            self.tick()
 
     # --- what bots see ------------------------------------------------------------------
 
@@ -468,7 +584,7 @@ class Simulator:
     async def _vote(self, channel_id: int, poll: dict[str, Any]) -> None:
         index = self._polls_seen.get(channel_id, 0)
         self._polls_seen[channel_id] = index + 1
-        plan = next((p for p in self.script.channels if p.id == channel_id), None)
+        plan = self.script.plans.get(channel_id)
         room = self.rooms.get(channel_id)
         if plan is None or room is None:
             return
@@ -486,12 +602,15 @@ class Simulator:
     # --- what bots do -------------------------------------------------------------------
 
     async def _act(self) -> None:
-        if not self.script.channels:
-            return
         loop = asyncio.get_running_loop()
         due = loop.time()
         while True:
             action = self.script.next()
+            if action is None:
+                self._wake.clear()
+                await self._wake.wait()
+                due = loop.time()
+                continue
             due = max(due + action.delay, loop.time() - MAX_LAG)
             wait = due - loop.time()
             if wait > 0:
@@ -499,9 +618,10 @@ class Simulator:
             self.perform(action)
 
     def perform(self, action: Action) -> None:
-        """Carry out one scripted action through the room's own methods."""
+        """Carry out one scripted action through the room's own methods (none in a channel
+        that is no longer live)."""
         room = self.rooms.get(action.channel)
-        if room is None:
+        if room is None or action.channel not in self.script.plans:
             return
         actor = self._member(room, action.actor)
         self.performed += 1
@@ -531,19 +651,3 @@ class Simulator:
             return dispatch.call(room, member, method, args)
         except Refusal:
             return None  # refused like anyone's would be (timed out, poll running, ...)
-
-    # --- viewers ------------------------------------------------------------------------
-
-    async def _drift(self) -> None:
-        rng = random.Random(f"{self.seed}:viewers")
-        viewers = {plan.id: plan.viewers for plan in self.script.channels}
-        while True:
-            await asyncio.sleep(DRIFT_INTERVAL)
-            for channel_id, count in viewers.items():
-                step = count * math.exp(rng.gauss(0.0, 0.05)) + rng.choice((-1, 0, 0, 1))
-                viewers[channel_id] = max(0, round(step))
-            with self.services.store.transaction() as conn:
-                conn.executemany(
-                    "UPDATE channels SET viewersCurrent = ? WHERE id = ? AND online = 1",
-                    [(count, channel_id) for channel_id, count in viewers.items()],
-                )

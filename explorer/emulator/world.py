@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import random
 from bisect import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate, islice
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from explorer.emulator.shapes import CHANNEL_FIELDS
 from explorer.emulator.store import Store, dumps
 
+if TYPE_CHECKING:
+    from explorer.emulator.sessions import Opening
+
 #: The instant the seeded world describes; creation dates fall before it.
 WORLD_NOW = datetime(2020, 7, 22, tzinfo=UTC)
 WORLD_START = datetime(2016, 1, 5, tzinfo=UTC)
+#: Channels in a world unless asked otherwise (``explorer serve --channels``): enough that the
+#: busiest channel has a few thousand viewers (chat several messages a second at measured
+#: rates), few enough to start in a few seconds.
+DEFAULT_CHANNELS = 50_000
 FIRST_CHANNEL_ID = 100_000
 DEMO_PASSWORD = "explorer"
 T = TypeVar("T")
@@ -254,9 +261,10 @@ class World:
     rows: Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]
 
 
-def generate(seed: int, channels: int, demo_hash: str | None = None) -> World:
+def generate(seed: int, channels: int, start: Opening, demo_hash: str | None = None) -> World:
     """The world for ``seed``: types, roles, and (user, channel) row pairs in id order of the
-    users, columns as :data:`USER_COLUMNS` and :data:`CHANNEL_COLUMNS`.
+    users, columns as :data:`USER_COLUMNS` and :data:`CHANNEL_COLUMNS`; ``start`` is what the
+    channels' sessions say at the world's instant (``sessions.opening``).
 
     The demo accounts come first, with ``demo_hash`` as their password hash; :func:`seed_store`
     computes it, the only step that costs real time (a slow KDF).
@@ -271,7 +279,8 @@ def generate(seed: int, channels: int, demo_hash: str | None = None) -> World:
     # shuffled id put every insert at a random place in a million-row table: 40 % slower).
     channel_ids = range(FIRST_CHANNEL_ID, FIRST_CHANNEL_ID + channels)
     roles = [{"channelId": channel_ids[0], "userId": 2, "roles": dumps(["Mod"])}]
-    return World(types, roles, _rows(rng, channel_ids, type_ids, type_cumulative, demo_hash))
+    rows = _rows(rng, channel_ids, type_ids, type_cumulative, demo_hash, start)
+    return World(types, roles, rows)
 
 
 def _rows(
@@ -280,8 +289,14 @@ def _rows(
     type_ids: list[int],
     type_cumulative: list[float],
     demo_hash: str | None,
+    start: Opening,
 ) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
-    """Each user with their channel; every random draw in a fixed order, so a seed is a world."""
+    """Each user with their channel; every random draw in a fixed order, so a seed is a world.
+
+    Counters follow the channel's habits: ``viewersTotal`` (views) grows with its audience and
+    hours, ``numFollowers`` is about 120 times its average audience for an active channel (the
+    median measured for established channels), and ``online``/``viewersCurrent`` are its
+    session at the world's instant."""
     taken = {d.username for d in DEMO_ACCOUNTS}
     dates: dict[int, str] = {}
     random_, uniform = rng.random, rng.uniform
@@ -292,12 +307,15 @@ def _rows(
         created = _moment_ms(rng, _START_MS, _CREATED_BY_MS)
         updated = _moment_ms(rng, created, _NOW_MS)
         created_at, updated_at = _iso_ms(created, dates), _iso_ms(updated, dates)
-        popularity = rng.paretovariate(1.05)
-        viewers_total = max(int(25 * popularity * uniform(0.5, 1.5)) - 20, 0)
+        popularity = start.audience[index]
+        active = start.active[index]
+        months = (_NOW_MS - created) / (30 * _DAY_MS)
+        viewers_total = int(popularity * start.hours[index] * min(months, 24) * uniform(1, 3))
         if demo and demo.username == "streamer":
             viewers_total = max(viewers_total, 250_000)
-        online = random_() < min(0.05 + 0.02 * popularity, 0.9) or username == "streamer"
-        viewers_current = int(viewers_total * uniform(0.0005, 0.004)) + _between(rng, 0, 3)
+        online = index in start.live
+        viewers_current = start.live.get(index, 0)
+        followers = int(popularity * (120 if active else 10) * uniform(0.5, 1.5))
         level = min(int(popularity * 3) + _between(rng, 1, 20), 150)
         experience = level * level * 40 + _between(rng, 0, 500)
         sparks = _between(rng, 0, 200_000)
@@ -332,15 +350,15 @@ def _rows(
                 int(popularity > 15 or username == "streamer"),
                 0,
                 int(random_() < 0.05),
-                int(random_() < 0.4),
+                int(active),
                 1,
-                int(popularity > 8),
+                int(popularity > 200),
                 0,
                 int(random_() < 0.3),
                 _weighted(rng, _AUDIENCES, _AUDIENCE_CUMULATIVE),
                 viewers_total,
-                viewers_current if online else 0,
-                int(viewers_total * uniform(0.01, 0.12)),
+                viewers_current,
+                followers,
                 f"<p>Welcome to {username}'s channel!</p>" if random_() < 0.7 else None,
                 _weighted(rng, type_ids, type_cumulative) if random_() < 0.92 else None,
                 _weighted(rng, _LANGUAGE_NAMES, _LANGUAGE_CUMULATIVE) if random_() < 0.95 else None,
@@ -364,17 +382,24 @@ def _rows(
 _CHUNK = 20_000
 
 
-def seed_store(store: Store, seed: int, channels: int, hash_password: Any) -> bool:
+def seed_store(
+    store: Store,
+    seed: int,
+    channels: int,
+    hash_password: Callable[[str], str],
+    opening: Callable[[int, int], Opening],
+) -> bool:
     """Fill an empty store with the world for ``seed``; a store already seeded is left alone.
 
     Returns True when it seeded. ``hash_password`` turns the demo password into a stored hash
-    (the KDF lives with the login code). Rows stream in chunks with the indexes and catalog
-    triggers of users and channels set aside, then the indexes are built once, sorted: a
-    million channels seed in seconds, not minutes.
+    (the KDF lives with the login code); ``opening`` gives the sessions running at the world's
+    instant (``sessions.opening``: the world's dynamics build on this module). Rows stream in
+    chunks with the indexes and catalog triggers of users and channels set aside, then the
+    indexes are built once, sorted: a million channels seed in seconds, not minutes.
     """
     if store.meta("seed") is not None:
         return False
-    world = generate(seed, channels, hash_password(DEMO_PASSWORD))
+    world = generate(seed, channels, opening(seed, channels), hash_password(DEMO_PASSWORD))
     users = _insert_sql("users", USER_COLUMNS)
     rows = _insert_sql("channels", CHANNEL_COLUMNS)
     with store.transaction() as conn:

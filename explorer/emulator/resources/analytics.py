@@ -7,14 +7,18 @@ so the same query always gives the same numbers:
 - A channel's *profile* (audience size, followers, game, partnership, creation time) is taken
   from its row the first time its analytics are read and kept in ``analytics_profiles``. Later
   drift of the live counters (the simulator moves ``viewersCurrent``) does not rewrite history.
-- Everything else comes from RNGs keyed by (world seed, channel, what, when): whether the
-  channel streamed on a UTC day and when, how many watched in an hour, which emotes they used.
-  A bucket's value never depends on the range asked for, so overlapping ranges agree.
+- When the channel streamed and how many watched are its stream sessions (``sessions.py``, the
+  schedule the simulator plays: the same sessions become its recordings, and its
+  ``online``/``viewersCurrent`` while they run); an hour's audience is its sessions' mean
+  audiences over the part of the hour they cover, times the hour of day's swing.
+- Everything else comes from RNGs keyed by (world seed, channel, what, when): hosts, origins,
+  which emotes viewers used. A bucket's value never depends on the range asked for, so
+  overlapping ranges agree.
 
 Ranges: ``from``/``to`` are ISO-8601 (a timestamp without offset is UTC). Defaults: ``to`` =
 now, ``from`` = ``to`` - 7 days; ``from`` must be before ``to`` and the span at most 90 days,
 else 400 with ``details``. A series holds the buckets (UTC hours or UTC days) that overlap the
-range and have fully elapsed by the platform clock (no data from the future, and the current
+range and have fully elapsed by the world clock (no data from the future, and the current
 hour or day appears once it is over), and none before the channel was created. Event series
 (``streamSessions``, ``streamHosts``) hold the events inside the range up to now.
 
@@ -36,10 +40,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from explorer.emulator import streams
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Param, Route
 from explorer.emulator.responses import bad_request
+from explorer.emulator.sessions import Schedule, Session, diurnal
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso
 
 HOUR = 3600
@@ -49,11 +55,6 @@ MAX_SPAN = 90 * DAY
 #: The day the seeded world describes: counters (followers, subscribers) reach the profile's
 #: values on this day and keep growing along the same curve after it.
 WORLD_DAY = int(WORLD_NOW.timestamp()) // DAY
-#: Relative audience by UTC hour of day (peaks in the European and American evenings).
-DIURNAL: tuple[float, ...] = (
-    1.15, 1.2, 1.15, 1.05, 0.9, 0.7, 0.55, 0.45, 0.4, 0.4, 0.45, 0.5,
-    0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.0, 1.05, 1.1, 1.1, 1.1,
-)  # fmt: skip
 COUNTRIES = (
     ("US", 36), ("GB", 9), ("DE", 8), ("CA", 6), ("FR", 5), ("BR", 5), ("AU", 4),
     ("ES", 4), ("NL", 3), ("SE", 3), ("PL", 3), ("MX", 3), ("JP", 2), ("RU", 2),
@@ -110,7 +111,7 @@ def _moment(ctx: Context, name: str) -> float | None:
 
 def parse_window(ctx: Context) -> Window:
     """The ``from``/``to`` range of the request, validated (400 naming the bad parameter)."""
-    now = ctx.now
+    now = ctx.world_now
     to = _moment(ctx, "to")
     to = now if to is None else to
     start = _moment(ctx, "from")
@@ -134,21 +135,20 @@ class Profile:
     partnered: bool
     created: float
     world_channels: int
+    #: The world's session schedule and this channel's place in it (None: made later).
+    schedule: Schedule
+    index: int | None
 
     def rng(self, *key: object) -> random.Random:
         """The RNG for one (what, when) of this channel: same key, same numbers."""
         return random.Random(":".join(str(k) for k in (self.seed, self.channel, *key)))
 
-    def session(self, day: int) -> tuple[float, float] | None:
-        """The stream the channel ran on UTC ``day`` (start, end), or None."""
-        rng = self.rng("session", day)
-        chance = min(0.9, 0.3 + 0.12 * math.log10(self.viewers + 1))
-        if rng.random() >= chance:
-            return None
-        start = day * DAY + rng.randint(12 * 60, 23 * 60) * 60
-        if start < self.created:
-            return None
-        return float(start), float(start + rng.randint(90, 360) * 60)
+    def sessions(self, since: float, until: float) -> list[Session]:
+        """The channel's stream sessions overlapping ``[since, until)`` (``sessions.py``)."""
+        if self.index is None:
+            return []
+        found = self.schedule.of_channel(self.index, since, until)
+        return [item for item in found if item.start >= self.created]
 
     def counter(self, base: int, day: int, key: str) -> int:
         """A growing total (followers, subscribers) on ``day``: ``base`` on the world's day,
@@ -208,6 +208,8 @@ def load_profile(ctx: Context, channel_id: int) -> Profile:
         partnered=bool(row[3]),
         created=row[4],
         world_channels=int(store.meta("channels") or 0),
+        schedule=streams.schedule_of(store),
+        index=streams.index_of(store, channel_id),
     )
 
 
@@ -217,14 +219,14 @@ class Timeline:
 
     profile: Profile
     window: Window
-    sessions: list[tuple[float, float]] = field(init=False)
+    sessions: list[Session] = field(init=False)
     _audience: dict[int, tuple[int, int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        # From the day before the range: its stream may run past midnight into the range.
-        first, last = int(self.window.start // DAY) - 1, int(self.window.end // DAY)
-        found = (self.profile.session(day) for day in range(first, last + 1))
-        self.sessions = [s for s in found if s is not None]
+        # Whole days around the range: the hourly and daily buckets it overlaps.
+        first = (self.window.start // DAY) * DAY
+        found = self.profile.sessions(first, self.window.end + DAY)
+        self.sessions = [item for item in found if item.start <= self.window.now]
 
     def point(self, moment: float, **values: Any) -> dict[str, Any]:
         """A series point: channel, ISO time, then ``values``."""
@@ -239,21 +241,26 @@ class Timeline:
         """The daily buckets of the window."""
         return self.window.buckets(DAY, self.profile.created)
 
+    def _overlaps(self, hour: int) -> list[tuple[Session, float]]:
+        lo, hi = hour * HOUR, (hour + 1) * HOUR
+        pairs = ((item, min(hi, item.end) - max(lo, item.start)) for item in self.sessions)
+        return [(item, seconds / HOUR) for item, seconds in pairs if seconds > 0]
+
     def on_air(self, hour: int) -> float:
         """The fraction of ``hour`` the channel was live."""
-        lo, hi = hour * HOUR, (hour + 1) * HOUR
-        return sum(max(0.0, min(hi, end) - max(lo, start)) for start, end in self.sessions) / HOUR
+        return sum(share for _, share in self._overlaps(hour))
 
     def audience(self, hour: int) -> tuple[int, int]:
         """Average (anonymous, signed-in) viewers during ``hour``."""
         cached = self._audience.get(hour)
         if cached is None:
-            on = self.on_air(hour)
-            if on == 0:
+            overlaps = self._overlaps(hour)
+            if not overlaps:
                 cached = (0, 0)
             else:
                 rng = self.profile.rng("audience", hour)
-                level = self.profile.viewers * on * DIURNAL[hour % 24] * rng.lognormvariate(0, 0.2)
+                mean = sum(item.audience * share for item, share in overlaps)
+                level = mean * diurnal((hour + 0.5) * HOUR) * rng.lognormvariate(0, 0.1)
                 total = round(level)
                 anon = round(total * rng.uniform(0.25, 0.45))
                 cached = (anon, total - anon)
@@ -326,16 +333,16 @@ def stream_sessions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
     """Events: the channel going online, then offline with the stream's duration and game."""
     points = []
     partnered = t.profile.partnered
-    for start, end in t.sessions:
-        if t.window.holds(start):
-            points.append(t.point(start, online=True, partnered=partnered))
-        if t.window.holds(end):
+    for item in t.sessions:
+        if t.window.holds(item.start):
+            points.append(t.point(item.start, online=True, partnered=partnered))
+        if t.window.holds(item.end):
             points.append(
                 t.point(
-                    end,
+                    item.end,
                     online=False,
                     partnered=partnered,
-                    duration=int(end - start),
+                    duration=int(item.end - item.start),
                     type=t.profile.type_id,
                 )
             )
@@ -347,7 +354,8 @@ def stream_hosts(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
     after its stream (``hostee``)."""
     events: list[tuple[float, int | None, int | None]] = []
     chance = min(0.8, 0.2 + 0.1 * math.log10(t.profile.viewers + 1))
-    for start, end in t.sessions:
+    for item in t.sessions:
+        start, end = item.start, item.end
         rng = t.profile.rng("hosts", start)
         if rng.random() < chance:
             at = start + rng.random() * (end - start)

@@ -4,7 +4,9 @@
 repeating either leaves one follow and counts it once. ``DELETE`` unfollows, equally
 idempotent. Each answers the caller's follow state with the channel's ``numFollowers``, which
 changes in the same transaction as the follow itself (the seeded ``numFollowers`` also counts
-followers from before the emulated world began, so it may exceed the listed followers).
+followers from before the emulated world began, so it may exceed the listed followers). The
+listed followers include those the channel's streams brought: the past 30 days' sessions' are
+stored the first time anyone lists them, later sessions' as they end (``streams.py``).
 Following one's own channel is refused. The historical body ``{"user": <id>}`` is accepted
 but must name the caller.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref
 from explorer.emulator.context import Context, lenient_id
 from explorer.emulator.live import happenings
@@ -22,8 +25,10 @@ from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
+from explorer.emulator.sessions import HISTORY_START
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import Store
+from explorer.emulator.world import WORLD_NOW
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channel_follows (
@@ -33,6 +38,7 @@ CREATE TABLE IF NOT EXISTS channel_follows (
 );
 CREATE INDEX IF NOT EXISTS channel_follows_recent ON channel_follows (channelId, createdAt);
 CREATE INDEX IF NOT EXISTS channel_follows_user ON channel_follows (userId, createdAt);
+CREATE TABLE IF NOT EXISTS follows_seeded (channelId INTEGER PRIMARY KEY);
 """
 
 _USER_SELECT = ", ".join(f"u.{name}" for name in USER_FIELDS)
@@ -81,9 +87,36 @@ def _state(ctx: Context, channel: ChannelRef, user_id: int) -> dict[str, Any]:
     }
 
 
+def seed_follows(store: Store, channel_id: int) -> None:
+    """Store, once, the follows the channel's sessions of the world's history (the 30 days
+    before ``WORLD_NOW``) brought; the seeded ``numFollowers`` already counts them. Later
+    sessions add theirs as they end (``streams.py``)."""
+    index = streams.index_of(store, channel_id)
+    if index is None or store.one(
+        "SELECT 1 FROM follows_seeded WHERE channelId = ?", (channel_id,)
+    ):
+        return
+    seed, users = int(store.meta("seed") or 0), store.scalar("SELECT MAX(id) FROM users")
+    now = WORLD_NOW.timestamp()
+    past = streams.schedule_of(store).of_channel(index, HISTORY_START, now)
+    rows = [
+        (channel_id, user, at)
+        for item in past
+        if item.end <= now
+        for user, at in streams.followers(item, seed, users)
+    ]
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+            rows,
+        )
+        conn.execute("INSERT INTO follows_seeded (channelId) VALUES (?)", (channel_id,))
+
+
 async def list_followers(ctx: Context) -> JSONResponse:
     """GET /channels/{id}/follow: the channel's followers, most recent first."""
     channel = channel_ref(ctx)
+    seed_follows(ctx.store, channel.id)
     page = page_of(ctx)
     rows = ctx.store.all(
         f"SELECT {_USER_SELECT}, f.createdAt FROM channel_follows f "

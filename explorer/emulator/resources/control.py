@@ -1,9 +1,11 @@
 """The emulator's control namespace (``/_emulator/...``), apart from the platform's own API.
 
 Tests and notebooks use it to read the mail the platform "sent" (confirmation codes), to
-check health, and for chat fault drills: ``GET /_emulator/chat/nodes`` lists the nodes,
-``POST /_emulator/chat/nodes/{n}/stop`` stops node ``n`` (its clients are disconnected with
-1001 and must reconnect to another endpoint) and ``.../start`` brings it back on its address.
+check health, to read the world clock (``GET /_emulator/clock``, answered to anyone: it is
+in every response's headers anyway), and for chat fault drills: ``GET /_emulator/chat/nodes``
+lists the nodes, ``POST /_emulator/chat/nodes/{n}/stop`` stops node ``n`` (its clients are
+disconnected with 1001 and must reconnect to another endpoint) and ``.../start`` brings it
+back on its address.
 
 It answers loopback clients only (``403`` to anyone else, the address resolved as in
 :mod:`~explorer.emulator.addresses`) unless ``Config.open_control`` is set (``explorer serve
@@ -29,6 +31,11 @@ async def health(ctx: Context) -> dict[str, Any]:
         "channels": ctx.store.scalar("SELECT COUNT(*) FROM channels"),
         "chatEndpoints": ctx.services.chat.endpoints() if ctx.services.chat else [],
     }
+
+
+async def clock(ctx: Context) -> dict[str, Any]:
+    """GET /_emulator/clock: the world's instant, its speed and the share of chat kept."""
+    return ctx.services.world.describe()
 
 
 async def mail(ctx: Context) -> list[dict[str, Any]]:
@@ -88,6 +95,7 @@ def local_only(handler: Handler) -> Handler:
 
 routes = [
     Route("GET", "/health", local_only(health), "global", summary="Emulator health"),
+    Route("GET", "/clock", clock, "global", summary="The world clock"),
     Route("GET", "/mail", local_only(mail), "global", summary="Mail sent by the emulator"),
     Route("GET", "/chat/nodes", local_only(chat_nodes), "global", summary="Chat nodes"),
     Route(

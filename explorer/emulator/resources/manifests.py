@@ -6,9 +6,10 @@ emulator carries no video, so rendition URLs point at ``MEDIA_HOST``, a reserved
 host that never resolves; everything else is real state:
 
 - the channel must be online (else 404, as historically; unknown and hidden channels too);
-- when the current broadcast started is kept in ``live_streams``: set the first time a manifest
-  of the live channel is read (a deterministic 10-240 minutes before, as if the stream had been
-  running), forgotten once the channel is seen offline, so the next broadcast starts afresh;
+- when the current broadcast started is kept in ``live_streams``: its stream session's start
+  (``sessions.py``; for a channel made through the API, a deterministic 10-240 minutes before
+  the first read), renewed when another session runs and forgotten once the channel is seen
+  offline, so the next broadcast starts afresh;
 - the source rendition is drawn once per channel from the world seed; unlocking transcodes
   (``POST /channels/{id}/transcodes/unlock``) adds the ladder.
 
@@ -26,7 +27,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from explorer.emulator import credentials
+from explorer.emulator import credentials, streams
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Route
@@ -112,17 +113,31 @@ def live_stream(ctx: Context) -> LiveStream:
     started = store.one(
         "SELECT startedAt, accessKey FROM live_streams WHERE channelId = ?", (ref.id,)
     )
-    if started is None:
-        running = random.Random(f"{seed}:{ref.id}:live").randint(10, 240) * 60
-        started = (ctx.now - running, credentials.new_token(16))
+    began = _session_start(ctx, ref.id)
+    if started is None or (began is not None and started[0] != began):
+        if began is None:
+            began = ctx.world_now - random.Random(f"{seed}:{ref.id}:live").randint(10, 240) * 60
+        started = (began, credentials.new_token(16))
         with store.transaction() as conn:
             conn.execute(
-                "INSERT INTO live_streams (channelId, startedAt, accessKey) VALUES (?, ?, ?)",
+                "INSERT OR REPLACE INTO live_streams (channelId, startedAt, accessKey) "
+                "VALUES (?, ?, ?)",
                 (ref.id, *started),
             )
     source = source_of(seed, ref.id)
     ladder = tuple(r for r in LADDER if r.height < source.height) if has_transcodes else ()
     return LiveStream(ref.id, title, bool(ftl), started[0], started[1], (source, *ladder))
+
+
+def _session_start(ctx: Context, channel_id: int) -> float | None:
+    """When the channel's running stream session began (``sessions.py``), or None for a
+    channel with no habits (made through the API) or none running."""
+    index = streams.index_of(ctx.store, channel_id)
+    if index is None:
+        return None
+    moment = streams.applied(ctx.store)
+    running = streams.schedule_of(ctx.store).of_channel(index, moment, moment + 1)
+    return running[0].start if running else None
 
 
 def _iso(moment: float) -> str:

@@ -1,12 +1,13 @@
 """Recordings (VODs) of a channel's past broadcasts: ``GET /channels/{id}/recordings``.
 
-Recordings live in ``recordings`` and ``recording_vods``. A channel's past ones are seeded the
-first time anyone lists them, deterministically from the world seed and the channel's row: a
-channel without ``hasVod`` has none; one with it has a few, more the more viewers it has, made
-in the two months before the world's day (``WORLD_NOW``; their ``expiresAt`` is 90 days after
-they were made, in that same world time) and encoded like the channel's broadcast source (see
-``manifests``). Ids are derived from the channel id, so every platform with the same seed
-answers the same ids.
+Recordings live in ``recordings`` and ``recording_vods``. Every stream session of a channel
+with ``hasVod`` becomes a recording when it ends (``sessions.py`` plans them, the simulator
+stores them as they end, and the past 30 days' are stored the first time anyone lists the
+channel's): its id is the session's, ``createdAt`` its start, ``updatedAt`` its end,
+``duration`` its length in seconds, ``viewsTotal`` grows with its audience and length, and
+``expiresAt`` is 90 days after it was made. Files are encoded like the channel's broadcast
+source (see ``manifests``). A channel without ``hasVod`` has none; the same seed gives the same
+recordings.
 
 When the channel has ``vodsEnabled`` off, only its owner (and staff) see its recordings; others
 get an empty list. Paging is the channels list's: ``page`` (from 0), ``limit`` (default 50, at
@@ -17,21 +18,22 @@ refused (400), not ignored.
 
 from __future__ import annotations
 
-import math
-import random
-from datetime import datetime, timedelta
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
 from starlette.responses import Response
 
+from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref, is_owner, is_staff
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
 from explorer.emulator.responses import JSONResponse, not_found
-from explorer.emulator.store import dumps
-from explorer.emulator.world import WORLD_NOW, iso
+from explorer.emulator.sessions import HISTORY_START, SESSION_IDS, Session
+from explorer.emulator.store import Store, dumps
+from explorer.emulator.world import iso
 from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
@@ -47,7 +49,7 @@ CREATE TABLE IF NOT EXISTS recording_vods (
     updatedAt TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS recording_vods_recording ON recording_vods (recordingId, id);
-CREATE TABLE IF NOT EXISTS recordings_seeded (channelId INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS recordings_synced (channelId INTEGER PRIMARY KEY, until REAL NOT NULL);
 """
 
 RECORDING_FIELDS = (
@@ -70,7 +72,15 @@ ORDERABLE: dict[str, FieldKind] = {
     "duration": "float",
 }
 RETENTION = timedelta(days=90)
-SEEDED_SPAN = timedelta(days=60)
+_CHUNK = 500
+_INSERT_RECORDING = (
+    f"INSERT OR IGNORE INTO recordings ({', '.join(RECORDING_FIELDS)}) "
+    f"VALUES ({', '.join('?' * len(RECORDING_FIELDS))})"
+)
+_INSERT_VOD = (
+    f"INSERT OR IGNORE INTO recording_vods ({', '.join(VOD_FIELDS)}) "
+    f"VALUES ({', '.join('?' * len(VOD_FIELDS))})"
+)
 
 
 def _vods(seed: int, channel_id: int, recording_id: int, made: str) -> list[dict[str, Any]]:
@@ -105,47 +115,74 @@ def _vods(seed: int, channel_id: int, recording_id: int, made: str) -> list[dict
     ]
 
 
-def seed_recordings(ctx: Context, channel_id: int) -> None:
-    """Store the channel's past recordings, once (see the module docstring)."""
-    store = ctx.store
-    if store.one("SELECT 1 FROM recordings_seeded WHERE channelId = ?", (channel_id,)):
-        return
-    row = store.one(
-        "SELECT hasVod, name, typeId, viewersTotal, createdAt FROM channels WHERE id = ?",
-        (channel_id,),
-    )
-    assert row is not None  # channel_ref found it in this same request
-    has_vod, title, type_id, viewers, created = row
-    seed = int(store.meta("seed") or 0)
-    rng = random.Random(f"{seed}:{channel_id}:recordings")
-    count = rng.randint(1, 3 + min(9, int(3 * math.log10(viewers + 1)))) if has_vod else 0
-    earliest = max(datetime.fromisoformat(created), WORLD_NOW - SEEDED_SPAN)
-    span = max((WORLD_NOW - earliest).total_seconds() - 86400, 0)
-    starts = sorted(earliest + timedelta(seconds=rng.uniform(0, span)) for _ in range(count))
-    recordings, vods = [], []
-    for number, start in enumerate(starts, start=1):
-        recording_id = channel_id * 100 + number
-        duration = round(rng.uniform(1800, 6 * 3600), 3)
-        made = iso(start)
-        recordings.append(
-            {
-                "id": recording_id,
-                "channelId": channel_id,
-                "name": title,
-                "typeId": type_id,
-                "state": "AVAILABLE",
-                "viewsTotal": int(viewers * rng.uniform(0.0005, 0.01)) + rng.randint(0, 20),
-                "duration": duration,
-                "expiresAt": iso(start + RETENTION),
-                "createdAt": made,
-                "updatedAt": iso(start + timedelta(seconds=duration)),
-            }
+def store_sessions(store: Store, seed: int, ended: Sequence[Session]) -> int:
+    """Store the recordings of ended sessions (once each: ids are the sessions'), for those of
+    channels with ``hasVod``; returns how many were new."""
+    if not ended:
+        return 0
+    ids = sorted({streams.channel_id(item) for item in ended})
+    channels = {
+        row[0]: row[1:]
+        for chunk in range(0, len(ids), _CHUNK)
+        for row in store.all(
+            "SELECT id, name, typeId FROM channels WHERE hasVod = 1 AND id IN "
+            f"({', '.join('?' * len(ids[chunk : chunk + _CHUNK]))})",
+            ids[chunk : chunk + _CHUNK],
         )
-        vods += _vods(seed, channel_id, recording_id, made)
+    }
+    recordings, vods = [], []
+    for item in ended:
+        channel = streams.channel_id(item)
+        if channel not in channels:
+            continue
+        title, type_id = channels[channel]
+        made, done = _moment(item.start), _moment(item.end)
+        views = item.audience * item.hours * streams.VOD_VIEWS_PER_VIEWER_HOUR
+        recordings.append(
+            (
+                item.id,
+                channel,
+                title,
+                type_id,
+                "AVAILABLE",
+                round(views) + item.id % 7,
+                item.end - item.start,
+                _moment(item.start + RETENTION.total_seconds()),
+                made,
+                done,
+            )
+        )
+        vods += [tuple(vod.values()) for vod in _vods(seed, channel, item.id, made)]
     with store.transaction() as conn:
-        store.insert_many("recordings", recordings)
-        store.insert_many("recording_vods", vods)
-        conn.execute("INSERT INTO recordings_seeded (channelId) VALUES (?)", (channel_id,))
+        before = conn.total_changes
+        conn.executemany(_INSERT_RECORDING, recordings)
+        added = conn.total_changes - before
+        conn.executemany(_INSERT_VOD, vods)
+    return added
+
+
+def sync_recordings(store: Store, channel_id: int) -> None:
+    """Store the recordings of the channel's sessions that ended by the instant the world's
+    channels are at (``streams.applied``), from the start of the world's history."""
+    index = streams.index_of(store, channel_id)
+    if index is None:
+        return
+    until = streams.applied(store)
+    synced = store.scalar("SELECT until FROM recordings_synced WHERE channelId = ?", (channel_id,))
+    if synced is not None and synced >= until:
+        return
+    schedule = streams.schedule_of(store)
+    ended = [s for s in schedule.of_channel(index, HISTORY_START, until) if s.end <= until]
+    store_sessions(store, int(store.meta("seed") or 0), ended)
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO recordings_synced (channelId, until) VALUES (?, ?)",
+            (channel_id, until),
+        )
+
+
+def _moment(seconds: float) -> str:
+    return iso(datetime.fromtimestamp(seconds, UTC))
 
 
 def _render_vod(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -189,7 +226,7 @@ async def list_recordings(ctx: Context) -> Response:
     headers = {"X-Total-Count": "0"} if query.count else {}
     if _hidden(ctx, channel):
         return JSONResponse([], headers=headers)
-    seed_recordings(ctx, channel.id)
+    sync_recordings(ctx.store, channel.id)
     order = [f"{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
     rows = ctx.store.all(
         f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE channelId = ? "
@@ -208,18 +245,19 @@ async def list_recordings(ctx: Context) -> Response:
 async def get_recording(ctx: Context) -> dict[str, Any]:
     """GET /recordings/{id}: one recording with its VODs (404 when there is none, or its
     channel's recordings are hidden from the caller). A recording's id names its channel
-    (``channelId * 100 + n``), so its channel's recordings are seeded first if need be."""
+    (``channelId * SESSION_IDS + n``, that of its session), so its channel's recordings are
+    stored first if need be."""
     recording_id = ctx.path_int("recording")
     row = ctx.store.one(
         "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?",
-        (recording_id // 100,),
+        (recording_id // SESSION_IDS,),
     )
     if row is None:
         raise not_found("Recording")
     channel = ChannelRef(row[0], row[1], row[2], bool(row[3]), bool(row[4]))
     if _hidden(ctx, channel) or (channel.suspended and not is_staff(ctx)):
         raise not_found("Recording")
-    seed_recordings(ctx, channel.id)
+    sync_recordings(ctx.store, channel.id)
     found = ctx.store.all(
         f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE id = ?", (recording_id,)
     )

@@ -1,0 +1,91 @@
+"""The world clock: the simulated instant the platform's world is at, running ``speed`` times
+faster than the wall clock.
+
+Two clocks run a platform, and each reading goes to exactly one of them:
+
+- the **wall clock** (``Services.clock``, epoch seconds, injected by tests): everything that
+  guards access or bounds use, so that ``--speed`` never shortens a credential or a limit:
+  session, token, code and JWT lifetimes, CSRF, chat authkeys, rate-limit windows, chat
+  allowances, timeouts and slow mode, poll and giveaway durations, presence;
+- the **world clock** (``Services.world``, this module): what the world says happened when:
+  ``createdAt``/``updatedAt`` of every record written through the API, follows, chat message
+  times in history, recordings, stream sessions, analytics' "now", the simulator's sessions.
+
+A world clock starts at the world's instant (``world.WORLD_NOW``) the first time a store is
+seeded; the simulator writes its position to ``meta`` (``world_time``), so a restarted
+persistent world resumes where it stopped. It reads its wall clock, so a test that injects a
+manual wall clock moves the world by hand too (``speed`` world seconds per wall second).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from explorer.emulator.store import Store
+from explorer.emulator.world import WORLD_NOW, iso
+
+#: Header names of every REST response: world time, speed, and the chat kept when thinned.
+CLOCK_HEADER = "X-Explorer-Clock"
+SPEED_HEADER = "X-Explorer-Speed"
+KEPT_HEADER = "X-Explorer-Chat-Kept"
+#: Fastest and slowest speeds accepted (``explorer serve --speed``).
+MIN_SPEED = 1.0
+MAX_SPEED = 100_000.0
+#: The ``meta`` key of the world clock's saved position.
+WORLD_TIME_KEY = "world_time"
+
+
+def check_speed(speed: float) -> float:
+    """``speed`` if it is within bounds, else ValueError naming them."""
+    if not MIN_SPEED <= speed <= MAX_SPEED:
+        raise ValueError(f"speed must be between {MIN_SPEED:g} and {MAX_SPEED:g}, not {speed:g}")
+    return speed
+
+
+class WorldClock:
+    """World epoch seconds: ``start`` when made, then ``speed`` world seconds per wall second.
+
+    ``kept`` is the fraction of the natural chat the simulator performs (1.0 unless it thins
+    chat at a high speed); it is set by the simulator and reported in the response headers.
+    """
+
+    def __init__(
+        self, start: float, speed: float = 1.0, wall: Callable[[], float] = time.time
+    ) -> None:
+        self.speed = check_speed(speed)
+        self.kept = 1.0
+        self._wall = wall
+        self._start = start
+        self._wall_start = wall()
+
+    def __call__(self) -> float:
+        """The world's instant now, in epoch seconds."""
+        return self._start + (self._wall() - self._wall_start) * self.speed
+
+    def iso(self) -> str:
+        """The world's instant now as the platform writes timestamps (ISO-8601 UTC, ms)."""
+        return iso(datetime.fromtimestamp(self(), UTC))
+
+    def headers(self) -> dict[str, str]:
+        """The clock headers every REST response carries."""
+        headers = {CLOCK_HEADER: self.iso(), SPEED_HEADER: f"{self.speed:g}"}
+        if self.kept < 1.0:
+            headers[KEPT_HEADER] = f"{self.kept:.4g}"
+        return headers
+
+    def describe(self) -> dict[str, object]:
+        """``GET /_emulator/clock``: the world's instant, the speed and the chat kept."""
+        return {"now": self.iso(), "speed": self.speed, "chatKept": self.kept}
+
+    def save(self, store: Store) -> None:
+        """Write the world's position, for :func:`resume` after a restart."""
+        store.set_meta(WORLD_TIME_KEY, repr(self()))
+
+
+def resume(store: Store, speed: float, wall: Callable[[], float] = time.time) -> WorldClock:
+    """The world clock of ``store``: where it last stopped, or at the world's instant."""
+    saved = store.meta(WORLD_TIME_KEY)
+    start = float(saved) if saved is not None else WORLD_NOW.timestamp()
+    return WorldClock(start, speed, wall)
