@@ -1,7 +1,8 @@
 """``make bench``: every benchmark in turn, or those named (`python -m benchmarks eventlog`).
 
 A suite in :data:`COMMANDS` takes options after its name (``python -m benchmarks soak
---minutes 3``); run with the others (no name given) it gets none and picks its short run.
+--minutes 3``, ``python -m benchmarks realism --channels 100000``); run with the others (no
+name given) it gets none and picks its short run.
 
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
 the same run and prints the ratio against the issue's goal. Loopback only; every load loop is
@@ -30,9 +31,10 @@ SUITES = (
     "soak",
     "startup",
     "listings",
+    "realism",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
-COMMANDS = frozenset(("soak",))
+COMMANDS = frozenset(("soak", "realism"))
 
 
 def main(args: list[str]) -> int:

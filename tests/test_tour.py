@@ -43,7 +43,7 @@ def test_tour_prints_four_steps_and_saves_the_plots(tmp_path: Path) -> None:
     assert "JUPYTER []" in done.stdout
     history = done.stdout.split("History per sample:\n", 1)[1].split("\n\n", 1)[0]
     for line in history.splitlines()[1:]:
-        assert all(count.isdigit() for count in line.rsplit(maxsplit=4)[1:4]), line
+        assert all(count.isdigit() for count in line.rsplit(maxsplit=7)[1:4]), line
     assert sorted(p.name for p in out.iterdir()) == sorted(PLOTS)
     assert all((out / name).read_bytes().startswith(b"\x89PNG") for name in PLOTS)
 

@@ -144,7 +144,9 @@ def test_explorer_lab_and_every_recipe_run_from_the_wheel(
     assert list(empty.iterdir()) == []
     # The recipes, all at once, against one platform the wheel serves (as explorer lab does).
     log = base / "platform.log"
-    serve = [explorer, "serve", "--port", "0", "--db", str(base / "platform.db")]
+    # 5,000 channels, as tests/test_notebooks.py: recipe 1 ranks every channel.
+    serve = [explorer, "serve", "--port", "0", "--channels", "5000"]
+    serve += ["--db", str(base / "platform.db")]
     with log.open("w") as output:
         platform = subprocess.Popen(serve, stdout=output, stderr=output, env=env)
     try:
