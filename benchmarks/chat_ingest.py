@@ -34,11 +34,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import orjson
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.frames import Frame, Opcode
 
 from benchmarks import eventlog
 from explorer.chat import ChatClient, ChatDetails
@@ -54,11 +54,46 @@ _CHUNK = 1 << 20
 # The server (a subprocess).
 
 
+def _text_frame(payload: bytes) -> bytes:
+    """An unmasked, unfragmented text frame (RFC 6455 section 5.2), as a server sends it."""
+    size = len(payload)
+    if size < 126:
+        return bytes((0x81, size)) + payload
+    if size < 1 << 16:
+        return bytes((0x81, 126)) + size.to_bytes(2, "big") + payload
+    return bytes((0x81, 127)) + size.to_bytes(8, "big") + payload
+
+
+class _RawConnection(ServerConnection):
+    """A server connection that also writes ready-made frames with flow control, through
+    asyncio's protocol callbacks (``serve(create_connection=...)`` is websockets' documented
+    way to customise a connection), so no undocumented websockets attribute is read."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.tcp = cast(asyncio.WriteTransport, transport)  # uvloop's does not subclass it
+        self.writable = asyncio.Event()
+        self.writable.set()
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self.writable.clear()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.writable.set()
+
+    async def write_frames(self, chunk: bytes) -> None:
+        """Write whole frames, then wait while the write buffer is above its high-water mark."""
+        self.tcp.write(chunk)
+        await self.writable.wait()
+
+
 def _frames(n: int) -> list[bytes]:
     """``n`` ChatMessage packets as text frames, joined into chunks of whole frames."""
     chunks, current, size = [], [], 0
     for packet in eventlog.make_packets(n):
-        current.append(Frame(Opcode.TEXT, packet).serialize(mask=False, extensions=[]))
+        current.append(_text_frame(packet))
         size += len(current[-1])
         if size >= _CHUNK:
             chunks.append(b"".join(current))
@@ -72,10 +107,9 @@ async def _serve(n: int) -> None:
     chunks = _frames(n)
     welcome = encode_event("WelcomeEvent", {"server": "bench"})
 
-    async def stream(ws: ServerConnection) -> None:
+    async def stream(ws: _RawConnection) -> None:
         for chunk in chunks:
-            ws.transport.write(chunk)
-            await ws.drain()
+            await ws.write_frames(chunk)
 
     async def handler(ws: ServerConnection) -> None:
         await ws.send(welcome, text=True)
@@ -85,6 +119,7 @@ async def _serve(n: int) -> None:
             assert isinstance(method, Method)
             if method.method == "auth":
                 reply = encode_reply(method.id, {"authenticated": False, "roles": []})
+                assert isinstance(ws, _RawConnection)
                 streaming.append(asyncio.ensure_future(stream(ws)))
             elif method.method == "history":
                 reply = encode_reply(method.id, [])
@@ -92,7 +127,9 @@ async def _serve(n: int) -> None:
                 reply = encode_reply(method.id, omit_data=True)
             await ws.send(reply, text=True)  # between chunks: never inside a frame
 
-    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+    async with serve(
+        handler, "127.0.0.1", 0, compression=None, create_connection=_RawConnection
+    ) as server:
         print(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
         await asyncio.Future()
 
@@ -122,7 +159,7 @@ async def _toolkit(url: str, n: int) -> tuple[float, float, ChatClient]:
     cpu, wall = time.process_time(), time.perf_counter()
     client = ChatClient(details)
     async with asyncio.timeout(LIMIT):
-        await client.connect()
+        await client.start()
         while client.log.counts.get("ChatMessage", 0) < n:
             await asyncio.sleep(0.005)
     took = time.process_time() - cpu, time.perf_counter() - wall

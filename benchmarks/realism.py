@@ -438,7 +438,7 @@ def measure_chat(
     frame = watch.log.frame
     frame = frame.loc[~frame["from_history"].fillna(False).astype(bool)]
     said = chatstats.from_events(frame)
-    snapshots = track.frame()
+    snapshots = track.frame
     audience = (
         snapshots.loc[snapshots["online"].fillna(False).astype(bool)]
         .groupby("channel")["viewersCurrent"]
@@ -569,7 +569,7 @@ def track_window(api: explorer.Client, days: float, speed: float) -> pd.DataFram
     )
     time.sleep(wall)
     tracker.close()
-    frame = tracker.frame()
+    frame = tracker.frame
     return frame.loc[frame["online"].fillna(False).astype(bool)]
 
 

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.auth import Grant
 from explorer.chat import Chat, ChatClient, ChatDetails
+from explorer.deprecation import moved_module
 from explorer.errors import ChatError, ChatErrorCode
 from explorer.eventlog import EventLog
 from explorer.live import AsyncLive, Live
-from explorer.replay import Replay, replay
+from explorer.replays import Replay, replay
 from explorer.rest import AsyncClient, Client, connect
 from explorer.tables import time_series
 from explorer.track import AsyncTracker, Tracker
@@ -43,6 +44,13 @@ _LAZY = {
     "open_capture": "explorer.capture",
     "Recorder": "explorer.recorder",
 }
+
+# explorer.replay is the function; its module is explorer.replays. The views moved into
+# explorer.views. The old import paths warn.
+moved_module("explorer.replay", "explorer.replays")
+moved_module("explorer.widgets", "explorer.views.chat")
+moved_module("explorer.watchview", "explorer.views.watch")
+moved_module("explorer.trackview", "explorer.views.track")
 
 __all__ = [
     "AsyncClient",

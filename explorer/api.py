@@ -283,7 +283,7 @@ class Api(Handle[M]):
         live: bool = False,
         **timing: Any,
     ) -> AsyncTracker | Tracker:
-        """Snapshots of channel fields every ``every`` into a long frame (``tracker.frame()``:
+        """Snapshots of channel fields every ``every`` into a long frame (``tracker.frame``:
         ``time``, ``channel``, ``token``, ``fields``), paced within the rate limits.
 
         ``channels_or_query``: ids, tokens, a channels DataFrame (its index), or a dict of

@@ -1,10 +1,11 @@
 """Reading a capture back: the Parquet directory recorders write, queried lazily through DuckDB.
 
-:func:`open_capture` gives a :class:`Capture`: the same views as an event log
-(``messages()``, ``polls()``, ``users()``, ``moderation()``, the functions of
-``chatviews.py``) on frames with the columns and dtypes of ``EventLog.frame``, the track
+:func:`open_capture` gives a :class:`Capture`: the events (:meth:`Capture.events`, with the
+columns and dtypes of ``EventLog.frame``), the same views as an event log (``messages()``,
+``polls()``, ``users()``, ``moderation()``, the functions of ``chatviews.py``), the track
 rows (:meth:`Capture.snapshots`) and SQL over both (:meth:`Capture.sql`, views ``events``
-and ``snapshots``).
+and ``snapshots``). They are methods, each reading what it is asked for, where an
+``EventLog`` or a tracker, which hold their tables in memory, have a ``.frame`` property.
 
 Why DuckDB: it reads the files where they are, globbing them at each query (a capture still
 being recorded shows its new files), pushes ``channels=`` and time filters into the scan
@@ -18,15 +19,23 @@ A capture on object storage (``open_capture("s3://bucket/prefix")``, any URL fss
 read the same way: DuckDB reads its files through the fsspec filesystem
 (:mod:`explorer.storage`), so no DuckDB extension is downloaded, and known extensions are
 never installed or loaded automatically.
+
+Every error is a :class:`~explorer.errors.CaptureError`: a folder that is not a capture (a
+recorder writes ``events/``, ``snapshots/`` and ``recorders/`` into it) says what was expected,
+and a damaged file or a failed query carries DuckDB's error as its ``__cause__``. Only the raw
+connection :meth:`Capture.duckdb` hands out, and the batches of :meth:`Capture.packets` as
+they are read, raise DuckDB's own errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -37,6 +46,8 @@ import pyarrow as pa
 
 from explorer import chatviews, columns, coverage
 from explorer.coverage import Coverage
+from explorer.deprecation import warn_renamed
+from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS, KNOWN_EVENTS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.storage import open_store
@@ -67,8 +78,9 @@ def open_capture(path: str | os.PathLike[str]) -> Capture:
     """The capture in directory ``path`` (written by one or more recorders), a local path or
     a filesystem URL such as ``s3://bucket/prefix``.
 
-    Raises ``FileNotFoundError`` when ``path`` does not exist and ``ValueError`` when it is
-    not a directory.
+    Raises :class:`~explorer.errors.CaptureNotFound` when ``path`` does not exist and
+    :class:`~explorer.errors.CaptureError` when it is not a capture folder (a file, or a
+    folder without the ``events/``, ``snapshots/`` or ``recorders/`` a recorder writes).
     """
     return Capture(path)
 
@@ -80,11 +92,10 @@ class Capture:
         self._store = open_store(path)
         #: The capture's directory: a path, or the URL given.
         self.path = self._store.location
-        kind = self._store.kind()
-        if kind is None:
-            raise FileNotFoundError(f"No capture at {str(self.path)!r}.")
-        if kind != "directory":
-            raise ValueError(f"A capture is a directory, and {str(self.path)!r} is a file.")
+        if isinstance(self.path, Path):
+            _check_folder(self.path)
+        elif self._store.kind() != "directory":
+            raise CaptureNotFound(f"No capture at {str(self.path)!r}.")
         self._db: duckdb.DuckDBPyConnection | None = None
         self._lock = threading.Lock()
 
@@ -120,19 +131,33 @@ class Capture:
         self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
 
     def sql(self, query: str) -> pd.DataFrame:
-        """The result of a DuckDB query over the views ``events`` and ``snapshots``."""
-        relation = self.duckdb().sql(query)
-        return pd.DataFrame() if relation is None else relation.df()
+        """The result of a DuckDB query over the views ``events`` and ``snapshots``.
+
+        Raises CaptureError when the query fails (DuckDB's error is its ``__cause__``)."""
+        with self._reading():
+            relation = self.duckdb().sql(query)
+            return pd.DataFrame() if relation is None else relation.df()
 
     def _query(self, query: str, params: list[Any] | None = None) -> pa.Table:
         """The result of a DuckDB query (``?`` placeholders filled from ``params``) as an
         arrow table: what the readers below build their frames from."""
-        relation = self.duckdb().sql(query, params=params)
-        return pa.table({}) if relation is None else relation.to_arrow_table()
+        with self._reading():
+            relation = self.duckdb().sql(query, params=params)
+            return pa.table({}) if relation is None else relation.to_arrow_table()
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn DuckDB's and the file system's errors into CaptureError."""
+        try:
+            yield
+        except (duckdb.Error, OSError) as failed:
+            raise CaptureError(
+                f"Reading the capture at {str(self.path)!r} failed: {failed}"
+            ) from failed
 
     # Events.
 
-    def frame(
+    def events(
         self,
         *,
         channels: Iterable[int] | None = None,
@@ -156,25 +181,31 @@ class Capture:
         )
         return _event_frame(table) if names else pd.DataFrame(index=range(table.num_rows))
 
+    def frame(self, **filters: Any) -> pd.DataFrame:
+        """Deprecated: :meth:`events` (``.frame`` is a property elsewhere, holding a table in
+        memory; a capture's reads are methods named after what they read)."""
+        warn_renamed("Capture.frame()", "Capture.events()")
+        return self.events(**filters)
+
     def messages(self, **filters: Any) -> pd.DataFrame:
         """ChatMessage rows with the message columns (:func:`~explorer.chatviews.messages`)."""
-        frame = self.frame(
+        frame = self.events(
             columns=["event", *chatviews.MESSAGE_COLUMNS], events="ChatMessage", **filters
         )
         return chatviews.messages(frame)
 
     def polls(self, **filters: Any) -> pd.DataFrame:
         """Poll progress in long form (:func:`~explorer.chatviews.poll_progress`)."""
-        return chatviews.poll_progress(self.frame(events=chatviews.POLL_EVENTS, **filters))
+        return chatviews.poll_progress(self.events(events=chatviews.POLL_EVENTS, **filters))
 
     def users(self, **filters: Any) -> pd.DataFrame:
         """One row per user id seen (:func:`~explorer.chatviews.users`)."""
         wanted = ["received_at", "event", "user_id", "user_name", "user_roles"]
-        return chatviews.users(self.frame(columns=wanted, **filters))
+        return chatviews.users(self.events(columns=wanted, **filters))
 
     def moderation(self, **filters: Any) -> pd.DataFrame:
         """Moderation events with whom each acted on (:func:`~explorer.chatviews.moderation`)."""
-        return chatviews.moderation(self.frame(**filters))
+        return chatviews.moderation(self.events(**filters))
 
     # Snapshots.
 
@@ -206,7 +237,8 @@ class Capture:
             "SELECT epoch_ms(received_at) / 1000.0 AS received_at, channel, packet, from_history "
             f"FROM events {_and(where)} ORDER BY events.received_at, row"
         )
-        return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows)
+        with self._reading():
+            return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows)
 
     def count(
         self, *, channels: Iterable[int] | None = None, start: When = None, end: When = None
@@ -242,10 +274,14 @@ class Capture:
 
     def recorders(self) -> pd.DataFrame:
         """The recorders' manifests, one row each (name, shard, rows, last flush, ...)."""
-        manifests = [
-            orjson.loads(self._store.read_bytes(file))
-            for file in self._store.glob(f"{RECORDERS}/*.json")
-        ]
+        with self._reading():
+            try:
+                manifests = [
+                    orjson.loads(self._store.read_bytes(file))
+                    for file in self._store.glob(f"{RECORDERS}/*.json")
+                ]
+            except orjson.JSONDecodeError as damaged:
+                raise CaptureError(f"A recorder's manifest is damaged: {damaged}") from damaged
         frame = pd.DataFrame(manifests)
         for name in ("started", "last_flush"):
             if name in frame:
@@ -302,6 +338,42 @@ class Capture:
         ]
         table = recorders[shown].to_html(index=False, notebook=True) if len(recorders) else ""
         return f"<p><code>{html.escape(repr(self))}</code></p>{table}"
+
+
+#: The folders a recorder writes into a capture.
+_PARTS = (EVENTS, SNAPSHOTS, RECORDERS)
+
+
+def _is_capture(folder: Path) -> bool:
+    """Whether a recorder wrote into ``folder`` (one of its parts is there)."""
+    return any((folder / part).is_dir() for part in _PARTS)
+
+
+def _check_folder(path: Path) -> None:
+    """Raise CaptureNotFound or CaptureError, saying what was expected, unless ``path`` is
+    a folder a recorder wrote (one of ``events/``, ``snapshots/``, ``recorders/`` in it) or
+    an empty folder."""
+    shown = str(path)
+    if not path.exists():
+        raise CaptureNotFound(f"No capture at {shown!r}: the path does not exist.")
+    if not path.is_dir():
+        raise CaptureError(f"A capture is a directory, and {shown!r} is a file.")
+    if _is_capture(path) or next(path.iterdir(), None) is None:
+        return  # a capture, or an empty folder: one no recorder has written to yet
+    expected = (
+        f"{shown!r} is not a capture: a capture is the folder given to a recorder "
+        "(`explorer record --out FOLDER`, api.watch(..., to=FOLDER)), holding "
+        f"{', '.join(part + '/' for part in _PARTS)}"
+    )
+    if path.name in _PARTS and _is_capture(path.parent):
+        raise CaptureError(
+            f"{expected}; this is one of those, so open its parent: "
+            f"open_capture({str(path.parent)!r})."
+        )
+    inside = sorted(p.name for p in path.iterdir() if p.is_dir() and _is_capture(p))
+    if inside:
+        raise CaptureError(f"{expected}; it holds captures: {', '.join(inside)}.")
+    raise CaptureError(f"{expected}, and it holds none of them.")
 
 
 def _when(value: float | str | datetime | np.datetime64) -> pd.Timestamp:

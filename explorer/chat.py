@@ -74,13 +74,14 @@ import logging
 import random
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from explorer import loop
 from explorer.chatsocket import ChatSocket, Compression, Message
 from explorer.closing import AsyncClosing
+from explorer.deprecation import Renamed
 from explorer.errors import (
     ChatError,
     ChatErrorCode,
@@ -90,7 +91,7 @@ from explorer.errors import (
     CredentialLost,
 )
 from explorer.eventlog import EventLog
-from explorer.feeds import EventIterator, EventStream, Feed
+from explorer.feeds import EventIterator, EventStream, Feed, event_names
 from explorer.loop import Blocking
 from explorer.session import (
     HISTORY_LIMIT,
@@ -105,7 +106,7 @@ from explorer.twins import LoggedTwin, Mirror, facts_table
 from explorer.wire.packets import Event
 
 if TYPE_CHECKING:
-    from explorer.widgets import LiveChat, PollChart
+    from explorer.views.chat import LiveChat, PollChart
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +153,7 @@ class ChatClient(AsyncClosing):
     jitter repeatable (tests). ``base_url`` is the platform's REST base, where the live views
     find the emoticon sprite sheets.
 
-    Use ``await client.connect()`` (or ``await client``, or ``async with client``) to join and
+    Use ``await client.start()`` (or ``await client``, or ``async with client``) to join and
     :meth:`aclose` to leave.
     """
 
@@ -308,11 +309,11 @@ class ChatClient(AsyncClosing):
 
     # Joining and leaving.
 
-    async def connect(self) -> ChatClient:
+    async def start(self) -> Self:
         """Join the chat; returns once joined. Raises ConnectionFailed when no node answers
         within ``give_up_after`` seconds, ChatError when the platform refuses the join."""
         if self._tasks or self._closing:
-            raise RuntimeError("connect() was already called on this chat client.")
+            raise RuntimeError("start() was already called on this chat client.")
         try:
             await self._fetch()
             ws = await self._establish(None)
@@ -325,11 +326,7 @@ class ChatClient(AsyncClosing):
             self._tasks.append(running.create_task(tidy(self.log)))
         return self
 
-    def __await__(self) -> Generator[Any, None, ChatClient]:
-        return self.connect().__await__()
-
-    async def _enter(self) -> None:
-        await self.connect()
+    connect = Renamed("start")
 
     async def aclose(self) -> None:
         """Leave the chat: close the connection (close handshake, at most ``close_timeout``
@@ -607,7 +604,9 @@ class ChatClient(AsyncClosing):
             self._feeds = tuple(f for f in self._feeds if f is not feed)
 
     def events(self, *names: str, max_pending: int | None = None) -> EventStream:
-        """An async iterator over events (only those called ``names``, when given), from now."""
+        """An async iterator over events (only those called ``names``, when given), from now.
+
+        Raises ValueError for a name that is not an event (the message lists them)."""
         stream = EventStream(names, max_pending or self.max_pending, self._unsubscribe)
         self._subscribe(stream)
         return stream
@@ -617,8 +616,8 @@ class ChatClient(AsyncClosing):
 
     def on(self, callback: Callback, *names: str) -> Callable[[], None]:
         """Call ``callback(event)`` on the loop for every event (or those called ``names``);
-        returns a function that stops it."""
-        entry = (callback, frozenset(names))
+        returns a function that stops it. Raises ValueError for a name that is not an event."""
+        entry = (callback, event_names(names))
         with self._subscribing:
             self._callbacks = (*self._callbacks, entry)
 
@@ -696,10 +695,15 @@ class ChatClient(AsyncClosing):
         """Vote for answer number ``option`` (from 0) of the running poll (``vote:choose``)."""
         return await self.call("vote:choose", [option], timeout)
 
-    async def timeout(self, user: str, duration: str | float, timeout: float | None = None) -> Any:
+    async def timeout_user(
+        self, user: str, duration: str | float, timeout: float | None = None
+    ) -> Any:
         """Time ``user`` out for ``duration`` (``"30s"``, ``"5m"``, seconds; ``"clear"``
-        lifts it); the confirmation."""
+        lifts it); the confirmation. (``timeout``, as on every method, bounds the wait for
+        the reply.)"""
         return await self.call("timeout", [user, duration], timeout)
+
+    timeout = Renamed("timeout_user")
 
     async def purge(self, user: str, timeout: float | None = None) -> Any:
         """Remove ``user``'s messages without timing them out."""
@@ -766,7 +770,7 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
 
     Made by ``explorer.connect().chat(channel)``, already joined. The chat keeps running in the
     background (events flow into :attr:`log` while a cell blocks). ``chat.widget()`` (or just
-    ``chat`` as a cell's last line) shows a :class:`~explorer.widgets.LiveChat`; nothing of
+    ``chat`` as a cell's last line) shows a :class:`~explorer.views.chat.LiveChat`; nothing of
     Jupyter is imported until then. Use ``with`` or :meth:`close`.
     """
 
@@ -790,7 +794,8 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
         self, *names: str, timeout: float | None = None, max_pending: int | None = None
     ) -> EventIterator:
         """Iterate over events (only those called ``names``, when given) from now on, for
-        ``timeout`` seconds in all (None: until the chat closes); works in a plain script::
+        ``timeout`` seconds in all (None: until the chat closes); works in a plain script (a
+        name that is not an event raises ValueError listing them)::
 
             for event in chat.events("ChatMessage", timeout=30):
                 print(event.data["user_name"], event.data["message"]["message"])
@@ -812,7 +817,7 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     def widget(self, rows: int = 20) -> LiveChat:
         """A live view of this chat for Jupyter: state, endpoint, counts, rate, the last
         ``rows`` events (filterable), pause and resume."""
-        from explorer.widgets import LiveChat
+        from explorer.views.chat import LiveChat
 
         return LiveChat(
             self.log, self._status, rows=rows, loop=loop.get_loop(), base_url=self._aio.base_url
@@ -821,7 +826,7 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     def poll_chart(self, question: str | None = None) -> PollChart:
         """A live chart of a poll's responses over time (the latest poll, or ``question``);
         in a script, ``chat.poll_chart().save("poll.png")``."""
-        from explorer.widgets import PollChart
+        from explorer.views.chat import PollChart
 
         return PollChart(self.log, question, loop=loop.get_loop())
 
@@ -833,7 +838,8 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
     whisper = Blocking(ChatClient.whisper)
     start_poll = Blocking(ChatClient.start_poll)
     vote = Blocking(ChatClient.vote)
-    timeout = Blocking(ChatClient.timeout)
+    timeout_user = Blocking(ChatClient.timeout_user)
+    timeout = Renamed("timeout_user")
     purge = Blocking(ChatClient.purge)
     delete_message = Blocking(ChatClient.delete_message)
     clear_messages = Blocking(ChatClient.clear_messages)
@@ -845,4 +851,4 @@ class Chat(LoggedTwin[ChatClient, "LiveChat"]):
 
 def join(client: ChatClient) -> Chat:
     """Join ``client``'s chat on the toolkit's loop and wrap it for blocking code."""
-    return Chat(loop.run(client.connect()))
+    return Chat(loop.run(client.start()))

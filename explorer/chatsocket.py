@@ -15,7 +15,8 @@ What it uses of websockets, all public (its tests pass on websockets 14.0 and 17
 project requires 17 for the platform's chat node): ``websockets.uri.parse_uri``;
 ``websockets.client.ClientProtocol(uri, extensions=, max_size=)`` with ``connect``,
 ``send_request``, ``receive_data``, ``receive_eof``, ``events_received``, ``data_to_send``,
-``close_expected``, ``send_text``, ``send_ping``, ``send_close``, ``handshake_exc``, ``state``;
+``close_expected``, ``send_text``, ``send_ping``, ``send_close``, ``handshake_exc``, ``state``,
+``close_code``;
 ``websockets.protocol.State``; ``websockets.frames.Frame`` and ``Opcode``;
 ``websockets.extensions.permessage_deflate.ClientPerMessageDeflateFactory``;
 ``websockets.exceptions.InvalidURI``. This is the toolkit's only importer of websockets.
@@ -179,9 +180,9 @@ class ChatSocket(asyncio.Protocol):
 
     @property
     def close_code(self) -> int | None:
-        """The code of the node's close frame (None when none came)."""
-        received = self._ws.close_rcvd
-        return None if received is None else int(received.code)
+        """The code of the node's close frame once closed: 1006 when none came, None while
+        the connection is open."""
+        return self._ws.close_code
 
     async def wait_closed(self) -> None:
         """Return once the connection has closed."""

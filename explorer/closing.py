@@ -1,24 +1,35 @@
-"""``async with`` for the toolkit's async objects (``AsyncClient``, ``ChatClient``,
-``AsyncWatch``, ``AsyncTracker``): entering runs the object's own first step (sign in, join,
-start; nothing for one already running), leaving closes it with ``aclose``."""
+"""How the toolkit's async objects (``AsyncClient``, ``ChatClient``, ``AsyncWatch``,
+``AsyncTracker``) begin and end, spelt one way: ``await obj.start()`` (or ``await obj``)
+begins one (sign in, join, start; nothing for one that began when it was made) and returns
+it; ``async with obj:`` begins it, runs the block, then closes it with ``aclose``, and closes
+it too when beginning fails."""
 
 from __future__ import annotations
 
-from typing import Self
+from collections.abc import Generator
+from typing import Any, Self
 
 
 class AsyncClosing:
-    """``async with obj:`` runs :meth:`_enter`, then the block, then :meth:`aclose`."""
+    """``start()``, ``await obj`` and ``async with obj:`` (see the module docstring)."""
 
-    async def _enter(self) -> None:
-        """What entering does before the block (by default nothing: already running)."""
+    async def start(self) -> Self:
+        """Begin (by default nothing: already running); returns the object."""
+        return self
+
+    def __await__(self) -> Generator[Any, None, Self]:
+        return self.start().__await__()
 
     async def aclose(self) -> None:
         """Close the object (each class says how)."""
         raise NotImplementedError
 
     async def __aenter__(self) -> Self:
-        await self._enter()
+        try:
+            await self.start()
+        except BaseException:
+            await self.aclose()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:

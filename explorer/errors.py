@@ -24,6 +24,10 @@ so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
     ├── ChatTimeout                (also TimeoutError) a chat method got no reply, or a chat
     │                              node no handshake, in time
     ├── ConnectionFailed           (also ConnectionError) network failure, timeout, bad reply
+    ├── CaptureError               (also ValueError) a capture cannot be read: not a capture
+    │   │                          folder, a damaged file, a failed query (DuckDB's error is
+    │   │                          its ``__cause__``)
+    │   └── CaptureNotFound        (also FileNotFoundError) no capture folder at that path
     ├── CredentialLost             the chat closed the connection because the credential behind
     │                              its authkey ended (logout, revoked token, ...): sign in again
     ├── ClientClosed               (also RuntimeError) the client was used after close()
@@ -170,6 +174,15 @@ class SignInTimeout(ExplorerError, TimeoutError):
 
 class ConnectionFailed(ExplorerError, ConnectionError):
     """The platform could not be reached, timed out or sent something that is not HTTP."""
+
+
+class CaptureError(ExplorerError, ValueError):
+    """A capture cannot be read: the folder is not one a recorder wrote, a file is damaged or
+    a query failed (the underlying DuckDB or file error is the ``__cause__``)."""
+
+
+class CaptureNotFound(CaptureError, FileNotFoundError):
+    """No capture folder at the given path."""
 
 
 class CredentialLost(ExplorerError):

@@ -237,6 +237,7 @@ class Packed:
         """One past the last row."""
         return self.chunks[-1].end if self.chunks else self.first
 
+    @property
     def frame(self) -> pd.DataFrame:
         """The rows as :attr:`EventLog.frame` has them, plus a ``packet`` column of each row's
         JSON text."""

@@ -4,18 +4,36 @@ A source (a :class:`~explorer.chat.ChatClient`) pushes every event into each sub
 on its loop; a consumer takes them at its own pace, from an async iterator
 (:class:`EventStream`) or a blocking one (:class:`EventIterator`, for scripts). A consumer that
 falls ``limit`` events behind loses the oldest, counted in ``dropped``, so a slow reader never
-holds the source back.
+holds the source back. Event names are checked against the platform's
+(:data:`~explorer.eventrows.KNOWN_EVENTS`): a misspelt one would otherwise match nothing and
+leave its consumer waiting forever.
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from explorer.eventrows import KNOWN_EVENTS
 from explorer.wire.packets import Event
+
+
+def event_names(names: Sequence[str]) -> frozenset[str]:
+    """``names`` as a set, once each is an event the platform sends; raises ValueError naming
+    the closest known name and listing them all otherwise."""
+    for name in names:
+        if name not in KNOWN_EVENTS:
+            close = difflib.get_close_matches(str(name), KNOWN_EVENTS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"No chat event is called {name!r}.{hint} The events are: "
+                f"{', '.join(KNOWN_EVENTS)}."
+            )
+    return frozenset(names)
 
 
 class Feed:
@@ -25,8 +43,8 @@ class Feed:
     """
 
     def __init__(self, names: Sequence[str], limit: int, release: Callable[[Feed], object]) -> None:
+        self.names = event_names(names)
         self._release = release
-        self.names = frozenset(names)
         self.items: deque[Event] = deque(maxlen=limit)
         #: Events dropped because the consumer was ``limit`` events behind.
         self.dropped = 0

@@ -21,8 +21,8 @@ import asyncio
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Self
 
 import pandas as pd
 
@@ -180,7 +180,7 @@ class AsyncLive(Described, AsyncClosing, LogViews):
 
     # Starting and stopping.
 
-    async def start(self) -> AsyncLive:
+    async def start(self) -> Self:
         """Connect, subscribe to the initial channels, users and topics, start recording;
         returns once every subscription was answered."""
         if self._started:
@@ -199,12 +199,6 @@ class AsyncLive(Described, AsyncClosing, LogViews):
             await self.aclose()
             raise
         return self
-
-    def __await__(self) -> Generator[Any, None, AsyncLive]:
-        return self.start().__await__()
-
-    async def _enter(self) -> None:
-        await self.start()
 
     async def aclose(self) -> None:
         """Disconnect, stop the background tasks, then close the recorder. Idempotent."""
@@ -246,7 +240,7 @@ class Live(FeedTwin[AsyncLive]):
     """Live events from blocking code (see :class:`AsyncLive`): made by
     ``explorer.connect().live(...)``, already subscribed, running on the toolkit's loop so
     events keep arriving while a cell blocks. ``live.widget()`` (or ``live`` as a cell's last
-    line) shows them in a :class:`~explorer.watchview.WatchView`. Use ``with`` or
+    line) shows them in a :class:`~explorer.views.watch.WatchView`. Use ``with`` or
     :meth:`close`."""
 
     subscribed: Mirror[list[str]] = Mirror("The event names followed now.")

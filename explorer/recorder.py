@@ -621,7 +621,7 @@ def _events_files(
     store: Store, name: str, packed: Packed, seq: int
 ) -> tuple[list[Staged], set[int]]:
     """Build ``packed``'s rows and stage them as events files; the files and the channels."""
-    frame = packed.frame()
+    frame = packed.frame
     files = _write_files(store, name, EVENTS, _events_table(frame), "received_at", seq)
     return files, {int(c) for c in frame["channel"].dropna().unique()}
 

@@ -2,8 +2,8 @@
 (emoticons cut from the platform's sprite sheets, links, tags), role badges, one-line
 summaries of other events, and a small SVG sparkline.
 
-Pure functions of their arguments, with no widget library: :mod:`explorer.widgets` and
-:mod:`explorer.watchview` put what they return into HTML widgets.
+Pure functions of their arguments, with no widget library: :mod:`explorer.views.chat` and
+:mod:`explorer.views.watch` put what they return into HTML widgets.
 
 Every piece of text from the platform is escaped. A link becomes an anchor only for an
 ``http`` or ``https`` address (``rel="noopener noreferrer" target="_blank"``), and an
@@ -121,15 +121,20 @@ def emoticon_html(component: Mapping[str, Any], base_url: str | None) -> str:
     )
 
 
+#: How a link looks: the notebook's widget styles reset anchors to plain text, so it says so.
+LINK_STYLE = "color:#0958d9;text-decoration:underline;cursor:pointer"
+
+
 def link_html(component: Mapping[str, Any]) -> str:
-    """A link component as an anchor opening a new tab (http/https only; else its text)."""
+    """A link component as an anchor opening a new tab (http/https only; else its text),
+    styled as a link."""
     url = str(component.get("url") or "")
     text = str(component.get("text") or url)
     if not _web(url):
         return html.escape(text)
     return (
-        f'<a href="{_attr(url.strip())}" rel="noopener noreferrer" target="_blank">'
-        f"{html.escape(text)}</a>"
+        f'<a class="explorer-link" href="{_attr(url.strip())}" rel="noopener noreferrer" '
+        f'target="_blank" style="{LINK_STYLE}">{html.escape(text)}</a>'
     )
 
 

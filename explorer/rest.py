@@ -12,12 +12,14 @@ endpoint rows are ``endpoints.py``.
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Self
 
 import httpx
 
 from explorer import embedded, loop
 from explorer.api import Api
 from explorer.closing import AsyncClosing
+from explorer.deprecation import Renamed
 from explorer.handle import Async, Sync
 from explorer.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, resolve
 from explorer.transport import Transport
@@ -87,21 +89,17 @@ class AsyncClient(AsyncClosing, Api[Async]):
             Async,
         )
 
-    async def open(self) -> None:
-        """Sign in with the credentials given at construction (otherwise done on first use)."""
+    async def start(self) -> Self:
+        """Sign in with the credentials given at construction (otherwise done on first use);
+        returns the client."""
         await self._transport.open()
+        return self
+
+    open = Renamed("start")
 
     async def aclose(self) -> None:
         """Close the connections; the client cannot be used afterwards."""
         await self._transport.aclose()
-
-    async def _enter(self) -> None:
-        """Sign in; closed again if that fails."""
-        try:
-            await self.open()
-        except BaseException:
-            await self.aclose()
-            raise
 
 
 class Client(Api[Sync]):

@@ -43,6 +43,7 @@ import pandas as pd
 from explorer import channelrefs, loop, schemas, tables
 from explorer.closing import AsyncClosing
 from explorer.constellation import LiveSocket
+from explorer.deprecation import CalledFrame, Renamed
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, RateLimited, ServerError
 from explorer.loop import Blocking
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     import os
 
     from explorer.recorder import Recorder
-    from explorer.trackview import TrackChart
+    from explorer.views.track import TrackChart
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +147,7 @@ class Snapshots:
                     self._rows -= excess
             self._cache = None
 
+    @property
     def frame(self) -> pd.DataFrame:
         """Every kept row, oldest first, on a fresh ``RangeIndex``."""
         with self._lock:
@@ -204,7 +206,7 @@ class AsyncTracker(AsyncClosing):
         self._stamp = stamp
         #: Snapshots taken, those started late (the previous one overran ``every``), and those
         #: that failed (counted and retried at the next tick; the last error in :attr:`error`).
-        self.snapshots = self.late = self.failures = self.updates = 0
+        self.taken = self.late = self.failures = self.updates = 0
         #: The live-events socket of a live tracker, once it follows updates.
         self.socket: LiveSocket | None = None
         #: Whether a live tracker is subscribed to its channels' updates (after its snapshot).
@@ -216,7 +218,7 @@ class AsyncTracker(AsyncClosing):
         #: The channels of the latest snapshot.
         self.channels: list[int] = []
         self._rows = Snapshots(self._long(self._empty()), max_rows)
-        self._taken = asyncio.Condition()
+        self._progress = asyncio.Condition()
         self.recorder: Recorder | None = None
         self._tasks: list[asyncio.Task[None]] = []
         if to is not None:
@@ -232,7 +234,7 @@ class AsyncTracker(AsyncClosing):
     def _summary(self) -> str:
         what = f"query {self._query}" if self._query is not None else f"{len(self._targets)} ch"
         return (
-            f"{what} every {self.every:g} s: {self.snapshots} snapshots, {len(self._rows)} rows,"
+            f"{what} every {self.every:g} s: {self.taken} snapshots, {len(self._rows)} rows,"
             f" {self.late} late, {self.failures} failed"
         )
 
@@ -241,10 +243,14 @@ class AsyncTracker(AsyncClosing):
         """Whether snapshots are still being taken."""
         return not self._tasks[0].done()
 
+    @property
     def frame(self) -> pd.DataFrame:
         """The long frame: ``time`` (datetime64[ms, UTC]), ``channel`` (Int64), ``token``
-        (str), then the fields, one row per channel per snapshot, oldest first."""
-        return self._rows.frame()
+        (str), then the fields, one row per channel per snapshot, oldest first (a property,
+        as ``EventLog.frame``; calling it, the old spelling, still works for one release)."""
+        return CalledFrame.of(self._rows.frame, f"{type(self).__name__}.frame")
+
+    snapshots = Renamed("taken")
 
     async def wait(
         self, snapshots: int = 1, timeout: float | None = None, *, failures: int | None = None
@@ -253,13 +259,11 @@ class AsyncTracker(AsyncClosing):
         tracker stopped, or ``timeout`` seconds passed); whether either count was reached."""
 
         def reached() -> bool:
-            return self.snapshots >= snapshots or (
-                failures is not None and self.failures >= failures
-            )
+            return self.taken >= snapshots or (failures is not None and self.failures >= failures)
 
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout), self._taken:
-                await self._taken.wait_for(lambda: reached() or not self.running)
+            async with asyncio.timeout(timeout), self._progress:
+                await self._progress.wait_for(lambda: reached() or not self.running)
         return reached()
 
     async def aclose(self) -> None:
@@ -292,7 +296,7 @@ class AsyncTracker(AsyncClosing):
                 log.error("track: stopped, the snapshot cannot work: %s", exc)
                 await self._notify()
                 return
-            if self.live is not None and self.snapshots:
+            if self.live is not None and self.taken:
                 try:
                     await self._follow(self.live)
                 except (ExplorerError, OSError) as exc:
@@ -322,12 +326,12 @@ class AsyncTracker(AsyncClosing):
             self.recorder.add_snapshots(part)
         self.last = pd.Timestamp(taken, unit="s", tz="UTC").floor("ms")
         self.channels = [int(c) for c in part["channel"]]
-        self.snapshots += 1
+        self.taken += 1
         await self._notify()
 
     async def _follow(self, url: str) -> None:
         """Follow the last snapshot's channels' updates, adding a part every LIVE_FLUSH s."""
-        latest = self._rows.frame().tail(len(self.channels))
+        latest = self._rows.frame.tail(len(self.channels))
         self._state = {
             int(row["channel"]): {"token": row["token"], **{f: row[f] for f in self.fields}}
             for row in latest.to_dict("records")
@@ -402,8 +406,8 @@ class AsyncTracker(AsyncClosing):
         return long
 
     async def _notify(self) -> None:
-        async with self._taken:
-            self._taken.notify_all()
+        async with self._progress:
+            self._progress.notify_all()
 
 
 class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
@@ -411,7 +415,8 @@ class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
     snapshots are taken on the toolkit's loop while cells run. ``tracker.widget()`` (or the
     tracker as a cell's last line) charts the top channels; use ``with`` or :meth:`close`."""
 
-    snapshots: Mirror[int] = Mirror("Snapshots taken so far.")
+    taken: Mirror[int] = Mirror("Snapshots taken so far.")
+    snapshots = Renamed("taken")
     late: Mirror[int] = Mirror("Snapshots that started late (the previous one overran).")
     failures: Mirror[int] = Mirror("Snapshots that failed (retried at the next tick).")
     error: Mirror[BaseException | None] = Mirror("The last failed snapshot's error, if any.")
@@ -423,15 +428,16 @@ class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
     recorder: Mirror[Recorder | None] = Mirror("The recorder writing the snapshots (``to=``).")
     fields: Mirror[tuple[str, ...]] = Mirror("The tracked fields.")
 
+    @property
     def frame(self) -> pd.DataFrame:
-        """The long frame (see :meth:`AsyncTracker.frame`)."""
-        return self._aio.frame()
+        """The long frame (see :attr:`AsyncTracker.frame`)."""
+        return CalledFrame.of(self._aio.frame, "Tracker.frame")
 
     def widget(self, top: int = 10) -> TrackChart:
         """A live chart of the ``top`` channels' viewers over time."""
-        from explorer.trackview import TrackChart
+        from explorer.views.track import TrackChart
 
-        return TrackChart(self.frame, top=top, loop=loop.get_loop())
+        return TrackChart(lambda: self._aio.frame, top=top, loop=loop.get_loop())
 
     wait = Blocking(AsyncTracker.wait)
 

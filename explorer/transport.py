@@ -182,7 +182,7 @@ class Transport:
             if response.status_code == 429 and attempt < attempts:
                 continue
             if response.is_error:
-                raise _error(response)
+                raise _error(response, self.base_url)
             return response
 
     async def records(
@@ -380,15 +380,39 @@ def decode_object(response: httpx.Response) -> Record:
     return body
 
 
-def _error(response: httpx.Response) -> PlatformError:
+#: Where the platform's REST API lives under its root; a base URL should end with it.
+API_PATH = "/api/v1"
+#: The platform's answer to a path no route has (not a missing record).
+NO_ROUTE = "No such endpoint."
+
+
+def _error(response: httpx.Response, base_url: str) -> PlatformError:
     try:
         body = orjson.loads(response.content) if response.content else None
     except orjson.JSONDecodeError:
         body = None
     reset = header_number(response.headers, RESET_HEADER)
+    if response.status_code == 404 and (
+        not isinstance(body, dict) or body.get("message") == NO_ROUTE
+    ):
+        body = {"error": "Not Found", "message": _no_route(response.request, base_url)}
     return error_for(
         response.status_code,
         body,
         response.reason_phrase,
         reset_at=reset / 1000.0 if reset is not None else None,
+    )
+
+
+def _no_route(request: httpx.Request, base_url: str) -> str:
+    """What to say when nothing answers at a path: the URL, and the likely fix when the base
+    URL lacks the API's path (``http://host:port`` given for ``http://host:port/api/v1``)."""
+    said = f"No such endpoint: {request.method} {request.url}."
+    path = httpx.URL(base_url).path.rstrip("/")
+    if path.endswith(API_PATH):
+        return said
+    fixed = base_url.rstrip("/") + API_PATH
+    return (
+        f"{said} The base URL {base_url!r} does not end with {API_PATH}, where the platform's "
+        f"REST API is: try explorer.connect({fixed!r}) (or EXPLORER_BASE_URL={fixed})."
     )

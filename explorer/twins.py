@@ -6,7 +6,8 @@ A twin wraps an async object that runs on the toolkit's loop (``loop.py``) in ``
 coroutine methods are :class:`~explorer.loop.Blocking` descriptors, its attributes
 :class:`Mirror` descriptors. :class:`BlockingTwin` adds what blocking code and Jupyter need:
 a repr, closing (also with ``with``), and showing as a live widget, made once on first display
-and reused by later ones; :class:`LoggedTwin` adds the event log of a core that keeps one.
+and reused by later ones, which keeps its last state once the twin is closed;
+:class:`LoggedTwin` adds the event log of a core that keeps one.
 Nothing of Jupyter is imported here: each twin imports its view inside
 :meth:`BlockingTwin.widget`.
 """
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Generic, Never, Protocol, Self, TypeVar, overload
 
 from explorer import loop
+from explorer.deprecation import Renamed
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Twin
 
@@ -41,7 +43,7 @@ class LoggedCore(Core, Protocol):
 class View(Protocol):
     """A live widget a twin shows."""
 
-    def close(self) -> None: ...
+    def freeze(self) -> None: ...
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any: ...
 
@@ -129,15 +131,19 @@ class BlockingTwin(Generic[A, V]):
         return f"<{type(self).__name__} {self._aio._summary()}>"
 
     @property
-    def client(self) -> A:
-        """The async object underneath (its coroutines run on the toolkit's loop)."""
+    def async_twin(self) -> A:
+        """The async object underneath (a ``ChatClient``, ``AsyncWatch`` or ``AsyncTracker``;
+        its coroutines run on the toolkit's loop)."""
         return self._aio
 
+    client = Renamed("async_twin")
+
     def close(self) -> None:
-        """Close the widget, if one was shown, and the async object underneath."""
-        if self._widget is not None:
-            self._widget.close()
+        """Close the async object underneath; a widget shown keeps its last state (it stops
+        refreshing after showing the object closed, and stays in the notebook)."""
         loop.run(self._aio.aclose())
+        if self._widget is not None:
+            self._widget.freeze()
 
     def __enter__(self) -> Self:
         return self

@@ -15,7 +15,8 @@ N)`` keeps only channels with ``id % N == K - 1``, so N processes (or machines) 
 between them. Joins run concurrently, at most :data:`JOIN_CONCURRENCY` at a time; the REST
 requests behind them are paced like every other (``pacing.py``). A channel that cannot be
 joined is reported by :meth:`AsyncWatch.stats` (state ``failed`` and the error) and does not
-fail the watch; adding it again, or the top rule's next refresh, tries it again.
+fail the watch; adding it again, or the top rule's next refresh, tries it again. A channel
+named by a token that no channel has is reported the same way (its ``channel`` is missing).
 
 The platform caps connections: anonymous ones at ``chat_address_connections`` per address
 (1,000 by default, ``explorer serve --chat-address-connections``), signed-in ones at
@@ -53,19 +54,19 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import pandas as pd
 
 from explorer import loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelRef, Channels, refs
-from explorer.chat import ChatClient, tidy
+from explorer.chat import Chat, ChatClient, tidy
 from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, NotFound
 from explorer.eventlog import EventLog, LogViews
 from explorer.loop import Blocking
 from explorer.session import OUTAGES_KEPT, Outage
@@ -73,7 +74,7 @@ from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
-    from explorer.watchview import WatchView
+    from explorer.views.watch import WatchView
 
 log = logging.getLogger(__name__)
 
@@ -243,6 +244,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
         self._members: dict[int, _Member] = {}
+        #: Tokens that name no channel, and the error that said so (reported as failed).
+        self._unknown: dict[str, NotFound] = {}
         #: Totals of the chats each channel had before its current one.
         self._past: dict[int, _Totals] = {}
         self._rates = _Rates(clock)
@@ -280,7 +283,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         second over the last 10 s), ``reconnects``, ``gaps`` (reconnects that may have missed
         messages), ``removed`` (messages removed while away), ``outages`` (times away, see
         :meth:`outages`) and ``error``; totals over every chat the channel had; busiest
-        first. Safe from any thread."""
+        first; a token that names no channel is a failed row without a channel. Safe from any
+        thread."""
         members = sorted(list(self._members.values()), key=lambda m: m.channel)
         rates = self._sample(members)
         past = dict(self._past)
@@ -299,6 +303,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             )
         channels = sorted(rows)
         totals = [_sum(rows[c][4], rows[c][5]) for c in channels]
+        unknown = dict(self._unknown)
         frame = pd.DataFrame(
             {
                 "token": pd.array([rows[c][0] for c in channels], dtype="string"),
@@ -314,7 +319,18 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             },
             index=pd.Index(channels, dtype="Int64", name="channel"),
         )
+        if unknown:
+            missing = pd.DataFrame(
+                {
+                    "token": pd.array(list(unknown), dtype="string"),
+                    "state": pd.array(["failed"] * len(unknown), dtype="string"),
+                    "error": pd.array([str(e) for e in unknown.values()], dtype="string"),
+                },
+                index=pd.Index([None] * len(unknown), dtype="Int64", name="channel"),
+            )
+            frame = pd.concat([frame, missing])
         counts = ("events", "messages", "reconnects", "gaps", "removed", "outages")
+        frame = frame.fillna({**dict.fromkeys(counts, 0), "rate": 0.0})
         frame = frame.astype({**dict.fromkeys(counts, "int64"), "rate": "float64"})
         return frame.sort_values("rate", ascending=False, kind="stable")
 
@@ -372,6 +388,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
     def status(self) -> dict[str, str]:
         """What a view shows above the table: state, channels, rate, recording."""
         states = [m.state for m in list(self._members.values())]
+        states += ["failed"] * len(self._unknown)
         joined = sum(s not in ("joining", "failed") for s in states)
         parts = [f"{joined:,} joined"]
         parts += [f"{states.count(s):,} {s}" for s in ("joining", "failed") if s in states]
@@ -393,7 +410,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
 
     # Starting and stopping.
 
-    async def start(self) -> AsyncWatch:
+    async def start(self) -> Self:
         """Join the channels (and the top rule's), start recording and the background tasks;
         returns once every join succeeded or failed."""
         if self._started:
@@ -413,12 +430,6 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             await self.aclose()
             raise
         return self
-
-    def __await__(self) -> Generator[Any, None, AsyncWatch]:
-        return self.start().__await__()
-
-    async def _enter(self) -> None:
-        await self.start()
 
     async def aclose(self) -> None:
         """Leave every chat, stop the background tasks, then close the recorder (which writes
@@ -462,13 +473,28 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         the tokens of channels named by id looked up (with ``tokens``)."""
         named: dict[int, str | None] = {}
         for ref, token in refs(*channels):
-            channel_id = ref if isinstance(ref, int) else await Channel.id(self._channel(ref))
-            if self._in_shard(channel_id):
+            channel_id = ref if isinstance(ref, int) else await self._id(ref, tokens)
+            if channel_id is not None and self._in_shard(channel_id):
                 named[channel_id] = named.get(channel_id) or token
         unknown = [c for c, t in named.items() if t is None and c not in self._members]
         if tokens and unknown:
             named.update(await self._tokens(unknown))
         return [_Member(channel, token) for channel, token in named.items()]
+
+    async def _id(self, token: str, joining: bool) -> int | None:
+        """The id of the channel ``token`` names; None when none does, which is kept as a
+        failure while ``joining`` (forgotten when removing), as an unknown id's join is."""
+        try:
+            channel_id = await Channel.id(self._channel(token))
+        except NotFound as missing:
+            if joining:
+                self._unknown[token] = missing
+                log.warning("explorer watch: no channel is called %r: %s", token, missing)
+            else:
+                self._unknown.pop(token, None)
+            return None
+        self._unknown.pop(token, None)
+        return channel_id
 
     def _in_shard(self, channel: int) -> bool:
         return self.shard is None or channel % self.shard[1] == self.shard[0] - 1
@@ -525,7 +551,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
                     **self._chat_options,
                 )
                 member.chat = chat
-                await chat.connect()
+                await chat.start()
         except ExplorerError as exc:
             member.error = exc
             log.warning("explorer watch: channel %d failed to join: %s", member.channel, exc)
@@ -606,7 +632,7 @@ async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
 
 
 class FeedCore(LoggedCore, Protocol):
-    """A collecting core a :class:`~explorer.watchview.WatchView` shows (a watch, a live
+    """A collecting core a :class:`~explorer.views.watch.WatchView` shows (a watch, a live
     feed): its per-row stats, total rate, status lines and the platform's REST base."""
 
     base_url: str | None
@@ -635,7 +661,7 @@ class FeedTwin(LoggedTwin[F, "WatchView"]):
     def widget(self) -> WatchView:
         """A live view for Jupyter: the rows, events per second as a sparkline, the
         busiest rows of :meth:`stats`, the latest events."""
-        from explorer.watchview import WatchView
+        from explorer.views.watch import WatchView
 
         return WatchView(
             self.log,
@@ -650,16 +676,18 @@ class Watch(FeedTwin[AsyncWatch]):
     """Many channels' live chats from blocking code (see :class:`AsyncWatch`): made by
     ``explorer.connect().watch(...)``, already joined, running on the toolkit's loop so events
     keep flowing while a cell blocks. ``watch.widget()`` (or ``watch`` as a cell's last line)
-    shows a :class:`~explorer.watchview.WatchView`. Use ``with`` or :meth:`close`.
+    shows a :class:`~explorer.views.watch.WatchView`. Use ``with`` or :meth:`close`.
     """
 
     channels: Mirror[list[int]] = Mirror("The channels joined now, by id.")
     recorder: Mirror[Recorder | None] = Mirror("The recorder writing the capture (``to=``).")
     refreshes: Mirror[int] = Mirror("Times the top rule was evaluated.")
 
-    def chat(self, channel: int) -> ChatClient | None:
-        """The chat client of ``channel`` (None while it is not part of the watch)."""
-        return self._aio.chat(channel)
+    def chat(self, channel: int) -> Chat | None:
+        """The chat of ``channel`` for blocking code, a :class:`~explorer.chat.Chat` (None
+        while it is not part of the watch or joining); closing it leaves that channel."""
+        client = self._aio.chat(channel)
+        return None if client is None else Chat(client)
 
     def outages(self) -> pd.DataFrame:
         """Every time a chat of the watch was away, and what may be missing there."""

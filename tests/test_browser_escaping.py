@@ -19,9 +19,9 @@ from playwright.sync_api import Browser, sync_playwright
 
 from explorer.eventlog import EventLog
 from explorer.shortcode import shortcode, widget_html
-from explorer.trackview import TrackChart
-from explorer.watchview import WatchView
-from explorer.widgets import LiveChat, PollChart
+from explorer.views.chat import LiveChat, PollChart
+from explorer.views.track import TrackChart
+from explorer.views.watch import WatchView
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.test_security import attempt
 

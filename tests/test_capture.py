@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
 from explorer import chatviews
 from explorer.capture import open_capture
+from explorer.errors import CaptureError, CaptureNotFound, ExplorerError
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
 from tests.test_recorder import T0, chat_message, poll_start
@@ -63,7 +65,7 @@ def recorded(tmp_path: Path) -> EventLog:
 def test_frame_and_views_equal_the_event_logs(recorded: EventLog, tmp_path: Path) -> None:
     """frame() has EventLog.frame's columns, dtypes and values; the views match the log's."""
     capture = open_capture(tmp_path)
-    pd.testing.assert_frame_equal(capture.frame(), recorded.frame.reset_index(drop=True))
+    pd.testing.assert_frame_equal(capture.events(), recorded.frame.reset_index(drop=True))
     for view in ("messages", "polls", "users", "moderation"):
         got, expected = getattr(capture, view)(), getattr(recorded, view)()
         pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True))
@@ -81,10 +83,10 @@ def test_filters_select_channels_times_and_events(recorded: EventLog, tmp_path: 
         & (frame["received_at"] >= start)
         & (frame["received_at"] < start + pd.Timedelta("10s"))
     ]
-    got = capture.frame(channels=[8, 9], start=T0 + 5, end=str(start + pd.Timedelta("10s")))
+    got = capture.events(channels=[8, 9], start=T0 + 5, end=str(start + pd.Timedelta("10s")))
     pd.testing.assert_frame_equal(got, wanted.reset_index(drop=True))
-    assert capture.frame(channels=[]).empty
-    polls = capture.frame(events=chatviews.POLL_EVENTS, columns=["event", "poll_q"])
+    assert capture.events(channels=[]).empty
+    polls = capture.events(events=chatviews.POLL_EVENTS, columns=["event", "poll_q"])
     assert polls["poll_q"].tolist() == ["Tea?"] and list(polls.columns) == ["event", "poll_q"]
     assert capture.count(channels=[8]) == len(frame.loc[frame["channel"] == 8])
 
@@ -96,10 +98,11 @@ def test_time_filters_skip_other_dates_unread(recorded: EventLog, tmp_path: Path
     broken.parent.mkdir()
     broken.write_bytes(b"not parquet")
     capture = open_capture(tmp_path)
-    second_day = capture.frame(start=T0 + DAY, end=T0 + 2 * DAY)
+    second_day = capture.events(start=T0 + DAY, end=T0 + 2 * DAY)
     assert second_day["message_id"].tolist() == [f"m{100 + i}" for i in range(5)]
-    with pytest.raises(Exception, match=r"broken\.parquet"):
-        capture.frame()
+    with pytest.raises(CaptureError, match=r"broken\.parquet") as failed:
+        capture.events()
+    assert isinstance(failed.value.__cause__, duckdb.Error)
 
 
 def test_channel_filter_is_pushed_into_the_scan(recorded: EventLog, tmp_path: Path) -> None:
@@ -121,7 +124,7 @@ def test_two_recorders_read_as_one(tmp_path: Path) -> None:
     leftover = tmp_path / "events" / "date=2023-11-14" / ".shard-1-000009.parquet.partial"
     leftover.write_bytes(b"half a file")
     capture = open_capture(tmp_path)
-    frame = capture.frame()
+    frame = capture.events()
     assert frame["message_id"].tolist() == [f"m{i}" for i in range(40)]
     assert capture.channels == [1, 2]
     assert capture.sql("SELECT count(DISTINCT message_id) AS n FROM events")["n"][0] == 40
@@ -167,10 +170,10 @@ def test_snapshots_and_sql_over_both_views(tmp_path: Path) -> None:
 
 
 def test_an_empty_capture_has_empty_views(tmp_path: Path) -> None:
-    """A capture without files yet gives empty frames with the usual dtypes and empty SQL
-    views."""
+    """A capture without files yet (an empty folder) gives empty frames with the usual dtypes
+    and empty SQL views."""
     capture = open_capture(tmp_path)
-    assert capture.frame().dtypes.equals(EventLog().frame.dtypes)
+    assert capture.events().dtypes.equals(EventLog().frame.dtypes)
     assert capture.messages().empty and capture.polls().empty
     assert list(capture.snapshots().columns) == ["time", "channel", "token"]
     assert capture.sql("SELECT count(*) AS n FROM events")["n"][0] == 0
@@ -194,9 +197,35 @@ def test_a_capture_being_written_shows_new_files(tmp_path: Path) -> None:
 
 
 def test_open_capture_refuses_what_is_not_a_capture(tmp_path: Path) -> None:
-    """A missing path raises FileNotFoundError, a file ValueError."""
-    with pytest.raises(FileNotFoundError):
+    """A missing path raises CaptureNotFound (a FileNotFoundError), a file CaptureError (a
+    ValueError): both ExplorerErrors."""
+    with pytest.raises(CaptureNotFound, match="does not exist") as missing:
         open_capture(tmp_path / "missing")
+    assert isinstance(missing.value, FileNotFoundError | ExplorerError)
     (tmp_path / "file").write_text("x")
-    with pytest.raises(ValueError, match="is a file"):
+    with pytest.raises(CaptureError, match="is a file") as file:
         open_capture(tmp_path / "file")
+    assert isinstance(file.value, ValueError)
+
+
+def test_open_capture_on_a_capture_s_part_names_its_parent(
+    recorded: EventLog, tmp_path: Path
+) -> None:
+    """Opening the events/ folder inside a capture says what a capture is and to open the
+    parent, instead of returning an empty capture."""
+    with pytest.raises(CaptureError, match=r"not a capture.*open its parent") as wrong:
+        open_capture(tmp_path / "events")
+    assert repr(str(tmp_path)) in str(wrong.value)
+
+
+def test_open_capture_on_a_folder_of_captures_lists_them(
+    recorded: EventLog, tmp_path: Path
+) -> None:
+    """A folder that holds captures, or nothing a recorder writes, is refused with what a
+    capture holds (and the captures inside, when there are some)."""
+    with pytest.raises(CaptureError, match=rf"holds captures: .*{tmp_path.name}"):
+        open_capture(tmp_path.parent)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("x")
+    with pytest.raises(CaptureError, match=r"events/, snapshots/, recorders/, and it holds none"):
+        open_capture(tmp_path / "notes")

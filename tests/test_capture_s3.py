@@ -23,7 +23,7 @@ from explorer.capture import open_capture
 from explorer.emulator import Platform
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
-from explorer.replay import replay
+from explorer.replays import replay
 from tests.test_capture import moderation_packets, record
 from tests.test_record_cli import wait_for
 from tests.test_recorder import (
@@ -73,7 +73,7 @@ def test_a_capture_on_s3_reads_back_as_recorded(recorded: tuple[EventLog, str]) 
     show, count the same rows over both date partitions."""
     log, url = recorded
     capture = open_capture(url)
-    pd.testing.assert_frame_equal(capture.frame(), log.frame.reset_index(drop=True))
+    pd.testing.assert_frame_equal(capture.events(), log.frame.reset_index(drop=True))
     pd.testing.assert_frame_equal(
         capture.messages().reset_index(drop=True), log.messages().reset_index(drop=True)
     )

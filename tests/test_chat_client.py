@@ -104,7 +104,7 @@ def test_repr_shows_channel_state_endpoint_and_counts(streamer: Chat, world: Wor
     never a bare object address."""
     streamer.send("counted")
     wait_until(lambda: streamer.log.counts.get("ChatMessage"))
-    for shown in (repr(streamer), repr(streamer.client), streamer._repr_html_()):
+    for shown in (repr(streamer), repr(streamer.async_twin), streamer._repr_html_()):
         assert str(world.channel) in shown and "authenticated" in shown
         assert str(streamer.endpoint) in shown and "ChatMessage" in shown
         assert " at 0x" not in shown
@@ -130,8 +130,8 @@ def round_trips() -> dict[str, Callable[[Chat, Chat], None]]:
         assert viewer.vote(1) is True
         wait_until(lambda: viewer.log.counts.get("PollEnd"), timeout=5)
 
-    def timeout(streamer: Chat, viewer: Chat) -> None:
-        assert streamer.timeout("viewer2", "1s") == "viewer2 has been timed out for 1s."
+    def timeout_user(streamer: Chat, viewer: Chat) -> None:
+        assert streamer.timeout_user("viewer2", "1s") == "viewer2 has been timed out for 1s."
 
     def purge(streamer: Chat, viewer: Chat) -> None:
         assert streamer.purge("viewer2") is None
@@ -162,7 +162,7 @@ def round_trips() -> dict[str, Callable[[Chat, Chat], None]]:
         streamer.send("hello :)")
         wait_until(lambda: "emoticons" in viewer.log.packets()[-1]["data"]["message"]["meta"])
 
-    return {f.__name__: f for f in (send, whisper, poll, timeout, purge, delete_message)} | {
+    return {f.__name__: f for f in (send, whisper, poll, timeout_user, purge, delete_message)} | {
         f.__name__: f for f in (clear_messages, history, start_giveaway, ping, attach_emotes)
     }
 
@@ -177,7 +177,7 @@ def test_method_round_trip(method: str, streamer: Chat, viewer: Chat) -> None:
     ("call", "code"),
     [
         (lambda chat: chat.vote(0), ChatErrorCode.POLL_ERROR),
-        (lambda chat: chat.timeout("streamer", "5s"), ChatErrorCode.ACCESS_DENIED),
+        (lambda chat: chat.timeout_user("streamer", "5s"), ChatErrorCode.ACCESS_DENIED),
         (lambda chat: chat.delete_message("no-such-id"), ChatErrorCode.NOT_FOUND),
         (lambda chat: chat.call("noSuchMethod"), ChatErrorCode.UNKNOWN_METHOD),
         (lambda chat: chat.history("ten"), ChatErrorCode.BAD_REQUEST),
@@ -213,6 +213,29 @@ def test_events_iterate_in_a_plain_script(streamer: Chat, viewer: Chat) -> None:
     got = [event.data["message"]["message"][0]["text"] for event in events]
     assert got == ["one", "two"]
     assert 1.0 <= time.monotonic() - started < 3.0
+
+
+def test_a_misspelt_event_name_is_refused_with_the_known_ones(viewer: Chat) -> None:
+    """events(), on() and the async events() refuse a name that is not an event, naming the
+    closest one and listing them all, instead of matching nothing forever."""
+    with pytest.raises(
+        ValueError, match=r"'ChatMesage'\. Did you mean 'ChatMessage'\?.*UserTimeout"
+    ):
+        viewer.events("ChatMesage")
+    with pytest.raises(ValueError, match="The events are: WelcomeEvent, ChatMessage"):
+        viewer.on(print, "ChatMessage", "Nope")
+    with pytest.raises(ValueError, match="PollEnd"):
+        viewer._aio.events("PollEnded")
+
+
+def test_a_timed_out_chatter_s_own_log_shows_the_duration(chats: Callable[..., Chat]) -> None:
+    """The chatter timed out alone gets UserTimeout, so their own log's moderation view shows
+    how long (what recipe 4 shows, timing out its own demo account)."""
+    owner, target = chats("moderator", "moderator"), chats("viewer2", "moderator")
+    owner.timeout_user("viewer2", "2s")
+    wait_until(lambda: (target.log.moderation()["event"] == "UserTimeout").any())
+    timed_out = target.log.moderation().query("event == 'UserTimeout'")
+    assert timed_out["duration_ms"].tolist() == [2000]
 
 
 def test_callbacks_see_events_on_the_loop(streamer: Chat, viewer: Chat) -> None:
@@ -280,7 +303,7 @@ def test_gives_up_when_no_node_answers() -> None:
         client = ChatClient(details, give_up_after=0.5, reconnect_delay=0.05)
         started = time.monotonic()
         with pytest.raises(ConnectionFailed) as failed:
-            await client.connect()
+            await client.start()
         return failed.value, time.monotonic() - started, client
 
     error, took, client = asyncio.run(scenario())

@@ -96,8 +96,8 @@ def test_node_stopped_mid_stream_leaves_no_gap(world: World, chats: Callable[...
     messages = reader.log.messages()
     assert list(messages["message_id"]) == [m["id"] for m in said]
     assert list(messages["from_history"]) == [False] * 3 + [True] * 5 + [False] * 3
-    assert reader.endpoint != lost and reader.client.reconnects == 1
-    assert (reader.client.recovered, reader.client.gaps) == (5, 0)
+    assert reader.endpoint != lost and reader.async_twin.reconnects == 1
+    assert (reader.async_twin.recovered, reader.async_twin.gaps) == (5, 0)
 
 
 def test_calls_wait_for_the_reconnect(world: World, chats: Callable[..., Chat]) -> None:
@@ -127,8 +127,8 @@ def test_refused_authkey_is_replaced(
     chat = chats("viewer", reconnect_delay=0.01)
     clock.advance(AUTHKEY_TTL + 1)
     control(world, node_of(world, chat), "stop")
-    wait_until(lambda: chat.client.reconnects == 1 and chat.state == State.AUTHENTICATED)
-    assert chat.client.key_refreshes == 1
+    wait_until(lambda: chat.async_twin.reconnects == 1 and chat.state == State.AUTHENTICATED)
+    assert chat.async_twin.key_refreshes == 1
     assert chat.send("signed in again")["user_name"] == "viewer"
 
 

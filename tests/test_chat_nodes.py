@@ -124,8 +124,7 @@ def test_slow_reader_is_dropped_without_stalling_the_room(world: World) -> None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow = Chat(await connect(world.endpoint(0), sock=sock, max_queue=1, compression=None))
         await slow.recv()
-        await slow.ok("auth", channel)
-        slow.ws.transport.pause_reading()
+        await slow.ok("auth", channel)  # from here on unread: max_queue=1 stops its reading
         reader = await world.join(None, channel, node=1)
         talker = await world.join("staff", channel, node=0)
         text = "x" * 350
@@ -146,7 +145,7 @@ def test_slow_reader_is_dropped_without_stalling_the_room(world: World) -> None:
         while got < sent:
             packet = await reader.recv()
             got += packet.get("event") == "ChatMessage"
-        slow.ws.transport.abort()
+        await slow.ws.close()
         await reader.close()
         await talker.close()
 

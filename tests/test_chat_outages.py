@@ -73,7 +73,7 @@ def test_unreachable_endpoints_leave_the_list_and_fresh_ones_are_fetched(world: 
 
         # A backoff wait would take at least 30 s: the run's bound fails the test first.
         client = ChatClient(details, reconnect_delay=60.0, max_reconnect_delay=60.0)
-        await client.connect()
+        await client.start()
         assert len(fetched) == 2 and client.endpoint in fetched[1].endpoints
         assert client.state == State.CONNECTED
         await client.aclose()
@@ -98,7 +98,7 @@ def test_moderation_during_a_reconnect_is_counted(
     sender.send("meanwhile")
     assert reader.state == State.RECONNECTING  # all of it happened while the reader was away
     wait_until(lambda: "meanwhile" in texts(reader), timeout=10)
-    client = reader.client
+    client = reader.async_twin
     (outage,) = client.outages
     assert client.removed == 1 and outage.removed == 1
     assert outage.loss == Loss.EVENTS and outage.start < outage.end

@@ -817,13 +817,13 @@ def test_held_rows_survive_the_row_bound_before_any_sealing() -> None:
 
 
 def test_packed_rows_build_with_their_packets() -> None:
-    """packed(row).frame() gives rows from that number on, sealed or open, and each one's
+    """packed(row).frame gives rows from that number on, sealed or open, and each one's
     JSON text."""
     log = EventLog(chunk_rows=3)
     packets = [_message(f"m{i}", 1) for i in range(5)]
     for packet in packets:
         log.append(packet, T)
-    frame = log.packed(2).frame()
+    frame = log.packed(2).frame
     assert frame.index.tolist() == [2, 3, 4]
     assert [orjson.loads(text) for text in frame["packet"]] == packets[2:]
     assert frame["message_id"].tolist() == ["m2", "m3", "m4"]

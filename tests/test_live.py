@@ -87,7 +87,7 @@ def test_recording_and_replay_keep_live_rows(
         retitle(platform_of_live, "recorded live")
         wait_until(lambda: live.log.counts.get("channel:update"))
     capture = explorer.open_capture(tmp_path / "capture")
-    frame = capture.frame()
+    frame = capture.events()
     assert list(frame["event"].astype(str)) == ["channel:update"]
     assert frame["text"].iloc[0] == '{"name":"recorded live"}'
     replayed = explorer.replay(capture, speed=None)
@@ -117,11 +117,11 @@ def test_live_tracking_adds_a_row_per_change_as_it_happens(
         with api.track([channel], live=True, fields=["numFollowers", "online"]) as tracker:
             assert tracker.wait(1, timeout=10)
             wait_until(lambda: tracker.following)
-            before = int(tracker.frame()["numFollowers"].iloc[-1])
+            before = int(tracker.frame["numFollowers"].iloc[-1])
             assert viewer.put(f"/channels/{channel}/follow").is_success
             wait_until(lambda: tracker.updates)
-            frame = tracker.frame()
-    assert tracker.snapshots == 1 and len(frame) == 2
+            frame = tracker.frame
+    assert tracker.taken == 1 and len(frame) == 2
     assert list(frame["numFollowers"]) == [before, before + 1]
     assert frame["online"].iloc[0] == frame["online"].iloc[1]
     assert frame["time"].is_monotonic_increasing
@@ -149,9 +149,9 @@ def test_live_tracking_follows_hundreds_of_channels(
                 )
             writer.close()
             wait_until(lambda: tracker.updates >= 150, timeout=20)
-            frame = tracker.frame()
+            frame = tracker.frame
     first, updated = frame.iloc[:150], frame.iloc[150:]
-    assert sorted(updated["channel"]) == sorted(first["channel"]) and tracker.snapshots == 1
+    assert sorted(updated["channel"]) == sorted(first["channel"]) and tracker.taken == 1
     before = dict(zip(first["channel"], first["viewersCurrent"], strict=True))
     assert all(row.viewersCurrent == before[row.channel] + 7 for row in updated.itertuples())
 
@@ -167,10 +167,10 @@ def test_a_dropped_connection_is_dialled_again_and_resubscribed(
     with explorer.Client(first.base_url, progress=False) as client:
         live = client.live("streamer", events=["update"], reconnect_delay=0.05)
         first.stop()
-        wait_until(lambda: live.client.socket.state == "reconnecting")
+        wait_until(lambda: live.async_twin.socket.state == "reconnecting")
         second = make_platform(db=db, port=port, rate_limits=False)
-        wait_until(lambda: live.client.socket.state == "connected", timeout=10)
-        wait_until(lambda: live.client.socket.reconnects == 1)
+        wait_until(lambda: live.async_twin.socket.state == "connected", timeout=10)
+        wait_until(lambda: live.async_twin.socket.reconnects == 1)
         retitle(second, "after the restart")
         wait_until(lambda: live.log.counts.get("channel:update"))
         assert live.changes("name")["value"].tolist() == ["after the restart"]

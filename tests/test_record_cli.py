@@ -100,7 +100,7 @@ def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: 
     assert str(snapshots["time"].dtype) == "datetime64[ms, UTC]"
     assert {"viewersCurrent", "online", "numFollowers", "viewersTotal"} <= set(snapshots)
     assert capture.count() == written(stdout, "events") > 0
-    assert capture.frame(columns=["channel"])["channel"].notna().all()
+    assert capture.events(columns=["channel"])["channel"].notna().all()
 
 
 @pytest.mark.parametrize(
@@ -159,6 +159,16 @@ def test_an_out_that_is_a_file_exits_2(live: Platform, tmp_path: Path) -> None:
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 2
     assert "is a file" in stderr
+
+
+def test_an_unknown_channel_name_exits_2_naming_it(
+    live: Platform, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--channels with a token no channel has: exit 2 naming it, not "cannot reach"."""
+    flags = ["--url", live.base_url, "--out", str(tmp_path / "capture"), "--duration", "1s"]
+    assert main(["record", *flags, "--channels", "no-such-streamer"]) == 2
+    err = capsys.readouterr().err
+    assert "no channel is called 'no-such-streamer'" in err and "reach" not in err
 
 
 def test_an_unreachable_platform_exits_1(tmp_path: Path) -> None:

@@ -189,4 +189,4 @@ def test_a_capture_path_is_never_a_pattern(tmp_path: Path) -> None:
     for name in ("cap*", "cap[12]", "cap?", "cap'1"):
         attempt("glob characters in a capture path")
         capture = open_capture(tmp_path / name)
-        assert len(capture.frame()) == 1, name
+        assert len(capture.events()) == 1, name

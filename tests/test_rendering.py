@@ -80,12 +80,13 @@ def test_external_emoticon_uses_its_own_address() -> None:
 
 
 def test_links_open_safely_and_only_for_web_addresses() -> None:
-    """An http(s) link is an anchor opening a new tab without an opener; other schemes stay
-    text."""
+    """An http(s) link is an anchor opening a new tab without an opener, styled as a link
+    (coloured, underlined); other schemes stay text."""
     good = {"type": "link", "url": "https://example.org/a?b=1&c=2", "text": "example.org/a"}
     [(tag, attrs)] = Tags(message_html([good])).tags
     assert tag == "a" and attrs["href"] == "https://example.org/a?b=1&c=2"
     assert (attrs["rel"], attrs["target"]) == ("noopener noreferrer", "_blank")
+    assert "text-decoration:underline" in attrs["style"] and "color:" in attrs["style"]
     for url in ("javascript:alert(1)", " JavaScript:alert(1)", "data:text/html,x", "//evil"):
         rendered = message_html([{"type": "link", "url": url, "text": url}])
         assert "<a" not in rendered and "href" not in rendered, rendered

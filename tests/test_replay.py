@@ -14,7 +14,7 @@ import pytest
 import explorer
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
-from explorer.replay import replay
+from explorer.replays import replay
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_capture import record

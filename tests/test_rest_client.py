@@ -114,9 +114,19 @@ def test_bad_request_carries_the_details(api: explorer.Client) -> None:
 
 
 def test_an_unknown_endpoint_raises_not_found(api: explorer.Client) -> None:
-    """Paths the platform does not serve raise NotFound too."""
-    with pytest.raises(NotFound):
-        api.get_json("/no/such/endpoint")
+    """Paths the platform does not serve raise NotFound too, naming the URL asked."""
+    with pytest.raises(NotFound, match=r"No such endpoint: GET http://\S+/api/v1/no/such/path\.$"):
+        api.get_json("/no/such/path")
+
+
+def test_a_base_url_without_the_api_path_names_the_fix(platform: Platform) -> None:
+    """A base URL that lacks /api/v1 gets a NotFound naming the URL and the base to use."""
+    root = platform.base_url.removesuffix("/api/v1")
+    with explorer.connect(root, progress=False) as client, pytest.raises(NotFound) as info:
+        client.channels()
+    said = str(info.value)
+    assert f"GET {root}/channels" in said
+    assert f"explorer.connect('{root}/api/v1')" in said
 
 
 def test_an_unreachable_platform_raises_connection_failed() -> None:

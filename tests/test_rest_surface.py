@@ -133,8 +133,9 @@ def _ops(cls: type) -> dict[str, Op[..., object]]:
 
 
 def test_async_and_blocking_clients_list_the_same_names() -> None:
-    """Client and AsyncClient differ only in how they close."""
-    lifecycle = {"close", "open", "aclose"}
+    """Client and AsyncClient differ only in how they begin and close (AsyncClient's start,
+    and open, its old name)."""
+    lifecycle = {"close", "start", "open", "aclose"}
     sync = set(dir(explorer.Client("http://platform.invalid/api/v1"))) - lifecycle
     async_ = {name for name in dir(explorer.AsyncClient) if not name.startswith("_")} - lifecycle
     assert sync == async_

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from explorer.cli.guide import length_shares
 from explorer.emulator import start
-from explorer.tour import length_shares
 
 PLOTS = ["ranking.png", "languages.png", "chat-rate.png", "poll.png", "history-lengths.png"]
 

@@ -15,7 +15,7 @@ import explorer
 import explorer.capture
 from explorer.emulator import Platform
 from explorer.track import CHUNK, Tracker
-from explorer.trackview import TrackChart
+from explorer.views.track import TrackChart
 from tests.clocks import ManualClock
 from tests.test_rest_pacing import TINY_READ, Recording
 
@@ -106,7 +106,7 @@ def test_a_tight_every_within_tiny_buckets_draws_no_429_and_counts_late_snapshot
             tracker.close()
     assert 429 not in transport.statuses
     assert len(transport.statuses) > 5
-    assert tracker.late >= tracker.snapshots - 1 >= snapshots - 1
+    assert tracker.late >= tracker.taken - 1 >= snapshots - 1
     assert sleeps.delays == []
     assert tracker.failures == 0
 
@@ -127,7 +127,7 @@ def test_snapshots_on_time_sleep_until_the_next_tick_dated_in_world_time(
             tracker.close()
     assert tracker.late == 0
     assert sleeps.delays[:3] == [30.0, 30.0, 30.0]
-    times = tracker.frame()["time"].drop_duplicates()
+    times = tracker.frame["time"].drop_duplicates()
     assert list(times.diff().dropna().dt.total_seconds())[:3] == [1800.0, 1800.0, 1800.0]
     assert times.iloc[0] >= pd.Timestamp("2020-07-22", tz="UTC")
 
@@ -138,7 +138,7 @@ def test_a_query_tracks_the_top_channels_as_a_long_frame(
     """A query's snapshot holds its listing's rows: online channels by viewers, typed."""
     tracker = track(TOP, every=1)
     assert tracker.wait(2, timeout=30)
-    frame = tracker.frame()
+    frame = tracker.frame
     assert dict(frame.dtypes.astype(str)) == DTYPES
     first = first_snapshot(frame)
     assert len(first) == 5
@@ -156,7 +156,7 @@ def test_a_channel_list_of_ids_and_tokens_is_fetched_in_chunks(
     token = str(everyone["token"].iloc[-1])
     tracker = track([*ids, token], every="1m", fields=["viewersTotal"])
     assert tracker.wait(1, timeout=30)
-    frame = first_snapshot(tracker.frame())
+    frame = first_snapshot(tracker.frame)
     assert list(frame.columns) == ["time", "channel", "token", "viewersTotal"]
     assert sorted(frame["channel"]) == sorted([*ids, int(everyone.index[-1])])
     by_id = frame.set_index("channel")
@@ -171,7 +171,7 @@ def test_a_channels_frame_tracks_its_index(
     picked = api.channels(order="viewersTotal:desc", max_rows=3, fields="id,token")
     tracker = track(picked, every=5)
     assert tracker.wait(1, timeout=30)
-    assert sorted(first_snapshot(tracker.frame())["channel"]) == sorted(picked.index)
+    assert sorted(first_snapshot(tracker.frame)["channel"]) == sorted(picked.index)
 
 
 def test_max_rows_keeps_the_newest_rows(track: Callable[..., Tracker]) -> None:
@@ -179,7 +179,7 @@ def test_max_rows_keeps_the_newest_rows(track: Callable[..., Tracker]) -> None:
     tracker = track(TOP, every=1, max_rows=12)
     assert tracker.wait(5, timeout=30)
     tracker.close()
-    frame = tracker.frame()
+    frame = tracker.frame
     assert len(frame) == 12
     assert frame["time"].is_monotonic_increasing
     assert frame["time"].iloc[-1] == tracker.last
@@ -218,7 +218,7 @@ def test_the_async_tracker_runs_on_the_callers_loop(platform: Platform) -> None:
             clock = ManualClock()
             async with client.track(TOP, every=2, clock=clock, sleep=Sleeps(clock)) as tracker:
                 assert await tracker.wait(3, timeout=30)
-                return tracker.frame()
+                return tracker.frame
 
     frame = asyncio.run(run())
     assert dict(frame.dtypes.astype(str)) == DTYPES
@@ -233,7 +233,7 @@ def test_snapshots_are_recorded_as_parquet(api: explorer.Client, tmp_path: Path)
     assert tracker.wait(3, timeout=30)
     tracker.close()
     written = explorer.capture.open_capture(tmp_path / "capture").snapshots()
-    kept = tracker.frame()
+    kept = tracker.frame
     assert len(written) == len(kept) == tracker.recorder.stats.snapshots
     pd.testing.assert_frame_equal(
         written.sort_values(["time", "channel"], ignore_index=True),
@@ -263,10 +263,10 @@ def test_a_platform_gone_mid_run_counts_failures_and_keeps_trying(
             assert tracker.wait(1, timeout=30)
             platform.stop()
             assert tracker.wait(10**9, timeout=60, failures=1)
-            taken = tracker.snapshots
+            taken = tracker.taken
             assert tracker.wait(10**9, timeout=60, failures=tracker.failures + 2)
             assert tracker.running
             assert "failed" in str(tracker.error)
-            assert tracker.snapshots == taken
+            assert tracker.taken == taken
         finally:
             tracker.close()

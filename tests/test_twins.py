@@ -28,12 +28,12 @@ class Twin(BlockingTwin[Core, "View"]):
 
 
 class View:
-    """A widget that remembers being closed."""
+    """A widget that remembers being frozen."""
 
-    closed = False
+    frozen = False
 
-    def close(self) -> None:
-        self.closed = True
+    def freeze(self) -> None:
+        self.frozen = True
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict[str, str]:
         return {"text/plain": "view"}
@@ -56,8 +56,9 @@ def test_a_mirror_is_read_only_and_documented() -> None:
     assert "How many there are." in pydoc.render_doc(Twin)
 
 
-def test_close_closes_the_widget_shown_and_the_core() -> None:
-    """close() (here by leaving ``with``) closes the widget shown, then the core."""
+def test_close_closes_the_core_and_freezes_the_widget_shown() -> None:
+    """close() (here by leaving ``with``) closes the core, then freezes the widget shown (it
+    keeps its last state instead of vanishing)."""
     core, view = Core(), View()
 
     class Shown(Twin):
@@ -66,4 +67,4 @@ def test_close_closes_the_widget_shown_and_the_core() -> None:
 
     with Shown(core) as twin:
         assert twin._repr_mimebundle_() == {"text/plain": "view"}
-    assert view.closed and core.closed
+    assert view.frozen and core.closed

@@ -232,10 +232,26 @@ def test_a_channel_that_cannot_be_joined_is_reported(
     assert failed["state"] == "failed" and "not found" in failed["error"]
     assert stats.loc[quiet.channel, "state"] == "connected"
     assert "1 failed" in repr(watch)
-    first = watch.chat(NO_SUCH_CHANNEL)
+    first = watch.async_twin.chat(NO_SUCH_CHANNEL)
     watch.add(NO_SUCH_CHANNEL)
-    assert watch.chat(NO_SUCH_CHANNEL) is not first
+    assert watch.async_twin.chat(NO_SUCH_CHANNEL) is not first
     assert watch.stats().loc[NO_SUCH_CHANNEL, "state"] == "failed"
+
+
+def test_an_unknown_channel_name_is_reported_like_an_unknown_id(
+    quiet: World, watches: Callable[..., Watch]
+) -> None:
+    """A token that names no channel is a failed stats row with its error (no channel id),
+    not a failed watch; the named channels are joined, and removing the name forgets it."""
+    watch = watches(quiet.base_url, ["streamer", "no-such-streamer"])
+    assert watch.channels == [quiet.channel]
+    stats = watch.stats()
+    failed = stats.loc[stats["token"] == "no-such-streamer"].iloc[0]
+    assert failed["state"] == "failed" and "not found" in failed["error"].lower()
+    assert pd.isna(failed.name) and failed["events"] == 0
+    assert "1 failed" in repr(watch)
+    watch.remove("no-such-streamer")
+    assert "failed" not in repr(watch)
 
 
 def test_rate_counts_events_over_the_window(
@@ -277,7 +293,7 @@ def test_each_channel_reconnects_without_a_gap(
     others = [c for c in online(quiet, 3) if c != quiet.channel][:2]
     watch = watches(quiet.base_url, ["streamer", *others], reconnect_delay=0.5)
     reader = watch.chat(quiet.channel)
-    assert reader is not None and reader.endpoint is not None
+    assert isinstance(reader, Chat) and reader.endpoint is not None
     node = quiet.platform.chat_endpoints.index(reader.endpoint)
     try:
         control(quiet, node, "stop")
@@ -304,13 +320,13 @@ def test_recording_writes_every_channel(
     while the log in memory keeps only a bounded tail."""
     others = [c for c in online(quiet, 3) if c != quiet.channel][:2]
     watch = watches(quiet.base_url, ["streamer", *others], to=tmp_path / "capture", max_rows=5)
-    assert watch.recorder is not None and "capture" in watch.client.status()["recording"]
+    assert watch.recorder is not None and "capture" in watch.async_twin.status()["recording"]
     for i in range(20):
         streamer.send(f"recorded {i}")
     wait_until(lambda: watch.log.counts.get("ChatMessage") == 20)
     watch.close()
     capture = open_capture(tmp_path / "capture")
-    frame = capture.frame()
+    frame = capture.events()
     assert len(frame) == watch.log.total and frame["channel"].notna().all()
     assert sorted(capture.channels) == sorted([quiet.channel, *others])
     assert list(capture.messages()["text"]) == [f"recorded {i}" for i in range(20)]
@@ -337,6 +353,20 @@ def test_widget_shows_the_watch(
     assert watch._repr_mimebundle_() == bundle
 
 
+def test_the_view_shown_keeps_its_last_state_after_close(
+    quiet: World, watches: Callable[..., Watch]
+) -> None:
+    """Closing a watch leaves the view it showed open (still in the notebook), refreshed one
+    last time to show the watch closed."""
+    watch = watches(quiet.base_url, "streamer")
+    watch._repr_mimebundle_()
+    view = watch._widget
+    assert view is not None and view.status["state"] == "watching"
+    watch.close()
+    wait_until(lambda: "state: closed" in view._header.value)  # drawn after the traits
+    assert view.comm is not None and view.status["state"] == "closed"
+
+
 def test_close_leaves_every_chat(
     make_platform: Callable[..., Any], watches: Callable[..., Watch]
 ) -> None:
@@ -348,7 +378,7 @@ def test_close_leaves_every_chat(
     watch.close()
     assert all(chat is not None and chat.state == "closed" for chat in chats)
     wait_until(lambda: connections(world) == 0)
-    assert watch.client.closed and "closed" in repr(watch)
+    assert watch.async_twin.closed and "closed" in repr(watch)
 
 
 def test_async_watch_joins_with_await(quiet: World) -> None:

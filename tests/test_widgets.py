@@ -18,7 +18,8 @@ from nbclient import NotebookClient
 import explorer
 from explorer import loop
 from explorer.eventlog import EventLog
-from explorer.widgets import LiveChat, PollChart
+from explorer.rendering import LINK_STYLE
+from explorer.views.chat import LiveChat, PollChart
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
@@ -162,7 +163,10 @@ def test_messages_show_emoticons_links_and_tags_from_a_live_chat(world: World) -
     rendered = record["html"]
     sheet = world.base_url.removesuffix("/api/v1") + "/_latest/emoticons/default.png"
     assert f'<img class="explorer-emoticon" src="{sheet}" alt=":)"' in rendered
-    assert '<a href="https://example.org/x" rel="noopener noreferrer" target="_blank">' in rendered
+    assert (
+        '<a class="explorer-link" href="https://example.org/x" rel="noopener noreferrer" '
+        f'target="_blank" style="{LINK_STYLE}">'
+    ) in rendered
     assert '<span class="explorer-tag"' in rendered and "@viewer</span>" in rendered
     assert ">Owner</span>" in record["roles"]
     assert record["html"] in view.children[2].value

@@ -12,8 +12,8 @@ from matplotlib.dates import num2date
 
 from explorer import loop
 from explorer.eventlog import EventLog
-from explorer.trackview import TrackChart
-from explorer.watchview import WatchView
+from explorer.views.track import TrackChart
+from explorer.views.watch import WatchView
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
 from tests.test_rendering import SMILE

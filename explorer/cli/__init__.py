@@ -4,7 +4,8 @@
   more chat node of a multi-process platform;
 - ``explorer lab`` (:mod:`explorer.cli.lab`): the platform and JupyterLab on the user's copy
   of the recipes;
-- ``explorer tour`` (:mod:`explorer.cli.tour`): the recipes in a terminal;
+- ``explorer tour`` (:mod:`explorer.cli.tour`, steps in :mod:`explorer.cli.guide`): the
+  recipes in a terminal;
 - ``explorer record`` (:mod:`explorer.cli.record`): chat and directory snapshots of many
   channels to a Parquet capture, for long runs;
 - ``explorer coverage`` (:mod:`explorer.cli.coverage`): which shard wrote what in a capture,

@@ -7,9 +7,10 @@ each with its own :class:`~explorer.recorder.Recorder` in the one Parquet datase
 ``--duration`` ends, Ctrl-C or SIGTERM (or a tracker stops because the platform refuses its
 query). Every stop closes them, which writes everything.
 
-Exit codes: 0 done (the duration ended), 2 bad arguments, 1 the platform could not be reached
-or refused, 130 interrupted by Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell
-reports it, so a supervisor sees the run was cut short; everything is written either way).
+Exit codes: 0 done (the duration ended), 2 bad arguments (``--channels`` naming a token no
+channel has among them), 1 the platform could not be reached or refused, 130 interrupted by
+Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell reports it, so a supervisor sees the
+run was cut short; everything is written either way).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
 import explorer
+from explorer.channelrefs import refs
 from explorer.durations import describe, seconds
-from explorer.errors import ExplorerError
+from explorer.errors import ConnectionFailed, ExplorerError
 from explorer.track import Tracker
 
 if TYPE_CHECKING:
@@ -140,19 +142,22 @@ def run(args: argparse.Namespace) -> int:
         return FAILED
     with api, _signals() as stopped:
         try:
-            session = Session.start(api, args)
-        except (ExplorerError, OSError) as exc:
+            recording = Recording.start(api, args)
+        except (ConnectionFailed, OSError) as exc:
             print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
             return FAILED
-        except ValueError as exc:  # what the recorder says of --out, say
+        except ExplorerError as exc:
+            print(f"explorer record: the platform refused: {exc}", file=sys.stderr)
+            return FAILED
+        except ValueError as exc:  # unknown --channels, what the recorder says of --out, say
             print(f"explorer record: {exc}", file=sys.stderr)
             return BAD_ARGUMENTS
         try:
-            session.run(args.duration, stopped)
-            failure = session.failure()
+            recording.run(args.duration, stopped)
+            failure = recording.failure()
         finally:
-            session.close()
-        print(session.summary(stopped.reason), flush=True)
+            recording.close()
+        print(recording.summary(stopped.reason), flush=True)
     if failure is not None:
         print(f"explorer record: tracking stopped: {failure}", file=sys.stderr)
         return FAILED
@@ -208,8 +213,25 @@ def _signals() -> Iterator[Stop]:
         stopped.close()
 
 
+def _check_tokens(api: explorer.Client, channels: list[str]) -> None:
+    """Raise ValueError naming the ``--channels`` tokens no channel has (one listing call)."""
+    tokens = [ref for ref, _ in refs(channels) if isinstance(ref, str)]
+    if not tokens:
+        return
+    listed = api.channels(
+        where={"token": tokens}, fields=("id", "token"), max_rows=len(tokens), progress=False
+    )
+    known = {str(token).lower() for token in listed["token"]}
+    unknown = [token for token in tokens if token.lower() not in known]
+    if unknown:
+        raise ValueError(
+            f"--channels: no channel is called {', '.join(map(repr, unknown))} "
+            "(a channel is its id or its token, as in api.channel(token))"
+        )
+
+
 @dataclass
-class Session:
+class Recording:
     """One recording: the watch, the trackers, and the clock of the display."""
 
     watch: Watch | None
@@ -221,16 +243,19 @@ class Session:
     joined: int = 0
 
     @classmethod
-    def start(cls, api: explorer.Client, args: argparse.Namespace) -> Session:
-        """Check the platform answers, then start tracking and watching."""
+    def start(cls, api: explorer.Client, args: argparse.Namespace) -> Recording:
+        """Check the platform answers and knows the ``--channels`` tokens, then start
+        tracking and watching."""
         api.channels(fields="id", max_rows=1)
+        if args.channels is not None:
+            _check_tokens(api, args.channels)
         targets: list[Any] = []
         if args.top is not None:
             targets.append({**TOP, "max_rows": args.top})
         if args.channels is not None:
             targets.append(args.channels)
         trackers: list[Tracker] = []
-        session = cls(None, trackers, args.out, time.monotonic())
+        recording = cls(None, trackers, args.out, time.monotonic())
         try:
             for target in targets:
                 trackers.append(
@@ -242,7 +267,7 @@ class Session:
                         shard=args.shard,
                     )
                 )
-            session.watch = api.watch(
+            recording.watch = api.watch(
                 args.channels,
                 top=args.top,
                 refresh=args.refresh,
@@ -251,9 +276,9 @@ class Session:
                 shard=args.shard,
             )
         except BaseException:
-            session.close()
+            recording.close()
             raise
-        return session
+        return recording
 
     def recorders(self) -> list[Recorder]:
         """Every recorder writing into the capture."""
@@ -279,7 +304,7 @@ class Session:
         tracked = {c for t in self.trackers for c in t.channels}
         channels = self.joined = len(watch.channels) if watch is not None else len(tracked)
         rate = f"{watch.rate():,.1f} events/s  " if watch is not None else ""
-        snapshots = sum(t.snapshots for t in self.trackers)
+        snapshots = sum(t.taken for t in self.trackers)
         return (
             f"{self._elapsed()}  {channels} channels  "
             f"{rate}{totals['events']:,} events  {snapshots} snapshots "
@@ -325,7 +350,7 @@ class Session:
         lines = [
             f"explorer record: {how} after {self._elapsed()}",
             f"  events written:    {totals['events']:,}",
-            f"  snapshots taken:   {sum(t.snapshots for t in self.trackers)} "
+            f"  snapshots taken:   {sum(t.taken for t in self.trackers)} "
             f"({totals['snapshots']:,} rows; {late} late, {failed} failed)",
             f"  files:             {totals['files']} ({_size(totals['bytes'])}) in {self.out}",
         ]

@@ -1,4 +1,4 @@
-"""``explorer tour``: the command line of :mod:`explorer.tour` (the recipes in a terminal)."""
+"""``explorer tour``: the command line of :mod:`explorer.cli.guide` (the recipes in a terminal)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import logging
 import sys
 from pathlib import Path
 
+from explorer.cli.guide import Tour
 from explorer.errors import ExplorerError
-from explorer.tour import Tour
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -31,13 +31,17 @@ Protection (each connection alone pays for its misbehaviour):
 * events go out with ``websockets.broadcast`` (no awaiting, so one slow reader cannot stall a
   room); the kernel holds at most ``KERNEL_SEND_BUFFER`` bytes per connection, and a
   connection whose unsent data passes ``chat_send_buffer`` bytes is closed with 1008 ("too
-  slow") by a watchdog;
+  slow") by a watchdog (:class:`NodeConnection` reads the backlog);
 * a frame that is not JSON answers ``UNOTJSON``; an unexpected error inside a method is
   logged and answered, never raised into the server.
 
 Binary frames carrying JSON are treated like text frames; everything the node sends is a text
 frame. Any path and query string is accepted (``?version=1.0&Client-ID=...``), and
 permessage-deflate is negotiated when the client offers it.
+
+Only websockets' documented API is used (``tests/test_websockets_api.py`` checks): ``serve``
+with ``create_connection``, ``ServerConnection``'s ``send``, ``recv``, ``close``, ``request``,
+``remote_address`` and ``state``, ``broadcast``, ``Server.close``/``wait_closed``/``sockets``.
 """
 
 from __future__ import annotations
@@ -49,11 +53,10 @@ import socket
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
 
 from explorer.emulator import addresses
 from explorer.emulator.brokers.broker import Broker, Delivery
@@ -84,6 +87,34 @@ KERNEL_SEND_BUFFER = 256 * 1024
 _WATCH_INTERVAL = 0.5
 _DROP_GRACE = 2.0
 _connection_ids = itertools.count(1)
+
+
+class NodeConnection(ServerConnection):
+    """A node's connection, which also knows its TCP backlog and can be cut at once.
+
+    websockets documents ``serve(create_connection=...)`` for subclasses that customise
+    connection handling; the TCP transport comes from asyncio's ``connection_made`` callback
+    (the connection is the asyncio protocol of its socket), so no undocumented websockets
+    attribute is read.
+    """
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.tcp = cast(asyncio.WriteTransport, transport)  # uvloop's does not subclass it
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KERNEL_SEND_BUFFER)
+
+    @property
+    def unsent(self) -> int:
+        """Bytes written but not yet handed to the kernel."""
+        return self.tcp.get_write_buffer_size()
+
+    def abort(self) -> None:
+        """Cut the TCP connection now, without a close handshake."""
+        self.tcp.abort()
+
+
 #: Event names one connection may opt out of (more than the platform has).
 _MAX_OPT_OUTS = 32
 
@@ -114,10 +145,10 @@ def parse_auth(args: list[Any]) -> tuple[int, int | None, str | None]:
 
 
 @dataclass(eq=False, slots=True)
-class Session:
+class NodeSession:
     """One open connection: where it is, as whom, and its method allowance."""
 
-    ws: ServerConnection
+    ws: NodeConnection
     key: str
     tokens: float
     refilled: float
@@ -156,9 +187,9 @@ class ChatNode:
         self._server: Server | None = None
         self._watchdog: asyncio.Task[None] | None = None
         self._welcome = b""
-        self._sessions: dict[ServerConnection, Session] = {}
-        self._channels: dict[int, dict[ServerConnection, Session]] = {}
-        self._dropping: set[ServerConnection] = set()
+        self._sessions: dict[NodeConnection, NodeSession] = {}
+        self._channels: dict[int, dict[NodeConnection, NodeSession]] = {}
+        self._dropping: set[NodeConnection] = set()
         #: Set once any connection opted out of events (keeps the usual delivery path lean).
         self._opting_out = False
 
@@ -193,6 +224,7 @@ class ChatNode:
             write_limit=64 * 1024,
             close_timeout=_DROP_GRACE,
             server_header=None,
+            create_connection=NodeConnection,
         )
         self.port = self._server.sockets[0].getsockname()[1]
         self._watchdog = asyncio.get_running_loop().create_task(self._watch())
@@ -209,7 +241,7 @@ class ChatNode:
             await asyncio.wait_for(server.wait_closed(), 2 * _DROP_GRACE)
         except TimeoutError:  # a client that never reads cannot hold the node open
             for ws in list(self._sessions):
-                ws.transport.abort()
+                ws.abort()
             await server.wait_closed()
 
     # --- delivery ---------------------------------------------------------------------
@@ -226,7 +258,7 @@ class ChatNode:
             for session in members.values():
                 if session.member.user_id == delivery.refresh_user:
                     refresh(self.rooms.store, session.member, channel_id)
-        targets: Iterable[ServerConnection] = members
+        targets: Iterable[NodeConnection] = members
         if self._opting_out and any(delivery.event in s.opted_out for s in members.values()):
             targets = [ws for ws, s in members.items() if delivery.event not in s.opted_out]
             members = {ws: members[ws] for ws in targets}
@@ -247,7 +279,7 @@ class ChatNode:
         else:
             broadcast(targets, delivery.payload, text=True)
 
-    def _end_revoked(self, members: dict[ServerConnection, Session], key: str) -> None:
+    def _end_revoked(self, members: dict[NodeConnection, NodeSession], key: str) -> None:
         """Take the connections signed in with ``key`` out of their room at once and close
         them with :data:`CREDENTIAL_ENDED`."""
         for session in [s for s in members.values() if s.authkey == key]:
@@ -261,27 +293,27 @@ class ChatNode:
         while True:
             await asyncio.sleep(_WATCH_INTERVAL)
             for ws in list(self._sessions):
-                if ws not in self._dropping and ws.transport.get_write_buffer_size() > limit:
+                if ws not in self._dropping and ws.unsent > limit:
                     self._dropping.add(ws)
                     asyncio.get_running_loop().create_task(self._drop(ws))
 
-    async def _drop(self, ws: ServerConnection) -> None:
-        """Queue a 1008 close frame behind the backlog (no awaiting a drain that may never
-        come, the way ``broadcast`` writes), then cut the connection if it is still open."""
+    async def _drop(self, ws: NodeConnection) -> None:
+        """Queue a 1008 close frame behind the backlog, then cut the connection if it has not
+        closed within the grace (``close`` waits for a drain that may never come)."""
         try:
-            if ws.protocol.state is State.OPEN:
-                ws.protocol.send_close(*TOO_SLOW)
-                ws.send_data()
-            await asyncio.sleep(_DROP_GRACE)
-            ws.transport.abort()
+            await asyncio.wait_for(ws.close(*TOO_SLOW), _DROP_GRACE)
+        except TimeoutError:
+            ws.abort()
         finally:
             self._dropping.discard(ws)
 
     # --- connections ------------------------------------------------------------------
 
-    async def _handle(self, ws: ServerConnection) -> None:
+    async def _handle(self, connection: ServerConnection) -> None:
+        assert isinstance(connection, NodeConnection)
+        ws = connection
         loop = asyncio.get_running_loop()
-        session = Session(
+        session = NodeSession(
             ws, f"{self.server_id}:{next(_connection_ids)}", self.config.chat_burst, loop.time()
         )
         peer = ws.remote_address[0] if ws.remote_address else None
@@ -294,9 +326,6 @@ class ChatNode:
             await ws.close(*TOO_MANY_CONNECTIONS)
             return
         self._sessions[ws] = session
-        sock = ws.transport.get_extra_info("socket")
-        if sock is not None:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KERNEL_SEND_BUFFER)
         try:
             await ws.send(self._welcome, text=True)
             while session.closing is None:
@@ -315,7 +344,7 @@ class ChatNode:
             self.limits.close(session.address)
             self._leave(session)
 
-    def _allow(self, session: Session, now: float) -> bool:
+    def _allow(self, session: NodeSession, now: float) -> bool:
         """Take one token from the connection's bucket, if there is one."""
         rate, burst = self.config.chat_rate, self.config.chat_burst
         session.tokens = min(burst, session.tokens + (now - session.refilled) * rate)
@@ -335,7 +364,7 @@ class ChatNode:
         slow_down = error_object(ChatErrorCode.THROTTLED, "You are sending too fast; slow down.")
         return encode_reply(reply_id, error=slow_down)
 
-    def _answer(self, session: Session, frame: bytes) -> bytes:
+    def _answer(self, session: NodeSession, frame: bytes) -> bytes:
         """The one reply to one frame."""
         try:
             packet = decode(frame)
@@ -356,7 +385,7 @@ class ChatNode:
             return encode_reply(packet.id, omit_data=True)
         return encode_reply(packet.id, result)
 
-    def _call(self, session: Session, packet: Method) -> Any:
+    def _call(self, session: NodeSession, packet: Method) -> Any:
         name, args = packet.method, packet.arguments
         if name == "auth":
             return self._auth(session, args)
@@ -382,7 +411,7 @@ class ChatNode:
             raise Refusal(ChatErrorCode.NOT_AUTHENTICATED, "Call auth first to join a chat.")
         return dispatch.call(session.room, session.member, name, args)
 
-    def _auth(self, session: Session, args: list[Any]) -> dict[str, Any]:
+    def _auth(self, session: NodeSession, args: list[Any]) -> dict[str, Any]:
         channel_id, user_id, key = parse_auth(args)
         room = self.rooms.get(channel_id)
         if room is None:
@@ -404,7 +433,7 @@ class ChatNode:
         self._enter(session, room, member)
         return {"authenticated": member.user_id is not None, "roles": member.roles}
 
-    def _enter(self, session: Session, room: Room, member: Member) -> None:
+    def _enter(self, session: NodeSession, room: Room, member: Member) -> None:
         """Move ``session`` into ``room`` as ``member`` (leaving where it was)."""
         if session.room is room and session.member.user_id == member.user_id:
             session.member = member  # same identity, fresh roles: no leave/join events
@@ -418,7 +447,7 @@ class ChatNode:
         members[session.ws] = session
         presence.join(room, member, session.key)
 
-    def _leave(self, session: Session) -> None:
+    def _leave(self, session: NodeSession) -> None:
         room = session.room
         if room is None:
             return

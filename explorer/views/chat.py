@@ -125,10 +125,18 @@ class TimedView(widgets.VBox):
         raise NotImplementedError
 
     def close(self) -> None:
-        """Stop refreshing and close the view."""
+        """Stop refreshing and close the view (which removes it from the notebook)."""
         if self._timer is not None:
             self._timer.stop()
         super().close()
+
+    def freeze(self) -> None:
+        """Refresh one last time, then stop refreshing and keep showing that state: what the
+        view of a closed chat, watch or tracker does (closing it would make it vanish)."""
+        timer = self._timer
+        if timer is not None:
+            timer.stop()
+            timer.loop.call_soon_threadsafe(self._on_tick, context=contextvars.Context())
 
 
 class RateMeter:

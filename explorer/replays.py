@@ -6,7 +6,7 @@ time and channel, exactly as the chat client added it: live rows through
 ``EventLog.append``, rows that came from a ``history`` reply through
 ``EventLog.add_history``. So the log's frames and views equal those of the log that was
 recorded, and everything that reads an event log works on a replay without a platform:
-:meth:`Replay.widget` (a :class:`~explorer.widgets.LiveChat`), :meth:`Replay.poll_chart`, and
+:meth:`Replay.widget` (a :class:`~explorer.views.chat.LiveChat`), :meth:`Replay.poll_chart`, and
 the log's views (``messages()``, ``polls()``, ``users()``).
 
 Pacing: the replay runs on the toolkit's loop (``explorer.loop.get_loop()``) and keeps row
@@ -34,7 +34,7 @@ from explorer.eventlog import EventLog, LogViews
 
 if TYPE_CHECKING:
     from explorer.capture import Capture, When
-    from explorer.widgets import LiveChat, PollChart
+    from explorer.views.chat import LiveChat, PollChart
 
 #: Rows read from the files at once.
 _BATCH_ROWS = 10_000
@@ -172,16 +172,16 @@ class Replay(LogViews):
         self.close()
 
     def widget(self, rows: int = 20) -> LiveChat:
-        """A :class:`~explorer.widgets.LiveChat` of the replay: counts, rate, the last
+        """A :class:`~explorer.views.chat.LiveChat` of the replay: counts, rate, the last
         ``rows`` events, as for a live chat."""
-        from explorer.widgets import LiveChat
+        from explorer.views.chat import LiveChat
 
         return LiveChat(self.log, self._status, rows=rows, loop=self._loop)
 
     def poll_chart(self, question: str | None = None) -> PollChart:
-        """A live :class:`~explorer.widgets.PollChart` of a poll in the replay (the latest, or
+        """A live :class:`~explorer.views.chat.PollChart` of a poll in the replay (the latest, or
         ``question``)."""
-        from explorer.widgets import PollChart
+        from explorer.views.chat import PollChart
 
         return PollChart(self.log, question, loop=self._loop)
 

@@ -1,6 +1,6 @@
 """A live view of many channels watched at once (``watch.widget()``): how many are joined,
 events per second in total with a sparkline of the last minute, the per-channel table of the
-most active channels, and the latest events rendered as :class:`~explorer.widgets.LiveChat`
+most active channels, and the latest events rendered as :class:`~explorer.views.chat.LiveChat`
 renders them (with their channel).
 
 It knows the combined :class:`~explorer.eventlog.EventLog`, a ``stats`` callable (one row per
@@ -25,7 +25,7 @@ from traitlets import Dict, Float, Int, List
 
 from explorer.eventlog import EventLog
 from explorer.rendering import sparkline, table_html
-from explorer.widgets import LIVE_INTERVAL, PurgedNames, RateMeter, TimedView, records, rows_html
+from explorer.views.chat import LIVE_INTERVAL, PurgedNames, RateMeter, TimedView, records, rows_html
 
 #: The stats table is read at most this often (seconds).
 STATS_INTERVAL = 1.0

@@ -1,10 +1,10 @@
 """A live chart of tracked channels (``tracker.widget()``): the top channels' field (viewers,
-by default) over time, drawn like :class:`~explorer.widgets.PollChart` (SVG at the notebook's
+by default) over time, drawn like :class:`~explorer.views.chat.PollChart` (SVG at the notebook's
 resolution, concise UTC time ticks, integer counts from 0, an empty state before the first
 snapshot).
 
 It knows only a ``frame`` callable giving the snapshots in long form (``time``
-``datetime64[ms, UTC]``, ``channel``, ``token``, then the fields, as ``Tracker.frame()``
+``datetime64[ms, UTC]``, ``channel``, ``token``, then the fields, as ``Tracker.frame``
 gives them). Given a loop it looks for new snapshots every 0.5 s and redraws, off the loop
 thread, only when there are some.
 """
@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from traitlets import Int, List, Unicode
 
 from explorer.rendering import chart_text
-from explorer.widgets import CHART_INTERVAL, ChartView, count_axis, time_axis, utc
+from explorer.views.chat import CHART_INTERVAL, ChartView, count_axis, time_axis, utc
 
 
 class TrackChart(ChartView):
