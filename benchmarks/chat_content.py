@@ -32,7 +32,8 @@ from explorer.emulator.chatter import (
     moderation,
     timeout_duration,
 )
-from explorer.eventrows import KNOWN_EVENTS, Row, flatten, rows_frame
+from explorer.eventrows import Row, flatten, rows_frame
+from explorer.wire.events import EVENTS
 
 SEED = 20
 #: The big stream: its audience, chatters and how many lines to generate at least.
@@ -89,7 +90,7 @@ def big_stream() -> tuple[pd.DataFrame, dict[str, float]]:
                 timeouts += 1
                 timeout_duration(rng)
         minute += 1
-    frame = chatstats.from_events(rows_frame(rows, pd.CategoricalDtype(KNOWN_EVENTS)))
+    frame = chatstats.from_events(rows_frame(rows, pd.CategoricalDtype(EVENTS)))
     return frame, chatstats.moderation(len(frame), deletes, timeouts)
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 from explorer import schemas, tables
 from explorer.endpoints import Result
 from explorer.handle import Call, Handle, M, action, endpoint, names
+from explorer.wire import routes as wire
 
 
 def _opt_outs(body: dict[str, Any]) -> pd.DataFrame:
@@ -31,17 +32,17 @@ class User(Handle[M]):
     def __repr__(self) -> str:
         return f"<User {self._values['user_id']!r} at {self.base_url} as {self._identity()}>"
 
-    @endpoint("GET", "/users/{user_id}", "user-read", schemas.USER)
+    @endpoint(wire.USER)
     def info(self) -> Call[pd.DataFrame]:
         """The user as a one-row frame indexed by user id."""
         return Call()
 
-    @endpoint("PATCH", "/users/{user_id}", "user-write", schemas.USER)
+    @endpoint(wire.USER_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change one's own ``bio`` (text or None) or ``social`` links; the user afterwards."""
         return Call(json=changes)
 
-    @endpoint("PUT", "/users/{user_id}/confirm", "user-write", schemas.USER)
+    @endpoint(wire.USER_CONFIRM)
     def confirm(self, code: str) -> Call[pd.DataFrame]:
         """Verify a new account with the code from its confirmation mail; the user after."""
         return Call(json={"code": code})
@@ -53,7 +54,7 @@ class Account(Handle[M]):
     def __repr__(self) -> str:
         return f"<Account at {self.base_url} as {self._identity()}>"
 
-    @endpoint("GET", "/users/current", "user-read", schemas.CURRENT_USER)
+    @endpoint(wire.ACCOUNT)
     def info(self) -> Call[pd.DataFrame]:
         """The signed-in user, with channel, groups, email and preferences, as one row."""
         return Call()
@@ -63,59 +64,55 @@ class Account(Handle[M]):
         """The signed-in user's id."""
         return int((await Account.info(self)).index[0])
 
-    @endpoint("GET", "/invoices", "user-read", schemas.INVOICE, Result.TABLE)
+    @endpoint(wire.ACCOUNT_INVOICES, result=Result.TABLE)
     def invoices(self) -> Call[pd.DataFrame]:
         """The caller's invoices, newest first, indexed by id."""
         return Call()
 
-    @endpoint("GET", "/invoices/{invoice_id}", "user-read", schemas.INVOICE)
+    @endpoint(wire.ACCOUNT_INVOICE)
     def invoice(self, invoice_id: int) -> Call[pd.DataFrame]:
         """One invoice (the caller's own; staff may read any), as one row."""
         return Call()
 
-    @endpoint("POST", "/invoices/{invoice_id}/capture", "user-write", schemas.INVOICE)
+    @endpoint(wire.ACCOUNT_CAPTURE_INVOICE)
     def capture_invoice(self, invoice_id: int) -> Call[pd.DataFrame]:
         """Capture a pending invoice, moving its sparks exactly once; the invoice afterwards."""
         return Call()
 
-    @endpoint("GET", "/notifications", "notification-read", schemas.NOTIFICATION, Result.PAGED)
+    @endpoint(wire.ACCOUNT_NOTIFICATIONS, result=Result.PAGED)
     def notifications(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """The caller's notifications, newest first, indexed by id; ``payload`` is an object."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint("GET", "/notifications/{notification_id}", "notification-read", schemas.NOTIFICATION)
+    @endpoint(wire.ACCOUNT_NOTIFICATION)
     def notification(self, notification_id: int) -> Call[pd.DataFrame]:
         """One of the caller's notifications, as one row."""
         return Call()
 
-    @endpoint(
-        "POST", "/notifications/{notification_id}/shareSub", "user-write", schemas.NOTIFICATION
-    )
+    @endpoint(wire.ACCOUNT_SHARE_SUBSCRIPTION)
     def share_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
         """Share a subscription notification to the channel's chat; the notification after."""
         return Call()
 
-    @endpoint(
-        "DELETE", "/notifications/{notification_id}/shareSub", "user-write", schemas.NOTIFICATION
-    )
+    @endpoint(wire.ACCOUNT_UNSHARE_SUBSCRIPTION)
     def unshare_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
         """Take a shared subscription back; the notification afterwards."""
         return Call()
 
-    @endpoint("POST", "/notifications/emailUnsubscribe", "mail-subscribe", shape=_opt_outs)
+    @endpoint(wire.ACCOUNT_UNSUBSCRIBE_EMAIL, shape=_opt_outs)
     def unsubscribe_email(self, category: str) -> Call[pd.DataFrame]:
         """Opt out of one category of notification e-mail (``all`` for every one); every
         opt-out held, indexed by category, with ``since``."""
         return Call(json={"category": category})
 
-    @endpoint("GET", "/oauth/clients", "user-read", schemas.OAUTH_CLIENT, Result.TABLE)
+    @endpoint(wire.ACCOUNT_OAUTH_CLIENTS, result=Result.TABLE)
     def oauth_clients(self) -> Call[pd.DataFrame]:
         """The OAuth clients the caller registered, indexed by client id."""
         return Call()
 
-    @endpoint("POST", "/oauth/clients", "user-write", schemas.OAUTH_CLIENT)
+    @endpoint(wire.ACCOUNT_ADD_OAUTH_CLIENT)
     def add_oauth_client(
         self,
         name: str,
@@ -129,7 +126,7 @@ class Account(Handle[M]):
         body = {"name": name, "redirectUris": names(redirect_uris), "confidential": confidential}
         return Call(json=body if website is None else {**body, "website": website})
 
-    @endpoint("DELETE", "/oauth/clients/{client_id}", "user-write", result=Result.NONE)
+    @endpoint(wire.ACCOUNT_REMOVE_OAUTH_CLIENT, result=Result.NONE)
     def remove_oauth_client(self, client_id: str) -> Call[None]:
         """Delete one of the caller's OAuth clients."""
         return Call()

@@ -26,14 +26,7 @@ from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
 from explorer.constellation import address as live_address
 from explorer.durations import Duration
-from explorer.endpoints import (
-    SHORTCODE_APPROVE,
-    SHORTCODE_DENY,
-    SIGN_IN,
-    Endpoint,
-    Result,
-    bucket_of,
-)
+from explorer.endpoints import Binding, Choice, Result, bucket_of
 from explorer.errors import ConnectionFailed
 from explorer.games import Game, GameVersion
 from explorer.handle import (
@@ -56,18 +49,29 @@ from explorer.track import start as start_tracker
 from explorer.transport import CLOCK_HEADER, decode, world_time
 from explorer.watch import AsyncWatch, Watch
 from explorer.watch import start as start_watch
+from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
 
-#: Interactive game listings and the path each is served at below ``/interactive/games``.
-GAME_LISTINGS = {
-    "published": "",
-    "owned": "/owned",
-    "shared": "/shared",
-    "editor": "/editor",
-    "reviewing": "/reviewing",
-}
-#: Language listings and the path each is served at below ``/language/channels``.
-LANGUAGE_LISTINGS = {"used": "", "active": "/active", "available": "/available"}
+#: Interactive game listings and the row serving each.
+GAME_LISTINGS = Choice(
+    "listing",
+    {
+        "published": wire.GAMES_PUBLISHED,
+        "owned": wire.GAMES_OWNED,
+        "shared": wire.GAMES_SHARED,
+        "editor": wire.GAMES_EDITOR,
+        "reviewing": wire.GAMES_REVIEWING,
+    },
+)
+#: Language listings and the row serving each.
+LANGUAGE_LISTINGS = Choice(
+    "listing",
+    {
+        "used": wire.LANGUAGES_USED,
+        "active": wire.LANGUAGES_ACTIVE,
+        "available": wire.LANGUAGES_AVAILABLE,
+    },
+)
 
 
 class Api(Handle[M]):
@@ -213,14 +217,7 @@ class Api(Handle[M]):
 
     # -- listings -----------------------------------------------------------------------------
 
-    @endpoint(
-        "GET",
-        "/channels",
-        "channel-read",
-        schemas.CHANNEL,
-        Result.PAGED,
-        search=("q", "channel-search"),
-    )
+    @endpoint(wire.CHANNELS, result=Result.PAGED)
     def channels(
         self,
         *,
@@ -315,13 +312,13 @@ class Api(Handle[M]):
             **{"stamp": lambda: self._transport.world_time, **timing},
         )
 
-    @endpoint("GET", "/recordings/{recording_id}", "channel-read", schemas.RECORDING)
+    @endpoint(wire.RECORDING)
     def recording(self, recording_id: int) -> Call[pd.DataFrame]:
         """One recording as a one-row frame; ``vods`` lists its files (``baseUrl``,
         ``format``, ``data`` with ``Width``, ``Height``, ``Fps``, ``Bitrate``)."""
         return Call()
 
-    @endpoint("GET", "/users/search", "user-read", schemas.USER_WITH_CHANNEL, Result.PAGED)
+    @endpoint(wire.SEARCH_USERS, result=Result.PAGED)
     def search_users(
         self, query: str, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
@@ -329,24 +326,17 @@ class Api(Handle[M]):
         with its ``channel`` (an object)."""
         return Call(params={"query": query}, max_rows=max_rows, progress=progress)
 
-    @endpoint("GET", "/types", "channel-read", schemas.TYPE, Result.TABLE)
+    @endpoint(wire.TYPES, result=Result.TABLE)
     def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
         """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
         return Call(params={"online": int(online) if online is not None else None})
 
-    @endpoint("GET", "/types/{type_id}", "channel-read", schemas.TYPE)
+    @endpoint(wire.TYPE)
     def type(self, type_id: int) -> Call[pd.DataFrame]:
         """One type (game or category) as a one-row frame."""
         return Call()
 
-    @endpoint(
-        "GET",
-        "/interactive/games{listing}",
-        "channel-read",
-        schemas.GAME,
-        Result.PAGED,
-        choices={"listing": GAME_LISTINGS},
-    )
+    @endpoint(GAME_LISTINGS, result=Result.PAGED)
     def games(
         self,
         listing: str = "published",
@@ -360,18 +350,18 @@ class Api(Handle[M]):
         ``reviewing``; ``q`` searches names."""
         return Call(params={"q": q}, max_rows=max_rows, progress=progress)
 
-    @endpoint("POST", "/interactive/games", "channel-write", schemas.GAME)
+    @endpoint(wire.CREATE_GAME)
     def create_game(self, name: str, **fields: Any) -> Call[pd.DataFrame]:
         """Create an interactive game owned by the caller; ``fields`` may give
         ``description``, ``controlVersion`` and ``installation``. The game as one row."""
         return Call(json={"name": name, **fields})
 
-    @endpoint("GET", "/interactive/hosts", "channel-read", schemas.INTERACTIVE_HOST, Result.TABLE)
+    @endpoint(wire.INTERACTIVE_HOSTS, result=Result.TABLE)
     def interactive_hosts(self) -> Call[pd.DataFrame]:
         """The interactive hosts viewers join."""
         return Call()
 
-    @endpoint("PUT", "/confetti", "channel-write", schemas.CONFETTI)
+    @endpoint(wire.CREATE_CONFETTI)
     def create_confetti(
         self,
         name: str,
@@ -386,53 +376,46 @@ class Api(Handle[M]):
         body = {"name": name, "particles": list(particles), **settings}
         return Call(json=body if channel_id is None else {**body, "channelId": channel_id})
 
-    @endpoint("GET", "/achievements", "user-read", schemas.ACHIEVEMENT, Result.TABLE)
+    @endpoint(wire.ACHIEVEMENTS, result=Result.TABLE)
     def achievements(self) -> Call[pd.DataFrame]:
         """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
         return Call()
 
-    @endpoint("POST", "/announcements", "user-write", schemas.ANNOUNCEMENT)
+    @endpoint(wire.ANNOUNCE)
     def announce(self, message: str, *, level: str = "info") -> Call[pd.DataFrame]:
         """Announce to every user (staff), at ``level`` ``info``, ``warning`` or ``critical``;
         delivered as notifications. The announcement with its ``recipients`` as one row."""
         return Call(json={"message": message, "level": level})
 
-    @endpoint("GET", "/frontendVersions", "user-read", schemas.FRONTEND_VERSION, Result.TABLE)
+    @endpoint(wire.FRONTEND_VERSIONS, result=Result.TABLE)
     def frontend_versions(self, *, app: str | None = None) -> Call[pd.DataFrame]:
         """Released builds of each client app (or of ``app``), newest first, with ``current``."""
         return Call(params={"app": app})
 
-    @endpoint("GET", "/ingests", "ingest", schemas.INGEST, Result.TABLE)
+    @endpoint(wire.INGESTS, result=Result.TABLE)
     def ingests(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
         """Ingest servers with their load, indexed by name; ``protocol`` keeps those taking it."""
         return Call(params={"protocol": protocol})
 
-    @endpoint("GET", "/ingests/best", "ingest", schemas.INGEST)
+    @endpoint(wire.BEST_INGEST)
     def best_ingest(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
         """The least-loaded ingest (taking ``protocol``), as one row."""
         return Call(params={"protocol": protocol})
 
-    @endpoint(
-        "GET",
-        "/language/channels{listing}",
-        "channel-read",
-        schemas.LANGUAGE,
-        Result.TABLE,
-        choices={"listing": LANGUAGE_LISTINGS},
-    )
+    @endpoint(LANGUAGE_LISTINGS, result=Result.TABLE)
     def languages(self, listing: str = "used") -> Call[pd.DataFrame]:
         """Languages with channel counts, indexed by id: those channels ``used`` (most channels
         first), those ``active`` now (most live viewers first) or all ``available``."""
         return Call()
 
-    @endpoint("GET", "/resources/{resource_id}", "channel-read", result=Result.BYTES)
+    @endpoint(wire.IMAGE, result=Result.BYTES)
     def image(self, resource_id: int) -> Call[bytes]:
         """The bytes of an uploaded image, by the id of its record."""
         return Call()
 
     # -- accounts and signing in --------------------------------------------------------------
 
-    @endpoint("POST", "/users", "user-register", schemas.USER)
+    @endpoint(wire.REGISTER)
     def register(self, username: str, password: str, email: str) -> Call[pd.DataFrame]:
         """Create an account (and its channel); the new user as a one-row frame. Confirm it
         with the code mailed to ``email``: ``user(id).confirm(code)``."""
@@ -481,7 +464,7 @@ class Api(Handle[M]):
     @action
     async def approve_code(self, code: str, *, deny: bool = False) -> None:
         """Approve (or with ``deny=True`` refuse) a shortcode sign-in as the signed-in user."""
-        which = SHORTCODE_DENY if deny else SHORTCODE_APPROVE
+        which = wire.SHORTCODE_DENY if deny else wire.SHORTCODE_APPROVE
         await self._transport.send(which.method, which.path, which.bucket, json={"code": code})
 
     @action
@@ -505,7 +488,7 @@ class Api(Handle[M]):
     @action
     async def get_json(self, path: str, **params: Any) -> Any:
         """``GET path`` (relative to the base URL) with query ``params``; the decoded JSON."""
-        bucket = bucket_of(ENDPOINTS, "GET", path)
+        bucket = bucket_of(wire.TABLE, "GET", path)
         return decode(await self._transport.send("GET", path, bucket, params=params))
 
     @action
@@ -516,7 +499,7 @@ class Api(Handle[M]):
         index. When the answer carries ``X-Total-Count`` and more rows exist, the following
         pages are fetched too (unless ``page`` is given).
         """
-        bucket = bucket_of(ENDPOINTS, "GET", path)
+        bucket = bucket_of(wire.TABLE, "GET", path)
         records = await self._transport.records(
             path, bucket, params, size=None, pages=None, max_rows=None, progress=None
         )
@@ -532,15 +515,15 @@ class Api(Handle[M]):
         params: Mapping[str, Any] | None = None,
     ) -> Any:
         """Any request (``PUT``, ``POST``, ...) with a JSON body; the decoded JSON answer."""
-        bucket = bucket_of(ENDPOINTS, method.upper(), path)
+        bucket = bucket_of(wire.TABLE, method.upper(), path)
         response = await self._transport.send(
             method.upper(), path, bucket, params=params, json=json
         )
         return decode(response)
 
 
-#: Every endpoint row the toolkit calls: the table the bucket test checks against the platform.
-ENDPOINTS: tuple[Endpoint, ...] = (
-    *SIGN_IN,
-    *endpoints_of(Api, Channel, User, Account, Game, GameVersion, Confetti),
+#: Every handle method bound to the wire's rows (the transport calls ``SIGN_IN`` itself): a
+#: test checks that together they call every row.
+ENDPOINTS: tuple[Binding, ...] = tuple(
+    endpoints_of(Api, Channel, User, Account, Game, GameVersion, Confetti)
 )

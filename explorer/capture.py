@@ -48,9 +48,10 @@ from explorer import chatviews, columns, coverage
 from explorer.coverage import Coverage
 from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
-from explorer.eventrows import COLUMNS, KNOWN_EVENTS
+from explorer.eventrows import COLUMNS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.storage import open_store
+from explorer.wire import events as wire_events
 
 #: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
 #: text (naive times are UTC); None for no bound.
@@ -448,5 +449,5 @@ def _event_frame(table: pa.Table) -> pd.DataFrame:
     """Event rows as ``EventLog.frame`` has them (``event`` categorical, known names first)."""
     frame = _typed(table)
     if "event" in frame:
-        frame["event"] = columns.column(frame["event"].tolist(), "category", KNOWN_EVENTS)
+        frame["event"] = columns.column(frame["event"].tolist(), "category", wire_events.EVENTS)
     return frame

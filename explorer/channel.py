@@ -19,7 +19,7 @@ import pandas as pd
 from explorer import schemas, tables
 from explorer.account import Account
 from explorer.chat import Chat, ChatClient, ChatDetails, join
-from explorer.endpoints import Result
+from explorer.endpoints import Choice, Result
 from explorer.handle import (
     Async,
     Call,
@@ -32,17 +32,44 @@ from explorer.handle import (
     field_names,
     names,
 )
+from explorer.wire import channel_routes as channel_wire
 from explorer.wire.query import format_order
 
 #: A moment for an analytics range: a datetime (naive means UTC) or an ISO-8601 string.
 Moment: TypeAlias = datetime | date | pd.Timestamp | str
 
-#: Every analytics series, and the path below ``/channels/{channel}/analytics`` serving it.
-ANALYTICS_PATHS: dict[str, str] = {
-    name: "viewers" if name == "viewerSummary" else f"tsdb/{name}" for name in schemas.ANALYTICS
-}
-ANALYTICS_SERIES: tuple[str, ...] = tuple(ANALYTICS_PATHS)
-MANIFEST_KINDS: dict[str, str] = {kind: kind for kind in ("m3u8", "smil", "ftl", "light", "light2")}
+#: Every analytics series, and the row serving it.
+ANALYTICS = Choice(
+    "series",
+    {
+        "viewerSummary": channel_wire.CHANNEL_ANALYTICS_VIEWER_SUMMARY,
+        "viewers": channel_wire.CHANNEL_ANALYTICS_VIEWERS,
+        "viewersMetrics": channel_wire.CHANNEL_ANALYTICS_VIEWERS_METRICS,
+        "streamSessions": channel_wire.CHANNEL_ANALYTICS_STREAM_SESSIONS,
+        "streamHosts": channel_wire.CHANNEL_ANALYTICS_STREAM_HOSTS,
+        "followers": channel_wire.CHANNEL_ANALYTICS_FOLLOWERS,
+        "subscriptions": channel_wire.CHANNEL_ANALYTICS_SUBSCRIPTIONS,
+        "subRevenue": channel_wire.CHANNEL_ANALYTICS_SUB_REVENUE,
+        "cpm": channel_wire.CHANNEL_ANALYTICS_CPM,
+        "sparkSpent": channel_wire.CHANNEL_ANALYTICS_SPARK_SPENT,
+        "emojiUsageRanks": channel_wire.CHANNEL_ANALYTICS_EMOJI_USAGE_RANKS,
+        "emojiUsage": channel_wire.CHANNEL_ANALYTICS_EMOJI_USAGE,
+        "gameRanks": channel_wire.CHANNEL_ANALYTICS_GAME_RANKS,
+        "gameRanksGlobal": channel_wire.CHANNEL_ANALYTICS_GAME_RANKS_GLOBAL,
+    },
+)
+ANALYTICS_SERIES: tuple[str, ...] = tuple(ANALYTICS.options)
+#: Every manifest kind, and the row serving it.
+MANIFESTS = Choice(
+    "kind",
+    {
+        "m3u8": channel_wire.CHANNEL_MANIFEST_M3U8,
+        "smil": channel_wire.CHANNEL_MANIFEST_SMIL,
+        "ftl": channel_wire.CHANNEL_MANIFEST_FTL,
+        "light": channel_wire.CHANNEL_MANIFEST_LIGHT,
+        "light2": channel_wire.CHANNEL_MANIFEST_LIGHT2,
+    },
+)
 _CARD_FIELDS = ("id", "token", "name", "online", "viewersCurrent", "numFollowers", "type", "user")
 
 
@@ -89,25 +116,25 @@ class Channel(Handle[M]):
 
     # -- the record ---------------------------------------------------------------------------
 
-    @endpoint("GET", "/channels/{channel}", "channel-read", schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL)
     def info(self, *, fields: str | Iterable[str] | None = None) -> Call[pd.DataFrame]:
         """The channel as a one-row frame like ``channels()``; ``fields`` projects it."""
         projected = field_names(fields)
         joined = ",".join(projected) if projected is not None else None
         return Call(params={"fields": joined}, fields=projected)
 
-    @endpoint("GET", "/channels/{channel}/details", "channel-read", schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_DETAILS)
     def details(self) -> Call[pd.DataFrame]:
         """The channel with its media resources (thumbnail, cover, badge), as one row."""
         return Call()
 
-    @endpoint("PATCH", "/channels/{channel}", "channel-write", schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change the editable fields (owner): ``name``, ``description``, ``typeId``,
         ``languageId``, ``audience``, ``vodsEnabled``. The channel afterwards, as one row."""
         return Call(json=changes)
 
-    @endpoint("DELETE", "/channels/{channel}/streamKey", "channel-write", result=Result.NONE)
+    @endpoint(channel_wire.CHANNEL_DROP_STREAM_KEY, result=Result.NONE)
     def _drop_stream_key(self) -> Call[None]:
         """Invalidate the stream key (owner); the platform issues a new one."""
         return Call()
@@ -121,26 +148,24 @@ class Channel(Handle[M]):
 
     # -- followers, roles, relationship -------------------------------------------------------
 
-    @endpoint("GET", "/channels/{channel}/follow", "channel-read", schemas.FOLLOWER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_FOLLOWERS, result=Result.PAGED)
     def followers(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """The followers, newest first, indexed by user id, with ``followedAt``."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint("PUT", "/channels/{channel}/follow", "channel-follow", schemas.FOLLOW_STATE)
+    @endpoint(channel_wire.CHANNEL_FOLLOW)
     def follow(self) -> Call[pd.DataFrame]:
         """Follow the channel (idempotent); the follow state and ``numFollowers`` as one row."""
         return Call()
 
-    @endpoint("DELETE", "/channels/{channel}/follow", "channel-follow", schemas.FOLLOW_STATE)
+    @endpoint(channel_wire.CHANNEL_UNFOLLOW)
     def unfollow(self) -> Call[pd.DataFrame]:
         """Stop following the channel (idempotent); the follow state as one row."""
         return Call()
 
-    @endpoint(
-        "GET", "/channels/{channel}/users", "channel-read", schemas.CHANNEL_USER, Result.PAGED
-    )
+    @endpoint(channel_wire.CHANNEL_USERS, result=Result.PAGED)
     def users(
         self,
         *,
@@ -152,7 +177,7 @@ class Channel(Handle[M]):
         keeps one role's holders (bans and mutes are shown to moderators only)."""
         return Call(params={"role": role}, max_rows=max_rows, progress=progress)
 
-    @endpoint("PATCH", "/channels/{channel}/users/{user_id}", "channel-write", schemas.CHANNEL_USER)
+    @endpoint(channel_wire.CHANNEL_SET_ROLES)
     def set_roles(
         self, user_id: int, *, add: str | Iterable[str] = (), remove: str | Iterable[str] = ()
     ) -> Call[pd.DataFrame]:
@@ -160,36 +185,36 @@ class Channel(Handle[M]):
         takes effect in chat at once. The user with their roles as one row."""
         return Call(json={"add": names(add), "remove": names(remove)})
 
-    @endpoint("GET", "/channels/{channel}/relationship", "channel-read", schemas.RELATIONSHIP)
+    @endpoint(channel_wire.CHANNEL_RELATIONSHIP)
     def relationship(self, user_id: int | None = None) -> Call[pd.DataFrame]:
         """A user's roles here and their follow (the caller's by default), as one row."""
         return Call(params={"user": user_id})
 
     # -- hosting and discovery ----------------------------------------------------------------
 
-    @endpoint("GET", "/channels/{channel}/hostee", "channel-read", schemas.HOSTING)
+    @endpoint(channel_wire.CHANNEL_HOSTING)
     def hosting(self) -> Call[pd.DataFrame]:
         """Whom the channel hosts, as one row with the hosted channel's ``hostee.*`` columns."""
         return Call()
 
-    @endpoint("PUT", "/channels/{channel}/hostee", "channel-write", schemas.HOSTING)
+    @endpoint(channel_wire.CHANNEL_SET_HOSTING)
     def set_hosting(self, hostee_id: int) -> Call[pd.DataFrame]:
         """Host another channel, by id (owner); the hosting as one row."""
         return Call(json={"id": hostee_id})
 
-    @endpoint("DELETE", "/channels/{channel}/hostee", "channel-write", result=Result.NONE)
+    @endpoint(channel_wire.CHANNEL_CLEAR_HOSTING, result=Result.NONE)
     def clear_hosting(self) -> Call[None]:
         """Stop hosting (owner); harmless when not hosting."""
         return Call()
 
-    @endpoint("GET", "/channels/{channel}/hosters", "channel-read", schemas.CHANNEL, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_HOSTERS, result=Result.PAGED)
     def hosters(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """The channels hosting this one, most watched first, like ``channels()``."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint("GET", "/channels/{channel}/related", "channel-read", schemas.CHANNEL, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_RELATED, result=Result.PAGED)
     def related(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
@@ -198,109 +223,89 @@ class Channel(Handle[M]):
 
     # -- settings -----------------------------------------------------------------------------
 
-    @endpoint("GET", "/channels/{channel}/preferences", "channel-read", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_PREFERENCES, result=Result.OBJECT)
     def preferences(self) -> Call[dict[str, Any]]:
         """The preferences (owner), keyed as the platform names them (``hosting:allow``,
         ``channel:slowchat``, ...)."""
         return Call()
 
-    @endpoint("POST", "/channels/{channel}/preferences", "channel-write", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_SET_PREFERENCES, result=Result.OBJECT)
     def set_preferences(self, changes: Mapping[str, Any]) -> Call[dict[str, Any]]:
         """Change some preferences (owner; None resets a key to its default); all of them
         afterwards. A mapping rather than keywords: the keys hold colons."""
         return Call(json=dict(changes))
 
-    @endpoint("GET", "/channels/{channel}/emoticons", "channel-read", shape=_emoticons)
+    @endpoint(channel_wire.CHANNEL_EMOTICONS, shape=_emoticons)
     def emoticons(self) -> Call[pd.DataFrame]:
         """The emoticon pack: each code's place on the sprite sheet, indexed by code."""
         return Call()
 
-    @endpoint("PATCH", "/channels/{channel}/emoticons", "channel-write", shape=_emoticons)
+    @endpoint(channel_wire.CHANNEL_SET_EMOTICONS, shape=_emoticons)
     def set_emoticons(self, changes: Mapping[str, Mapping[str, int] | None]) -> Call[pd.DataFrame]:
         """Add or move emoticons (code to ``{x, y, width, height}``) or remove them (code to
         None) in a partnered channel's pack (owner); the pack afterwards."""
         return Call(json={"emoticons": dict(changes)})
 
-    @endpoint("GET", "/channels/{channel}/discord", "channel-read", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_DISCORD, result=Result.OBJECT)
     def discord(self) -> Call[dict[str, Any]]:
         """The Discord bot settings (owner or staff)."""
         return Call()
 
-    @endpoint("PUT", "/channels/{channel}/discord", "channel-write", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_SET_DISCORD, result=Result.OBJECT)
     def set_discord(self, settings: Mapping[str, Any]) -> Call[dict[str, Any]]:
         """Replace the Discord bot settings (owner; omitted keys take their defaults)."""
         return Call(json=dict(settings))
 
-    @endpoint(
-        "GET",
-        "/channels/{channel}/discord/channels",
-        "channel-read",
-        schemas.DISCORD_CHANNEL,
-        Result.TABLE,
-    )
+    @endpoint(channel_wire.CHANNEL_DISCORD_CHANNELS, result=Result.TABLE)
     def discord_channels(self) -> Call[pd.DataFrame]:
         """The text and voice channels of the channel's Discord guild (owner or staff)."""
         return Call()
 
-    @endpoint(
-        "GET",
-        "/channels/{channel}/discord/roles",
-        "channel-read",
-        schemas.DISCORD_ROLE,
-        Result.TABLE,
-    )
+    @endpoint(channel_wire.CHANNEL_DISCORD_ROLES, result=Result.TABLE)
     def discord_roles(self) -> Call[pd.DataFrame]:
         """The roles of the channel's Discord guild (owner or staff)."""
         return Call()
 
-    @endpoint("GET", "/channels/{channel}/discord/invite", "channel-read", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_DISCORD_INVITE, result=Result.OBJECT)
     def discord_invite(self) -> Call[dict[str, Any]]:
         """Whether the caller may get an invite to the channel's Discord, and their current one."""
         return Call()
 
-    @endpoint("POST", "/channels/{channel}/discord/invite", "channel-write", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_NEW_DISCORD_INVITE, result=Result.OBJECT)
     def new_discord_invite(self) -> Call[dict[str, Any]]:
         """A fresh Discord invite for the caller, replacing theirs, if the channel allows."""
         return Call()
 
     # -- partnership and suspension -----------------------------------------------------------
 
-    @endpoint("GET", "/channels/{channel}/partnership/app", "channel-read", schemas.PARTNERSHIP)
+    @endpoint(channel_wire.CHANNEL_PARTNERSHIP)
     def partnership(self) -> Call[pd.DataFrame]:
         """The partnership application (owner or staff), as one row."""
         return Call()
 
-    @endpoint("POST", "/channels/{channel}/partnership/app", "channel-write", schemas.PARTNERSHIP)
+    @endpoint(channel_wire.CHANNEL_APPLY_FOR_PARTNERSHIP)
     def apply_for_partnership(self, message: str) -> Call[pd.DataFrame]:
         """Apply for partnership (owner) with a message of 20-2,000 characters."""
         return Call(json={"message": message})
 
-    @endpoint(
-        "GET",
-        "/channels/{channel}/partnership/codes",
-        "channel-read",
-        schemas.REDEEMABLE,
-        Result.TABLE,
-    )
+    @endpoint(channel_wire.CHANNEL_PARTNERSHIP_CODES, result=Result.TABLE)
     def partnership_codes(self) -> Call[pd.DataFrame]:
         """A partner's redeemable codes (owner or staff), indexed by id."""
         return Call()
 
-    @endpoint("POST", "/channels/{channel}/suspend", "channel-write", schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_SUSPEND)
     def suspend(self) -> Call[pd.DataFrame]:
         """Suspend the channel (staff): it leaves listings and goes offline. The channel."""
         return Call()
 
-    @endpoint("DELETE", "/channels/{channel}/suspend", "channel-write", schemas.CHANNEL)
+    @endpoint(channel_wire.CHANNEL_UNSUSPEND)
     def unsuspend(self) -> Call[pd.DataFrame]:
         """Lift the channel's suspension (staff). The channel."""
         return Call()
 
     # -- media: recordings, manifests, images, transcodes -------------------------------------
 
-    @endpoint(
-        "GET", "/channels/{channel}/recordings", "channel-read", schemas.RECORDING, Result.PAGED
-    )
+    @endpoint(channel_wire.CHANNEL_RECORDINGS, result=Result.PAGED)
     def recordings(
         self,
         *,
@@ -312,60 +317,46 @@ class Channel(Handle[M]):
         ``viewsTotal``, ``duration``) says otherwise, indexed by id; ``vods`` lists files."""
         return Call(params={"order": format_order(order)}, max_rows=max_rows, progress=progress)
 
-    @endpoint(
-        "GET",
-        "/channels/{channel}/manifest.{kind}",
-        "channel-read",
-        result=Result.TEXT,
-        choices={"kind": MANIFEST_KINDS},
-    )
+    @endpoint(MANIFESTS, result=Result.TEXT)
     def manifest(self, kind: str = "m3u8") -> Call[str]:
         """A live channel's playback manifest as text: ``m3u8`` (HLS), ``smil``, or the JSON
         ``ftl``, ``light`` and ``light2``. Offline channels answer 404."""
         return Call()
 
-    @endpoint("POST", "/channels/{channel}/thumbnail", "upload", schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_SET_THUMBNAIL)
     def set_thumbnail(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the thumbnail (owner; PNG or JPEG, as bytes or a file path). The stored
         image as one row; ``url`` serves it."""
         return Call(image=image)
 
-    @endpoint("POST", "/channels/{channel}/badge", "upload", schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_SET_BADGE)
     def set_badge(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the subscriber badge (owner; PNG or JPEG bytes or path); the stored image."""
         return Call(image=image)
 
-    @endpoint("POST", "/channels/{channel}/banner", "upload", schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_SET_BANNER)
     def set_banner(self, image: Image) -> Call[pd.DataFrame]:
         """Upload the banner (owner; PNG or JPEG bytes or path); the stored image."""
         return Call(image=image)
 
-    @endpoint("GET", "/channels/{channel}/banner", "channel-read", schemas.RESOURCE)
+    @endpoint(channel_wire.CHANNEL_BANNER)
     def banner(self) -> Call[pd.DataFrame]:
         """The banner image record, as one row (404 when there is none)."""
         return Call()
 
-    @endpoint("DELETE", "/channels/{channel}/banner", "channel-write", result=Result.NONE)
+    @endpoint(channel_wire.CHANNEL_CLEAR_BANNER, result=Result.NONE)
     def clear_banner(self) -> Call[None]:
         """Remove the banner (owner)."""
         return Call()
 
-    @endpoint(
-        "POST", "/channels/{channel}/transcodes/unlock", "channel-write", schemas.TRANSCODE_UNLOCK
-    )
+    @endpoint(channel_wire.CHANNEL_UNLOCK_TRANSCODES)
     def unlock_transcodes(self) -> Call[pd.DataFrame]:
         """Pay the owner's sparks to unlock lower-quality renditions (owner), as one row."""
         return Call()
 
     # -- analytics ----------------------------------------------------------------------------
 
-    @endpoint(
-        "GET",
-        "/channels/{channel}/analytics/{series}",
-        "channel-read",
-        result=Result.SERIES,
-        choices={"series": ANALYTICS_PATHS},
-    )
+    @endpoint(ANALYTICS, result=Result.SERIES)
     def analytics(
         self,
         series: str,
@@ -389,7 +380,7 @@ class Channel(Handle[M]):
 
     # -- chat ---------------------------------------------------------------------------------
 
-    @endpoint("GET", "/chats/{channel_id}", "chats", result=Result.OBJECT)
+    @endpoint(channel_wire.CHANNEL_CHAT_DETAILS, result=Result.OBJECT)
     def _chat_details(self, channel_id: int) -> Call[dict[str, Any]]:
         """Where to connect for the chat, the caller's permissions and an authkey."""
         return Call()
@@ -441,26 +432,26 @@ class Channel(Handle[M]):
         )
         return join(client) if self._mode is Sync else client
 
-    @endpoint("GET", "/chats/{channel}/users", "chats", schemas.CHAT_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_CHATTERS, result=Result.PAGED)
     def chatters(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """Signed-in users in the chat now, by name, indexed by user id, with their roles."""
         return Call(max_rows=max_rows, progress=progress)
 
-    @endpoint("GET", "/chats/{channel}/users/search", "chats", schemas.CHAT_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_FIND_CHATTERS, result=Result.PAGED)
     def find_chatters(
         self, prefix: str, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
         """Users in the chat whose name starts with ``prefix``."""
         return Call(params={"username": prefix}, max_rows=max_rows, progress=progress)
 
-    @endpoint("GET", "/chats/{channel}/users/{user_id}", "chats", schemas.CHAT_USER)
+    @endpoint(channel_wire.CHANNEL_CHATTER)
     def chatter(self, user_id: int) -> Call[pd.DataFrame]:
         """One user present in the chat, as one row (404 when not there)."""
         return Call()
 
-    @endpoint("GET", "/chats/{channel}/friends", "chats", schemas.CHAT_USER, Result.PAGED)
+    @endpoint(channel_wire.CHANNEL_CHAT_FRIENDS, result=Result.PAGED)
     def chat_friends(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
@@ -469,17 +460,17 @@ class Channel(Handle[M]):
 
     # -- confetti and interactive -------------------------------------------------------------
 
-    @endpoint("GET", "/channels/{channel}/confetti", "channel-read", schemas.CONFETTI, Result.TABLE)
+    @endpoint(channel_wire.CHANNEL_CONFETTI, result=Result.TABLE)
     def confetti(self) -> Call[pd.DataFrame]:
         """The confetti the channel may fire (platform-wide ones and its own), indexed by id."""
         return Call()
 
-    @endpoint("GET", "/interactive/{channel}", "channel-read", schemas.INTERACTIVE_CHANNEL)
+    @endpoint(channel_wire.CHANNEL_INTERACTIVE)
     def interactive(self) -> Call[pd.DataFrame]:
         """The interactive game the channel runs, its version (``version.*``) and host."""
         return Call()
 
-    @endpoint("GET", "/interactive/{channel}/robot", "channel-read", schemas.INTERACTIVE_ROBOT)
+    @endpoint(channel_wire.CHANNEL_INTERACTIVE_ROBOT)
     def interactive_robot(self) -> Call[pd.DataFrame]:
         """Address and key for the channel's game client (owner), as one row."""
         return Call()

@@ -103,6 +103,7 @@ from explorer.session import (
     next_endpoint,
 )
 from explorer.twins import LoggedTwin, Mirror, facts_table
+from explorer.wire import chatmethods as chat_methods
 from explorer.wire.packets import Event
 
 if TYPE_CHECKING:
@@ -463,7 +464,9 @@ class ChatClient(AsyncClosing):
         session.joined(await self._auth(ws))
         self._ws = ws
         try:
-            messages = await self._call_on(ws, "history", [HISTORY_LIMIT], self.call_timeout)
+            messages = await self._call_on(
+                ws, chat_methods.HISTORY.name, [HISTORY_LIMIT], self.call_timeout
+            )
         except (ChatError, ChatTimeout):
             if rejoin:
                 self._deliver_all(session.resync_failed(time.time()))
@@ -479,13 +482,17 @@ class ChatClient(AsyncClosing):
     async def _auth(self, ws: ChatSocket) -> Any:
         """``auth``; a refused authkey is replaced by a fresh one, once."""
         try:
-            return await self._call_on(ws, "auth", self._auth_arguments(), self.call_timeout)
+            return await self._call_on(
+                ws, chat_methods.AUTH.name, self._auth_arguments(), self.call_timeout
+            )
         except ChatError as refused:
             if refused.code != ChatErrorCode.UNOTFOUND or len(self._auth_arguments()) == 1:
                 raise
         await self._fetch()  # the key expired (or was meant for another channel): a new one
         self.key_refreshes += 1
-        return await self._call_on(ws, "auth", self._auth_arguments(), self.call_timeout)
+        return await self._call_on(
+            ws, chat_methods.AUTH.name, self._auth_arguments(), self.call_timeout
+        )
 
     def _auth_arguments(self) -> list[Any]:
         assert self._details is not None
@@ -679,21 +686,23 @@ class ChatClient(AsyncClosing):
 
     async def send(self, text: str, timeout: float | None = None) -> Any:
         """Send a chat message (``msg``); the message data as the channel sees it."""
-        return await self.call("msg", [text], timeout)
+        return await self.call(chat_methods.MSG.name, [text], timeout)
 
     async def whisper(self, user: str, text: str, timeout: float | None = None) -> Any:
         """Whisper ``text`` to ``user`` (who must be in the chat); the message data."""
-        return await self.call("whisper", [user, text], timeout)
+        return await self.call(chat_methods.WHISPER.name, [user, text], timeout)
 
     async def start_poll(
         self, question: str, answers: Sequence[str], duration: float, timeout: float | None = None
     ) -> Any:
         """Start a poll (``vote:start``) lasting ``duration`` seconds; the confirmation."""
-        return await self.call("vote:start", [question, list(answers), duration], timeout)
+        return await self.call(
+            chat_methods.VOTE_START.name, [question, list(answers), duration], timeout
+        )
 
     async def vote(self, option: int, timeout: float | None = None) -> Any:
         """Vote for answer number ``option`` (from 0) of the running poll (``vote:choose``)."""
-        return await self.call("vote:choose", [option], timeout)
+        return await self.call(chat_methods.VOTE_CHOOSE.name, [option], timeout)
 
     async def timeout_user(
         self, user: str, duration: str | float, timeout: float | None = None
@@ -701,38 +710,38 @@ class ChatClient(AsyncClosing):
         """Time ``user`` out for ``duration`` (``"30s"``, ``"5m"``, seconds; ``"clear"``
         lifts it); the confirmation. (``timeout``, as on every method, bounds the wait for
         the reply.)"""
-        return await self.call("timeout", [user, duration], timeout)
+        return await self.call(chat_methods.TIMEOUT.name, [user, duration], timeout)
 
     timeout = Renamed("timeout_user")
 
     async def purge(self, user: str, timeout: float | None = None) -> Any:
         """Remove ``user``'s messages without timing them out."""
-        return await self.call("purge", [user], timeout)
+        return await self.call(chat_methods.PURGE.name, [user], timeout)
 
     async def delete_message(self, message_id: str, timeout: float | None = None) -> Any:
         """Delete one message by id; the confirmation."""
-        return await self.call("deleteMessage", [message_id], timeout)
+        return await self.call(chat_methods.DELETE_MESSAGE.name, [message_id], timeout)
 
     async def clear_messages(self, timeout: float | None = None) -> Any:
         """Remove every message of the channel; the confirmation."""
-        return await self.call("clearMessages", [], timeout)
+        return await self.call(chat_methods.CLEAR_MESSAGES.name, [], timeout)
 
     async def history(self, count: int = HISTORY_LIMIT, timeout: float | None = None) -> Any:
         """The channel's latest ``count`` messages (at most 100), oldest first, as message
         data."""
-        return await self.call("history", [count], timeout)
+        return await self.call(chat_methods.HISTORY.name, [count], timeout)
 
     async def start_giveaway(self, timeout: float | None = None) -> Any:
         """Pick a recently active chatter and announce them in chat; the confirmation."""
-        return await self.call("giveaway:start", [], timeout)
+        return await self.call(chat_methods.GIVEAWAY_START.name, [], timeout)
 
     async def ping(self, timeout: float | None = None) -> Any:
         """Ask the node for a reply (``ping``); None."""
-        return await self.call("ping", [], timeout)
+        return await self.call(chat_methods.PING.name, [], timeout)
 
     async def attach_emotes(self, timeout: float | None = None) -> Any:
         """Have later ChatMessage events carry ``meta.emoticons`` images; None."""
-        return await self.call("attachEmotes", [], timeout)
+        return await self.call(chat_methods.ATTACH_EMOTES.name, [], timeout)
 
 
 async def tidy(log: EventLog) -> None:

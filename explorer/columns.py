@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from explorer.schemas import Kind
+from explorer.wire.kinds import Kind
 
 #: The dtype of ``time`` and ``seconds`` columns.
 TIME = pd.DatetimeTZDtype("ms", "UTC")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pandas as pd
 
-from explorer import schemas
 from explorer.endpoints import Result
 from explorer.handle import Call, Handle, M, endpoint
+from explorer.wire import routes as wire
 
 
 class Confetti(Handle[M]):
@@ -24,17 +24,17 @@ class Confetti(Handle[M]):
         key = self._values["confetti_id"]
         return f"<Confetti {key!r} at {self.base_url} as {self._identity()}>"
 
-    @endpoint("GET", "/confetti/{confetti_id}", "channel-read", schemas.CONFETTI)
+    @endpoint(wire.CONFETTI)
     def info(self) -> Call[pd.DataFrame]:
         """The confetti, as one row."""
         return Call()
 
-    @endpoint("PATCH", "/confetti/{confetti_id}", "channel-write", schemas.CONFETTI)
+    @endpoint(wire.CONFETTI_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
         """Change the ``name``, ``particles``, ``count`` or ``durationMs``."""
         return Call(json=changes)
 
-    @endpoint("DELETE", "/confetti/{confetti_id}", "channel-write", result=Result.NONE)
+    @endpoint(wire.CONFETTI_DELETE, result=Result.NONE)
     def delete(self) -> Call[None]:
         """Delete the confetti (its creator, its channel's owner or staff)."""
         return Call()

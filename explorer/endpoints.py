@@ -1,30 +1,29 @@
-"""Endpoint rows: what one REST endpoint is to the toolkit, and the one place paths are built.
+"""How a toolkit method binds to the wire's endpoint rows, and how its path is filled.
 
-An :class:`Endpoint` declares a platform route as the toolkit uses it: method, path template,
-the rate-limit bucket it is charged to, the schema of its answer and what kind of result it
-gives (:class:`Result`). The rows are written where the methods they back are declared (the
-handle classes, see ``handle.py``), so adding an endpoint is one decorated method; the table
-of every row is gathered from those classes (``rest.ENDPOINTS``) and a test pairs each row with
-the platform's route of the same method and path, which must name the same bucket.
+A :class:`Binding` is a handle method's side of one endpoint of ``explorer.wire.routes``: the
+row itself (method, path, bucket, sign-in, scopes and record come from there, never restated)
+and what kind of result it gives (:class:`Result`); the answer is typed by the schema of the
+row's record (``schemas.RECORDS``) unless the method says otherwise. Bindings are written where
+the methods they back are declared (the handle classes, see ``handle.py``), so adding an
+endpoint is one wire row, its platform handler and one decorated method; the bindings of every
+class are gathered in ``api.ENDPOINTS`` and a test checks that the toolkit binds every row.
 
-Paths are built only by :meth:`Endpoint.url`: every value is percent-quoted with nothing safe,
-so an id or a channel name can never change the request path (``a/../b`` stays one segment).
-A placeholder may instead be a *choice* (an analytics series, a manifest kind): the value is
-checked against the known options and replaced by the fixed path fragment it stands for.
+A method argument may instead *choose* among rows (:class:`Choice`: an analytics series, a
+manifest kind): the value is checked against the known options and picks the row. Path
+placeholders are filled from the handle's values and the method's arguments: ``{user}`` takes
+a ``user_id`` when there is one, else ``user``; the wire row quotes every value whole.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
-from urllib.parse import quote
 
-from explorer.schemas import GENERIC, Schema
-
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+from explorer.schemas import Schema
+from explorer.wire import routes as wire
+from explorer.wire.endpoint import Endpoint
 
 
 class Result(Enum):
@@ -48,123 +47,93 @@ class Result(Enum):
     NONE = "none"
 
 
-def segment(value: object) -> str:
-    """One path segment, percent-quoted so that no value can change the path."""
-    return quote(str(value), safe="")
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A method argument that picks one of several rows: ``options`` maps its values to them."""
+
+    argument: str
+    options: Mapping[str, Endpoint]
 
 
 @dataclass(frozen=True, slots=True)
-class Endpoint:
-    """One REST endpoint as the toolkit calls it.
+class Binding:
+    """One handle method's binding to a wire row (or a :class:`Choice` of rows).
 
-    ``path`` is relative to the base URL with ``{name}`` placeholders; ``choices`` maps a
-    placeholder to its options and the path fragment each stands for. ``search`` is the
-    platform's ``(query parameter, bucket)`` switch: a request carrying that parameter is
-    charged to that bucket instead (a channel search). ``shape`` turns a decoded object answer
-    into the result where the kind alone does not say how. ``name`` is the method it backs.
+    ``schema`` types the answer when the row's record does not (``schemas.of_record``);
+    ``shape`` turns a decoded object answer into the result where the kind alone does not say
+    how. ``name`` is the method it backs.
     """
 
-    method: str
-    path: str
-    bucket: str
-    schema: Schema = GENERIC
+    target: Endpoint | Choice
+    schema: Schema | None = None
     result: Result = Result.RECORD
-    search: tuple[str, str] | None = None
-    choices: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     shape: Callable[[dict[str, Any]], Any] | None = None
     name: str = ""
 
     @property
-    def placeholders(self) -> tuple[str, ...]:
-        """The names of the path's placeholders, in order."""
-        return tuple(_PLACEHOLDER.findall(self.path))
+    def rows(self) -> tuple[Endpoint, ...]:
+        """The wire rows this binding may call."""
+        target = self.target
+        return tuple(target.options.values()) if isinstance(target, Choice) else (target,)
+
+    def unfilled(self, known: Iterable[str]) -> set[str]:
+        """The placeholders (and choice argument) that none of the ``known`` names fills."""
+        names = set(known)
+        missing = {
+            name
+            for row in self.rows
+            for name in row.placeholders
+            if name not in names and f"{name}_id" not in names
+        }
+        if isinstance(self.target, Choice) and self.target.argument not in names:
+            missing.add(self.target.argument)
+        return missing
+
+    def row(self, values: Mapping[str, object]) -> Endpoint:
+        """The row a call with ``values`` goes to; ``ValueError`` names the options when a
+        choice is unknown."""
+        target = self.target
+        if not isinstance(target, Choice):
+            return target
+        value = str(values[target.argument])
+        if value not in target.options:
+            raise ValueError(
+                f"Unknown {target.argument} {value!r}; choose one of: {', '.join(target.options)}."
+            )
+        return target.options[value]
 
     def url(self, values: Mapping[str, object]) -> str:
-        """The path with every placeholder filled from ``values`` (quoted, or a choice's
-        fragment); ``ValueError`` names the options when a choice is unknown."""
-
-        def fill(match: re.Match[str]) -> str:
-            name = match[1]
-            options = self.choices.get(name)
-            if options is None:
-                return segment(values[name])
-            value = str(values[name])
-            if value not in options:
-                raise ValueError(f"Unknown {name} {value!r}; choose one of: {', '.join(options)}.")
-            return options[value]
-
-        return _PLACEHOLDER.sub(fill, self.path)
-
-    def bucket_for(self, params: Mapping[str, Any] | None) -> str:
-        """The bucket a request with query ``params`` is charged to."""
-        if self.search is not None and params and params.get(self.search[0]) is not None:
-            return self.search[1]
-        return self.bucket
-
-    def paths(self) -> tuple[str, ...]:
-        """Every route template this row covers, choices expanded, ``{}`` for each value."""
-        found = [self.path]
-        for name, options in self.choices.items():
-            found = [p.replace(f"{{{name}}}", part) for p in found for part in options.values()]
-        return tuple(_PLACEHOLDER.sub("{}", p) for p in found)
-
-    def matches(self, method: str, path: str) -> bool:
-        """Whether ``method path`` (a concrete path, no query) is a request to this row."""
-        if method != self.method:
-            return False
-        return any(_pattern(template).fullmatch(path) for template in self.paths())
+        """The path of the call with ``values``, each placeholder from ``<name>_id`` or
+        ``<name>``, quoted whole."""
+        row = self.row(values)
+        return row.url(
+            {
+                name: values[f"{name}_id"] if f"{name}_id" in values else values[name]
+                for name in row.placeholders
+            }
+        )
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    parts = template.split("{}")
-    return re.compile("[^/]+".join(re.escape(part) for part in parts))
-
-
-def bucket_of(endpoints: Iterable[Endpoint], method: str, path: str) -> str:
-    """The bucket of ``method path`` among ``endpoints``; unknown requests are paced under a
-    name of their own (method and first path segment), learnt from the headers like any."""
+def bucket_of(rows: Iterable[Endpoint], method: str, path: str) -> str:
+    """The bucket of ``method path`` among ``rows``; unknown requests are paced under a name
+    of their own (method and first path segment), learnt from the headers like any."""
     path, _, query = path.partition("?")
-    for endpoint in endpoints:
-        if endpoint.matches(method, path):
-            searched = endpoint.search is not None and f"{endpoint.search[0]}=" in query
-            return endpoint.search[1] if endpoint.search and searched else endpoint.bucket
+    for row in rows:
+        if row.matches(method, path):
+            searched = row.search is not None and f"{row.search[0]}=" in query
+            return row.search[1] if row.search and searched else row.bucket
     return f"{method} /{path.strip('/').split('/', 1)[0]}"
 
 
-#: Sign-in endpoints the transport calls itself (the others are declared on the handles).
-LOGIN = Endpoint("POST", "/users/login", "user-login", result=Result.OBJECT, name="login")
-LOGOUT = Endpoint(
-    "DELETE", "/users/current/session", "user-write", result=Result.NONE, name="logout"
-)
-AUTHORIZE = Endpoint("GET", "/oauth/authorize", "user-write", result=Result.NONE, name="authorize")
-AUTHORIZE_JWT = Endpoint(
-    "POST", "/jwt/authorize", "user-login", result=Result.NONE, name="authorize_jwt"
-)
-SHORTCODE = Endpoint(
-    "POST", "/oauth/shortcode", "user-login", result=Result.OBJECT, name="shortcode"
-)
-SHORTCODE_CHECK = Endpoint(
-    "GET",
-    "/oauth/shortcode/check/{handle}",
-    "user-read",
-    result=Result.OBJECT,
-    name="shortcode_check",
-)
-SHORTCODE_APPROVE = Endpoint(
-    "POST", "/oauth/shortcode/approve", "user-write", result=Result.OBJECT, name="approve_code"
-)
-SHORTCODE_DENY = Endpoint(
-    "POST", "/oauth/shortcode/deny", "user-write", result=Result.OBJECT, name="deny_code"
-)
-TOKEN = Endpoint("POST", "/oauth/token", "user-login", result=Result.OBJECT, name="token")
+#: Sign-in rows the transport calls itself (the others are bound on the handles).
 SIGN_IN: tuple[Endpoint, ...] = (
-    LOGIN,
-    LOGOUT,
-    AUTHORIZE,
-    AUTHORIZE_JWT,
-    SHORTCODE,
-    SHORTCODE_CHECK,
-    SHORTCODE_APPROVE,
-    SHORTCODE_DENY,
-    TOKEN,
+    wire.LOGIN,
+    wire.LOGOUT,
+    wire.AUTHORIZE,
+    wire.AUTHORIZE_JWT,
+    wire.SHORTCODE,
+    wire.SHORTCODE_CHECK,
+    wire.SHORTCODE_APPROVE,
+    wire.SHORTCODE_DENY,
+    wire.TOKEN,
 )

@@ -73,7 +73,8 @@ import pandas as pd
 import pyarrow as pa
 
 from explorer import chatviews
-from explorer.eventrows import KNOWN_EVENTS, flatten, rows_frame
+from explorer.eventrows import flatten, rows_frame
+from explorer.wire.events import EVENTS
 
 #: Sealed packets: zstd at level 1 packs chat JSON to 11 % in 0.4 us per packet (zlib -1: 15 %
 #: in 1.6 us).
@@ -288,7 +289,7 @@ class EventLog:
         self._tail = _Tail()
         self._tail_start = 0
         self._chunks: deque[_Chunk] = deque()
-        self._events = pd.CategoricalDtype(KNOWN_EVENTS)
+        self._events = pd.CategoricalDtype(EVENTS)
         self._counts: dict[str, int] = {}
         # The readers' lock and cache: materialised sealed rows, and the last frame read.
         self._read_lock = threading.Lock()

@@ -1,34 +1,7 @@
 """Chat event packets as flat rows, and rows as a typed DataFrame: the event log's columns.
 
-Columns, in this order (:data:`COLUMNS`, dtypes in :data:`DTYPES`, built by ``columns.py``;
-missing values are NaN in text columns, ``<NA>`` in the others):
-
-==================  ======================  ================================================
-received_at         datetime64[ms, UTC]     when the toolkit received the event
-event               category                event name
-channel             Int64                   ``data.channel`` or ``data.originatingChannel``
-message_id          str                     ChatMessage id, DeleteMessage id
-user_name           str                     who the event is by or about: the sender
-user_id             Int64                   (ChatMessage), joiner/leaver (UserJoin/UserLeave),
-user_roles          str                     poll author, updated user (UserUpdate), timed-out
-                                            user (UserTimeout); roles comma-joined
-text                str                     ChatMessage components' text, concatenated
-components          str                     component types, comma-joined ("text,emoticon")
-whisper, me         boolean                 ChatMessage ``meta`` flags (False when absent)
-target              str                     whisper recipient
-poll_q              str                     PollStart/PollEnd question
-poll_answers        object                  the answers list (answers may contain commas)
-poll_voters         Int64                   voters so far
-poll_responses      object                  the ``responses`` dict, answer -> votes
-poll_ends_at        datetime64[ms, UTC]     ``endsAt`` (epoch ms)
-poll_duration_ms    Int64                   ``duration`` (ms remaining)
-moderator           str                     user_name of DeleteMessage/PurgeMessage
-                                            ``moderator`` or ClearMessages ``clearer``
-target_user_id      Int64                   whom a moderation or update acts on: PurgeMessage
-                                            user_id, UserTimeout user, UserUpdate user
-duration_ms         Int64                   UserTimeout duration
-from_history        boolean                 row came from a ``history`` reply
-==================  ======================  ================================================
+The columns, their kinds and meaning are declared in ``explorer.wire.events`` (:data:`COLUMNS`
+is their names, :data:`DTYPES` their dtypes, built by ``columns.py``).
 
 Live events (``api.live``, Constellation) are logged as packets whose event is the live
 event's kind and name (``channel:update``, ``user:followed``, ...) and whose data is the
@@ -51,53 +24,14 @@ import orjson
 import pandas as pd
 
 from explorer import columns
-from explorer.schemas import Kind
-
-#: Event names from the spec's Events table, the first categories of ``event``.
-KNOWN_EVENTS: tuple[str, ...] = (
-    "WelcomeEvent",
-    "ChatMessage",
-    "UserJoin",
-    "UserLeave",
-    "PollStart",
-    "PollEnd",
-    "DeleteMessage",
-    "PurgeMessage",
-    "ClearMessages",
-    "UserUpdate",
-    "UserTimeout",
-)
-
-# (column, kind): received_at is epoch seconds, poll_ends_at epoch milliseconds.
-_KINDS: tuple[tuple[str, Kind], ...] = (
-    ("received_at", "seconds"),
-    ("event", "category"),
-    ("channel", "int"),
-    ("message_id", "str"),
-    ("user_name", "str"),
-    ("user_id", "int"),
-    ("user_roles", "str"),
-    ("text", "str"),
-    ("components", "str"),
-    ("whisper", "bool"),
-    ("me", "bool"),
-    ("target", "str"),
-    ("poll_q", "str"),
-    ("poll_answers", "object"),
-    ("poll_voters", "int"),
-    ("poll_responses", "object"),
-    ("poll_ends_at", "time"),
-    ("poll_duration_ms", "int"),
-    ("moderator", "str"),
-    ("target_user_id", "int"),
-    ("duration_ms", "int"),
-    ("from_history", "bool"),
-)
+from explorer.wire import events as wire_events
 
 #: Column names of an event frame, in order.
-COLUMNS: tuple[str, ...] = tuple(name for name, _ in _KINDS)
-#: Declared dtypes; ``event`` gains a category for each event name outside :data:`KNOWN_EVENTS`.
-DTYPES: dict[str, Any] = {name: columns.dtype(kind, KNOWN_EVENTS) for name, kind in _KINDS}
+COLUMNS: tuple[str, ...] = tuple(column.name for column in wire_events.COLUMNS)
+#: Declared dtypes; ``event`` gains a category for each event name outside ``EVENTS``.
+DTYPES: dict[str, Any] = {
+    column.name: columns.dtype(column.kind, wire_events.EVENTS) for column in wire_events.COLUMNS
+}
 
 _POS = {name: i for i, name in enumerate(COLUMNS)}
 _BLANK: tuple[Any, ...] = (None,) * len(COLUMNS)
@@ -300,13 +234,13 @@ def rows_frame(rows: Iterable[Row], events: pd.CategoricalDtype) -> pd.DataFrame
     Rows are transposed a few hundred at a time: thousands of row tuples kept for one
     transpose would set off a garbage collection every few hundred rows.
     """
-    values: list[list[Any]] = [[] for _ in _KINDS]
+    values: list[list[Any]] = [[] for _ in COLUMNS]
     pending = iter(rows)
     while batch := list(islice(pending, _TRANSPOSE_ROWS)):
         for column, batch_values in zip(values, zip(*batch, strict=True), strict=True):
             column.extend(batch_values)
     data = {
-        name: columns.column(values[i], kind, events.categories)
-        for i, (name, kind) in enumerate(_KINDS)
+        column.name: columns.column(values[i], column.kind, events.categories)
+        for i, column in enumerate(wire_events.COLUMNS)
     }
     return pd.DataFrame(data, copy=False)

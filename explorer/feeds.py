@@ -5,7 +5,7 @@ on its loop; a consumer takes them at its own pace, from an async iterator
 (:class:`EventStream`) or a blocking one (:class:`EventIterator`, for scripts). A consumer that
 falls ``limit`` events behind loses the oldest, counted in ``dropped``, so a slow reader never
 holds the source back. Event names are checked against the platform's
-(:data:`~explorer.eventrows.KNOWN_EVENTS`): a misspelt one would otherwise match nothing and
+(:data:`~explorer.wire.events.EVENTS`): a misspelt one would otherwise match nothing and
 leave its consumer waiting forever.
 """
 
@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from explorer.eventrows import KNOWN_EVENTS
+from explorer.wire.events import EVENTS
 from explorer.wire.packets import Event
 
 
@@ -26,12 +26,11 @@ def event_names(names: Sequence[str]) -> frozenset[str]:
     """``names`` as a set, once each is an event the platform sends; raises ValueError naming
     the closest known name and listing them all otherwise."""
     for name in names:
-        if name not in KNOWN_EVENTS:
-            close = difflib.get_close_matches(str(name), KNOWN_EVENTS, n=1)
+        if name not in EVENTS:
+            close = difflib.get_close_matches(str(name), EVENTS, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ValueError(
-                f"No chat event is called {name!r}.{hint} The events are: "
-                f"{', '.join(KNOWN_EVENTS)}."
+                f"No chat event is called {name!r}.{hint} The events are: {', '.join(EVENTS)}."
             )
     return frozenset(names)
 

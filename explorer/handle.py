@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, TypeVar, overload
 
-from explorer import loop, tables
-from explorer.endpoints import Endpoint, Result
+from explorer import loop, schemas, tables
+from explorer.endpoints import Binding, Choice, Result
 from explorer.errors import ExplorerError
-from explorer.schemas import GENERIC, Schema
+from explorer.schemas import Schema
 from explorer.transport import Transport, decode_object
+from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import MAX_LIMIT
 
 P = ParamSpec("P")
@@ -148,11 +149,11 @@ class Op(Generic[P, R]):
         self,
         run: Callable[Concatenate[Any, P], Coroutine[Any, Any, R]],
         source: Callable[..., Any],
-        endpoint: Endpoint | None,
+        binding: Binding | None,
         returns: object,
     ) -> None:
         self.run = run
-        self.endpoint = endpoint
+        self.binding = binding
         self.__doc__ = source.__doc__
         self.__name__ = self.__qualname__ = source.__name__
         self.__module__ = source.__module__
@@ -163,13 +164,14 @@ class Op(Generic[P, R]):
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.__qualname__ = f"{owner.__qualname__}.{name}"
-        if self.endpoint is None:
+        if self.binding is None:
             return
-        known = {*getattr(owner, "_bound", ()), *self.__signature__.parameters}
-        missing = set(self.endpoint.placeholders) - known - set(self.endpoint.choices)
+        missing = self.binding.unfilled(
+            {*getattr(owner, "_bound", ()), *self.__signature__.parameters}
+        )
         if missing:
             raise TypeError(f"{self.__qualname__}: nothing fills {sorted(missing)} of its path")
-        self.endpoint = dataclasses.replace(self.endpoint, name=self.__qualname__)
+        self.binding = dataclasses.replace(self.binding, name=self.__qualname__)
 
     def __call__(
         self, handle: Handle[Any], /, *args: P.args, **kwargs: P.kwargs
@@ -226,19 +228,16 @@ _RETURNS = {
 
 
 def endpoint(
-    method: str,
-    path: str,
-    bucket: str,
-    schema: Schema = GENERIC,
+    target: Endpoint | Choice,
+    schema: Schema | None = None,
     result: Result = Result.RECORD,
     *,
-    search: tuple[str, str] | None = None,
-    choices: Mapping[str, Mapping[str, str]] | None = None,
     shape: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Callable[[Callable[Concatenate[Any, P], Call[R]]], Op[P, R]]:
-    """A handle method backed by one endpoint row (see :class:`~explorer.endpoints.Endpoint`);
-    the decorated function maps its arguments to a :class:`Call`."""
-    row = Endpoint(method, path, bucket, schema, result, search, dict(choices or {}), shape)
+    """A handle method bound to one wire row, or to a :class:`~explorer.endpoints.Choice` of
+    rows (see :class:`~explorer.endpoints.Binding`); the decorated function maps its
+    arguments to a :class:`Call`."""
+    row = Binding(target, schema, result, shape)
 
     def declare(fn: Callable[Concatenate[Any, P], Call[R]]) -> Op[P, R]:
         signature = inspect.signature(fn)
@@ -248,8 +247,8 @@ def endpoint(
             bound = signature.bind(handle, *args, **kwargs)
             bound.apply_defaults()
             values = {**handle._values, **bound.arguments}
-            assert op.endpoint is not None
-            answer: R = await perform(handle._transport, op.endpoint, call, values)
+            assert op.binding is not None
+            answer: R = await perform(handle._transport, op.binding, call, values)
             return answer
 
         returns = str(signature.return_annotation).removeprefix("Call[").removesuffix("]")
@@ -260,40 +259,41 @@ def endpoint(
 
 
 async def perform(
-    transport: Transport, row: Endpoint, call: Call[Any], values: Mapping[str, object]
+    transport: Transport, binding: Binding, call: Call[Any], values: Mapping[str, object]
 ) -> Any:
-    """Send the request ``call`` asks of ``row`` and shape its answer as the row says."""
-    path = row.url(values)
+    """Send the request ``call`` asks of ``binding`` and shape its answer as it says."""
+    row = binding.row(values)
+    path = binding.url(values)
     params = {k: v for k, v in (call.params or {}).items() if v is not None}
     bucket = row.bucket_for(params)
-    schema = call.schema or row.schema
-    if row.result in (Result.TABLE, Result.PAGED, Result.SERIES):
+    schema = call.schema or binding.schema or schemas.of_record(row.record)
+    if binding.result in (Result.TABLE, Result.PAGED, Result.SERIES):
         records = await transport.records(
             path,
             bucket,
             params,
-            size=call.size or (MAX_LIMIT if row.result is Result.PAGED else None),
+            size=call.size or (MAX_LIMIT if binding.result is Result.PAGED else None),
             pages=call.pages,
             max_rows=call.max_rows,
             progress=call.progress,
         )
-        if row.result is Result.SERIES:
+        if binding.result is Result.SERIES:
             return tables.time_series(records, "time", schema)
         return tables.frame(records, schema, fields=call.fields)
     files = {"file": await _image_part(call.image)} if call.image is not None else None
     response = await transport.send(
         row.method, path, bucket, params=params or None, json=call.json, files=files
     )
-    if row.result is Result.TEXT:
+    if binding.result is Result.TEXT:
         return response.text
-    if row.result is Result.BYTES:
+    if binding.result is Result.BYTES:
         return response.content
-    if row.result is Result.NONE:
+    if binding.result is Result.NONE:
         return None
     body = decode_object(response)
-    if row.shape is not None:
-        return row.shape(body)
-    if row.result is Result.OBJECT:
+    if binding.shape is not None:
+        return binding.shape(body)
+    if binding.result is Result.OBJECT:
         return body
     return tables.frame([body], schema, fields=call.fields)
 
@@ -307,15 +307,15 @@ async def _image_part(image: Image) -> tuple[str, bytes, str]:
     return path.name, await asyncio.to_thread(path.read_bytes), "application/octet-stream"
 
 
-def endpoints_of(*classes: type) -> Iterator[Endpoint]:
-    """The endpoint rows declared on ``classes`` (and their bases), each once."""
+def endpoints_of(*classes: type) -> Iterator[Binding]:
+    """The bindings declared on ``classes`` (and their bases), each once."""
     seen: set[int] = set()
     for cls in classes:
         for klass in cls.__mro__:
             for value in vars(klass).values():
-                if isinstance(value, Op) and value.endpoint and id(value) not in seen:
+                if isinstance(value, Op) and value.binding and id(value) not in seen:
                     seen.add(id(value))
-                    yield value.endpoint
+                    yield value.binding
 
 
 def names(value: str | Iterable[str]) -> list[str]:

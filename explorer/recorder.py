@@ -95,6 +95,7 @@ from explorer import columns
 from explorer.durations import Duration, seconds
 from explorer.eventlog import EventLog, Packed
 from explorer.storage import PARTIAL, Staged, Store, open_store
+from explorer.wire import events as wire_events
 
 #: The folders of a capture, one per kind of rows, and the recorders' manifests.
 EVENTS = "events"
@@ -106,32 +107,21 @@ PARTITION = "date"
 RECORDING_ROWS = 100_000
 
 _TIME = pa.timestamp("ms", tz="UTC")
-_ANSWERS = pa.list_(pa.string())
-_RESPONSES = pa.map_(pa.string(), pa.int64())
-#: The arrow types of the event-log columns (``explorer.eventrows.COLUMNS``, in order).
+#: The Arrow types the event-log columns are declared in (``explorer.wire.events``), by name.
+_ARROW: dict[str, pa.DataType] = {
+    str(t): t
+    for t in (
+        _TIME,
+        pa.int64(),
+        pa.string(),
+        pa.bool_(),
+        pa.list_(pa.string()),
+        pa.map_(pa.string(), pa.int64()),
+    )
+}
+#: The Arrow types of the event-log columns, then the recorder's own ``row`` and ``packet``.
 _EVENT_TYPES: dict[str, pa.DataType] = {
-    "received_at": _TIME,
-    "event": pa.string(),
-    "channel": pa.int64(),
-    "message_id": pa.string(),
-    "user_name": pa.string(),
-    "user_id": pa.int64(),
-    "user_roles": pa.string(),
-    "text": pa.string(),
-    "components": pa.string(),
-    "whisper": pa.bool_(),
-    "me": pa.bool_(),
-    "target": pa.string(),
-    "poll_q": pa.string(),
-    "poll_answers": _ANSWERS,
-    "poll_voters": pa.int64(),
-    "poll_responses": _RESPONSES,
-    "poll_ends_at": _TIME,
-    "poll_duration_ms": pa.int64(),
-    "moderator": pa.string(),
-    "target_user_id": pa.int64(),
-    "duration_ms": pa.int64(),
-    "from_history": pa.bool_(),
+    **{column.name: _ARROW[column.arrow] for column in wire_events.COLUMNS},
     "row": pa.int64(),
     "packet": pa.string(),
 }

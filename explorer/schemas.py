@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, Union
+from typing import TypeAlias, Union
 
-#: How a field's values become a column (``columns.py`` maps each to its dtype): ``time`` is
-#: ISO-8601 text or epoch milliseconds, ``seconds`` epoch seconds.
-Kind = Literal["int", "float", "bool", "str", "category", "time", "seconds", "object"]
+from explorer.wire import records
+from explorer.wire.kinds import Kind
+
+#: How a field's values become a column: a kind (``explorer.wire.kinds``, which ``columns.py``
+#: maps to a dtype), or an embedded object's schema.
 Spec: TypeAlias = Union[Kind, "Schema"]
 
 
@@ -32,96 +34,31 @@ class Schema:
     optional: frozenset[str] = frozenset()
 
 
-TYPE = Schema(
-    {
-        "id": "int",
-        "name": "str",
-        "parent": "str",
-        "description": "str",
-        "source": "str",
-        "viewersCurrent": "int",
-        "coverUrl": "str",
-        "backgroundUrl": "str",
-        "online": "int",
-        "availableAt": "time",
-    },
-    index="id",
-)
-
-USER = Schema(
-    {
-        "id": "int",
-        "username": "str",
-        "level": "int",
-        "experience": "int",
-        "sparks": "int",
-        "avatarUrl": "str",
-        "bio": "str",
-        "social": "object",
-        "primaryTeam": "int",
-        "verified": "bool",
-        "createdAt": "time",
-        "updatedAt": "time",
-        "deletedAt": "time",
-    },
-    index="id",
-)
+TYPE = Schema({field.name: field.kind for field in records.TYPE}, index="id")
+USER = Schema({field.name: field.kind for field in records.USER}, index="id")
 
 #: A user with their channel (``GET /users/search``): the channel as an object.
 USER_WITH_CHANNEL = Schema({**USER.fields, "channel": "object"}, index="id")
 
 _CHANNEL_FIELDS: dict[str, Spec] = {
-    "id": "int",
-    "userId": "int",
-    "token": "str",
-    "name": "str",
-    "online": "bool",
-    "featured": "bool",
-    "partnered": "bool",
-    "suspended": "bool",
-    "interactive": "bool",
-    "hasVod": "bool",
-    "vodsEnabled": "bool",
-    "hasTranscodes": "bool",
-    "featureLevel": "int",
-    "ftl": "int",
-    "audience": "category",
-    "viewersTotal": "int",
-    "viewersCurrent": "int",
-    "numFollowers": "int",
-    "description": "str",
-    "typeId": "int",
-    "languageId": "category",
-    "interactiveGameId": "int",
-    "transcodingProfileId": "int",
-    "coverId": "int",
-    "thumbnailId": "int",
-    "badgeId": "int",
-    "hosteeId": "int",
-    "bannerUrl": "str",
-    "costreamId": "str",
-    "createdAt": "time",
-    "updatedAt": "time",
-    "deletedAt": "time",
-    "streamKey": "str",
+    field.name: field.kind for field in (*records.CHANNEL, *records.CHANNEL_PRIVATE)
 }
-_AUDIENCES = {"audience": ("family", "teen", "18+")}
+_AUDIENCES = {field.name: field.choices for field in records.CHANNEL if field.choices}
+_PRIVATE = frozenset(field.name for field in records.CHANNEL_PRIVATE)
 
 #: A channel as listed and fetched: with its ``type`` and owner ``user`` embedded.
 CHANNEL = Schema(
     {**_CHANNEL_FIELDS, "type": TYPE, "user": USER},
     index="id",
     categories=_AUDIENCES,
-    optional=frozenset({"streamKey"}),
+    optional=_PRIVATE,
 )
 
 #: ``GET /users/current``: the user with their own channel, groups, email and preferences.
 CURRENT_USER = Schema(
     {
         **USER.fields,
-        "channel": Schema(
-            _CHANNEL_FIELDS, categories=_AUDIENCES, optional=frozenset({"streamKey"})
-        ),
+        "channel": Schema(_CHANNEL_FIELDS, categories=_AUDIENCES, optional=_PRIVATE),
         "groups": "object",
         "email": "str",
         "preferences": "object",
@@ -468,3 +405,46 @@ ANALYTICS: dict[str, Schema] = {
 
 #: Anything without a declared schema: every field inferred, ``id`` the index when present.
 GENERIC = Schema({}, index="id")
+
+#: The schema of each record the platform names (``explorer.wire`` rows' ``record``): what an
+#: endpoint's answer becomes unless its method says otherwise.
+RECORDS: dict[str, Schema] = {
+    "Achievement": ACHIEVEMENT,
+    "Announcement": ANNOUNCEMENT,
+    "Channel": CHANNEL,
+    "ChannelRelationship": RELATIONSHIP,
+    "ChannelUser": CHANNEL_USER,
+    "ChatUser": CHAT_USER,
+    "Confetti": CONFETTI,
+    "CurrentUser": CURRENT_USER,
+    "DiscordChannel": DISCORD_CHANNEL,
+    "DiscordRole": DISCORD_ROLE,
+    "FollowState": FOLLOW_STATE,
+    "Follower": FOLLOWER,
+    "FrontendVersion": FRONTEND_VERSION,
+    "Hosting": HOSTING,
+    "Ingest": INGEST,
+    "InteractiveChannel": INTERACTIVE_CHANNEL,
+    "InteractiveEditor": GAME_EDITOR,
+    "InteractiveGame": GAME,
+    "InteractiveHost": INTERACTIVE_HOST,
+    "InteractiveRobot": INTERACTIVE_ROBOT,
+    "InteractiveVersion": GAME_VERSION,
+    "Invoice": INVOICE,
+    "LanguageChannels": LANGUAGE,
+    "Notification": NOTIFICATION,
+    "OAuthClient": OAUTH_CLIENT,
+    "PartnershipApplication": PARTNERSHIP,
+    "Recording": RECORDING,
+    "Redeemable": REDEEMABLE,
+    "Resource": RESOURCE,
+    "TranscodeUnlock": TRANSCODE_UNLOCK,
+    "Type": TYPE,
+    "User": USER,
+    "UserWithChannel": USER_WITH_CHANNEL,
+}
+
+
+def of_record(record: str) -> Schema:
+    """The schema of the platform's ``record`` (:data:`GENERIC` when none is declared)."""
+    return RECORDS.get(record, GENERIC)

@@ -41,7 +41,8 @@ from typing import Any, TypeAlias
 import pandas as pd
 
 from explorer import columns
-from explorer.schemas import GENERIC, Kind, Schema
+from explorer.schemas import GENERIC, Schema
+from explorer.wire.kinds import Kind
 
 Record: TypeAlias = Mapping[str, Any]
 

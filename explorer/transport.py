@@ -38,15 +38,6 @@ from explorer.auth import (
     parse_grant,
     token_grant,
 )
-from explorer.endpoints import (
-    AUTHORIZE,
-    AUTHORIZE_JWT,
-    LOGIN,
-    LOGOUT,
-    SHORTCODE,
-    SHORTCODE_CHECK,
-    TOKEN,
-)
 from explorer.errors import (
     ClientClosed,
     ConnectionFailed,
@@ -57,6 +48,7 @@ from explorer.errors import (
 from explorer.pacing import Pacer, Status, header_number
 from explorer.progress import Progress
 from explorer.shortcode import Shortcode, shortcode
+from explorer.wire import routes as wire
 from explorer.wire.ratelimit import RESET_HEADER
 
 Record = dict[str, Any]
@@ -244,9 +236,9 @@ class Transport:
         self._use(self._csrf, "session")
         body = decode_object(
             await self.send(
-                LOGIN.method,
-                LOGIN.path,
-                LOGIN.bucket,
+                wire.LOGIN.method,
+                wire.LOGIN.path,
+                wire.LOGIN.bucket,
                 json={"username": username, "password": password},
                 sign_in=False,
             )
@@ -258,7 +250,7 @@ class Transport:
 
     async def logout(self) -> None:
         """End the cookie session; anonymous afterwards."""
-        await self.send(LOGOUT.method, LOGOUT.path, LOGOUT.bucket)
+        await self.send(wire.LOGOUT.method, wire.LOGOUT.path, wire.LOGOUT.bucket)
         self._http.cookies.clear()
         self._csrf.token = None
         self.username, self.scheme = None, "anonymous"
@@ -269,16 +261,18 @@ class Transport:
         state = secrets.token_urlsafe(12)
         extra = {"client_id": client_id} if client_id else {}
         response = await self.send(
-            AUTHORIZE.method, authorize_url(scopes, state, **extra), AUTHORIZE.bucket
+            wire.AUTHORIZE.method, authorize_url(scopes, state, **extra), wire.AUTHORIZE.bucket
         )
         location = response.headers.get("location")
         if response.status_code not in _REDIRECTS or not location:
             raise ConnectionFailed(
-                f"{AUTHORIZE.path} answered {response.status_code} without a redirect."
+                f"{wire.AUTHORIZE.path} answered {response.status_code} without a redirect."
             )
         grant = parse_grant(location)
         if grant.state != state:
-            raise ConnectionFailed(f"{AUTHORIZE.path} returned a different state: not our grant.")
+            raise ConnectionFailed(
+                f"{wire.AUTHORIZE.path} returned a different state: not our grant."
+            )
         self._use(BearerAuth(grant.access_token), "token")
         return grant
 
@@ -298,9 +292,9 @@ class Transport:
         client = client_id or CLIENT_ID
         started = decode_object(
             await self.send(
-                SHORTCODE.method,
-                SHORTCODE.path,
-                SHORTCODE.bucket,
+                wire.SHORTCODE.method,
+                wire.SHORTCODE.path,
+                wire.SHORTCODE.bucket,
                 json={"client_id": client, "scope": " ".join(scopes)},
                 sign_in=False,
             )
@@ -309,10 +303,10 @@ class Transport:
         show(pending)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(timeout, pending.expires_in)
-        check = SHORTCODE_CHECK.path.format(handle=pending.handle)
+        check = wire.SHORTCODE_CHECK.url({"handle": pending.handle})
         while True:
             try:
-                answer = await self.send("GET", check, SHORTCODE_CHECK.bucket, sign_in=False)
+                answer = await self.send("GET", check, wire.SHORTCODE_CHECK.bucket, sign_in=False)
             except PlatformError as gone:
                 if gone.status == 404:
                     raise SignInTimeout(f"The code {pending.code} expired unapproved.") from None
@@ -326,19 +320,25 @@ class Transport:
         form = {"grant_type": "authorization_code", "client_id": client, "code": code}
         grant = token_grant(
             decode_object(
-                await self.send(TOKEN.method, TOKEN.path, TOKEN.bucket, json=form, sign_in=False)
+                await self.send(
+                    wire.TOKEN.method, wire.TOKEN.path, wire.TOKEN.bucket, json=form, sign_in=False
+                )
             )
         )
-        token_url = f"{self.base_url.rstrip('/')}{TOKEN.path}"
+        token_url = f"{self.base_url.rstrip('/')}{wire.TOKEN.path}"
         self._use(RefreshingAuth(grant, token_url, client), "token")
         return grant
 
     async def authorize_jwt(self) -> str:
         """Trade the current credential for a JWT and sign requests with it from now on."""
-        response = await self.send(AUTHORIZE_JWT.method, AUTHORIZE_JWT.path, AUTHORIZE_JWT.bucket)
+        response = await self.send(
+            wire.AUTHORIZE_JWT.method, wire.AUTHORIZE_JWT.path, wire.AUTHORIZE_JWT.bucket
+        )
         token = response.headers.get(JWT_HEADER)
         if not token:
-            raise ConnectionFailed(f"{AUTHORIZE_JWT.path} answered without an {JWT_HEADER} header.")
+            raise ConnectionFailed(
+                f"{wire.AUTHORIZE_JWT.path} answered without an {JWT_HEADER} header."
+            )
         self._use(JwtAuth(token), "jwt")
         return token
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import orjson
 import pytest
@@ -12,7 +13,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from explorer.emulator.chat import dispatch, polls
-from explorer.emulator.chat.methods import ChatMethod
+from explorer.emulator.chat.methods import RoomMethod
+from explorer.wire import chatmethods as chat_methods
+from explorer.wire.codes import ChatErrorCode
 from tests.chatkit import Chat, World, run
 
 
@@ -359,13 +362,33 @@ def test_message_length_is_limited(world: World) -> None:
 
 def test_room_methods_come_from_the_modules_owning_them() -> None:
     """The dispatcher's table is the union of the rule modules' ``methods``, each name once."""
-    declared = [m.name for module in dispatch.MODULES for m in module.methods]
+    declared = [m.method.name for module in dispatch.MODULES for m in module.methods]
     assert sorted(declared) == sorted(dispatch.METHODS)
     assert dispatch.METHODS["vote"] is dispatch.METHODS["vote:choose"] is polls.vote
 
 
+def test_the_room_serves_every_wire_room_method() -> None:
+    """Every room method of the wire table has a handler, and no handler is off the table."""
+    assert set(dispatch.METHODS) == {m.name for m in chat_methods.TABLE if m.room}
+
+
+def test_a_node_knows_every_wire_method(world: World) -> None:
+    """No method of the wire table is answered "unknown method" by a chat node."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        chat = await world.join(None)
+        try:
+            return [await chat.call(m.name) for m in chat_methods.TABLE]
+        finally:
+            await chat.close()
+
+    for method, reply in zip(chat_methods.TABLE, run(scenario()), strict=True):
+        error = reply.get("error") or {}
+        assert error.get("code") != ChatErrorCode.UNKNOWN_METHOD, method.name
+
+
 def test_a_method_declared_twice_is_refused() -> None:
     """Two modules claiming one wire name is an error when the table is built, not a shadow."""
-    twice = SimpleNamespace(methods=[ChatMethod("msg", polls.vote)])
+    twice = SimpleNamespace(methods=[RoomMethod(chat_methods.MSG, polls.vote)])
     with pytest.raises(ValueError, match="'msg'"):
         dispatch.method_table((*dispatch.MODULES, twice))

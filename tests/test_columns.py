@@ -10,7 +10,7 @@ import pytest
 from pandas.testing import assert_extension_array_equal
 
 from explorer import columns
-from explorer.schemas import Kind
+from explorer.wire.kinds import Kind
 
 UTC_MS = "datetime64[ms, UTC]"
 

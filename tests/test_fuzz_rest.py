@@ -245,7 +245,7 @@ def test_anonymous_calls_conform(
         response = case.call(base_url=live.base_url)
         STATUSES[response.status_code] += 1
         case.validate_response(response, checks=CONFORMANCE)
-        if route.auth == "user":
+        if route.endpoint.signin == "user":
             assert not 200 <= response.status_code < 400, (label, response.status_code)
 
     fuzz(api, label, "anonymous", check, known=known)
@@ -265,7 +265,9 @@ def test_session_calls_conform(
     fuzz(api, label, "session", check, known=known)
 
 
-@pytest.mark.parametrize("label", sorted(k for k, r in ROUTES.items() if r.auth == "user"))
+@pytest.mark.parametrize(
+    "label", sorted(k for k, r in ROUTES.items() if r.endpoint.signin == "user")
+)
 def test_cookie_without_csrf_is_461(api: Any, live: Platform, session: Session, label: str) -> None:
     """A cookie without its CSRF token never gets past a route that relies on the caller."""
 
@@ -281,7 +283,11 @@ def test_cookie_without_csrf_is_461(api: Any, live: Platform, session: Session, 
 
 @pytest.mark.parametrize(
     "label",
-    sorted(k for k, r in ROUTES.items() if r.scopes and set(r.scopes) != {"chat:connect"}),
+    sorted(
+        k
+        for k, r in ROUTES.items()
+        if r.endpoint.scopes and set(r.endpoint.scopes) != {"chat:connect"}
+    ),
 )
 def test_token_without_scope_is_403(
     api: Any, live: Platform, narrow_token: str, label: str

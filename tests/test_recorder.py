@@ -23,11 +23,20 @@ import pytest
 
 from explorer.eventlog import EventLog
 from explorer.recorder import EVENT_SCHEMA, Recorder
+from explorer.wire import events as wire_events
 from tests import test_widgets
 from tests.clocks import ManualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = 1_700_000_000.0
+
+
+def test_event_files_have_the_wire_columns_and_types() -> None:
+    """An events file holds the wire's event-log columns, each in its declared Arrow type,
+    then the recorder's own row and packet."""
+    declared = [(column.name, column.arrow) for column in wire_events.COLUMNS]
+    written = [(field.name, str(field.type)) for field in EVENT_SCHEMA]
+    assert written == [*declared, ("row", "int64"), ("packet", "string")]
 
 
 def chat_message(i: int, channel: int = 7) -> dict[str, Any]:

@@ -18,7 +18,6 @@ import pytest
 
 import explorer
 from explorer import embedded, loop
-from explorer.api import ENDPOINTS
 from explorer.emulator import Platform
 from explorer.endpoints import bucket_of
 from explorer.errors import (
@@ -33,6 +32,7 @@ from explorer.errors import (
 )
 from explorer.rest import AsyncClient
 from explorer.settings import Settings, resolve
+from explorer.wire import routes as wire
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -347,7 +347,7 @@ def test_the_embedded_platform_really_serves() -> None:
 )
 def test_requests_are_paced_under_their_bucket(method: str, path: str, bucket: str) -> None:
     """Endpoints sharing a platform bucket share one allowance; others are grouped by path."""
-    assert bucket_of(ENDPOINTS, method, path) == bucket
+    assert bucket_of(wire.TABLE, method, path) == bucket
 
 
 def test_recording_and_user_search_read_like_other_records(platform: Platform) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import pydoc
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,16 +14,20 @@ import pandas as pd
 import pytest
 
 import explorer
+from explorer import schemas
 from explorer.account import Account, User
 from explorer.api import ENDPOINTS, Api
 from explorer.channel import Channel
 from explorer.confetti import Confetti
 from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
-from explorer.endpoints import Endpoint
+from explorer.endpoints import SIGN_IN
 from explorer.errors import NotFound
 from explorer.games import Game, GameVersion
 from explorer.handle import Call, Handle, M, Op, endpoint
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
+from explorer.wire.endpoint import Endpoint
 
 HANDLES: tuple[type[Handle[object]], ...] = (  # type: ignore[type-var]
     Api,
@@ -55,30 +58,61 @@ class Recording(httpx.AsyncBaseTransport):
 @pytest.fixture
 def recorded(platform: Platform) -> Iterator[tuple[explorer.Client, Recording]]:
     """A sync client on the shared platform whose requests are recorded."""
-    wire = Recording()
-    with explorer.Client(platform.base_url, progress=False, transport=wire) as client:
-        yield client, wire
+    network = Recording()
+    with explorer.Client(platform.base_url, progress=False, transport=network) as client:
+        yield client, network
 
 
 # -- the endpoint table -------------------------------------------------------------------------
 
 
-def _route_buckets() -> dict[tuple[str, str], tuple[str, tuple[str, str] | None]]:
-    """The platform's (method, path with ``{}`` placeholders) -> (bucket, search switch)."""
-    found = {}
-    for route in platform_routes():
-        found[(route.method, re.sub(r"\{[^}]*\}", "{}", route.path))] = (route.bucket, route.when)
-    return found
+#: Rows the toolkit has no method for, and why; a user reaches them with ``client.request``.
+NOT_CALLED = {
+    channel_wire.CHANNEL_BROADCAST: "no method yet",
+    channel_wire.CHANNEL_FOLLOW_BY_POST: "the same as PUT, which Channel.follow sends",
+    channel_wire.CHANNEL_PARTNERSHIP_DENY: "staff only",
+    channel_wire.CHANNEL_PARTNERSHIP_ACCEPT: "staff only",
+    channel_wire.CHANNEL_REPLACE: "the same as PATCH, which Channel.update sends",
+    wire.CHAT_ENDPOINTS: "Channel.chat_details gives the addresses with an authkey",
+    wire.REVOKE: "no method yet (OAuth clients revoke their tokens)",
+    wire.OAUTH_CLIENT: "no method yet (Account.oauth_clients lists them)",
+    wire.INTROSPECT: "no method yet (for OAuth resource servers)",
+    wire.ACCOUNT_PASSWORD: "no method yet",
+    wire.SHORTCODE_GRANT: "what the /go page shows before approving (Api.approve_code approves)",
+    channel_wire.CHANNEL_ANONYMOUS_CHAT_DETAILS: "no method yet (chat clients read anonymously)",
+    **{
+        row: "signed by an OAuth client's id and secret, not a user's credential"
+        for row in (
+            wire.REGISTER_HOOK,
+            wire.HOOKS,
+            wire.HOOK,
+            wire.RENEW_HOOK,
+            wire.DEACTIVATE_HOOK,
+        )
+    },
+}
 
 
-def test_every_endpoint_row_is_charged_like_the_platform_route() -> None:
-    """Each toolkit row names a platform route and the same bucket (and search switch)."""
-    routes = _route_buckets()
-    for row in ENDPOINTS:
-        for path in row.paths():
-            assert (row.method, path) in routes, f"{row.name}: no route {row.method} {path}"
-            bucket, when = routes[(row.method, path)]
-            assert (row.bucket, row.search) == (bucket, when), row.name
+def test_the_platform_serves_every_wire_row_once() -> None:
+    """Each row of the wire table is bound to exactly one platform route, and no route
+    declares a row outside the table."""
+    served = [route.endpoint for route in platform_routes()]
+    assert len(served) == len(set(served))
+    assert set(served) == set(wire.TABLE)
+
+
+def test_the_toolkit_calls_every_wire_row() -> None:
+    """Every wire row is bound to a toolkit method or called by the transport (but the few
+    listed with a reason), and the toolkit calls no row outside the table."""
+    called = {row for binding in ENDPOINTS for row in binding.rows} | set(SIGN_IN)
+    assert called <= set(wire.TABLE)
+    assert set(wire.TABLE) - called == set(NOT_CALLED)
+
+
+def test_wire_rows_are_unique_and_paths_spelled_once() -> None:
+    """No two rows share a method and path, whatever their placeholders are called."""
+    keys = [(row.method, row.template) for row in wire.TABLE]
+    assert len(keys) == len(set(keys))
 
 
 def test_every_row_backs_one_named_method() -> None:
@@ -93,7 +127,7 @@ def test_a_path_placeholder_nothing_fills_is_refused_when_declared() -> None:
     with pytest.raises((TypeError, RuntimeError)) as refused:  # 3.11 wraps it in RuntimeError
 
         class Broken(Handle[M]):
-            @endpoint("GET", "/things/{missing}", "channel-read")
+            @endpoint(Endpoint("GET", "/things/{missing}", "channel-read"))
             def thing(self) -> Call[pd.DataFrame]:
                 """Never declared."""
                 return Call()
@@ -111,13 +145,13 @@ def test_a_crafted_channel_name_cannot_change_the_request_path(
     recorded: tuple[explorer.Client, Recording],
 ) -> None:
     """'streamer/../viewer' is sent as one escaped segment, so no other channel answers."""
-    client, wire = recorded
+    client, network = recorded
     with pytest.raises(NotFound):
         client.channel("streamer/../viewer").info()
     with pytest.raises(NotFound):
         client.chat("x/../../users/current")
-    assert wire.paths[0].endswith(b"/channels/streamer%2F..%2Fviewer")
-    assert wire.paths[1].endswith(b"/channels/x%2F..%2F..%2Fusers%2Fcurrent?fields=id")
+    assert network.paths[0].endswith(b"/channels/streamer%2F..%2Fviewer")
+    assert network.paths[1].endswith(b"/channels/x%2F..%2F..%2Fusers%2Fcurrent?fields=id")
 
 
 # -- one surface, two modes ---------------------------------------------------------------------
@@ -179,12 +213,12 @@ def test_the_top_level_listing_is_short() -> None:
 
 def test_handles_are_lazy(recorded: tuple[explorer.Client, Recording]) -> None:
     """Making handles sends nothing; the first method call sends one request."""
-    client, wire = recorded
+    client, network = recorded
     channel = client.channel("streamer")
     client.user(1), client.me, client.game(1), client.game_version(1), client.confetti(1)
-    assert wire.paths == []
+    assert network.paths == []
     assert channel.followers(max_rows=1).index.name == "id"
-    assert len(wire.paths) == 1
+    assert len(network.paths) == 1
 
 
 def test_reprs_name_the_address_and_the_caller(platform: Platform) -> None:
@@ -237,3 +271,8 @@ def test_the_toolkit_reference_lists_every_method() -> None:
         for name in vars(cls):
             if not name.startswith("_"):
                 assert f"`{name}(" in text or f"`{name}`" in text, f"{cls.__name__}.{name}"
+
+
+def test_record_schemas_name_records_of_the_wire() -> None:
+    """Each toolkit schema keyed by a record name types a record some wire row answers."""
+    assert set(schemas.RECORDS) <= {row.record for row in wire.TABLE}

@@ -431,15 +431,15 @@ def test_every_scoped_route_refuses_a_token_without_its_scopes(
     platform = make_platform(rate_limits=False)
     base = platform.base_url
     routes = [route for module in modules() for route in module.routes]
-    unguarded = {(r.method, r.path) for r in routes if r.auth == "user" and not r.scopes} - set(
-        SCOPE_FREE
-    )
+    unguarded = {
+        (r.method, r.path) for r in routes if r.endpoint.signin == "user" and not r.endpoint.scopes
+    } - set(SCOPE_FREE)
     assert not unguarded, f"signed-in routes without scopes: {sorted(unguarded)}"
     with closing(sign_in(base, "streamer")) as session:
         token = implicit_token(session, "interactive:play")
     with bearer(base, token) as by_token, jwt_client(base, mint_jwt(by_token)) as by_jwt:
         for route in routes:
-            if not route.scopes or "interactive:play" in route.scopes:
+            if not route.endpoint.scopes or "interactive:play" in route.endpoint.scopes:
                 continue
             for name, client in (("token", by_token), ("jwt", by_jwt)):
                 response = client.request(route.method, filled(route.path), json={})

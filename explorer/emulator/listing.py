@@ -19,9 +19,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.emulator.shapes import CHANNEL, CHANNEL_FROM, CHANNEL_SELECT
+from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT
 from explorer.emulator.store import Store
 from explorer.wire.query import Condition, ListQuery, QueryError
+from explorer.wire.records import CHANNEL
 
 _SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _SCOPE_COLUMNS = {
@@ -31,7 +32,7 @@ _SCOPE_COLUMNS = {
     "all": ("c.token", "c.name", "t.name"),
 }
 #: Fields never NULL, so a key made of them can be sought past.
-_SEEKABLE = frozenset(f.name for f in CHANNEL if not f.schema.get("nullable"))
+_SEEKABLE = frozenset(f.name for f in CHANNEL if not f.nullable)
 #: Rows a page may be read past (from a cursor or an end) before another way is cheaper.
 NEAR = 1000
 #: Listings whose cursors are kept, and cursors per listing (a million channels, 100 a page).
@@ -43,7 +44,7 @@ CURSORS = 20_000
 #: what either way alone would.
 SORT_AFTER = 16
 #: Integer fields never NULL: a range of them is counted from their sorted values.
-_COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter == "int") & _SEEKABLE
+_COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter and f.kind == "int") & _SEEKABLE
 
 
 def _condition_sql(cond: Condition, args: list[Any]) -> str:

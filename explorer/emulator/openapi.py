@@ -14,27 +14,17 @@ from types import ModuleType
 from typing import Any
 
 from explorer.emulator.policy import SAFE_METHODS, Route
-from explorer.emulator.shapes import BOOL, CHANNEL, INT, STR, TIME, USER, nullable
+from explorer.emulator.shapes import BOOL, INT, STR, TIME, json_schema, nullable
 from explorer.wire.ratelimit import BUCKETS
+from explorer.wire.records import CHANNEL, CHANNEL_PRIVATE, TYPE, USER
 
-USER_PROPERTIES: dict[str, Any] = {field.name: field.schema for field in USER}
-TYPE_PROPERTIES: dict[str, Any] = {
-    "id": INT,
-    "name": STR,
-    "parent": STR,
-    "description": nullable(STR),
-    "source": STR,
-    "viewersCurrent": INT,
-    "coverUrl": nullable(STR),
-    "backgroundUrl": nullable(STR),
-    "online": INT,
-    "availableAt": nullable(TIME),
-}
+USER_PROPERTIES: dict[str, Any] = {field.name: json_schema(field) for field in USER}
+TYPE_PROPERTIES: dict[str, Any] = {field.name: json_schema(field) for field in TYPE}
 CHANNEL_PROPERTIES: dict[str, Any] = {
-    **{field.name: field.schema for field in CHANNEL},
+    **{field.name: json_schema(field) for field in CHANNEL},
     "type": nullable({"$ref": "#/components/schemas/Type"}),
     "user": {"$ref": "#/components/schemas/User"},
-    "streamKey": STR,
+    **{field.name: json_schema(field) for field in CHANNEL_PRIVATE},
 }
 
 SCHEMAS: dict[str, Any] = {
@@ -144,10 +134,15 @@ def _operation(route: Route) -> dict[str, Any]:
     op: dict[str, Any] = {
         "summary": route.summary,
         "operationId": f"{route.method.lower()}{re.sub(r'[^A-Za-z0-9]+', '_', route.path)}",
-        "x-bucket": route.bucket,
+        "x-bucket": route.endpoint.bucket,
         **(
-            {"x-bucket-when": {"parameter": route.when[0], "bucket": route.when[1]}}
-            if route.when
+            {
+                "x-bucket-when": {
+                    "parameter": route.endpoint.search[0],
+                    "bucket": route.endpoint.search[1],
+                }
+            }
+            if route.endpoint.search
             else {}
         ),
         "parameters": [
@@ -165,9 +160,9 @@ def _operation(route: Route) -> dict[str, Any]:
             for p in route.params
         ],
     }
-    if route.auth != "none":
-        op["security"] = [{"session": []}, {"bearer": list(route.scopes)}, {"jwt": []}]
-        if route.auth == "optional":
+    if route.endpoint.signin != "none":
+        op["security"] = [{"session": []}, {"bearer": list(route.endpoint.scopes)}, {"jwt": []}]
+        if route.endpoint.signin == "optional":
             op["security"].append({})
     if route.body is not None:
         media = route.body.get("content", "application/json")
@@ -178,8 +173,8 @@ def _operation(route: Route) -> dict[str, Any]:
         )
         op["requestBody"] = {"required": True, "content": {media: {"schema": schema}}}
     success: dict[str, Any] = {"description": "OK"}
-    if route.response is not None:
-        success["content"] = {route.content_type: {"schema": route.response}}
+    if route.answer is not None:
+        success["content"] = {route.content_type: {"schema": route.answer}}
     responses: dict[str, Any] = {str(route.status): success}
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     # A path parameter that cannot address anything (one holding ``/`` or a line break, say)
@@ -236,11 +231,11 @@ def bucket_map(routes: Iterable[Route]) -> str:
     by_bucket: dict[str, list[str]] = {}
     for route in routes:
         label = f"`{route.method} {route.path}`"
-        for name in (route.bucket, *route.also):
+        for name in (route.endpoint.bucket, *route.endpoint.also):
             by_bucket.setdefault(name, []).append(label)
-        if route.when:
-            by_bucket.setdefault(route.when[1], []).append(
-                f"`{route.method} {route.path}` with `{route.when[0]}`"
+        if route.endpoint.search:
+            by_bucket.setdefault(route.endpoint.search[1], []).append(
+                f"`{route.method} {route.path}` with `{route.endpoint.search[0]}`"
             )
     lines = ["| bucket | count / seconds | endpoints |", "|---|---|---|"]
     for name in sorted(BUCKETS):

@@ -1,8 +1,8 @@
 """Who may call what, how often: the route table's rules, applied before every handler.
 
-Each route declares its method, path, bucket, whether it needs a signed-in caller, and the
-OAuth scopes a bearer token must carry. :func:`guard` wraps a handler with exactly those rules,
-in this order:
+Each route binds a wire row (``explorer.wire.routes``), which declares its method, path,
+bucket, whether it needs a signed-in caller, and the OAuth scopes a bearer token must carry.
+:func:`guard` wraps a handler with exactly those rules, in this order:
 
 0. a state-changing request a browser sent from another site's page is 403
    (:func:`cross_site`): a cross-site form cannot sign anyone in or act for them;
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
@@ -31,6 +31,7 @@ from explorer.emulator import addresses, credentials, endings
 from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
+from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import QueryError
 from explorer.wire.ratelimit import (
     ENFORCED_HEADER,
@@ -42,7 +43,6 @@ from explorer.wire.ratelimit import (
 
 SESSION_COOKIE = "explorer_session"
 
-Auth = Literal["none", "optional", "user"]
 Handler = Callable[[Context], Awaitable[Any]]
 
 
@@ -58,18 +58,12 @@ class Param:
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """One endpoint: what it does and the rules that guard it."""
+    """One endpoint served: the wire row (method, path, bucket, sign-in, scopes, record), the
+    handler, and what the OpenAPI description says beyond the row. ``response`` is the answer's
+    schema when the row's record does not say it."""
 
-    method: str
-    path: str
+    endpoint: Endpoint
     handler: Handler
-    bucket: str
-    auth: Auth = "none"
-    scopes: tuple[str, ...] = ()
-    also: tuple[str, ...] = ()
-    #: ``(parameter, bucket)``: requests carrying that query parameter use this bucket instead
-    #: (a search is charged to ``channel-search``, a plain listing to ``channel-read``).
-    when: tuple[str, str] | None = None
     summary: str = ""
     params: tuple[Param, ...] = ()
     body: dict[str, Any] | None = None
@@ -77,6 +71,24 @@ class Route:
     status: int = 200
     content_type: str = "application/json"
     errors: tuple[int, ...] = field(default=())
+
+    @property
+    def method(self) -> str:
+        """The HTTP method (the row's)."""
+        return self.endpoint.method
+
+    @property
+    def path(self) -> str:
+        """The path template below ``/api/v1`` (the row's)."""
+        return self.endpoint.path
+
+    @property
+    def answer(self) -> dict[str, Any] | None:
+        """The answer's schema: ``response``, else a reference to the row's record."""
+        if self.response is not None or not self.endpoint.record:
+            return self.response
+        ref = {"$ref": f"#/components/schemas/{self.endpoint.record}"}
+        return {"type": "array", "items": ref} if self.endpoint.many else ref
 
 
 def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None, bool, int | None]:
@@ -194,7 +206,11 @@ def counting(route: Route, caller: Caller | None, request: Request, services: Se
     a stolen session or token cannot lock its owner's own credential out."""
     address = f"addr:{addresses.of_request(request, services.config)}"
     own = f"user:{caller.user_id}" if caller is not None else address
-    proof = f"cred:{caller.credential}" if caller is not None and route.auth == "user" else None
+    proof = (
+        f"cred:{caller.credential}"
+        if caller is not None and route.endpoint.signin == "user"
+        else None
+    )
 
     def of(bucket: str) -> str:
         if bucket not in PER_ADDRESS:
@@ -206,12 +222,20 @@ def counting(route: Route, caller: Caller | None, request: Request, services: Se
 
 def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
     """The Starlette endpoint for ``route``: the rules above, then the handler."""
-    plain = (route.bucket, "global", *route.also)
-    switched = (route.when[1], "global", *route.also) if route.when else plain
+    plain = (route.endpoint.bucket, "global", *route.endpoint.also)
+    switched = (
+        (route.endpoint.search[1], "global", *route.endpoint.also)
+        if route.endpoint.search
+        else plain
+    )
 
     async def endpoint(request: Request) -> Response:
         now = services.clock()
-        buckets = switched if route.when and route.when[0] in request.query_params else plain
+        buckets = (
+            switched
+            if route.endpoint.search and route.endpoint.search[0] in request.query_params
+            else plain
+        )
         csrf_session: int | None = None
         if request.method not in SAFE_METHODS and cross_site(request):
             refused = ApiError(403, "A page of another site may not send this request.")
@@ -221,7 +245,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             caller, csrf_ok, session_id = identify(request, services)
             if caller is not None and not csrf_ok:
                 # Only routes that rely on the caller need the cookie's CSRF token.
-                if route.auth == "none":
+                if route.endpoint.signin == "none":
                     caller = None
                 else:
                     csrf_session = session_id
@@ -234,10 +258,10 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             csrf = ApiError(461, "Invalid or missing CSRF header", headers={CSRF_HEADER: token})
             return _finish(services, buckets, identity, now, csrf.response())
         try:
-            if route.auth == "user" and caller is None:
+            if route.endpoint.signin == "user" and caller is None:
                 raise ApiError(401, "You must be signed in to do this.")
-            if caller is not None and route.scopes:
-                missing = [s for s in route.scopes if s not in caller.scopes]
+            if caller is not None and route.endpoint.scopes:
+                missing = [s for s in route.endpoint.scopes if s not in caller.scopes]
                 if missing:
                     raise ApiError(403, f"Missing scope {missing[0]}.")
             if services.config.rate_limits:

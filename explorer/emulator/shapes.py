@@ -1,22 +1,22 @@
 """The JSON shapes of the core records (Channel, User, Type), rendered from store rows.
 
 Resources embed each other (a channel embeds its owner and type, the current user embeds their
-channel), so rendering lives here once. The Channel and User fields are declared once
-(:data:`CHANNEL`, :data:`USER`: name, JSON schema, filter kind); the column lists, the OpenAPI
-properties and the ``where``/``fields`` validation of ``GET /channels`` all derive from them.
-Rows are plain tuples selected with the column lists below; rendering is a ``zip`` plus a few
-conversions, which keeps ``GET /channels`` fast.
+channel), so rendering lives here once. The Channel, User and Type fields are declared once,
+in the wire (``explorer.wire.records``: name, kind, filter); the column lists, the OpenAPI
+properties (:func:`json_schema`) and the ``where``/``fields`` validation of ``GET /channels``
+all derive from them. Rows are plain tuples selected with the column lists below; rendering is
+a ``zip`` plus a few conversions, which keeps ``GET /channels`` fast.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from explorer.emulator.store import Store
 from explorer.wire.query import FieldKind
+from explorer.wire.records import CHANNEL, TYPE, USER, Field
 
 #: JSON schema atoms of record fields (the OpenAPI description is built from them).
 INT: dict[str, Any] = {"type": "integer"}
@@ -30,84 +30,33 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "nullable": True}
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One field of a record, declared once: its name (also its column), its JSON schema (for
-    OpenAPI) and how ``where`` may filter it (None: it may not)."""
-
-    name: str
-    schema: dict[str, Any]
-    filter: FieldKind | None = None
-
-
-def _ids(*names: str) -> tuple[Field, ...]:
-    return tuple(Field(name, nullable(INT)) for name in names)
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    "int": INT,
+    "str": STR,
+    "category": STR,
+    "bool": BOOL,
+    "time": TIME,
+    "object": {"type": "object"},
+}
 
 
-#: The Channel record's own fields, in column and rendering order.
-CHANNEL: tuple[Field, ...] = (
-    Field("id", INT, "int"),
-    Field("userId", INT, "int"),
-    Field("token", STR, "str"),
-    Field("name", STR, "str"),
-    Field("online", BOOL, "bool"),
-    Field("featured", BOOL, "bool"),
-    Field("partnered", BOOL, "bool"),
-    Field("suspended", BOOL),
-    Field("interactive", BOOL, "bool"),
-    Field("hasVod", BOOL, "bool"),
-    Field("vodsEnabled", BOOL, "bool"),
-    Field("hasTranscodes", BOOL, "bool"),
-    Field("featureLevel", INT, "int"),
-    Field("ftl", INT, "int"),
-    Field("audience", {"type": "string", "enum": ["family", "teen", "18+"]}, "str"),
-    Field("viewersTotal", INT, "int"),
-    Field("viewersCurrent", INT, "int"),
-    Field("numFollowers", INT, "int"),
-    Field("description", nullable(STR)),
-    Field("typeId", nullable(INT), "int"),
-    Field("languageId", nullable(STR), "str"),
-    *_ids("interactiveGameId", "transcodingProfileId", "coverId", "thumbnailId"),
-    *_ids("badgeId", "hosteeId"),
-    Field("bannerUrl", nullable(STR)),
-    Field("costreamId", nullable(STR)),
-    Field("createdAt", TIME, "time"),
-    Field("updatedAt", TIME, "time"),
-    Field("deletedAt", nullable(TIME)),
-)
-#: The User record's fields, in column and rendering order.
-USER: tuple[Field, ...] = (
-    Field("id", INT),
-    Field("username", STR),
-    Field("level", INT),
-    Field("experience", INT),
-    Field("sparks", INT),
-    Field("avatarUrl", nullable(STR)),
-    Field("bio", nullable(STR)),
-    Field("social", {"type": "object"}),
-    Field("primaryTeam", nullable(INT)),
-    Field("verified", BOOL),
-    Field("createdAt", TIME),
-    Field("updatedAt", TIME),
-    Field("deletedAt", nullable(TIME)),
-)
+def json_schema(field: Field) -> dict[str, Any]:
+    """The OpenAPI schema of a record field, from its kind (an enumeration lists its values)."""
+    schema = _SCHEMAS[field.kind]
+    if field.choices:
+        schema = {**schema, "enum": list(field.choices)}
+    return nullable(schema) if field.nullable else schema
+
+
 CHANNEL_FIELDS: tuple[str, ...] = tuple(field.name for field in CHANNEL)
-CHANNEL_BOOLS = tuple(field.name for field in CHANNEL if field.schema is BOOL)
-#: What ``where`` may filter channels by, and as what kind of value.
+CHANNEL_BOOLS = tuple(field.name for field in CHANNEL if field.kind == "bool")
+#: What ``where`` may filter and ``order`` sort channels by, and as what kind of value.
 CHANNEL_FILTERS: dict[str, FieldKind] = {
-    field.name: field.filter for field in CHANNEL if field.filter is not None
+    field.name: field.filter_kind for field in CHANNEL if field.filter
 }
 USER_FIELDS: tuple[str, ...] = tuple(field.name for field in USER)
-TYPE_FIELDS: tuple[str, ...] = (
-    "id",
-    "name",
-    "parent",
-    "description",
-    "source",
-    "coverUrl",
-    "backgroundUrl",
-    "availableAt",
-)
+#: The stored Type columns (its live counts are added when it is shown).
+TYPE_FIELDS: tuple[str, ...] = tuple(field.name for field in TYPE if field.stored)
 GROUP_IDS = {"User": 1, "Partner": 2, "Staff": 3, "Founder": 4, "Pro": 5}
 
 #: SELECT list for a channel joined with its owner: channel columns, then user columns.

@@ -57,7 +57,6 @@ from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 
 from explorer.chatviews import POLL_EVENTS, poll_progress
 from explorer.eventlog import EventLog
-from explorer.eventrows import KNOWN_EVENTS
 from explorer.rendering import (
     badges_html,
     chart_text,
@@ -66,6 +65,7 @@ from explorer.rendering import (
     summary,
     table_html,
 )
+from explorer.wire.events import EVENTS
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
 LIVE_INTERVAL = 0.1
@@ -229,9 +229,7 @@ class LiveChat(TimedView):
         self._lock = threading.Lock()
         self._header = widgets.HTML()
         self._table = widgets.HTML()
-        self._filter = widgets.Dropdown(
-            options=[_ALL, *KNOWN_EVENTS], value=_ALL, description="Show"
-        )
+        self._filter = widgets.Dropdown(options=[_ALL, *EVENTS], value=_ALL, description="Show")
         self._pause = widgets.ToggleButton(value=False, description="Pause", icon="pause")
         controls = widgets.HBox([self._filter, self._pause])
         super().__init__([self._header, controls, self._table])

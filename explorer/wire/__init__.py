@@ -8,4 +8,10 @@ that the platform imports nothing else of the toolkit but the process supervisor
     ratelimit.py  the rate-limit buckets and their window math
     codes.py      chat error codes, error objects and the wire-level refusal
     packets.py    chat packets: decode and encode method, reply and event
+    endpoint.py   how a REST endpoint row is declared, and the one place a path is filled
+    routes.py     every REST endpoint once (channel_routes.py: those of one channel)
+    chatmethods.py  every chat method once: wire name and arguments
+    events.py     chat event names and the event log's columns (pandas kind, Arrow type)
+    records.py    the Channel, User and Type fields once: kind, filter and sort, choices
+    kinds.py      the kinds a record field or an event-log column holds
 """

@@ -1,8 +1,9 @@
 """The room methods by wire name, collected from the modules that own their rules.
 
-A new chat method is one handler in the module that owns its rule, listed in that module's
-``methods`` (see :mod:`~explorer.emulator.chat.methods`); a new rule module is one entry in
-:data:`MODULES`. Connection-level methods (``auth``, ``ping``, ``attachEmotes``) belong to
+A new chat method is one row in ``explorer.wire.chatmethods`` and one handler in the
+module that owns its rule, bound to the row in that module's ``methods`` (see
+:mod:`~explorer.emulator.chat.methods`); a new rule module is one entry in :data:`MODULES`.
+Connection-level methods (``auth``, ``ping``, ``attachEmotes``, ``optOutEvents``) belong to
 :mod:`~explorer.emulator.chat.node`. Every room method needs a joined connection (anonymous
 ones too); what else each needs is in the table of its module.
 """
@@ -26,9 +27,10 @@ def method_table(modules: tuple[Any, ...] = MODULES) -> dict[str, Handler]:
     table: dict[str, Handler] = {}
     for module in modules:
         for method in module.methods:
-            if method.name in table:
-                raise ValueError(f"chat method {method.name!r} is declared twice")
-            table[method.name] = method.handler
+            name = method.method.name
+            if name in table:
+                raise ValueError(f"chat method {name!r} is declared twice")
+            table[name] = method.handler
     return table
 
 

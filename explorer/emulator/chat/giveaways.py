@@ -21,9 +21,10 @@ from explorer.emulator.chat.messages import (
     tag_component,
     text_component,
 )
-from explorer.emulator.chat.methods import ChatMethod, arity
+from explorer.emulator.chat.methods import RoomMethod, arity
 from explorer.emulator.chat.presence import present
 from explorer.emulator.chat.rooms import Room
+from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 
 #: How far back ``giveaway:start`` looks for active chatters, in seconds.
@@ -32,7 +33,7 @@ GIVEAWAY_WINDOW = 600.0
 
 def start_giveaway(room: Room, member: Member, args: list[Any]) -> Any:
     """``giveaway:start []``: pick a present, recently active chatter; announce in chat."""
-    arity(args, "giveaway:start")
+    arity(args, chat_methods.GIVEAWAY_START)
     require(member, "giveaway_start", "start a giveaway")
     rooms = room.rooms
     here = set(present(rooms.store, room.channel_id))
@@ -60,4 +61,4 @@ def start_giveaway(room: Room, member: Member, args: list[Any]) -> Any:
     return "Giveaway started."
 
 
-methods = [ChatMethod("giveaway:start", start_giveaway)]
+methods = [RoomMethod(chat_methods.GIVEAWAY_START, start_giveaway)]

@@ -20,9 +20,10 @@ import orjson
 from explorer.emulator.brokers.broker import Delivery
 from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.messages import message_delivery, with_emoticons
-from explorer.emulator.chat.methods import ChatMethod, arity, count
+from explorer.emulator.chat.methods import RoomMethod, arity, count
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.store import Store
+from explorer.wire import chatmethods as chat_methods
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_messages (
@@ -122,7 +123,7 @@ def recent_chatters(
 def history(room: Room, member: Member, args: list[Any]) -> Any:
     """``history [count]``: up to 100 of the latest stored messages, oldest first
     (joined members, anonymous too)."""
-    arity(args, "history", "count")
+    arity(args, chat_methods.HISTORY)
     wanted = min(count(args[0], "count"), HISTORY_LIMIT)
     rows = room.rooms.store.all(
         "SELECT seq, data FROM chat_messages WHERE channelId = ? AND deleted = 0 "
@@ -170,4 +171,4 @@ class Backlog:
         ]
 
 
-methods = [ChatMethod("history", history)]
+methods = [RoomMethod(chat_methods.HISTORY, history)]

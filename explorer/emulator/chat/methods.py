@@ -1,7 +1,8 @@
-"""How a chat method is declared: its wire name, its handler, its reply and argument checks.
+"""How a room method is bound: its wire row, its handler, its reply and argument checks.
 
 Each rule module (``talk``, ``history``, ``moderation``, ``polls``, ``giveaways``) exports
-``methods``, a list of :class:`ChatMethod`, the way resource modules export ``routes``;
+``methods``, a list of :class:`RoomMethod` binding a row of ``explorer.wire.chatmethods`` to
+its handler, the way resource modules export ``routes``;
 :mod:`~explorer.emulator.chat.dispatch` collects them. A handler gets the room, the calling
 member and the argument list, and returns its reply data (or :data:`NO_DATA`) or raises
 :class:`~explorer.wire.codes.Refusal`. Wrong argument counts or types answer 4000.
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from explorer.emulator.chat.messages import MAX_LENGTH
+from explorer.wire.chatmethods import ChatMethod
 from explorer.wire.codes import ChatErrorCode, Refusal
 
 if TYPE_CHECKING:
@@ -34,19 +36,20 @@ Handler = Callable[["Room", "Member", list[Any]], Any]
 
 
 @dataclass(frozen=True, slots=True)
-class ChatMethod:
-    """A room method: the ``name`` clients call and the ``handler`` that runs it."""
+class RoomMethod:
+    """A room method: the wire row clients call and the ``handler`` that runs it."""
 
-    name: str
+    method: ChatMethod
     handler: Handler
 
 
-def arity(args: list[Any], method: str, *names: str) -> None:
-    """4000 unless ``args`` holds exactly one value per name in ``names``."""
+def arity(args: list[Any], method: ChatMethod) -> None:
+    """4000 unless ``args`` holds exactly one value per argument of ``method``."""
+    names = method.arguments
     if len(args) != len(names):
         wanted = f"{len(names)} argument{'s' if len(names) != 1 else ''}"
         listed = f" ({', '.join(names)})" if names else ""
-        raise Refusal(ChatErrorCode.BAD_REQUEST, f"{method} takes {wanted}{listed}.")
+        raise Refusal(ChatErrorCode.BAD_REQUEST, f"{method.name} takes {wanted}{listed}.")
 
 
 def text(value: Any, what: str, limit: int = MAX_LENGTH) -> str:

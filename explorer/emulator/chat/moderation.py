@@ -24,9 +24,10 @@ from typing import Any
 
 from explorer.emulator.chat import history
 from explorer.emulator.chat.members import Member, lookup_user, require
-from explorer.emulator.chat.methods import NO_DATA, ChatMethod, arity, text
+from explorer.emulator.chat.methods import NO_DATA, RoomMethod, arity, text
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
+from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 
 SCHEMA = """
@@ -109,7 +110,7 @@ def _target(room: Room, name: str, member: Member, action: str) -> tuple[int, st
 
 def delete_message(room: Room, member: Member, args: list[Any]) -> Any:
     """``deleteMessage [id]``: own messages, or anyone's with ``remove_message``."""
-    arity(args, "deleteMessage", "message id")
+    arity(args, chat_methods.DELETE_MESSAGE)
     message_id = text(args[0], "message id", 64)
     user_id = require(member, "connect", "delete messages")
     store = room.rooms.store
@@ -142,7 +143,7 @@ def _purge(room: Room, user_id: int, member: Member, cause: dict[str, str] | Non
 
 def purge(room: Room, member: Member, args: list[Any]) -> Any:
     """``purge [user name]``: remove a user's messages without timing them out."""
-    arity(args, "purge", "user name")
+    arity(args, chat_methods.PURGE)
     name = text(args[0], "user name", 64)
     require(member, "change_ban", "purge messages")
     user_id, _ = _target(room, name, member, "purge")
@@ -152,7 +153,7 @@ def purge(room: Room, member: Member, args: list[Any]) -> Any:
 
 def timeout(room: Room, member: Member, args: list[Any]) -> Any:
     """``timeout [user name, duration]``: silence a user for a while (``"clear"`` lifts)."""
-    arity(args, "timeout", "user name", "duration")
+    arity(args, chat_methods.TIMEOUT)
     name = text(args[0], "user name", 64)
     seconds = parse_duration(args[1])
     require(member, "timeout", "time out users")
@@ -183,7 +184,7 @@ def timeout(room: Room, member: Member, args: list[Any]) -> Any:
 
 def clear_messages(room: Room, member: Member, args: list[Any]) -> Any:
     """``clearMessages []``: remove every message of the channel (``clear_messages``)."""
-    arity(args, "clearMessages")
+    arity(args, chat_methods.CLEAR_MESSAGES)
     require(member, "clear_messages", "clear the chat")
     history.hide(room.rooms.store, room.channel_id)
     room.publish(
@@ -193,8 +194,8 @@ def clear_messages(room: Room, member: Member, args: list[Any]) -> Any:
 
 
 methods = [
-    ChatMethod("timeout", timeout),
-    ChatMethod("purge", purge),
-    ChatMethod("deleteMessage", delete_message),
-    ChatMethod("clearMessages", clear_messages),
+    RoomMethod(chat_methods.TIMEOUT, timeout),
+    RoomMethod(chat_methods.PURGE, purge),
+    RoomMethod(chat_methods.DELETE_MESSAGE, delete_message),
+    RoomMethod(chat_methods.CLEAR_MESSAGES, clear_messages),
 ]

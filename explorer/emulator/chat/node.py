@@ -66,6 +66,7 @@ from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
 from explorer.emulator.context import Config, lenient_id
+from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import (
     CLOSE_CREDENTIAL_ENDED,
     UNOTFOUND,
@@ -387,14 +388,14 @@ class ChatNode:
 
     def _call(self, session: NodeSession, packet: Method) -> Any:
         name, args = packet.method, packet.arguments
-        if name == "auth":
+        if name == chat_methods.AUTH.name:
             return self._auth(session, args)
-        if name == "ping":
+        if name == chat_methods.PING.name:
             return NO_DATA
-        if name == "attachEmotes":
+        if name == chat_methods.ATTACH_EMOTES.name:
             session.emotes = session.member.emotes = True
             return NO_DATA
-        if name == "optOutEvents":
+        if name == chat_methods.OPT_OUT_EVENTS.name:
             names = [arg for arg in args if type(arg) is str]
             opted_out = session.opted_out | frozenset(names)
             if len(names) != len(args) or len(opted_out) > _MAX_OPT_OUTS:

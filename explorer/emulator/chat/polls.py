@@ -24,8 +24,9 @@ from typing import Any
 import orjson
 
 from explorer.emulator.chat.members import Member, require
-from explorer.emulator.chat.methods import ChatMethod, arity, count, text
+from explorer.emulator.chat.methods import RoomMethod, arity, count, text
 from explorer.emulator.chat.rooms import GONE, Room, Rooms
+from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 
 SCHEMA = """
@@ -99,7 +100,7 @@ def _counts(room: Room, poll: Poll) -> list[int]:
 
 def start_poll(room: Room, member: Member, args: list[Any]) -> Any:
     """``vote:start [question, answers, seconds]``: PollStart now, progress, PollEnd."""
-    arity(args, "vote:start", "question", "answers", "duration")
+    arity(args, chat_methods.VOTE_START)
     question = text(args[0], "question", MAX_QUESTION)
     answers = args[1]
     if (
@@ -165,7 +166,7 @@ async def run_poll(room: Room, poll: Poll) -> None:
 
 def vote(room: Room, member: Member, args: list[Any]) -> Any:
     """``vote:choose [index]`` (wire name ``vote``): one vote per user; re-voting moves it."""
-    arity(args, "vote:choose", "option index")
+    arity(args, chat_methods.VOTE_CHOOSE)
     choice = count(args[0], "option index")
     user_id = require(member, "poll_vote", "vote")
     with room.rooms.store.transaction() as conn:
@@ -216,7 +217,7 @@ def adopt(rooms: Rooms, alive: frozenset[str], before: float) -> None:
 
 
 methods = [
-    ChatMethod("vote:start", start_poll),
-    ChatMethod("vote:choose", vote),
-    ChatMethod("vote", vote),
+    RoomMethod(chat_methods.VOTE_START, start_poll),
+    RoomMethod(chat_methods.VOTE_CHOOSE, vote),
+    RoomMethod(chat_methods.VOTE, vote),
 ]

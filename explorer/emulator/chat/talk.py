@@ -24,16 +24,17 @@ from explorer.emulator.chat.messages import (
     new_message_id,
     shown_to,
 )
-from explorer.emulator.chat.methods import ChatMethod, arity, text
+from explorer.emulator.chat.methods import RoomMethod, arity, text
 from explorer.emulator.chat.moderation import require_voice
 from explorer.emulator.chat.presence import is_present
 from explorer.emulator.chat.rooms import Room
+from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 
 
 def msg(room: Room, member: Member, args: list[Any]) -> Any:
     """``msg [text]``: a ChatMessage to everyone; replies with the message data."""
-    arity(args, "msg", "text")
+    arity(args, chat_methods.MSG)
     typed = text(args[0], "message")
     require_voice(room, member, "send messages")
     components, meta = compose(typed, lambda name: lookup_user(room.rooms.store, name))
@@ -44,7 +45,7 @@ def msg(room: Room, member: Member, args: list[Any]) -> Any:
 
 def whisper(room: Room, member: Member, args: list[Any]) -> Any:
     """``whisper [user name, text]``: a ChatMessage only the sender and target receive."""
-    arity(args, "whisper", "user name", "text")
+    arity(args, chat_methods.WHISPER)
     name = text(args[0], "user name", 64)
     typed = text(args[1], "message")
     user_id = require_voice(room, member, "whisper")
@@ -63,4 +64,4 @@ def whisper(room: Room, member: Member, args: list[Any]) -> Any:
     return shown_to(member.emotes, data)
 
 
-methods = [ChatMethod("msg", msg), ChatMethod("whisper", whisper)]
+methods = [RoomMethod(chat_methods.MSG, msg), RoomMethod(chat_methods.WHISPER, whisper)]

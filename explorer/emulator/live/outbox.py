@@ -25,8 +25,8 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.shapes import BOOL, CHANNEL, USER, Field
 from explorer.emulator.store import Store
+from explorer.wire.records import CHANNEL, USER, Field
 
 #: Events kept in the table; older ones are pruned (a reader further behind skips them).
 KEEP = 50_000
@@ -42,9 +42,9 @@ def _patch(fields: tuple[Field, ...]) -> tuple[str, str]:
     pairs = []
     for f in kept:
         value = f"NEW.{f.name}"
-        if f.schema is BOOL:
+        if f.kind == "bool":
             value = f"json(CASE WHEN NEW.{f.name} THEN 'true' ELSE 'false' END)"
-        elif f.name == "social":
+        elif f.kind == "object":
             value = f"json(NEW.{f.name})"
         path = f"CASE WHEN OLD.{f.name} IS NOT NEW.{f.name} THEN '$.{f.name}' ELSE '$._' END"
         pairs.append(f"{path}, {value}")

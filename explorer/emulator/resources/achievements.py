@@ -22,6 +22,7 @@ from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import notify
 from explorer.emulator.store import Store
 from explorer.emulator.world import WORLD_NOW, iso
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS achievements (
@@ -140,13 +141,9 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/achievements",
+        wire.ACHIEVEMENTS,
         list_achievements,
-        "user-read",
-        auth="optional",
         summary="Every achievement; signed in, also whether the caller earned it",
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Achievement"}},
         errors=(401, 461),
     ),
 ]

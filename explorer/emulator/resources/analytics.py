@@ -47,6 +47,8 @@ from explorer.emulator.policy import Handler, Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.sessions import Schedule, Session, diurnal
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire.endpoint import Endpoint
 
 HOUR = 3600
 DAY = 86400
@@ -402,10 +404,10 @@ COUNTER_SHAPE = ("AnalyticCounter", point_schema(total=INT, delta=INT))
 
 @dataclass(frozen=True, slots=True)
 class SeriesRoute:
-    """One analytics endpoint: its path below ``/channels/{id}/analytics/``, the series, and
-    its point shape as (component name, schema)."""
+    """One analytics endpoint: its wire row, the series, and its point shape as (component
+    name, schema)."""
 
-    path: str
+    endpoint: Endpoint
     compute: Series
     shape: tuple[str, dict[str, Any]]
     summary: str
@@ -425,7 +427,7 @@ def _endpoint(series: SeriesRoute) -> Handler:
         window = parse_window(ctx)
         return series.compute(Timeline(load_profile(ctx, channel.id), window), ctx)
 
-    handle.__doc__ = f"GET /channels/{{id}}/analytics/{series.path}: {series.summary}."
+    handle.__doc__ = f"GET {series.endpoint.path}: {series.summary}."
     return handle
 
 
@@ -433,18 +435,10 @@ def series_routes(table: tuple[SeriesRoute, ...]) -> list[Route]:
     """The owner-only routes of a table of series."""
     return [
         Route(
-            "GET",
-            f"/channels/{{channel}}/analytics/{series.path}",
+            series.endpoint,
             _endpoint(series),
-            "channel-read",
-            auth="user",
-            scopes=("channel:analytics:self",),
             summary=f"{series.summary} (owner only)",
             params=RANGE_PARAMS + series.extra,
-            response={
-                "type": "array",
-                "items": {"$ref": f"#/components/schemas/{series.shape[0]}"},
-            },
             errors=(400, 401, 403, 404, 461),
         )
         for series in table
@@ -458,7 +452,7 @@ def series_schemas(table: tuple[SeriesRoute, ...]) -> dict[str, Any]:
 
 SERIES: tuple[SeriesRoute, ...] = (
     SeriesRoute(
-        "viewers",
+        channel_wire.CHANNEL_ANALYTICS_VIEWER_SUMMARY,
         viewer_summary,
         (
             "AnalyticViewerSummary",
@@ -467,13 +461,13 @@ SERIES: tuple[SeriesRoute, ...] = (
         "Daily viewer summary",
     ),
     SeriesRoute(
-        "tsdb/viewers",
+        channel_wire.CHANNEL_ANALYTICS_VIEWERS,
         viewers,
         ("AnalyticViewers", point_schema(anon=INT, authed=INT)),
         "Viewers per hour",
     ),
     SeriesRoute(
-        "tsdb/viewersMetrics",
+        channel_wire.CHANNEL_ANALYTICS_VIEWERS_METRICS,
         viewer_metrics,
         (
             "AnalyticViewerMetric",
@@ -482,7 +476,7 @@ SERIES: tuple[SeriesRoute, ...] = (
         "Viewers by origin per day",
     ),
     SeriesRoute(
-        "tsdb/streamSessions",
+        channel_wire.CHANNEL_ANALYTICS_STREAM_SESSIONS,
         stream_sessions,
         (
             "AnalyticStreamSession",
@@ -498,12 +492,14 @@ SERIES: tuple[SeriesRoute, ...] = (
         "Going online and offline",
     ),
     SeriesRoute(
-        "tsdb/streamHosts",
+        channel_wire.CHANNEL_ANALYTICS_STREAM_HOSTS,
         stream_hosts,
         ("AnalyticStreamHost", point_schema(hoster=NULL_INT, hostee=NULL_INT)),
         "Hosting events",
     ),
-    SeriesRoute("tsdb/followers", followers, COUNTER_SHAPE, "Followers per day"),
+    SeriesRoute(
+        channel_wire.CHANNEL_ANALYTICS_FOLLOWERS, followers, COUNTER_SHAPE, "Followers per day"
+    ),
 )
 
 SCHEMAS = series_schemas(SERIES)

@@ -26,6 +26,7 @@ from explorer.emulator.resources.analytics import (
     series_routes,
     series_schemas,
 )
+from explorer.wire import channel_routes as channel_wire
 
 GATEWAYS = (("stripe", 45), ("paypal", 35), ("xbox", 20))
 #: A subscription's monthly price and the creator's share of it, in cents.
@@ -95,9 +96,14 @@ def spark_spent(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
 
 
 SERIES: tuple[SeriesRoute, ...] = (
-    SeriesRoute("tsdb/subscriptions", subscriptions, COUNTER_SHAPE, "Subscribers per day"),
     SeriesRoute(
-        "tsdb/subRevenue",
+        channel_wire.CHANNEL_ANALYTICS_SUBSCRIPTIONS,
+        subscriptions,
+        COUNTER_SHAPE,
+        "Subscribers per day",
+    ),
+    SeriesRoute(
+        channel_wire.CHANNEL_ANALYTICS_SUB_REVENUE,
         sub_revenue,
         (
             "AnalyticSubRevenue",
@@ -106,13 +112,13 @@ SERIES: tuple[SeriesRoute, ...] = (
         "Subscription revenue per day and gateway",
     ),
     SeriesRoute(
-        "tsdb/cpm",
+        channel_wire.CHANNEL_ANALYTICS_CPM,
         cpm,
         ("AnalyticCpm", point_schema(impressions=INT, payout=INT)),
         "Ad impressions and payout per day",
     ),
     SeriesRoute(
-        "tsdb/sparkSpent",
+        channel_wire.CHANNEL_ANALYTICS_SPARK_SPENT,
         spark_spent,
         ("AnalyticSparks", point_schema(sparks=INT)),
         "Sparks spent per hour",

@@ -28,6 +28,7 @@ from explorer.emulator.resources.analytics import (
     series_schemas,
 )
 from explorer.emulator.responses import bad_request
+from explorer.wire import channel_routes as channel_wire
 
 #: Chat emotes and how often each is used relative to the first, most popular first.
 EMOTES: tuple[tuple[str, float], ...] = (
@@ -151,20 +152,30 @@ _GAME_RANK = (
 
 SERIES: tuple[SeriesRoute, ...] = (
     SeriesRoute(
-        "tsdb/emojiUsageRanks",
+        channel_wire.CHANNEL_ANALYTICS_EMOJI_USAGE_RANKS,
         emoji_ranks,
         ("AnalyticEmojiRank", point_schema(emoji=STR, count=INT, rank=INT)),
         "Emotes ranked per day",
     ),
     SeriesRoute(
-        "tsdb/emojiUsage",
+        channel_wire.CHANNEL_ANALYTICS_EMOJI_USAGE,
         emoji_usage,
         ("AnalyticEmojiUsage", point_schema(emoji=STR, count=INT)),
         "Emote uses per hour",
         (Param("emoji", STR, "keep only this emote, e.g. :cactus"),),
     ),
-    SeriesRoute("tsdb/gameRanks", game_ranks, _GAME_RANK, "Rank within the game per day"),
-    SeriesRoute("tsdb/gameRanksGlobal", game_ranks_global, _GAME_RANK, "Games ranked per day"),
+    SeriesRoute(
+        channel_wire.CHANNEL_ANALYTICS_GAME_RANKS,
+        game_ranks,
+        _GAME_RANK,
+        "Rank within the game per day",
+    ),
+    SeriesRoute(
+        channel_wire.CHANNEL_ANALYTICS_GAME_RANKS_GLOBAL,
+        game_ranks_global,
+        _GAME_RANK,
+        "Games ranked per day",
+    ),
 )
 
 SCHEMAS = series_schemas(SERIES)

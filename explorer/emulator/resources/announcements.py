@@ -18,6 +18,7 @@ from explorer.emulator.live import happenings
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import deliver_to_all
 from explorer.emulator.responses import JSONResponse, bad_request
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS announcements (
@@ -92,15 +93,10 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "POST",
-        "/announcements",
+        wire.ANNOUNCE,
         announce,
-        "user-write",
-        auth="user",
-        scopes=("announcement:create",),
         summary="Announce to every user (staff only); delivered as notifications",
         body={"$ref": "#/components/schemas/AnnouncementRequest"},
-        response={"$ref": "#/components/schemas/Announcement"},
         status=201,
         errors=(400, 401, 403, 413, 461),
     ),

@@ -14,6 +14,7 @@ from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError
+from explorer.wire import channel_routes as channel_wire
 
 _NAMESPACE = uuid.UUID("6f1c2b52-8a63-4f3e-9d0a-2f0b8c1e7a10")
 
@@ -49,12 +50,9 @@ SCHEMAS = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/broadcast",
+        channel_wire.CHANNEL_BROADCAST,
         get_broadcast,
-        "channel-read",
         summary="The channel's current broadcast (404 when offline)",
-        response={"$ref": "#/components/schemas/Broadcast"},
         errors=(404,),
     ),
 ]

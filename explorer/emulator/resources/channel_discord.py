@@ -28,6 +28,8 @@ from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
 from explorer.emulator.store import dumps
 from explorer.emulator.world import iso
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire.endpoint import Endpoint
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channel_discord (
@@ -376,80 +378,45 @@ SCHEMAS: dict[str, Any] = {
         },
     },
 }
-_SETTINGS = {"$ref": "#/components/schemas/DiscordSettings"}
 _OWNER_READ_ERRORS = (401, 403, 404, 461)
 
 
-def _guild_list(path: str, handler: Handler, summary: str, item: str) -> Route:
-    return Route(
-        "GET",
-        path,
-        handler,
-        "channel-read",
-        auth="user",
-        scopes=("channel:details:self",),
-        summary=summary,
-        response={"type": "array", "items": {"$ref": f"#/components/schemas/{item}"}},
-        errors=_OWNER_READ_ERRORS,
-    )
+def _guild_list(endpoint: Endpoint, handler: Handler, summary: str) -> Route:
+    return Route(endpoint, handler, summary=summary, errors=_OWNER_READ_ERRORS)
 
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/discord",
+        channel_wire.CHANNEL_DISCORD,
         get_settings,
-        "channel-read",
-        auth="user",
-        scopes=("channel:details:self",),
         summary="The Discord bot settings (owner or staff)",
-        response=_SETTINGS,
         errors=_OWNER_READ_ERRORS,
     ),
     Route(
-        "PUT",
-        "/channels/{channel}/discord",
+        channel_wire.CHANNEL_SET_DISCORD,
         put_settings,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Replace the Discord bot settings (owner); omitted fields take defaults",
         body={"$ref": "#/components/schemas/DiscordSettingsUpdate"},
-        response=_SETTINGS,
         errors=(400, 401, 403, 404, 413, 461),
     ),
     _guild_list(
-        "/channels/{channel}/discord/channels",
+        channel_wire.CHANNEL_DISCORD_CHANNELS,
         guild_channels,
         "The guild's channels (owner or staff)",
-        "DiscordChannel",
     ),
     _guild_list(
-        "/channels/{channel}/discord/roles",
-        guild_roles,
-        "The guild's roles (owner or staff)",
-        "DiscordRole",
+        channel_wire.CHANNEL_DISCORD_ROLES, guild_roles, "The guild's roles (owner or staff)"
     ),
     Route(
-        "GET",
-        "/channels/{channel}/discord/invite",
+        channel_wire.CHANNEL_DISCORD_INVITE,
         invite_status,
-        "channel-read",
-        auth="user",
-        scopes=("user:getDiscordInvite:self",),
         summary="Whether the caller may get a Discord invite, and their current one",
-        response={"$ref": "#/components/schemas/DiscordInviteStatus"},
         errors=(401, 403, 404, 461),
     ),
     Route(
-        "POST",
-        "/channels/{channel}/discord/invite",
+        channel_wire.CHANNEL_NEW_DISCORD_INVITE,
         create_invite,
-        "channel-write",
-        auth="user",
-        scopes=("user:getDiscordInvite:self",),
         summary="A fresh Discord invite for the caller (replaces theirs), if inviteSettings allow",
-        response=_INVITE,
         status=201,
         errors=(401, 403, 404, 461),
     ),

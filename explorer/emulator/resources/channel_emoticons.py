@@ -16,6 +16,7 @@ from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, bad_request
+from explorer.wire import channel_routes as channel_wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channel_emoticons (
@@ -147,25 +148,16 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/emoticons",
+        channel_wire.CHANNEL_EMOTICONS,
         get_emoticons,
-        "channel-read",
-        auth="optional",
         summary="The channel's emoticon pack",
-        response=_PACK,
         errors=(404,),
     ),
     Route(
-        "PATCH",
-        "/channels/{channel}/emoticons",
+        channel_wire.CHANNEL_SET_EMOTICONS,
         patch_emoticons,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Add, move (code -> coordinates) or remove (code -> null) emoticons (owner)",
         body={"$ref": "#/components/schemas/EmoticonPatch"},
-        response=_PACK,
         errors=(400, 401, 403, 404, 413, 461),
     ),
 ]

@@ -29,6 +29,8 @@ from explorer.emulator.sessions import HISTORY_START
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import Store
 from explorer.emulator.world import WORLD_NOW
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire.endpoint import Endpoint
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channel_follows (
@@ -166,7 +168,6 @@ async def unfollow(ctx: Context) -> dict[str, Any]:
     return _state(ctx, channel, user_id)
 
 
-_STATE = {"$ref": "#/components/schemas/FollowState"}
 _TIME = {"type": "string", "format": "date-time"}
 
 SCHEMAS: dict[str, Any] = {
@@ -190,33 +191,26 @@ SCHEMAS: dict[str, Any] = {
 _WRITE_ERRORS = (400, 401, 403, 404, 413, 461)
 
 
-def _write(method: str, handler: Handler, summary: str) -> Route:
+def _write(endpoint: Endpoint, handler: Handler, summary: str) -> Route:
     return Route(
-        method,
-        "/channels/{channel}/follow",
+        endpoint,
         handler,
-        "channel-follow",
-        auth="user",
-        scopes=("channel:follow:self",),
         summary=f'{summary}; an optional body {{"user": id}} must name the caller',
-        response=_STATE,
         errors=_WRITE_ERRORS,
     )
 
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/follow",
+        channel_wire.CHANNEL_FOLLOWERS,
         list_followers,
-        "channel-read",
-        auth="optional",
         summary="The channel's followers, most recent first",
         params=PAGE_PARAMS,
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Follower"}},
         errors=(400, 404),
     ),
-    _write("PUT", follow, "Follow the channel (idempotent)"),
-    _write("POST", follow, "Follow the channel (idempotent, same as PUT)"),
-    _write("DELETE", unfollow, "Unfollow the channel (idempotent)"),
+    _write(channel_wire.CHANNEL_FOLLOW, follow, "Follow the channel (idempotent)"),
+    _write(
+        channel_wire.CHANNEL_FOLLOW_BY_POST, follow, "Follow the channel (idempotent, same as PUT)"
+    ),
+    _write(channel_wire.CHANNEL_UNFOLLOW, unfollow, "Unfollow the channel (idempotent)"),
 ]

@@ -19,6 +19,7 @@ from explorer.emulator.policy import Route
 from explorer.emulator.resources.channel_preferences import preference
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
 from explorer.emulator.shapes import find_channel, render_channel
+from explorer.wire import channel_routes as channel_wire
 
 
 def _hosting(ctx: Context, channel_id: int) -> dict[str, Any]:
@@ -87,8 +88,6 @@ async def list_hosters(ctx: Context) -> JSONResponse:
     return channel_page(ctx, "c.hosteeId = ?", (channel.id,), "c.viewersCurrent DESC")
 
 
-_HOSTING = {"$ref": "#/components/schemas/Hosting"}
-
 SCHEMAS: dict[str, Any] = {
     "Hosting": {
         "type": "object",
@@ -108,47 +107,30 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/hostee",
+        channel_wire.CHANNEL_HOSTING,
         get_hostee,
-        "channel-read",
-        auth="optional",
         summary="The channel this channel hosts (hostee null when not hosting)",
-        response=_HOSTING,
         errors=(404,),
     ),
     Route(
-        "PUT",
-        "/channels/{channel}/hostee",
+        channel_wire.CHANNEL_SET_HOSTING,
         set_hostee,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Host another channel (owner)",
         body={"$ref": "#/components/schemas/HosteeRequest"},
-        response=_HOSTING,
         errors=(400, 401, 403, 404, 413, 461),
     ),
     Route(
-        "DELETE",
-        "/channels/{channel}/hostee",
+        channel_wire.CHANNEL_CLEAR_HOSTING,
         end_hosting,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Stop hosting (owner)",
         status=204,
         errors=(401, 403, 404, 461),
     ),
     Route(
-        "GET",
-        "/channels/{channel}/hosters",
+        channel_wire.CHANNEL_HOSTERS,
         list_hosters,
-        "channel-read",
-        auth="optional",
         summary="The channels hosting this channel, most watched first",
         params=PAGE_PARAMS,
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Channel"}},
         errors=(400, 404),
     ),
 ]

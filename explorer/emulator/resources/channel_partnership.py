@@ -16,6 +16,7 @@ from explorer.emulator.access import channel_ref, require_owner, require_staff
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.wire import channel_routes as channel_wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS partnership_apps (
@@ -166,7 +167,6 @@ async def list_codes(ctx: Context) -> list[dict[str, Any]]:
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
 _TIME = {"type": "string", "format": "date-time"}
-_APP = {"$ref": "#/components/schemas/PartnershipApplication"}
 
 SCHEMAS: dict[str, Any] = {
     "PartnershipApplication": {
@@ -203,69 +203,44 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/partnership/app",
+        channel_wire.CHANNEL_PARTNERSHIP,
         get_application,
-        "channel-read",
-        auth="user",
-        scopes=("channel:details:self",),
         summary="The channel's partnership application (owner or staff)",
-        response=_APP,
         errors=(401, 403, 404, 461),
     ),
     Route(
-        "POST",
-        "/channels/{channel}/partnership/app",
+        channel_wire.CHANNEL_APPLY_FOR_PARTNERSHIP,
         apply,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Apply for partnership (owner)",
         body={
             "type": "object",
             "required": ["message"],
             "properties": {"message": {**_STR, "minLength": 20, "maxLength": 2000}},
         },
-        response=_APP,
         status=201,
         errors=(400, 401, 403, 404, 409, 413, 461),
     ),
     Route(
-        "POST",
-        "/channels/{channel}/partnership/app/deny",
+        channel_wire.CHANNEL_PARTNERSHIP_DENY,
         deny,
-        "channel-write",
-        auth="user",
-        scopes=("channel:partnership",),
         summary="Deny the pending application, giving a reason (staff)",
         body={
             "type": "object",
             "required": ["reason"],
             "properties": {"reason": {**_STR, "minLength": 1, "maxLength": 500}},
         },
-        response=_APP,
         errors=(400, 401, 403, 404, 409, 413, 461),
     ),
     Route(
-        "POST",
-        "/channels/{channel}/partnership/app/accept",
+        channel_wire.CHANNEL_PARTNERSHIP_ACCEPT,
         accept,
-        "channel-write",
-        auth="user",
-        scopes=("channel:partnership",),
         summary="Accept the pending application: the channel becomes partnered (staff)",
-        response=_APP,
         errors=(401, 403, 404, 409, 461),
     ),
     Route(
-        "GET",
-        "/channels/{channel}/partnership/codes",
+        channel_wire.CHANNEL_PARTNERSHIP_CODES,
         list_codes,
-        "channel-read",
-        auth="user",
-        scopes=("channel:details:self",),
         summary="The partner's redeemable codes (owner or staff)",
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Redeemable"}},
         errors=(401, 403, 404, 461),
     ),
 ]

@@ -20,6 +20,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.store import Store, dumps
+from explorer.wire import channel_routes as channel_wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channel_preferences (
@@ -188,26 +189,16 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/preferences",
+        channel_wire.CHANNEL_PREFERENCES,
         get_preferences,
-        "channel-read",
-        auth="user",
-        scopes=("channel:details:self",),
         summary="The channel's preferences (owner)",
-        response=_PREFERENCES,
         errors=(400, 401, 403, 404, 461),
     ),
     Route(
-        "POST",
-        "/channels/{channel}/preferences",
+        channel_wire.CHANNEL_SET_PREFERENCES,
         set_preferences,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Change preferences (owner); null resets a key to its default",
         body={"type": "object", "description": "preference keys to values (or null)"},
-        response=_PREFERENCES,
         errors=(400, 401, 403, 404, 413, 461),
     ),
 ]

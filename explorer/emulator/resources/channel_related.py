@@ -13,6 +13,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import JSONResponse
+from explorer.wire import channel_routes as channel_wire
 
 
 async def related(ctx: Context) -> JSONResponse:
@@ -32,14 +33,10 @@ async def related(ctx: Context) -> JSONResponse:
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/related",
+        channel_wire.CHANNEL_RELATED,
         related,
-        "channel-read",
-        auth="optional",
         summary="Channels with the same type and/or language, best matches first",
         params=PAGE_PARAMS,
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Channel"}},
         errors=(400, 404),
     ),
 ]

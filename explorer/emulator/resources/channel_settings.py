@@ -21,6 +21,7 @@ from explorer.emulator.resources.channels import get_channel
 from explorer.emulator.responses import bad_request
 from explorer.emulator.shapes import CHANNEL_FIELDS
 from explorer.emulator.store import Store
+from explorer.wire import channel_routes as channel_wire
 
 AUDIENCES = ("family", "teen", "18+")
 
@@ -155,36 +156,22 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "PUT",
-        "/channels/{channel}",
+        channel_wire.CHANNEL_REPLACE,
         put_channel,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Update a channel (owner); read-only Channel fields in the body are ignored",
         body=_EDIT_BODY,
-        response=_CHANNEL,
         errors=_EDIT_ERRORS,
     ),
     Route(
-        "PATCH",
-        "/channels/{channel}",
+        channel_wire.CHANNEL_UPDATE,
         patch_channel,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Change some editable fields of a channel (owner)",
         body=_EDIT_BODY,
-        response=_CHANNEL,
         errors=_EDIT_ERRORS,
     ),
     Route(
-        "DELETE",
-        "/channels/{channel}/streamKey",
+        channel_wire.CHANNEL_DROP_STREAM_KEY,
         reset_stream_key,
-        "channel-write",
-        auth="user",
-        scopes=("channel:streamKey:self",),
         summary="Issue a new stream key (owner); read it from GET /channels/{id}",
         status=204,
         errors=(401, 403, 404, 461),

@@ -18,6 +18,7 @@ from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.shapes import find_channel, render_channel
+from explorer.wire import channel_routes as channel_wire
 
 
 def _render(ctx: Context, channel_id: int) -> dict[str, Any]:
@@ -61,25 +62,15 @@ _CHANNEL = {"$ref": "#/components/schemas/Channel"}
 
 routes = [
     Route(
-        "POST",
-        "/channels/{channel}/suspend",
+        channel_wire.CHANNEL_SUSPEND,
         suspend,
-        "channel-write",
-        auth="user",
-        scopes=("user:act_as",),
         summary="Suspend a channel (staff): it leaves listings and goes offline",
-        response=_CHANNEL,
         errors=(401, 403, 404, 461),
     ),
     Route(
-        "DELETE",
-        "/channels/{channel}/suspend",
+        channel_wire.CHANNEL_UNSUSPEND,
         unsuspend,
-        "channel-write",
-        auth="user",
-        scopes=("user:act_as",),
         summary="Lift a channel's suspension (staff)",
-        response=_CHANNEL,
         errors=(401, 403, 404, 461),
     ),
 ]

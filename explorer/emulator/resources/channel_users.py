@@ -25,6 +25,7 @@ from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import dumps
+from explorer.wire import channel_routes as channel_wire
 
 #: Roles a moderator may set, and that only moderators may see in listings.
 MODERATION_ROLES = frozenset({"Banned", "Muted"})
@@ -221,37 +222,25 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/users",
+        channel_wire.CHANNEL_USERS,
         list_users,
-        "channel-read",
-        auth="optional",
         summary="The owner and the holders of channel roles (bans and mutes: moderators only)",
         params=(*PAGE_PARAMS, _ROLE_PARAM),
-        response={"type": "array", "items": {"$ref": "#/components/schemas/ChannelUser"}},
         errors=(400, 403, 404),
     ),
     Route(
-        "PATCH",
-        "/channels/{channel}/users/{user}",
+        channel_wire.CHANNEL_SET_ROLES,
         update_roles,
-        "channel-write",
-        auth="user",
         summary="Add/remove a user's roles (owner: Mod, Subscriber, Banned, Muted; "
         "moderators: Banned, Muted)",
         body={"$ref": "#/components/schemas/RoleChange"},
-        response={"$ref": "#/components/schemas/ChannelUser"},
         errors=(400, 401, 403, 404, 413, 461),
     ),
     Route(
-        "GET",
-        "/channels/{channel}/relationship",
+        channel_wire.CHANNEL_RELATIONSHIP,
         relationship,
-        "channel-read",
-        auth="optional",
         summary="A user's roles in the channel and follow (the caller unless user is given)",
         params=(Param("user", _INT, "the user to describe (default: the caller)"),),
-        response={"$ref": "#/components/schemas/ChannelRelationship"},
         errors=(400, 401, 404),
     ),
 ]

@@ -28,6 +28,8 @@ from explorer.emulator.shapes import (
     render_channel,
 )
 from explorer.emulator.store import Store
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 from explorer.wire.query import MAX_PAGE, parse_fields, parse_list_query
 
 #: What ``fields`` may project: the declared fields (:data:`~explorer.emulator.shapes.CHANNEL`)
@@ -191,35 +193,23 @@ _CHANNEL = {"$ref": "#/components/schemas/Channel"}
 
 routes = [
     Route(
-        "GET",
-        "/channels",
+        wire.CHANNELS,
         list_channels,
-        "channel-read",
-        when=("q", "channel-search"),
         summary="List channels (a search with q is charged to channel-search)",
         params=_LIST_PARAMS,
-        response={"type": "array", "items": _CHANNEL},
         errors=(400,),
     ),
     Route(
-        "GET",
-        "/channels/{channel}",
+        channel_wire.CHANNEL,
         get_channel,
-        "channel-read",
-        auth="optional",
         summary="One channel by id or token",
         params=(_LIST_PARAMS[2],),
-        response=_CHANNEL,
         errors=(400, 404),
     ),
     Route(
-        "GET",
-        "/channels/{channel}/details",
+        channel_wire.CHANNEL_DETAILS,
         channel_details,
-        "channel-read",
-        auth="optional",
         summary="A channel with its media resources",
-        response=_CHANNEL,
         errors=(404,),
     ),
 ]

@@ -19,6 +19,8 @@ from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import not_found
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 
 #: The chat tables, each declared by the chat module owning it.
 SCHEMA = "".join(m.SCHEMA for m in (authkeys, history, presence, moderation, polls))
@@ -84,34 +86,18 @@ async def chat_details(ctx: Context) -> dict[str, Any]:
     return body
 
 
-_DETAILS = {"$ref": "#/components/schemas/ChatDetails"}
-
 routes = [
+    Route(wire.CHAT_ENDPOINTS, chat_endpoints, summary="Live chat node addresses"),
     Route(
-        "GET",
-        "/chats/endpoints",
-        chat_endpoints,
-        "chats",
-        summary="Live chat node addresses",
-        response={"$ref": "#/components/schemas/ChatEndpoints"},
-    ),
-    Route(
-        "GET",
-        "/chats/{channel}",
+        channel_wire.CHANNEL_CHAT_DETAILS,
         chat_details,
-        "chats",
-        auth="optional",
         summary="Chat connection details",
-        response=_DETAILS,
         errors=(400, 404, 461),
     ),
     Route(
-        "GET",
-        "/chats/{channel}/anonymous",
+        channel_wire.CHANNEL_ANONYMOUS_CHAT_DETAILS,
         anonymous_details,
-        "chats",
         summary="Chat connection details for reading anonymously (no authkey)",
-        response=_DETAILS,
         errors=(400, 404),
     ),
 ]

@@ -25,6 +25,8 @@ from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS confetti (
@@ -222,7 +224,6 @@ async def channel_confetti(ctx: Context) -> list[dict[str, Any]]:
     return [render(row) for row in rows]
 
 
-_CONFETTI = {"$ref": "#/components/schemas/Confetti"}
 _WRITE = ("channel:update:self",)
 _PARTICLE = {
     "type": "object",
@@ -271,59 +272,32 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "PUT",
-        "/confetti",
+        wire.CREATE_CONFETTI,
         create_confetti,
-        "channel-write",
-        auth="user",
-        scopes=_WRITE,
         summary="Create a confetti for a channel (or platform-wide, staff)",
         body={"$ref": "#/components/schemas/ConfettiCreate"},
-        response=_CONFETTI,
         status=201,
         errors=(400, 401, 403, 404, 413, 461),
     ),
+    Route(wire.CONFETTI, get_confetti, summary="One confetti", errors=(400, 404)),
     Route(
-        "GET",
-        "/confetti/{confetti}",
-        get_confetti,
-        "channel-read",
-        summary="One confetti",
-        response=_CONFETTI,
-        errors=(400, 404),
-    ),
-    Route(
-        "PATCH",
-        "/confetti/{confetti}",
+        wire.CONFETTI_UPDATE,
         update_confetti,
-        "channel-write",
-        auth="user",
-        scopes=_WRITE,
         summary="Change a confetti (creator, channel owner or staff)",
         body={"$ref": "#/components/schemas/ConfettiChange"},
-        response=_CONFETTI,
         errors=(400, 401, 403, 404, 413, 461),
     ),
     Route(
-        "DELETE",
-        "/confetti/{confetti}",
+        wire.CONFETTI_DELETE,
         delete_confetti,
-        "channel-write",
-        auth="user",
-        scopes=_WRITE,
         summary="Delete a confetti (creator, channel owner or staff)",
-        response=None,
         status=204,
         errors=(400, 401, 403, 404, 461),
     ),
     Route(
-        "GET",
-        "/channels/{channel}/confetti",
+        channel_wire.CHANNEL_CONFETTI,
         channel_confetti,
-        "channel-read",
-        auth="optional",
         summary="The confetti a channel may use: platform-wide plus its own",
-        response={"type": "array", "items": _CONFETTI},
         errors=(404, 461),
     ),
 ]

@@ -21,6 +21,7 @@ from explorer.emulator.chat.hub import ChatHub
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, not_found
+from explorer.wire.endpoint import Endpoint
 
 
 async def health(ctx: Context) -> dict[str, Any]:
@@ -94,22 +95,22 @@ def local_only(handler: Handler) -> Handler:
 
 
 routes = [
-    Route("GET", "/health", local_only(health), "global", summary="Emulator health"),
-    Route("GET", "/clock", clock, "global", summary="The world clock"),
-    Route("GET", "/mail", local_only(mail), "global", summary="Mail sent by the emulator"),
-    Route("GET", "/chat/nodes", local_only(chat_nodes), "global", summary="Chat nodes"),
+    # The control namespace is the emulator's own, not part of the platform's contract, so its
+    # rows are declared here rather than in explorer.wire.
+    Route(Endpoint("GET", "/health", "global"), local_only(health), summary="Emulator health"),
+    Route(Endpoint("GET", "/clock", "global"), clock, summary="The world clock"),
     Route(
-        "POST",
-        "/chat/nodes/{node}/stop",
+        Endpoint("GET", "/mail", "global"), local_only(mail), summary="Mail sent by the emulator"
+    ),
+    Route(Endpoint("GET", "/chat/nodes", "global"), local_only(chat_nodes), summary="Chat nodes"),
+    Route(
+        Endpoint("POST", "/chat/nodes/{node}/stop", "global"),
         local_only(stop_chat_node),
-        "global",
         summary="Stop a chat node",
     ),
     Route(
-        "POST",
-        "/chat/nodes/{node}/start",
+        Endpoint("POST", "/chat/nodes/{node}/start", "global"),
         local_only(start_chat_node),
-        "global",
         summary="Start a chat node",
     ),
 ]

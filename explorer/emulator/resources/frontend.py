@@ -13,6 +13,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.store import Store
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS frontend_versions (
@@ -76,13 +77,10 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/frontendVersions",
+        wire.FRONTEND_VERSIONS,
         list_versions,
-        "user-read",
         summary="Released builds of each client app, newest first",
         params=(Param("app", {"type": "string", "enum": list(APPS)}, "only this app"),),
-        response={"type": "array", "items": {"$ref": "#/components/schemas/FrontendVersion"}},
         errors=(400,),
     ),
 ]

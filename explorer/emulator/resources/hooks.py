@@ -32,6 +32,7 @@ from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import dumps
 from explorer.emulator.world import iso
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hooks (
@@ -163,7 +164,6 @@ async def deactivate(ctx: Context) -> dict[str, Any]:
     return _render(_own(ctx, _client(ctx)))
 
 
-_HOOK = {"$ref": "#/components/schemas/Hook"}
 SCHEMAS: dict[str, Any] = {
     "Hook": {
         "type": "object",
@@ -186,10 +186,8 @@ _SECRET_AUTH = (
 
 routes = [
     Route(
-        "POST",
-        "/hooks",
+        wire.REGISTER_HOOK,
         register,
-        "user-write",
         summary=f"Register a web hook for live events; {_SECRET_AUTH}",
         body={
             "type": "object",
@@ -201,44 +199,31 @@ routes = [
                 "secret": {"type": "string", "description": "signs each delivery (SHA-384)"},
             },
         },
-        response=_HOOK,
         status=201,
         errors=(400, 401, 403),
     ),
     Route(
-        "GET",
-        "/hooks",
+        wire.HOOKS,
         list_hooks,
-        "user-read",
         summary=f"The client's hooks; {_SECRET_AUTH}",
-        response={"type": "array", "items": _HOOK},
         errors=(401,),
     ),
     Route(
-        "GET",
-        "/hooks/{hook}",
+        wire.HOOK,
         get_hook,
-        "user-read",
         summary=f"One of the client's hooks; {_SECRET_AUTH}",
-        response=_HOOK,
         errors=(401, 404),
     ),
     Route(
-        "POST",
-        "/hooks/{hook}/renew",
+        wire.RENEW_HOOK,
         renew,
-        "user-write",
         summary=f"Renew a hook for another 90 days (active again); {_SECRET_AUTH}",
-        response=_HOOK,
         errors=(401, 404),
     ),
     Route(
-        "POST",
-        "/hooks/{hook}/deactivate",
+        wire.DEACTIVATE_HOOK,
         deactivate,
-        "user-write",
         summary=f"Stop a hook; {_SECRET_AUTH}",
-        response=_HOOK,
         errors=(401, 404),
     ),
 ]

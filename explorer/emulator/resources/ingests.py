@@ -19,6 +19,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request, not_found
 from explorer.emulator.store import Store, dumps
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ingests (
@@ -99,7 +100,6 @@ async def best_ingest(ctx: Context) -> dict[str, Any]:
     return min(candidates, key=lambda ingest: (ingest["load"], ingest["name"]))
 
 
-_INGEST = {"$ref": "#/components/schemas/Ingest"}
 _PROTOCOL = Param("protocol", {"type": "string", "enum": list(PROTOCOLS)}, "only ingests with it")
 
 SCHEMAS: dict[str, Any] = {
@@ -124,23 +124,17 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/ingests",
+        wire.INGESTS,
         list_ingests,
-        "ingest",
         summary="Every ingest server, with its current load",
         params=(_PROTOCOL,),
-        response={"type": "array", "items": _INGEST},
         errors=(400,),
     ),
     Route(
-        "GET",
-        "/ingests/best",
+        wire.BEST_INGEST,
         best_ingest,
-        "ingest",
         summary="The least-loaded ingest (deterministic for a world state)",
         params=(_PROTOCOL,),
-        response=_INGEST,
         errors=(400, 404),
     ),
 ]

@@ -41,6 +41,8 @@ from explorer.emulator.resources.uploads import store_upload
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
+from explorer.wire import routes as wire
+from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
@@ -416,9 +418,6 @@ async def remove_editor(ctx: Context) -> None:
         raise not_found("Editor")
 
 
-_GAME = {"$ref": "#/components/schemas/InteractiveGame"}
-_GAMES = {"type": "array", "items": _GAME}
-_MANAGE = ("interactive:manage:self",)
 _PAGE_PARAMS = (
     Param("page", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE}, "0-based page number"),
     Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (default 50)"),
@@ -467,133 +466,73 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
-def _listing(path: str, handler: Any, summary: str) -> Route:
+def _listing(endpoint: Endpoint, handler: Any, summary: str) -> Route:
     """A signed-in listing of games under ``/interactive/games``."""
     return Route(
-        "GET",
-        path,
-        handler,
-        "channel-read",
-        auth="user",
-        scopes=_MANAGE,
-        summary=summary,
-        params=_PAGE_PARAMS,
-        response=_GAMES,
-        errors=(400, 401, 403, 461),
+        endpoint, handler, summary=summary, params=_PAGE_PARAMS, errors=(400, 401, 403, 461)
     )
 
 
 routes = [
     Route(
-        "GET",
-        "/interactive/games",
+        wire.GAMES_PUBLISHED,
         list_games,
-        "channel-read",
         summary="Games with a published version",
         params=_PAGE_PARAMS,
-        response=_GAMES,
         errors=(400,),
     ),
     Route(
-        "POST",
-        "/interactive/games",
+        wire.CREATE_GAME,
         create_game,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Create a game owned by the caller",
         body={"$ref": "#/components/schemas/InteractiveGameCreate"},
-        response=_GAME,
         status=201,
         errors=(400, 401, 403, 413, 461),
     ),
-    _listing("/interactive/games/owned", owned_games, "The caller's own games"),
-    _listing("/interactive/games/shared", shared_games, "Games the caller edits for others"),
-    _listing("/interactive/games/editor", editor_games, "Every game the caller may edit"),
+    _listing(wire.GAMES_OWNED, owned_games, "The caller's own games"),
+    _listing(wire.GAMES_SHARED, shared_games, "Games the caller edits for others"),
+    _listing(wire.GAMES_EDITOR, editor_games, "Every game the caller may edit"),
     _listing(
-        "/interactive/games/reviewing",
+        wire.GAMES_REVIEWING,
         reviewing_games,
         "Games with a version awaiting review (staff)",
     ),
+    Route(wire.GAME, get_game, summary="One game", errors=(400, 404, 461)),
     Route(
-        "GET",
-        "/interactive/games/{game}",
-        get_game,
-        "channel-read",
-        auth="optional",
-        summary="One game",
-        response=_GAME,
-        errors=(400, 404, 461),
-    ),
-    Route(
-        "PUT",
-        "/interactive/games/{game}",
+        wire.GAME_UPDATE,
         update_game,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Change a game (owner or editor)",
         body={"$ref": "#/components/schemas/InteractiveGameChange"},
-        response=_GAME,
         errors=(400, 401, 403, 404, 413, 461),
     ),
     Route(
-        "DELETE",
-        "/interactive/games/{game}",
+        wire.GAME_DELETE,
         delete_game,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Delete a game with its versions (owner or staff)",
-        response=None,
         status=204,
         errors=(400, 401, 403, 404, 461),
     ),
     Route(
-        "POST",
-        "/interactive/games/{game}/cover",
+        wire.GAME_SET_COVER,
         upload_cover,
-        "upload",
-        auth="user",
-        scopes=_MANAGE,
         summary="Upload the game's cover (PNG or JPEG; owner or editor)",
         body={"content": "multipart/form-data"},
-        response={"$ref": "#/components/schemas/Resource"},
         status=201,
         errors=(400, 401, 403, 404, 413, 415, 461),
     ),
+    Route(wire.GAME_EDITORS, list_editors, summary="The game's editors", errors=(400, 404, 461)),
     Route(
-        "GET",
-        "/interactive/games/{game}/editors",
-        list_editors,
-        "channel-read",
-        auth="optional",
-        summary="The game's editors",
-        response={"type": "array", "items": {"$ref": "#/components/schemas/InteractiveEditor"}},
-        errors=(400, 404, 461),
-    ),
-    Route(
-        "POST",
-        "/interactive/games/{game}/editors",
+        wire.GAME_ADD_EDITOR,
         add_editor,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Add an editor (owner only)",
         body={"$ref": "#/components/schemas/InteractiveEditorAdd"},
-        response={"$ref": "#/components/schemas/InteractiveEditor"},
         status=201,
         errors=(400, 401, 403, 404, 409, 413, 461),
     ),
     Route(
-        "DELETE",
-        "/interactive/games/{game}/editors/{user}",
+        wire.GAME_REMOVE_EDITOR,
         remove_editor,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Remove an editor (owner), or leave (the editor)",
-        response=None,
         status=204,
         errors=(400, 401, 403, 404, 461),
     ),

@@ -23,6 +23,8 @@ from explorer.emulator.policy import Route
 from explorer.emulator.resources.interactive_versions import latest_published, render_version
 from explorer.emulator.responses import not_found
 from explorer.emulator.store import Store
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactive_hosts (id INTEGER PRIMARY KEY, address TEXT UNIQUE);
@@ -131,33 +133,17 @@ SCHEMAS: dict[str, Any] = {
 }
 
 routes = [
+    Route(wire.INTERACTIVE_HOSTS, list_hosts, summary="Every interactive host"),
     Route(
-        "GET",
-        "/interactive/hosts",
-        list_hosts,
-        "channel-read",
-        summary="Every interactive host",
-        response={"type": "array", "items": {"$ref": "#/components/schemas/InteractiveHost"}},
-    ),
-    Route(
-        "GET",
-        "/interactive/{channel}",
+        channel_wire.CHANNEL_INTERACTIVE,
         channel_session,
-        "channel-read",
-        auth="optional",
         summary="The interactive game a channel runs, and where to join it",
-        response={"$ref": "#/components/schemas/InteractiveChannel"},
         errors=(404, 461),
     ),
     Route(
-        "GET",
-        "/interactive/{channel}/robot",
+        channel_wire.CHANNEL_INTERACTIVE_ROBOT,
         channel_robot,
-        "channel-read",
-        auth="user",
-        scopes=("interactive:robot:self",),
         summary="Address and key for the channel's game client (owner only)",
-        response={"$ref": "#/components/schemas/InteractiveRobot"},
         errors=(401, 403, 404, 461),
     ),
 ]

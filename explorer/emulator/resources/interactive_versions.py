@@ -28,6 +28,7 @@ from explorer.emulator.policy import Route
 from explorer.emulator.resources.interactive_games import GameAccess, game_access, text_values
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import dumps
+from explorer.wire import routes as wire
 
 STATES: tuple[str, ...] = ("draft", "pending", "published")
 #: Allowed moves, and who may make each: "editor" (owner or editor) and/or "staff".
@@ -208,8 +209,6 @@ async def game_versions(ctx: Context) -> list[dict[str, Any]]:
     return [render_version(row) for row in rows]
 
 
-_VERSION = {"$ref": "#/components/schemas/InteractiveVersion"}
-_MANAGE = ("interactive:manage:self",)
 _TEXT_SCHEMA = {
     field: {"type": "string", "maxLength": limit, "nullable": field not in _NOT_NULL}
     for field, limit in VERSION_TEXT.items()
@@ -251,59 +250,36 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/interactive/games/{game}/versions",
+        wire.GAME_VERSIONS,
         game_versions,
-        "channel-read",
-        auth="optional",
         summary="A game's versions, newest first",
-        response={"type": "array", "items": _VERSION},
         errors=(400, 404, 461),
     ),
     Route(
-        "POST",
-        "/interactive/versions",
+        wire.GAME_ADD_VERSION,
         create_version,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Add a draft version to a game (owner or editor)",
         body={"$ref": "#/components/schemas/InteractiveVersionCreate"},
-        response=_VERSION,
         status=201,
         errors=(400, 401, 403, 404, 409, 413, 461),
     ),
     Route(
-        "GET",
-        "/interactive/versions/{version}",
+        wire.GAME_VERSION,
         get_version,
-        "channel-read",
-        auth="optional",
         summary="One version",
-        response=_VERSION,
         errors=(400, 404, 461),
     ),
     Route(
-        "PUT",
-        "/interactive/versions/{version}",
+        wire.GAME_VERSION_UPDATE,
         update_version,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Change a draft and/or move its state (submit, withdraw, reject, publish)",
         body={"$ref": "#/components/schemas/InteractiveVersionChange"},
-        response=_VERSION,
         errors=(400, 401, 403, 404, 409, 413, 461),
     ),
     Route(
-        "DELETE",
-        "/interactive/versions/{version}",
+        wire.GAME_VERSION_DELETE,
         delete_version,
-        "channel-write",
-        auth="user",
-        scopes=_MANAGE,
         summary="Delete an unpublished version (owner or editor)",
-        response=None,
         status=204,
         errors=(400, 401, 403, 404, 409, 461),
     ),

@@ -26,6 +26,7 @@ from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS invoices (
@@ -126,9 +127,6 @@ async def capture(ctx: Context) -> dict[str, Any]:
     return render(_invoice(ctx, staff_may_read=False))
 
 
-_INVOICE = {"$ref": "#/components/schemas/Invoice"}
-_VIEW = ("invoice:view:self",)
-
 SCHEMAS: dict[str, Any] = {
     "Invoice": {
         "type": "object",
@@ -159,36 +157,21 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/invoices",
+        wire.ACCOUNT_INVOICES,
         list_invoices,
-        "user-read",
-        auth="user",
-        scopes=_VIEW,
         summary="The caller's invoices, newest first",
-        response={"type": "array", "items": _INVOICE},
         errors=(401, 403, 461),
     ),
     Route(
-        "GET",
-        "/invoices/{invoice}",
+        wire.ACCOUNT_INVOICE,
         get_invoice,
-        "user-read",
-        auth="user",
-        scopes=_VIEW,
         summary="One invoice (the caller's own; staff may read any)",
-        response=_INVOICE,
         errors=(400, 401, 403, 404, 461),
     ),
     Route(
-        "POST",
-        "/invoices/{invoice}/capture",
+        wire.ACCOUNT_CAPTURE_INVOICE,
         capture,
-        "user-write",
-        auth="user",
-        scopes=(*_VIEW, "invoice:capture:self"),
         summary="Capture a pending invoice: move its sparks, exactly once",
-        response=_INVOICE,
         errors=(400, 401, 402, 403, 404, 409, 461),
     ),
 ]

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from explorer.emulator import credentials
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
+from explorer.wire import routes as wire
 
 JWT_HEADER = "X-JWT"
 
@@ -39,13 +40,9 @@ async def authorize(ctx: Context) -> Response:
 
 routes = [
     Route(
-        "POST",
-        "/jwt/authorize",
+        wire.AUTHORIZE_JWT,
         authorize,
-        "user-login",
-        auth="user",
         summary="Exchange the caller's credential for a JWT (header X-JWT)",
-        response=None,
         status=204,
         errors=(401, 461),
     ),

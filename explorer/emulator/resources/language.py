@@ -20,6 +20,7 @@ from typing import Any
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.store import Store
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS languages (id TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -99,8 +100,6 @@ async def available_languages(ctx: Context) -> list[dict[str, Any]]:
     return _languages(ctx, "available")
 
 
-_LIST = {"type": "array", "items": {"$ref": "#/components/schemas/LanguageChannels"}}
-
 SCHEMAS: dict[str, Any] = {
     "LanguageChannels": {
         "type": "object",
@@ -117,27 +116,18 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/language/channels",
+        wire.LANGUAGES_USED,
         used_languages,
-        "channel-read",
         summary="Languages channels use, with channel counts",
-        response=_LIST,
     ),
     Route(
-        "GET",
-        "/language/channels/active",
+        wire.LANGUAGES_ACTIVE,
         active_languages,
-        "channel-read",
         summary="Languages with live channels, most live viewers first",
-        response=_LIST,
     ),
     Route(
-        "GET",
-        "/language/channels/available",
+        wire.LANGUAGES_AVAILABLE,
         available_languages,
-        "channel-read",
         summary="Languages a channel may choose, with channel counts",
-        response=_LIST,
     ),
 ]

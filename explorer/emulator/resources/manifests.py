@@ -33,6 +33,8 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError
 from explorer.emulator.world import iso
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire.endpoint import Endpoint
 
 #: Where rendition and recording media "live": a reserved name that never resolves (RFC 2606).
 MEDIA_HOST = "media.explorer.invalid"
@@ -291,29 +293,35 @@ _TEXT = {"type": "string"}
 _JSON = "application/json"
 
 
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-#: extension, handler, content type, response schema, summary
-_MANIFESTS: tuple[tuple[str, Handler, str, dict[str, Any], str], ...] = (
-    ("m3u8", manifest_m3u8, HLS_TYPE, _TEXT, "HLS master playlist"),
-    ("smil", manifest_smil, SMIL_TYPE, _TEXT, "SMIL rendition switch"),
-    ("ftl", manifest_ftl, _JSON, _ref("FtlManifest"), "FTL ingest and RTP tracks"),
-    ("light", manifest_light, _JSON, _ref("LightManifest"), "Live since, with renditions"),
-    ("light2", manifest_light2, _JSON, _ref("Light2Manifest"), "Live since, with HLS source"),
+#: endpoint, handler, content type, response schema (None: the row's record), summary
+_MANIFESTS: tuple[tuple[Endpoint, Handler, str, dict[str, Any] | None, str], ...] = (
+    (channel_wire.CHANNEL_MANIFEST_M3U8, manifest_m3u8, HLS_TYPE, _TEXT, "HLS master playlist"),
+    (channel_wire.CHANNEL_MANIFEST_SMIL, manifest_smil, SMIL_TYPE, _TEXT, "SMIL rendition switch"),
+    (channel_wire.CHANNEL_MANIFEST_FTL, manifest_ftl, _JSON, None, "FTL ingest and RTP tracks"),
+    (
+        channel_wire.CHANNEL_MANIFEST_LIGHT,
+        manifest_light,
+        _JSON,
+        None,
+        "Live since, with renditions",
+    ),
+    (
+        channel_wire.CHANNEL_MANIFEST_LIGHT2,
+        manifest_light2,
+        _JSON,
+        None,
+        "Live since, with HLS source",
+    ),
 )
 
 routes = [
     Route(
-        "GET",
-        f"/channels/{{channel}}/manifest.{extension}",
+        endpoint,
         handler,
-        "channel-read",
         summary=f"{summary} of a live channel",
         response=schema,
         content_type=content_type,
         errors=(404,),
     )
-    for extension, handler, content_type, schema, summary in _MANIFESTS
+    for endpoint, handler, content_type, schema, summary in _MANIFESTS
 ]

@@ -27,6 +27,7 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
+from explorer.wire import routes as wire
 from explorer.wire.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
@@ -209,8 +210,6 @@ async def email_unsubscribe(ctx: Context) -> dict[str, Any]:
     return {"userId": user_id, "unsubscribed": [{"category": c, "since": t} for c, t in held]}
 
 
-_NOTIFICATION = {"$ref": "#/components/schemas/Notification"}
-_READ = ("notification:view:self",)
 _WRITE = ("notification:update:self",)
 
 SCHEMAS: dict[str, Any] = {
@@ -255,12 +254,8 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/notifications",
+        wire.ACCOUNT_NOTIFICATIONS,
         list_notifications,
-        "notification-read",
-        auth="user",
-        scopes=_READ,
         summary="The caller's notifications, newest first",
         params=(
             Param(
@@ -270,52 +265,31 @@ routes = [
             ),
             Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size"),
         ),
-        response={"type": "array", "items": _NOTIFICATION},
         errors=(400, 401, 403, 461),
     ),
     Route(
-        "POST",
-        "/notifications/emailUnsubscribe",
+        wire.ACCOUNT_UNSUBSCRIBE_EMAIL,
         email_unsubscribe,
-        "mail-subscribe",
-        auth="user",
-        scopes=_WRITE,
         summary="Opt out of one category of notification e-mail",
         body={"$ref": "#/components/schemas/EmailUnsubscribeRequest"},
-        response={"$ref": "#/components/schemas/EmailSubscriptions"},
         errors=(400, 401, 403, 413, 461),
     ),
     Route(
-        "GET",
-        "/notifications/{notification}",
+        wire.ACCOUNT_NOTIFICATION,
         get_notification,
-        "notification-read",
-        auth="user",
-        scopes=_READ,
         summary="One of the caller's notifications",
-        response=_NOTIFICATION,
         errors=(400, 401, 403, 404, 461),
     ),
     Route(
-        "POST",
-        "/notifications/{notification}/shareSub",
+        wire.ACCOUNT_SHARE_SUBSCRIPTION,
         share_sub,
-        "user-write",
-        auth="user",
-        scopes=_WRITE,
         summary="Share a subscription notification to chat",
-        response=_NOTIFICATION,
         errors=(400, 401, 403, 404, 461),
     ),
     Route(
-        "DELETE",
-        "/notifications/{notification}/shareSub",
+        wire.ACCOUNT_UNSHARE_SUBSCRIPTION,
         unshare_sub,
-        "user-write",
-        auth="user",
-        scopes=_WRITE,
         summary="Take a subscription share back",
-        response=_NOTIFICATION,
         errors=(400, 401, 403, 404, 461),
     ),
 ]

@@ -20,6 +20,7 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.scopes import SCOPES
 from explorer.emulator.store import Store, dumps
+from explorer.wire import routes as wire
 
 BUILTIN_CLIENT = "explorer-toolkit"
 BUILTIN_REDIRECTS = ("http://127.0.0.1/oauth/callback", "http://localhost/oauth/callback")
@@ -403,7 +404,6 @@ async def revoke(ctx: Context) -> Response:
     return Response(status_code=200)
 
 
-_CLIENT = {"$ref": "#/components/schemas/OAuthClient"}
 _FORM_MEDIA = "application/x-www-form-urlencoded"
 _TOKEN_FORM = {
     "content": _FORM_MEDIA,
@@ -431,82 +431,49 @@ _REVOKE_FORM = {
 
 routes = [
     Route(
-        "GET",
-        "/oauth/authorize",
+        wire.AUTHORIZE,
         authorize,
-        "user-write",
-        auth="user",
         summary="Authorize a client (implicit: response_type=token; or code)",
         params=tuple(
             Param(n, {"type": "string"}, required=n in ("client_id", "response_type"))
             for n in ("response_type", "client_id", "redirect_uri", "scope", "state")
         ),
-        response=None,
         status=302,
         errors=(400, 401, 403, 461),
     ),
     Route(
-        "POST",
-        "/oauth/token",
+        wire.TOKEN,
         token,
-        "user-login",
         summary="Exchange a code or refresh token (form-encoded or JSON)",
         body=_TOKEN_FORM,
-        response={"$ref": "#/components/schemas/TokenResponse"},
         errors=(400, 401),
     ),
     Route(
-        "POST",
-        "/oauth/revoke",
+        wire.REVOKE,
         revoke,
-        "user-write",
         summary="Revoke a token (form-encoded)",
         body=_REVOKE_FORM,
-        response=None,
         errors=(400,),
     ),
     Route(
-        "POST",
-        "/oauth/clients",
+        wire.ACCOUNT_ADD_OAUTH_CLIENT,
         register_client,
-        "user-write",
-        auth="user",
-        scopes=("oauth:manage:self",),
         summary="Register an OAuth client",
         body={"type": "object"},
-        response=_CLIENT,
         status=201,
         errors=(400, 401, 403, 461),
     ),
     Route(
-        "GET",
-        "/oauth/clients",
+        wire.ACCOUNT_OAUTH_CLIENTS,
         list_clients,
-        "user-read",
-        auth="user",
-        scopes=("oauth:manage:self",),
         summary="The caller's OAuth clients",
-        response={"type": "array", "items": _CLIENT},
         errors=(401, 403, 461),
     ),
+    Route(wire.OAUTH_CLIENT, get_client, summary="One OAuth client", errors=(404,)),
     Route(
-        "GET",
-        "/oauth/clients/{client}",
-        get_client,
-        "user-read",
-        summary="One OAuth client",
-        response=_CLIENT,
-        errors=(404,),
-    ),
-    Route(
-        "DELETE",
-        "/oauth/clients/{client}",
+        wire.ACCOUNT_REMOVE_OAUTH_CLIENT,
         delete_client,
-        "user-write",
-        auth="user",
-        scopes=("oauth:manage:self",),
         summary="Delete one's OAuth client",
-        response=None,
         status=204,
         errors=(401, 403, 404, 461),
     ),

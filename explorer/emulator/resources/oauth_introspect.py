@@ -14,6 +14,7 @@ from explorer.emulator import credentials
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.oauth import OAuthError, read_body
+from explorer.wire import routes as wire
 
 
 async def introspect(ctx: Context) -> dict[str, Any]:
@@ -57,10 +58,8 @@ SCHEMAS = {
 
 routes = [
     Route(
-        "POST",
-        "/oauth/token/introspect",
+        wire.INTROSPECT,
         introspect,
-        "user-read",
         summary="Describe a token: owner, scopes, expiry (RFC 7662; form-encoded or JSON)",
         body={
             "content": "application/x-www-form-urlencoded",
@@ -70,7 +69,6 @@ routes = [
                 "properties": {"token": {"type": "string", "minLength": 1}},
             },
         },
-        response={"$ref": "#/components/schemas/Introspection"},
         errors=(400,),
     ),
 ]

@@ -35,6 +35,7 @@ from explorer.emulator.resources.oauth import (
     store_code,
 )
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
+from explorer.wire import routes as wire
 
 #: Seconds a shortcode stays valid.
 SHORTCODE_TTL = 300.0
@@ -165,7 +166,6 @@ _CODE_BODY = {
     "required": ["code"],
     "properties": {"code": {"type": "string", "minLength": 1}},
 }
-_DECISION = {"$ref": "#/components/schemas/ShortcodeDecision"}
 
 SCHEMAS = {
     "Shortcode": {
@@ -206,10 +206,8 @@ SCHEMAS = {
 
 routes = [
     Route(
-        "POST",
-        "/oauth/shortcode",
+        wire.SHORTCODE,
         start,
-        "user-login",
         summary="Start a shortcode grant (form-encoded or JSON)",
         body={
             "type": "object",
@@ -220,51 +218,33 @@ routes = [
                 "scope": {"type": "string"},
             },
         },
-        response={"$ref": "#/components/schemas/Shortcode"},
         errors=(400, 401),
     ),
     Route(
-        "GET",
-        "/oauth/shortcode/check/{handle}",
+        wire.SHORTCODE_CHECK,
         check,
-        "user-read",
         summary="Poll a shortcode grant: 204 waiting, 200 approved, 403 denied, 404 gone",
         response={"type": "object", "properties": {"code": {"type": "string"}}},
         errors=(403, 404),
     ),
     Route(
-        "GET",
-        "/oauth/shortcode/code/{code}",
+        wire.SHORTCODE_GRANT,
         _only_sessions(describe),
-        "user-read",
-        auth="user",
-        also=("user-login-failed",),
         summary="What approving a waiting shortcode grants: the client and the scopes",
-        response={"$ref": "#/components/schemas/ShortcodeGrant"},
         errors=(401, 403, 461),
     ),
     Route(
-        "POST",
-        "/oauth/shortcode/approve",
+        wire.SHORTCODE_APPROVE,
         _only_sessions(approve),
-        "user-write",
-        auth="user",
-        also=("user-login-failed",),
         summary="Approve a shortcode as the signed-in user",
         body=_CODE_BODY,
-        response=_DECISION,
         errors=(400, 401, 403, 461),
     ),
     Route(
-        "POST",
-        "/oauth/shortcode/deny",
+        wire.SHORTCODE_DENY,
         _only_sessions(deny),
-        "user-write",
-        auth="user",
-        also=("user-login-failed",),
         summary="Deny a shortcode as the signed-in user",
         body=_CODE_BODY,
-        response=_DECISION,
         errors=(400, 401, 403, 461),
     ),
 ]

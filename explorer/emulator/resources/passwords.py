@@ -16,6 +16,7 @@ from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, bad_request
+from explorer.wire import routes as wire
 
 
 async def change_password(ctx: Context) -> None:
@@ -41,13 +42,8 @@ async def change_password(ctx: Context) -> None:
 
 routes = [
     Route(
-        "PUT",
-        "/users/current/password",
+        wire.ACCOUNT_PASSWORD,
         change_password,
-        "user-write",
-        auth="user",
-        scopes=("user:update:self",),
-        also=("user-login-failed",),
         summary="Change one's password (ends the user's other sessions, tokens and chat keys)",
         body={
             "type": "object",
@@ -58,6 +54,6 @@ routes = [
             },
         },
         status=204,
-        errors=(400, 401, 403, 413, 429, 461),  # 403: a token without the scope
+        errors=(400, 401, 403, 413, 429, 461),
     ),
 ]

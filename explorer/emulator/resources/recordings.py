@@ -34,6 +34,8 @@ from explorer.emulator.responses import JSONResponse, not_found
 from explorer.emulator.sessions import HISTORY_START, SESSION_IDS, Session
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import iso
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
@@ -311,11 +313,8 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/channels/{channel}/recordings",
+        channel_wire.CHANNEL_RECORDINGS,
         list_recordings,
-        "channel-read",
-        auth="optional",
         summary="A channel's recordings with their VODs",
         params=(
             Param(
@@ -327,18 +326,13 @@ routes = [
             Param("order", {"type": "string"}, "comma-separated field:asc|desc"),
             Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),
         ),
-        response={"type": "array", "items": {"$ref": "#/components/schemas/Recording"}},
         errors=(400, 404, 461),
     ),
     Route(
-        "GET",
-        "/recordings/{recording}",
+        wire.RECORDING,
         get_recording,
-        "channel-read",
-        auth="optional",
         summary="One recording with its VODs (what video tools read: vods[].baseUrl, format, "
         "data.Width/Height/Fps/Bitrate)",
-        response={"$ref": "#/components/schemas/Recording"},
         errors=(400, 404, 461),
     ),
 ]

@@ -16,6 +16,7 @@ from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError
+from explorer.wire import channel_routes as channel_wire
 
 #: Sparks it costs to unlock transcodes.
 UNLOCK_COST = 10_000
@@ -65,14 +66,9 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "POST",
-        "/channels/{channel}/transcodes/unlock",
+        channel_wire.CHANNEL_UNLOCK_TRANSCODES,
         unlock_transcodes,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary=f"Unlock transcodes for {UNLOCK_COST} of the owner's sparks (owner only)",
-        response={"$ref": "#/components/schemas/TranscodeUnlock"},
         errors=(401, 402, 403, 404, 409, 461),
     ),
 ]

@@ -7,6 +7,7 @@ from typing import Any
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import not_found
+from explorer.wire import routes as wire
 from explorer.wire.query import QueryError
 
 
@@ -30,26 +31,13 @@ async def get_type(ctx: Context) -> dict[str, Any]:
     return found
 
 
-_TYPE = {"$ref": "#/components/schemas/Type"}
-
 routes = [
     Route(
-        "GET",
-        "/types",
+        wire.TYPES,
         list_types,
-        "channel-read",
         summary="Every type (game/category)",
         params=(Param("online", {"type": "string", "enum": ["0", "1", "true", "false"]}),),
-        response={"type": "array", "items": _TYPE},
         errors=(400,),
     ),
-    Route(
-        "GET",
-        "/types/{type}",
-        get_type,
-        "channel-read",
-        summary="One type",
-        response=_TYPE,
-        errors=(400, 404),
-    ),
+    Route(wire.TYPE, get_type, summary="One type", errors=(400, 404)),
 ]

@@ -35,6 +35,8 @@ from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, bad_request, not_found
+from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS uploads (
@@ -208,7 +210,6 @@ async def get_resource(ctx: Context) -> Response:
     return Response(data, media_type=content_type, headers=headers)
 
 
-_RESOURCE = {"$ref": "#/components/schemas/Resource"}
 _WRITE_ERRORS = (400, 401, 403, 404, 461)
 
 SCHEMAS: dict[str, Any] = {
@@ -239,45 +240,35 @@ _FILE_PART = {
 routes = [
     *(
         Route(
-            "POST",
-            f"/channels/{{channel}}/{kind}",
+            endpoint,
             _channel_upload(kind),
-            "upload",
-            auth="user",
-            scopes=("channel:update:self",),
             summary=f"Upload the channel's {kind} (PNG or JPEG, owner only)",
             body=_FILE_PART,
-            response=_RESOURCE,
             status=201,
             errors=(*_WRITE_ERRORS, 413, 415),
         )
-        for kind in CHANNEL_MEDIA
+        for kind, endpoint in (
+            ("thumbnail", channel_wire.CHANNEL_SET_THUMBNAIL),
+            ("badge", channel_wire.CHANNEL_SET_BADGE),
+            ("banner", channel_wire.CHANNEL_SET_BANNER),
+        )
     ),
     Route(
-        "GET",
-        "/channels/{channel}/banner",
+        channel_wire.CHANNEL_BANNER,
         get_banner,
-        "channel-read",
         summary="The channel's banner",
-        response=_RESOURCE,
         errors=(404,),
     ),
     Route(
-        "DELETE",
-        "/channels/{channel}/banner",
+        channel_wire.CHANNEL_CLEAR_BANNER,
         delete_banner,
-        "channel-write",
-        auth="user",
-        scopes=("channel:update:self",),
         summary="Remove the channel's banner (owner only)",
         status=204,
         errors=_WRITE_ERRORS,
     ),
     Route(
-        "GET",
-        "/resources/{resource}",
+        wire.IMAGE,
         get_resource,
-        "channel-read",
         summary="The bytes of an uploaded image",
         response={"type": "string", "format": "binary"},
         content_type="image/*",

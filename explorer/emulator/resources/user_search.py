@@ -18,6 +18,7 @@ from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.shapes import USER_FIELDS, find_channel, render_channel, render_user
+from explorer.wire import routes as wire
 
 #: Longest name prefix searched for (usernames are at most 32 characters).
 MAX_QUERY = 32
@@ -66,16 +67,13 @@ SCHEMAS: dict[str, Any] = {
 
 routes = [
     Route(
-        "GET",
-        "/users/search",
+        wire.SEARCH_USERS,
         search_users,
-        "user-read",
         summary="Users whose name starts with a prefix, with their channels",
         params=(
             Param("query", {"type": "string", "maxLength": MAX_QUERY}, "name prefix", True),
             *PAGE_PARAMS,
         ),
-        response={"type": "array", "items": {"$ref": "#/components/schemas/UserWithChannel"}},
         errors=(400,),
     ),
 ]

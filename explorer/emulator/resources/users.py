@@ -30,6 +30,7 @@ from explorer.emulator.shapes import (
     user_groups,
 )
 from explorer.emulator.store import dumps
+from explorer.wire import routes as wire
 
 USERNAME = re.compile(r"^[A-Za-z0-9_]{3,20}$")
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}\.[^@\s]{2,}$")
@@ -234,68 +235,40 @@ async def update_user(ctx: Context) -> dict[str, Any]:
 
 
 _USER = {"$ref": "#/components/schemas/User"}
-_CURRENT = {"$ref": "#/components/schemas/CurrentUser"}
 
 routes = [
     Route(
-        "POST",
-        "/users",
+        wire.REGISTER,
         register,
-        "user-register",
         summary="Register an account",
         body={"$ref": "#/components/schemas/Registration"},
-        response=_USER,
         status=201,
         errors=(400, 409, 413),
     ),
     Route(
-        "GET",
-        "/users/current",
+        wire.ACCOUNT,
         get_current,
-        "user-read",
-        auth="user",
         summary="The signed-in user (email and preferences need user:details:self)",
-        response=_CURRENT,
         errors=(401, 403, 461),
     ),
     Route(
-        "POST",
-        "/users/login",
+        wire.LOGIN,
         login,
-        "user-login",
-        also=("user-login-failed",),
         summary="Sign in with a password (cookie session)",
         body={"$ref": "#/components/schemas/Login"},
-        response=_CURRENT,
         errors=(400, 401, 403),  # 403: a suspended account
     ),
     Route(
-        "DELETE",
-        "/users/current/session",
+        wire.LOGOUT,
         logout,
-        "user-write",
-        auth="user",
         summary="Sign out (end the cookie session)",
-        response=None,
         status=204,
         errors=(400, 401, 461),
     ),
+    Route(wire.USER, get_user, summary="One user", errors=(400, 404)),
     Route(
-        "GET",
-        "/users/{user}",
-        get_user,
-        "user-read",
-        summary="One user",
-        response=_USER,
-        errors=(400, 404),
-    ),
-    Route(
-        "PATCH",
-        "/users/{user}",
+        wire.USER_UPDATE,
         update_user,
-        "user-write",
-        auth="user",
-        scopes=("user:update:self",),
         summary="Change one's bio or social links",
         body={
             "type": "object",
@@ -308,21 +281,17 @@ routes = [
             },
             "anyOf": [{"required": ["bio"]}, {"required": ["social"]}],
         },
-        response=_USER,
         errors=(400, 401, 403, 461),
     ),
     Route(
-        "PUT",
-        "/users/{user}/confirm",
+        wire.USER_CONFIRM,
         confirm,
-        "user-write",
         summary="Verify an account with its code",
         body={
             "type": "object",
             "required": ["code"],
             "properties": {"code": {"type": "string", "minLength": 1}},
         },
-        response=_USER,
         errors=(400, 403, 404, 409),
     ),
 ]

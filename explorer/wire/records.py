@@ -1,0 +1,108 @@
+"""The fields of the core records (Channel, User, Type), declared once: name, kind,
+nullability, whether lists filter and sort by them, and the values of an enumeration.
+
+The platform renders and validates by them (``explorer.emulator.shapes``: its columns, its
+OpenAPI properties, what ``where``/``order`` of ``GET /channels`` accept) and the toolkit
+types its frames by them (``explorer.schemas``), so a new field is one row here. Pure data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.wire.kinds import Kind
+from explorer.wire.query import FieldKind
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field of a record: its name (also its column), its kind, whether it may be null,
+    whether a listing filters (``where``) and sorts (``order``) by it, its ``choices`` when it
+    is an enumeration, and whether it is ``stored`` (or counted when the record is shown)."""
+
+    name: str
+    kind: Kind
+    nullable: bool = False
+    filter: bool = False
+    choices: tuple[str, ...] = ()
+    stored: bool = True
+
+    @property
+    def filter_kind(self) -> FieldKind:
+        """How a ``where`` value for this field is read (a category as text)."""
+        kind = self.kind
+        if kind in ("int", "float", "bool", "str", "time"):
+            return kind
+        if kind == "category":
+            return "str"
+        raise ValueError(f"{self.name}: a {kind} field cannot be filtered")
+
+
+def _ids(*names: str) -> tuple[Field, ...]:
+    return tuple(Field(name, "int", nullable=True) for name in names)
+
+
+#: The Channel record's own fields, in column and rendering order.
+CHANNEL: tuple[Field, ...] = (
+    Field("id", "int", filter=True),
+    Field("userId", "int", filter=True),
+    Field("token", "str", filter=True),
+    Field("name", "str", filter=True),
+    Field("online", "bool", filter=True),
+    Field("featured", "bool", filter=True),
+    Field("partnered", "bool", filter=True),
+    Field("suspended", "bool"),
+    Field("interactive", "bool", filter=True),
+    Field("hasVod", "bool", filter=True),
+    Field("vodsEnabled", "bool", filter=True),
+    Field("hasTranscodes", "bool", filter=True),
+    Field("featureLevel", "int", filter=True),
+    Field("ftl", "int", filter=True),
+    Field("audience", "category", filter=True, choices=("family", "teen", "18+")),
+    Field("viewersTotal", "int", filter=True),
+    Field("viewersCurrent", "int", filter=True),
+    Field("numFollowers", "int", filter=True),
+    Field("description", "str", nullable=True),
+    Field("typeId", "int", nullable=True, filter=True),
+    Field("languageId", "category", nullable=True, filter=True),
+    *_ids("interactiveGameId", "transcodingProfileId", "coverId", "thumbnailId"),
+    *_ids("badgeId", "hosteeId"),
+    Field("bannerUrl", "str", nullable=True),
+    Field("costreamId", "str", nullable=True),
+    Field("createdAt", "time", filter=True),
+    Field("updatedAt", "time", filter=True),
+    Field("deletedAt", "time", nullable=True),
+)
+#: Channel fields only its owner is shown.
+CHANNEL_PRIVATE: tuple[Field, ...] = (Field("streamKey", "str"),)
+
+#: The User record's fields, in column and rendering order.
+USER: tuple[Field, ...] = (
+    Field("id", "int"),
+    Field("username", "str"),
+    Field("level", "int"),
+    Field("experience", "int"),
+    Field("sparks", "int"),
+    Field("avatarUrl", "str", nullable=True),
+    Field("bio", "str", nullable=True),
+    Field("social", "object"),
+    Field("primaryTeam", "int", nullable=True),
+    Field("verified", "bool"),
+    Field("createdAt", "time"),
+    Field("updatedAt", "time"),
+    Field("deletedAt", "time", nullable=True),
+)
+
+#: The Type record's fields (a game or category); its live counts come from the channels.
+TYPE: tuple[Field, ...] = (
+    Field("id", "int"),
+    Field("name", "str"),
+    Field("parent", "str"),
+    Field("description", "str", nullable=True),
+    Field("source", "str"),
+    Field("viewersCurrent", "int", stored=False),
+    Field("coverUrl", "str", nullable=True),
+    Field("backgroundUrl", "str", nullable=True),
+    Field("online", "int", stored=False),
+    Field("availableAt", "time", nullable=True),
+)
