@@ -1,5 +1,6 @@
 # Every target creates/uses the virtual environment in .venv and installs what it needs.
 PY ?= python3
+RECIPES := explorer/recipes
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -21,8 +22,8 @@ test: $(STAMP)
 
 ## lint: the same lint, format and type checks that make test runs first
 lint: $(STAMP)
-	$(BIN)/ruff check explorer tests benchmarks
-	$(BIN)/ruff format --check explorer tests benchmarks
+	$(BIN)/ruff check explorer tests benchmarks docs/hooks.py
+	$(BIN)/ruff format --check explorer tests benchmarks docs/hooks.py
 	$(BIN)/mypy
 
 ## serve: run the platform in the foreground (simulated activity on)
@@ -35,22 +36,24 @@ lab: $(STAMP)
 
 ## notebooks: run every recipe top to bottom (EXPLORER_BASE_URL if set, else the embedded platform)
 notebooks: $(STAMP)
-	$(BIN)/jupyter execute --timeout=300 notebooks/*.ipynb
+	$(BIN)/jupyter execute --timeout=300 $(RECIPES)/*.ipynb
 
 ## clear-notebooks: strip outputs, execution counts and widget state from the recipes (a test checks)
 clear-notebooks: $(STAMP)
 	$(BIN)/jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
 		--ClearMetadataPreprocessor.clear_cell_metadata=False \
 		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec \
-		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info notebooks/*.ipynb
+		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info $(RECIPES)/*.ipynb
 
 ## bench: performance goals, each measured side by side in one run, printed as ratios
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table
+## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table,
+## then build the documentation site into site/ with warnings as errors (open site/index.html)
 docs: $(STAMP)
 	$(BIN)/python -m explorer.emulator.docs docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

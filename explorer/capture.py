@@ -15,6 +15,11 @@ read. Files being written are dot files ending ``.partial``, which the ``*.parqu
 never matches, so each row is read once however many recorders wrote into the directory.
 A capture with no events (or no snapshots) yet has an empty view of that name.
 
+A capture on object storage (``open_capture("s3://bucket/prefix")``, any URL fsspec knows) is
+read the same way: DuckDB reads its files through the fsspec filesystem
+(:mod:`explorer.storage`), so no DuckDB extension is downloaded, and known extensions are
+never installed or loaded automatically.
+
 Every error is a :class:`~explorer.errors.CaptureError`: a folder that is not a capture (a
 recorder writes ``events/``, ``snapshots/`` and ``recorders/`` into it) says what was expected,
 and a damaged file or a failed query carries DuckDB's error as its ``__cause__``. Only the raw
@@ -39,11 +44,13 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from explorer import chatviews, columns
+from explorer import chatviews, columns, coverage
+from explorer.coverage import Coverage
 from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS
 from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
+from explorer.storage import open_store
 from explorer.wire import events as wire_events
 
 #: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
@@ -69,7 +76,8 @@ _ARROW_TO_PANDAS = {
 
 
 def open_capture(path: str | os.PathLike[str]) -> Capture:
-    """The capture in directory ``path`` (written by one or more recorders).
+    """The capture in directory ``path`` (written by one or more recorders), a local path or
+    a filesystem URL such as ``s3://bucket/prefix``.
 
     Raises :class:`~explorer.errors.CaptureNotFound` when ``path`` does not exist and
     :class:`~explorer.errors.CaptureError` when it is not a capture folder (a file, or a
@@ -82,8 +90,13 @@ class Capture:
     """A capture on disk: events and snapshots, read lazily (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        _check_folder(self.path)
+        self._store = open_store(path)
+        #: The capture's directory: a path, or the URL given.
+        self.path = self._store.location
+        if isinstance(self.path, Path):
+            _check_folder(self.path)
+        elif self._store.kind() != "directory":
+            raise CaptureNotFound(f"No capture at {str(self.path)!r}.")
         self._db: duckdb.DuckDBPyConnection | None = None
         self._lock = threading.Lock()
 
@@ -94,8 +107,13 @@ class Capture:
         over the capture's files, in UTC."""
         with self._lock:
             if self._db is None:
-                self._db = duckdb.connect()
+                # Nothing downloads at run time: remote files come through fsspec.
+                config: dict[str, str | bool | int | float | list[str]] = {
+                    "autoinstall_known_extensions": False
+                }
+                self._db = duckdb.connect(config=config)
                 self._db.execute("SET TimeZone = 'UTC'")
+                self._store.attach(self._db)
             self._define(EVENTS, _empty_sql(EVENT_SCHEMA, with_partition=True))
             self._define(SNAPSHOTS, _empty_sql(pa.schema(list(SNAPSHOT_KEYS.items())), True))
             return self._db.cursor()
@@ -103,11 +121,10 @@ class Capture:
     def _define(self, kind: str, empty: str) -> None:
         """(Re)define the view ``kind``: its files, or ``empty`` while it has none."""
         assert self._db is not None
-        folder = self.path / kind
-        if next(folder.glob("*/*.parquet"), None) is None:
+        if not self._store.glob(f"{kind}/*/*.parquet"):
             source = empty
         else:
-            glob = _text(f"{_literal_glob(str(folder))}/**/*.parquet")
+            glob = _text(f"{_literal_glob(self._store.url(kind))}/**/*.parquet")
             source = (
                 f"SELECT * FROM read_parquet({glob}, hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
@@ -261,8 +278,8 @@ class Capture:
         with self._reading():
             try:
                 manifests = [
-                    orjson.loads(file.read_bytes())
-                    for file in sorted((self.path / RECORDERS).glob("*.json"))
+                    orjson.loads(self._store.read_bytes(file))
+                    for file in self._store.glob(f"{RECORDERS}/*.json")
                 ]
             except orjson.JSONDecodeError as damaged:
                 raise CaptureError(f"A recorder's manifest is damaged: {damaged}") from damaged
@@ -272,13 +289,34 @@ class Capture:
                 frame[name] = pd.to_datetime(frame[name], unit="s", utc=True).dt.as_unit("ms")
         return frame
 
+    def coverage(
+        self,
+        channels: Iterable[int] | None = None,
+        *,
+        start: When = None,
+        end: When = None,
+        tolerance: float | None = None,
+    ) -> Coverage:
+        """Which shard wrote what, and the gaps: shards no recorder wrote, ``channels``
+        (expected) without rows, and intervals in ``[start, end]`` (default: the recording's
+        span) a shard's recorders missed, longer than ``tolerance`` seconds
+        (:mod:`explorer.coverage`)."""
+        return coverage.coverage(
+            self.recorders(),
+            self.channels,
+            expected=channels,
+            start=None if start is None else _when(start),
+            end=None if end is None else _when(end),
+            tolerance=tolerance,
+        )
+
     def _summary(self) -> str:
         counts = self._query(
             "SELECT (SELECT count(*) FROM events) AS events, "
             "(SELECT count(*) FROM snapshots) AS snapshots"
         )
         events, snapshots = (int(counts[name][0].as_py()) for name in ("events", "snapshots"))
-        recorders = len(list((self.path / RECORDERS).glob("*.json")))
+        recorders = len(self._store.glob(f"{RECORDERS}/*.json"))
         first, last = self.span
         when = (
             "" if first is None else f", {first:%Y-%m-%d %H:%M:%S} to {last:%Y-%m-%d %H:%M:%S} UTC"

@@ -15,21 +15,26 @@ costs one footer and the files of a kind share one explicit schema (:data:`EVENT
 the first snapshot frame fixes the snapshots'). Events files keep the event-log columns, the
 row number in the recorder's log (``row``) and the raw JSON (``packet``), so a replay is
 exact. Several recorders (one per shard or machine) write into one directory, each its own
-files named after it, so a reader sees one dataset and never a row twice.
+files named after it, so a reader sees one dataset and never a row twice. The directory is a
+local folder or any filesystem URL fsspec knows, ``s3://bucket/prefix`` included
+(:mod:`explorer.storage`).
 
-Why nothing is lost or doubled: a file is written under a dot name (``.name.partial``, which
-neither ``*.parquet`` globs nor pyarrow's discovery pick up), flushed to the disk and then
-renamed into place, so a reader only ever sees whole files and ``kill -9`` loses at most
-the rows of the flush interval under way. The recorder's state (next unwritten row, file
-number, queued snapshots, totals) changes in one assignment, made after the files are
-written and before they are renamed, and any rename still pending is done first by the next
-flush or :meth:`~Recorder.close`: an exception at any point (Ctrl-C, SIGTERM's
-``SystemExit``, a full disk) leaves every row either committed and written once, or still
-pending. Small files are not compacted: no rewrite can be made crash-safe for a reader that
-globs the directory (it would see the old files and their replacement at once).
+Why nothing is lost or doubled: a file is first staged (locally written under a dot name,
+``.name.partial``, which neither ``*.parquet`` globs nor pyarrow's discovery pick up, and
+flushed to the disk; on object storage, its bytes held in memory) and then published (renamed
+into place; put in one request, which object stores make atomic), so a reader only ever sees
+whole files and ``kill -9`` loses at most the rows of the flush interval under way. The
+recorder's state (next unwritten row, file number, queued snapshots, totals) changes in one
+assignment, made after the files are staged and before they are published, and any publish
+still pending is done first by the next flush or :meth:`~Recorder.close`: an exception at any
+point (Ctrl-C, SIGTERM's ``SystemExit``, a full disk, a failed upload) leaves every row either
+committed and written once, or still pending. Small files are not compacted: no rewrite can
+be made crash-safe for a reader that globs the directory (it would see the old files and
+their replacement at once).
 
 A clean stop writes everything: :meth:`~Recorder.close`, an ``atexit`` hook (the end of a
-script, kernel shutdown, Ctrl-C in a script) and SIGTERM: when SIGTERM still has its default
+script, kernel shutdown, Ctrl-C in a script; it also runs before thread pools shut down, which
+an object store's client needs) and SIGTERM: when SIGTERM still has its default
 handler (which kills without unwinding) and a recorder is made on the main thread, a handler
 is installed that raises ``SystemExit(143)``, so ``finally`` blocks and ``atexit`` run. A
 recorder made on another thread cannot install it; make one on the main thread first, or
@@ -43,7 +48,7 @@ written by a worker process of the recorder's own (started at the first such flu
 with :meth:`~Recorder.close` or when this process dies), and the process reading the chats
 keeps its CPU for them (``benchmarks/recording.py``); smaller flushes, or all of them with
 ``worker_rows=None``, are built in-process, as is everything when the worker cannot run.
-The worker only writes files under dot names: the commit and the renames stay here.
+The worker only stages files: the commit and the publishing stay here.
 
 When writing fails (a full disk, a lost connection to storage: any ``OSError``), :meth:`run`
 keeps going: it warns once (a ``RuntimeWarning``), retries every ``flush_every`` and resumes
@@ -85,12 +90,12 @@ import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from explorer import columns
 from explorer.durations import Duration, seconds
 from explorer.eventchunks import Packed
 from explorer.eventlog import EventLog
+from explorer.storage import PARTIAL, Staged, Store, open_store
 from explorer.wire import events as wire_events
 
 #: The folders of a capture, one per kind of rows, and the recorders' manifests.
@@ -128,10 +133,6 @@ SNAPSHOT_KEYS: dict[str, pa.DataType] = {"time": _TIME, "channel": pa.int64(), "
 
 _DAY_MS = 86_400_000
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-#: Suffix of files being written (never matched by ``*.parquet``).
-_PARTIAL = ".partial"
-#: A file written under its dot name: (partial path, final path, bytes).
-_File = tuple[pathlib.Path, pathlib.Path, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +174,8 @@ class _State:
     seq: int = 0
     #: Snapshot tables queued and not written yet.
     queue: tuple[pa.Table, ...] = ()
-    #: Files written under their dot name and not renamed into place yet: (partial, final).
-    renames: tuple[tuple[pathlib.Path, pathlib.Path], ...] = ()
+    #: Files staged and not published yet.
+    staged: tuple[Staged, ...] = ()
     stats: RecorderStats = RecorderStats()
     channels: frozenset[int] = frozenset()
     #: Clock time of the last flush (or of the start).
@@ -184,7 +185,8 @@ class _State:
 class Recorder:
     """Writes one recorder's share of a capture: a Parquet dataset directory.
 
-    ``path`` is the capture's directory (made if missing); ``flush_every`` how often
+    ``path`` is the capture's directory (made if missing), local or a filesystem URL such as
+    ``s3://bucket/prefix`` (:mod:`explorer.storage`); ``flush_every`` how often
     :meth:`run` writes (a duration: ``5.0``, ``"10s"``); ``shard`` ``(K, N)`` says which share
     of the channels this recorder has, for the manifest; ``name`` names its files and manifest
     (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds;
@@ -205,8 +207,10 @@ class Recorder:
         worker_rows: int | None = 2000,
         pending_rows: int = RECORDING_ROWS,
     ) -> None:
-        self.path = pathlib.Path(path)
-        if self.path.exists() and not self.path.is_dir():
+        self._store = open_store(path)
+        #: The capture's directory: a path, or the URL given.
+        self.path = self._store.location
+        if self._store.kind() == "file":
             raise ValueError(f"A capture is a directory, and {str(self.path)!r} is a file.")
         if shard is not None:
             k, n = shard
@@ -217,8 +221,7 @@ class Recorder:
             raise ValueError(
                 f"A recorder's name is letters, digits, '_', '.' and '-', not {name!r}."
             )
-        for folder in (EVENTS, SNAPSHOTS, RECORDERS):
-            (self.path / folder).mkdir(parents=True, exist_ok=True)
+        self._store.make_folders(EVENTS, SNAPSHOTS, RECORDERS)
         self.name = name
         self.flush_every = seconds(flush_every)
         self._shard = shard
@@ -328,7 +331,7 @@ class Recorder:
             self._flush()
 
     def _flush(self) -> None:
-        self._finish_renames()
+        self._publish()
         state = self._state
         log = self._log
         now = self._clock()
@@ -344,7 +347,7 @@ class Recorder:
             if gaps and gaps[-1].end is None:
                 self._write_manifest()
             return
-        files: list[_File] = []
+        files: list[Staged] = []
         written = {EVENTS: 0, SNAPSHOTS: 0}
         next_row, channels = state.next_row, set(state.channels)
         if pending_events:
@@ -360,7 +363,7 @@ class Recorder:
         if queued:
             table = pa.concat_tables(queued)
             files += _write_files(
-                self.path, self.name, SNAPSHOTS, table, "time", state.seq + len(files)
+                self._store, self.name, SNAPSHOTS, table, "time", state.seq + len(files)
             )
             written[SNAPSHOTS] = table.num_rows
             channels.update(int(c) for c in _distinct(table["channel"]))
@@ -368,7 +371,7 @@ class Recorder:
         stats = RecorderStats(
             events=stats.events + written[EVENTS],
             snapshots=stats.snapshots + written[SNAPSHOTS],
-            bytes=stats.bytes + sum(nbytes for _, _, nbytes in files),
+            bytes=stats.bytes + sum(file.nbytes for file in files),
             files=stats.files + len(files),
             flushes=stats.flushes + 1,
             last_flush=now,
@@ -380,12 +383,12 @@ class Recorder:
                 next_row=next_row,
                 seq=state.seq + len(files),
                 queue=self._state.queue[len(queued) :],
-                renames=tuple((partial, final) for partial, final, _ in files),
+                staged=tuple(files),
                 stats=stats,
                 channels=frozenset(channels),
                 flushed_at=now,
             )
-        self._finish_renames()
+        self._publish()
         if log is not None:
             log.hold(next_row)
         self._write_manifest()
@@ -443,14 +446,11 @@ class Recorder:
             self._write_manifest()
 
     def _drop_partials(self) -> None:
-        """Delete files a flush left under dot names before its commit (lock held)."""
-        pending = {partial for partial, _ in self._state.renames}
-        for partial in self.path.glob(f"*/*/.{self.name}-*{_PARTIAL}"):
-            if partial not in pending:
-                with contextlib.suppress(OSError):
-                    partial.unlink()
+        """Delete files a flush staged on disk before its commit (lock held)."""
+        pending = {staged.partial for staged in self._state.staged if staged.partial}
+        self._store.discard_staged(f"*/*/.{self.name}-*{PARTIAL}", keep=pending)
 
-    def _write_events(self, packed: Packed, seq: int) -> tuple[list[_File], set[int]]:
+    def _write_events(self, packed: Packed, seq: int) -> tuple[list[Staged], set[int]]:
         """Build and write ``packed``'s rows as files numbered from ``seq``: in the worker
         process when there are enough of them (and it works), else here."""
         rows = packed.end - packed.first
@@ -458,24 +458,23 @@ class Recorder:
             try:
                 if self._worker is None:
                     self._worker = _Worker()
-                return self._worker.call((self.path.absolute(), self.name, packed, seq))
+                return self._worker.call((self._store, self.name, packed, seq))
             except _WorkerGone:
                 self._worker_rows = None  # it will not come back: build here from now on
-        return _events_files(self.path, self.name, packed, seq)
+        return _events_files(self._store, self.name, packed, seq)
 
-    def _finish_renames(self) -> None:
-        """Rename into place the files a committed flush wrote (lock held)."""
+    def _publish(self) -> None:
+        """Publish the files a committed flush staged (lock held)."""
         state = self._state
-        if not state.renames:
+        if not state.staged:
             return
-        for partial, final in state.renames:
-            with contextlib.suppress(FileNotFoundError):  # renamed before an interruption
-                os.replace(partial, final)
+        for staged in state.staged:
+            self._store.publish(staged)
         with self._queue_lock:
-            self._state = dataclasses.replace(self._state, renames=())
+            self._state = dataclasses.replace(self._state, staged=())
 
     def _write_manifest(self, closed: bool = False) -> None:
-        """Rewrite ``recorders/<name>.json`` atomically (lock held)."""
+        """Replace ``recorders/<name>.json`` at once (lock held)."""
         state = self._state
         manifest: dict[str, Any] = {
             "name": self.name,
@@ -492,14 +491,9 @@ class Recorder:
         }
         if self.losses is not None:
             manifest["losses"] = self.losses()
-        final = self.path / RECORDERS / f"{self.name}.json"
-        partial = final.with_name(f".{final.name}{_PARTIAL}")
-        try:
-            partial.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
-            os.replace(partial, final)
-        except OSError:
-            partial.unlink(missing_ok=True)
-            raise
+        self._store.write_whole(
+            f"{RECORDERS}/{self.name}.json", orjson.dumps(manifest, option=orjson.OPT_INDENT_2)
+        )
 
     async def run(self) -> None:
         """Flush every ``flush_every`` seconds, writing in a worker thread, until cancelled;
@@ -599,33 +593,27 @@ def _events_table(frame: pd.DataFrame) -> pa.Table:
 
 
 def _write_files(
-    path: pathlib.Path, name: str, kind: str, table: pa.Table, time_column: str, seq: int
-) -> list[_File]:
-    """Write ``table`` into capture ``path`` as one ``kind`` file per date (one row group
-    each), under dot names; the files, numbered from ``seq``."""
+    store: Store, name: str, kind: str, table: pa.Table, time_column: str, seq: int
+) -> list[Staged]:
+    """Stage ``table`` in ``store`` as one ``kind`` file per date (one row group each); the
+    files, numbered from ``seq``."""
     days = table[time_column].cast(pa.int64()).to_numpy() // _DAY_MS
     out = []
     unique = np.unique(days)
     for day in unique:
         part = table if len(unique) == 1 else table.filter(pa.array(days == day))
         date = pd.Timestamp(int(day) * _DAY_MS, unit="ms").strftime("%Y-%m-%d")
-        folder = path / kind / f"{PARTITION}={date}"
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = f"{name}-{seq:06d}.parquet"
-        partial, final = folder / f".{stem}{_PARTIAL}", folder / stem
-        pq.write_table(part, partial, compression="zstd", row_group_size=max(part.num_rows, 1))
-        _sync(partial)
-        out.append((partial, final, partial.stat().st_size))
+        out.append(store.stage(f"{kind}/{PARTITION}={date}/{name}-{seq:06d}.parquet", part))
         seq += 1
     return out
 
 
 def _events_files(
-    path: pathlib.Path, name: str, packed: Packed, seq: int
-) -> tuple[list[_File], set[int]]:
-    """Build ``packed``'s rows and write them as events files; the files and the channels."""
+    store: Store, name: str, packed: Packed, seq: int
+) -> tuple[list[Staged], set[int]]:
+    """Build ``packed``'s rows and stage them as events files; the files and the channels."""
     frame = packed.frame
-    files = _write_files(path, name, EVENTS, _events_table(frame), "received_at", seq)
+    files = _write_files(store, name, EVENTS, _events_table(frame), "received_at", seq)
     return files, {int(c) for c in frame["channel"].dropna().unique()}
 
 
@@ -728,13 +716,6 @@ def _serve() -> None:
             return
 
 
-def _sync(path: pathlib.Path) -> None:
-    """Flush a written file to the disk, so that once renamed it is whole even after a
-    power cut (``kill -9`` alone needs no sync)."""
-    with open(path, "rb+") as file:
-        os.fsync(file.fileno())
-
-
 def _default_name() -> str:
     host = re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname()) or "host"
     return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
@@ -767,6 +748,12 @@ def close_all() -> None:
             recorder.close()
         except Exception as error:  # one failure must not stop the other recorders
             print(f"explorer: could not close {recorder!r}: {error}", file=sys.stderr)
+
+
+# Closing a recorder on object storage needs thread pools (its client resolves names in one),
+# which refuse work once the interpreter starts shutting down threads, before atexit hooks
+# run: so close_all also runs just before that (the hook threading and concurrent.futures use).
+getattr(threading, "_register_atexit", lambda hook: None)(close_all)
 
 
 def _terminated(signum: int, frame: object) -> None:

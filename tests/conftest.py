@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -65,3 +66,39 @@ def signed_in() -> Iterator[Callable[..., httpx.Client]]:
     yield make
     for client in clients:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[str]:
+    """A real S3-compatible server (moto's server mode) on 127.0.0.1, port 0; the standard
+    AWS variables point at it (for this process and the processes it starts). Its URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "explorer",
+            "AWS_SECRET_ACCESS_KEY": "explorer-secret",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": url,
+        }.items():
+            patch.setenv(name, value)
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+            patch.delenv(name, raising=False)
+        try:
+            yield url
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def bucket(s3_server: str, request: pytest.FixtureRequest) -> str:
+    """A new empty bucket on the loopback S3 server, as ``s3://name``."""
+    import boto3
+
+    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + "-bucket"
+    boto3.client("s3", endpoint_url=s3_server).create_bucket(Bucket=name)
+    return f"s3://{name}"

@@ -106,6 +106,6 @@ def test_readme_explains_binder_without_a_placeholder_link() -> None:
     """README says how to open the recipes on Binder once published, and links no Binder URL
     with a placeholder owner."""
     text = README.read_text()
-    assert "mybinder.org/v2/gh/OWNER/REPOSITORY/HEAD?urlpath=lab/tree/notebooks" in text
-    assert (ROOT / "notebooks").is_dir()
+    assert "mybinder.org/v2/gh/OWNER/REPOSITORY/HEAD?urlpath=lab/tree/explorer/recipes" in text
+    assert (ROOT / "explorer" / "recipes").is_dir()
     assert not re.search(r"\]\(https://mybinder\.org/v2/gh/[^)]*OWNER", text)

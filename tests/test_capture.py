@@ -37,7 +37,7 @@ def moderation_packets() -> list[dict[str, object]]:
 
 
 def record(
-    path: Path, log: EventLog, name: str, packets: list[tuple[dict[str, object], float]]
+    path: str | Path, log: EventLog, name: str, packets: list[tuple[dict[str, object], float]]
 ) -> None:
     """Record ``packets`` (with receive times) through ``log`` into ``path``, flushing every
     ten rows, then close the recorder."""

@@ -162,3 +162,16 @@ def test_the_rule_names_a_stray_import() -> None:
     }
     assert not _allowed("explorer.errors", PLATFORM_MAY_IMPORT)
     assert _allowed("explorer.wire.codes", PLATFORM_MAY_IMPORT)
+
+
+#: A module longer than this holds more than one concept (issue 21: split it).
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_exceeds_the_line_limit() -> None:
+    """No module under explorer/ is longer than MAX_MODULE_LINES lines."""
+    lengths = {
+        module_name(path): len(path.read_text(encoding="utf-8").splitlines())
+        for path in ROOT.rglob("*.py")
+    }
+    assert {name: n for name, n in lengths.items() if n > MAX_MODULE_LINES} == {}

@@ -24,7 +24,7 @@ FETCH = (
     "raise SystemExit(3)"
 )
 ROOT = Path(__file__).resolve().parent.parent
-RECIPES = sorted((ROOT / "notebooks").glob("*.ipynb"))
+RECIPES = sorted((ROOT / "explorer" / "recipes").glob("*.ipynb"))
 SMALL = ["--port", "0", "--db", ":memory:", "--channels", "50", "--no-simulate"]
 
 
@@ -56,7 +56,8 @@ def test_platform_that_fails_to_start_is_reported(tmp_path: Path) -> None:
 def test_lab_runs_jupyterlab_on_the_users_copy(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`explorer lab` copies the recipes to the data folder, says where, and runs `jupyter lab`
+    """`explorer lab`, started in an empty folder, copies the package's recipes to the data
+    folder, says where, and runs `jupyter lab`
     there with the platform's flags, the arguments after `--` and the quiet lab settings;
     the platform's log sits beside its database."""
     seen: dict[str, object] = {}
@@ -66,7 +67,8 @@ def test_lab_runs_jupyterlab_on_the_users_copy(
         return 0
 
     monkeypatch.setattr(lab, "with_platform", fake)
-    monkeypatch.chdir(ROOT)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     db = tmp_path / "lab.db"
     assert cli.main(["lab", "--db", str(db), "--", "--no-browser"]) == 0
@@ -92,10 +94,10 @@ def test_copy_keeps_the_users_edits(tmp_path: Path) -> None:
     copy.mkdir()
     edited = copy / RECIPES[0].name
     edited.write_text("my edits")
-    copied = recipes.copy_missing(ROOT / "notebooks", copy)
+    copied = recipes.copy_missing(recipes.SOURCE, copy)
     assert [p.name for p in copied] == [p.name for p in RECIPES[1:]]
     assert edited.read_text() == "my edits"
-    assert recipes.copy_missing(ROOT / "notebooks", copy) == []
+    assert recipes.copy_missing(recipes.SOURCE, copy) == []
 
 
 @pytest.mark.timeout(90)

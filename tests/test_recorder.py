@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -348,7 +348,9 @@ finally:
 EVERY = 400
 
 
-def start_feeder(path: Path, worker_rows: int | None) -> tuple[subprocess.Popen[str], list[int]]:
+def start_feeder(
+    path: str | Path, worker_rows: int | None
+) -> tuple[subprocess.Popen[str], list[int]]:
     """Start the feeder and read its output until it has flushed three times."""
     process = subprocess.Popen(
         [sys.executable, "-c", FEEDER, str(path), str(EVERY), str(worker_rows)],
@@ -371,25 +373,40 @@ def written_rows(path: Path) -> np.ndarray:
     return np.sort(np.concatenate(rows))
 
 
+def kill_feeder(process: subprocess.Popen[str], rows_written: Callable[[], np.ndarray]) -> int:
+    """SIGKILL the feeder, then check that the rows written (``rows_written()``, read after)
+    are the first ones up to a flush: at most one flush interval of rows is lost. How many."""
+    os.kill(process.pid, signal.SIGKILL)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    flushed = [int(line.split()[1]) for line in output.splitlines() if line.startswith("flushed")]
+    rows = rows_written()
+    written = len(rows)
+    assert (rows == np.arange(written)).all()
+    last_printed = flushed[-1] if flushed else 3 * EVERY  # start_feeder read the first three
+    # Flushes come every EVERY rows and none ran unprinted beyond the next one.
+    assert written in (last_printed, last_printed + EVERY)
+    return written
+
+
 @pytest.mark.parametrize("worker_rows", [None, 1])
 def test_kill_9_loses_at_most_one_flush_interval(tmp_path: Path, worker_rows: int | None) -> None:
     """A recorder killed with SIGKILL mid-run (writing itself or through its worker process)
     leaves only readable files, no partial file is read, and the rows written are the first
     ones up to a flush: at most one flush interval of rows is lost."""
     process, _ = start_feeder(tmp_path, worker_rows)
-    os.kill(process.pid, signal.SIGKILL)
-    output, _ = process.communicate(timeout=30)
-    assert process.returncode == -signal.SIGKILL
-    flushed = [int(line.split()[1]) for line in output.splitlines() if line.startswith("flushed")]
-    rows = written_rows(tmp_path)
-    written = len(rows)
-    assert (rows == np.arange(written)).all()
-    last_printed = flushed[-1] if flushed else 3 * EVERY
-    # Flushes come every EVERY rows and none ran unprinted beyond the next one.
-    assert written in (last_printed, last_printed + EVERY)
+    written = kill_feeder(process, lambda: written_rows(tmp_path))
     assert ds.dataset(tmp_path / "events").count_rows() == written
     glob = f"{tmp_path}/events/**/*.parquet"
     assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall() == [(written,)]
+
+
+def terminate_feeder(process: subprocess.Popen[str]) -> int:
+    """SIGTERM the feeder and check that it unwound (exit 143); how many rows it had added."""
+    os.kill(process.pid, signal.SIGTERM)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM
+    return int(output.splitlines()[-1].split()[1])
 
 
 @pytest.mark.parametrize("worker_rows", [None, 1])
@@ -397,10 +414,7 @@ def test_sigterm_loses_nothing(tmp_path: Path, worker_rows: int | None) -> None:
     """SIGTERM unwinds the recorder's process, and its atexit hook writes every row added
     (through the worker process too, which outlives SIGTERM for that)."""
     process, _ = start_feeder(tmp_path, worker_rows)
-    os.kill(process.pid, signal.SIGTERM)
-    output, _ = process.communicate(timeout=30)
-    assert process.returncode == 128 + signal.SIGTERM
-    added = int(output.splitlines()[-1].split()[1])
+    added = terminate_feeder(process)
     assert (written_rows(tmp_path) == np.arange(added)).all()
     manifest = json.loads((tmp_path / "recorders" / "feeder.json").read_bytes())
     assert manifest["closed"] is True and manifest["events"] == added

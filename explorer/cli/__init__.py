@@ -7,7 +7,9 @@
 - ``explorer tour`` (:mod:`explorer.cli.tour`, steps in :mod:`explorer.cli.guide`): the
   recipes in a terminal;
 - ``explorer record`` (:mod:`explorer.cli.record`): chat and directory snapshots of many
-  channels to a Parquet capture, for long runs.
+  channels to a Parquet capture, for long runs;
+- ``explorer coverage`` (:mod:`explorer.cli.coverage`): which shard wrote what in a capture,
+  and the gaps.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from explorer.cli import lab, record, serve, tour
+from explorer.cli import coverage, lab, record, serve, tour
 
 __all__ = ["main"]
 
-_COMMANDS = {"serve": serve, "lab": lab, "tour": tour, "record": record}
+_COMMANDS = {"serve": serve, "lab": lab, "tour": tour, "record": record, "coverage": coverage}
 _DESCRIPTION = (
     "Explore a live-streaming platform: serve it, open the recipes in JupyterLab beside it, "
-    "take the tour in a terminal, or record many channels to disk."
+    "take the tour in a terminal, or record many channels to disk and check what was recorded."
 )
 
 

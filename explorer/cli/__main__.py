@@ -2,4 +2,5 @@
 
 from explorer.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing it (documentation tools do) runs nothing
+    raise SystemExit(main())

@@ -6,7 +6,7 @@ notebook, in every kernel, shares the one live platform, as on Binder), and stop
 platform when JupyterLab exits, however it exits.
 
 JupyterLab opens the user's own copy of the recipes (:mod:`explorer.cli.recipes`), so running
-and saving a recipe never writes outputs into the tracked ``notebooks/``. It starts without
+and saving a recipe never writes outputs into the package's ``explorer/recipes/``. It starts without
 JupyterLab's news pop-up and update check: ``fetchNews`` and ``checkForUpdates`` of
 ``@jupyterlab/apputils-extension:notification`` default to off through a
 ``labconfig/default_setting_overrides.json`` on ``JUPYTER_CONFIG_PATH`` (a choice the user
@@ -99,8 +99,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "Start `explorer serve` in the background, run JupyterLab with EXPLORER_BASE_URL "
             "pointing at it, and stop the platform when JupyterLab exits. Without a folder, "
             f"JupyterLab opens your copy of the recipes ({paths.recipes_copy()}), where "
-            "recipes missing from it are copied from ./notebooks first (your edits are never "
-            "overwritten). Arguments after `--` go to `jupyter lab`."
+            "recipes missing from it are copied from the installed package first (your edits are "
+            "never overwritten). Arguments after `--` go to `jupyter lab`."
         ),
     )
     parser.add_argument(
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         import jupyterlab  # noqa: F401
     except ImportError:
         print(
-            "explorer lab: JupyterLab is not installed; pip install 'explorer[lab]' "
+            "explorer lab: JupyterLab is not installed; pip install 'explorer-livestream[lab]' "
             "(or run `make lab`, which does)",
             file=sys.stderr,
         )

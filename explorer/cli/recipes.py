@@ -1,6 +1,7 @@
-"""The user's own copy of the recipes: ``explorer lab`` opens it rather than the tracked
-``notebooks/``, so that running and saving a recipe (JupyterLab autosaves every two minutes)
-never writes outputs into the repository.
+"""The user's own copy of the recipes: ``explorer lab`` opens it rather than the recipes the
+package ships (``explorer/recipes/``, inside the installed package or the repository), so
+that running and saving a recipe (JupyterLab autosaves every two minutes) never writes outputs
+into either.
 
 Recipes are copied in only when missing from the copy: the user's edits are never
 overwritten, and deleting a file there brings back the current version next time.
@@ -11,8 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-#: The tracked recipes, relative to the working directory (the repository's root).
-SOURCE = Path("notebooks")
+#: The recipes shipped in the package (a wheel carries them), wherever it is installed.
+SOURCE = Path(__file__).resolve().parent.parent / "recipes"
 #: What recipes write beside themselves (recipe 5's captures): data, never copied.
 OUTPUTS = "captures"
 

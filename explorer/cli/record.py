@@ -26,7 +26,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
@@ -108,7 +107,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--snapshot-every", type=_duration, default=30.0, help="directory snapshots (30s)"
     )
-    parser.add_argument("--out", type=Path, default=Path("capture"), help="the capture folder")
+    parser.add_argument(
+        "--out",
+        default="capture",
+        help="the capture folder, or a URL such as s3://bucket/prefix (default: capture)",
+    )
     parser.add_argument("--shard", type=_shard, default=None, help="K/N: this recorder's share")
     parser.add_argument(
         "--flush-every", type=_duration, default=5.0, help="seconds between writes (5s)"
@@ -233,7 +236,7 @@ class Recording:
 
     watch: Watch | None
     trackers: list[Tracker]
-    out: Path
+    out: str
     started: float
     clock: Callable[[], float] = time.monotonic
     #: Channels joined (or tracked) at the latest progress line.

@@ -1,0 +1,162 @@
+"""The distribution: the wheel and sdist build and pass ``twine check``, and a fresh virtual
+environment outside the repository with only the wheel (and its ``lab`` extra) installed
+runs ``explorer lab``'s copy of the recipes from an empty folder, and every recipe there
+against the platform the wheel carries.
+
+One module fixture builds (``python -m build --no-isolation``: the build backend is the one
+installed, nothing is fetched for the build; the wheel is built from the sdist) and one
+installs; the install takes the
+dependencies from the package index (pip's cache makes a second run quick).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.recipe_runs import CELL_TIMEOUT
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPES = sorted(p.name for p in (ROOT / "explorer" / "recipes").glob("*.ipynb"))
+RUNNER = Path(__file__).resolve().parent / "recipe_runs.py"
+
+
+def run(
+    command: list[str],
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> str:
+    """Run ``command`` (in ``cwd``, with ``env``), fail with its output unless it exits 0;
+    its stdout."""
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd
+    )
+    output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{command[:4]} exited {done.returncode}:\n{output}"
+    return done.stdout
+
+
+def wait_for_url(log: Path, platform: subprocess.Popen[bytes], timeout: float = 180) -> str:
+    """The URL of the ``REST <url>`` line the platform writes to ``log`` once it answers."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and platform.poll() is None:
+        for line in log.read_text().splitlines():
+            if line.startswith("REST "):
+                return line.split()[1]
+        time.sleep(0.1)
+    raise AssertionError(f"the platform did not start:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder holding the built sdist and wheel."""
+    out = tmp_path_factory.mktemp("dist")
+    # No --sdist/--wheel: the wheel is built from the sdist, so it holds what the sdist does
+    # (and no stale build/ leftovers of the work tree).
+    command = [sys.executable, "-m", "build", "--no-isolation"]
+    run([*command, "--outdir", str(out), str(ROOT)], timeout=300)
+    return out
+
+
+def the(dist: Path, pattern: str) -> Path:
+    """The one file in ``dist`` matching ``pattern``."""
+    (found,) = dist.glob(pattern)
+    return found
+
+
+def test_wheel_and_sdist_pass_twine_check(dist: Path) -> None:
+    """twine check accepts both (metadata, README rendering); the name is the distribution's."""
+    files = [the(dist, "*.whl"), the(dist, "*.tar.gz")]
+    run([sys.executable, "-m", "twine", "check", "--strict", *map(str, files)], timeout=120)
+    assert all(f.name.startswith("explorer_livestream-") for f in files)
+
+
+def test_wheel_and_sdist_carry_the_recipes(dist: Path) -> None:
+    """Both archives hold every recipe under explorer/recipes/, and the wheel the typing
+    marker."""
+    with zipfile.ZipFile(the(dist, "*.whl")) as wheel:
+        names = set(wheel.namelist())
+    assert {f"explorer/recipes/{name}" for name in RECIPES} <= names
+    assert "explorer/py.typed" in names
+    with tarfile.open(the(dist, "*.tar.gz")) as sdist:
+        members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
+    assert {f"explorer/recipes/{name}" for name in RECIPES} <= members
+
+
+@pytest.fixture(scope="module")
+def venv(
+    dist: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A fresh virtual environment with the wheel and its lab extra, and an environment for
+    its commands: a home, data folder and Jupyter folders of its own, no PYTHONPATH."""
+    base = tmp_path_factory.mktemp("fresh")
+    run([sys.executable, "-m", "venv", str(base / "venv")], timeout=120)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTHON", "JUPYTER", "VIRTUAL_ENV", "EXPLORER_"))
+    }
+    env.update(
+        HOME=str(base / "home"),
+        XDG_DATA_HOME=str(base / "data"),
+        JUPYTER_DATA_DIR=str(base / "jupyter-data"),
+        JUPYTER_RUNTIME_DIR=str(base / "jupyter-runtime"),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        # The user's pip cache, though HOME is new: a second run downloads nothing.
+        PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
+        PATH=f"{base / 'venv' / 'bin'}{os.pathsep}{env['PATH']}",
+    )
+    pip = [str(base / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    run([*pip, f"{the(dist, '*.whl')}[lab]"], timeout=900, env=env, cwd=base)
+    yield base, env
+
+
+@pytest.mark.timeout(1500)
+def test_explorer_lab_and_every_recipe_run_from_the_wheel(
+    venv: tuple[Path, dict[str, str]],
+) -> None:
+    """In the fresh environment, from an empty folder: explorer is imported from the venv,
+    `explorer lab` copies all the recipes to the user's data folder and starts JupyterLab
+    beside the platform, and every recipe runs there top to bottom without an error."""
+    base, env = venv
+    empty = base / "empty"
+    empty.mkdir()
+    python = str(base / "venv" / "bin" / "python")
+    where = run([python, "-c", "import explorer; print(explorer.__file__)"], 60, env=env, cwd=empty)
+    assert where.startswith(str(base / "venv")), where
+    explorer = str(base / "venv" / "bin" / "explorer")
+    # JupyterLab's --version makes the lab it starts print its version and exit at once.
+    said = run([explorer, "lab", "--", "--version"], timeout=300, env=env, cwd=empty)
+    copy = base / "data" / "explorer" / "notebooks"
+    assert f"your copy of the recipes is {copy} ({len(RECIPES)} new" in said
+    assert sorted(p.name for p in copy.glob("*.ipynb")) == RECIPES
+    assert list(empty.iterdir()) == []
+    # The recipes, all at once, against one platform the wheel serves (as explorer lab does).
+    log = base / "platform.log"
+    # 5,000 channels, as tests/test_notebooks.py: recipe 1 ranks every channel.
+    serve = [explorer, "serve", "--port", "0", "--channels", "5000"]
+    serve += ["--db", str(base / "platform.db")]
+    with log.open("w") as output:
+        platform = subprocess.Popen(serve, stdout=output, stderr=output, env=env)
+    try:
+        url = wait_for_url(log, platform)
+        runner = [python, str(RUNNER), str(copy)]
+        results = json.loads(
+            run(runner, CELL_TIMEOUT * 6, env={**env, "EXPLORER_BASE_URL": url}, cwd=empty)
+        )
+    finally:
+        platform.send_signal(signal.SIGINT)
+        platform.wait(30)
+    errors = {name: r["error"] for name, r in results.items() if r["error"] is not None}
+    assert sorted(results) == RECIPES and not errors, errors
