@@ -260,6 +260,17 @@ def terminating() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def unwind_sigterm() -> None:
+    """Make SIGTERM unwind (``SystemExit(143)``) rather than kill, from now on, when it still
+    has the default handler and this is the main thread (a recorder's ``atexit`` hook then
+    writes what is pending); elsewhere, or under another handler, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    with contextlib.suppress(ValueError, OSError):
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _terminated)
+
+
 def foreground(child: Child) -> int:
     """Start ``child`` (made without a log: it shares this terminal), wait for it and return
     its exit code. Ctrl-C reaches only the child meanwhile (JupyterLab asks before it quits),

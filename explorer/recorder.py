@@ -71,20 +71,16 @@ import atexit
 import contextlib
 import dataclasses
 import os
-import pathlib
-import pickle
 import re
 import secrets
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 import orjson
@@ -95,6 +91,8 @@ from explorer import columns
 from explorer.durations import Duration, seconds
 from explorer.eventchunks import Packed
 from explorer.eventlog import EventLog
+from explorer.processes import unwind_sigterm
+from explorer.recordworker import Worker, WorkerGone, serve
 from explorer.storage import PARTIAL, Staged, Store, open_store
 from explorer.wire import events as wire_events
 
@@ -235,7 +233,7 @@ class Recorder:
         self._log: EventLog | None = None
         self._worker_rows = worker_rows
         self._pending_rows = pending_rows
-        self._worker: _Worker | None = None
+        self._worker: Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
         #: What the capture may be missing, for the manifest (``api.watch`` sets it: per
@@ -457,9 +455,9 @@ class Recorder:
         if self._worker_rows is not None and rows >= self._worker_rows:
             try:
                 if self._worker is None:
-                    self._worker = _Worker()
+                    self._worker = Worker(_WORKER_ENTRY)
                 return self._worker.call((self._store, self.name, packed, seq))
-            except _WorkerGone:
+            except WorkerGone:
                 self._worker_rows = None  # it will not come back: build here from now on
         return _events_files(self._store, self.name, packed, seq)
 
@@ -617,103 +615,13 @@ def _events_files(
     return files, {int(c) for c in frame["channel"].dropna().unique()}
 
 
-class _WorkerGone(Exception):
-    """The worker process could not start or died."""
-
-
-class _Worker:
-    """A child process (running :func:`_serve`) that builds and writes events files,
-    so that the flattening of each row (a few microseconds of Python) does not hold this
-    process's GIL while chats are read.
-
-    Requests and replies are pickled, each after its length, over the child's stdin and
-    stdout. The child ignores SIGINT and SIGTERM (a terminal's Ctrl-C reaches the whole
-    process group, and this process still needs it to write its last flush) and exits when
-    its stdin closes: at :meth:`close`, or when this process dies, even by ``kill -9``.
-    """
-
-    def __init__(self) -> None:
-        root = str(pathlib.Path(__file__).resolve().parent.parent)
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
-        }
-        try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-c", "from explorer.recorder import _serve; _serve()"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                env=env,
-            )
-        except OSError as error:
-            raise _WorkerGone(str(error)) from None
-        self._lock = threading.Lock()
-
-    def call(self, request: tuple[Any, ...]) -> Any:
-        """Send ``request`` and return the reply; raises what the child raised, and
-        :class:`_WorkerGone` when the child is not there."""
-        with self._lock:
-            process = self._process
-            assert process.stdin is not None and process.stdout is not None
-            try:
-                _send(process.stdin, request)
-                reply = _receive(process.stdout)
-            except (OSError, EOFError, pickle.UnpicklingError) as error:
-                process.kill()
-                process.wait()
-                raise _WorkerGone(str(error)) from None
-        if isinstance(reply, BaseException):
-            raise reply
-        return reply
-
-    def close(self) -> None:
-        """Close the child's stdin and wait for it to exit."""
-        assert self._process.stdin is not None
-        with contextlib.suppress(OSError):
-            self._process.stdin.close()
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-
-
-def _send(stream: IO[bytes], message: Any) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(len(data).to_bytes(8, "little"))
-    stream.write(data)
-    stream.flush()
-
-
-def _receive(stream: IO[bytes]) -> Any:
-    header = stream.read(8)
-    if len(header) < 8:
-        raise EOFError("the other side closed")
-    data = stream.read(int.from_bytes(header, "little"))
-    return pickle.loads(data)
+#: What the worker process runs.
+_WORKER_ENTRY = "from explorer.recorder import _serve; _serve()"
 
 
 def _serve() -> None:
-    """The worker process: build and write the events files of each request until stdin
-    closes; replies go to the original stdout, anything printed goes to stderr."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    replies = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    requests = sys.stdin.buffer
-    while True:
-        try:
-            request = _receive(requests)
-        except EOFError:
-            return
-        try:
-            reply: Any = _events_files(*request)
-        except Exception as error:  # handed back to the recorder, which raises it
-            reply = error
-        try:
-            _send(replies, reply)
-        except OSError:  # the recorder is gone
-            return
+    """The worker process: build and write the events files of each request."""
+    serve(_events_files)
 
 
 def _default_name() -> str:
@@ -730,7 +638,7 @@ _LIVE_LOCK = threading.Lock()
 def _register(recorder: Recorder) -> None:
     with _LIVE_LOCK:
         _LIVE.add(recorder)
-    _handle_sigterm()
+    unwind_sigterm()
 
 
 def _unregister(recorder: Recorder) -> None:
@@ -754,17 +662,3 @@ def close_all() -> None:
 # which refuse work once the interpreter starts shutting down threads, before atexit hooks
 # run: so close_all also runs just before that (the hook threading and concurrent.futures use).
 getattr(threading, "_register_atexit", lambda hook: None)(close_all)
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _handle_sigterm() -> None:
-    """Make SIGTERM unwind (``SystemExit``) rather than kill, when it still has the default
-    handler and this is the main thread, so that the atexit hook writes what is pending."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    with contextlib.suppress(ValueError, OSError):
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _terminated)
