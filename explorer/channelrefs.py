@@ -9,8 +9,8 @@ by an iterable of those or by a channels DataFrame (``api.channels(...)``, index
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Iterator
-from typing import TypeAlias
+from collections.abc import Awaitable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeAlias
 
 import pandas as pd
 
@@ -18,6 +18,21 @@ import pandas as pd
 ChannelRef: TypeAlias = int | str
 #: One channel, several, or a channels frame (None: none).
 Channels: TypeAlias = ChannelRef | Iterable[ChannelRef] | pd.DataFrame | None
+
+
+class ChannelListing(Protocol):
+    """``api.channels`` as a coroutine function, in either client mode: how ``api.watch``'s top
+    rule and ``api.track`` list channels."""
+
+    def __call__(
+        self,
+        *,
+        where: Mapping[str, Any] | None = None,
+        order: str | None = None,
+        fields: Sequence[str] | None = None,
+        max_rows: int | None = None,
+        progress: bool | None = None,
+    ) -> Awaitable[pd.DataFrame]: ...
 
 
 def refs(*channels: Channels) -> Iterator[tuple[ChannelRef, str | None]]:

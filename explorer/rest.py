@@ -5,7 +5,7 @@ once in ``api.py``, ``channel.py``, ``account.py``, ``games.py`` and ``confetti.
 modes: ``AsyncClient`` methods are awaited; ``Client`` methods block, running the same
 coroutines on the toolkit's private event loop (``loop.py``) so they work inside a running
 Jupyter kernel. This module only builds clients from settings and owns their lifetime; the
-wire is ``transport.py`` (pacing in ``pacing.py``, page planning in ``paging.py``), the
+wire is ``transport.py`` (pacing in ``pacing.py``, page planning in ``pageplan.py``), the
 endpoint rows are ``endpoints.py``.
 """
 

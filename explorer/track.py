@@ -59,8 +59,6 @@ log = logging.getLogger(__name__)
 
 #: What ``api.track`` takes: ids, tokens, a channels DataFrame, or ``api.channels`` arguments.
 Target: TypeAlias = "Mapping[str, Any] | pd.DataFrame | Iterable[int | str] | int | str"
-#: The ``api.channels`` listing, called with keyword arguments.
-Listing: TypeAlias = Callable[..., Awaitable[pd.DataFrame]]
 
 #: The fields tracked unless others are named.
 FIELDS = ("viewersCurrent", "online", "numFollowers", "viewersTotal")
@@ -170,7 +168,7 @@ class AsyncTracker(AsyncClosing):
 
     def __init__(
         self,
-        listing: Listing,
+        listing: channelrefs.ChannelListing,
         target: Target,
         *,
         every: Duration = "30s",
@@ -443,7 +441,7 @@ class Tracker(BlockingTwin[AsyncTracker, "TrackChart"]):
 
 
 def start(
-    listing: Listing, target: Target, blocking: bool, **options: Any
+    listing: channelrefs.ChannelListing, target: Target, blocking: bool, **options: Any
 ) -> AsyncTracker | Tracker:
     """A tracker of ``target`` over ``listing``: an :class:`AsyncTracker` on the running loop,
     or (``blocking``) a :class:`Tracker` on the toolkit's loop."""

@@ -9,7 +9,7 @@ exception escapes. Answers are decoded with orjson.
 
 The transport also holds the caller's identity (``auth.py`` flows): a cookie session opened
 with the credentials given at construction on first use, an OAuth bearer token, or a JWT.
-Listings are fetched through :meth:`Transport.records` (page planning in ``paging.py``).
+Listings are fetched through :meth:`Transport.records` (page planning in ``pageplan.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import orjson
 
-from explorer import paging
+from explorer import pageplan
 from explorer.auth import (
     CLIENT_ID,
     JWT_HEADER,
@@ -188,7 +188,7 @@ class Transport:
         max_rows: int | None,
         progress: bool | None,
     ) -> list[Record]:
-        """Every record of the listing at ``path`` (page planning in ``paging.py``)."""
+        """Every record of the listing at ``path`` (page planning in ``pageplan.py``)."""
 
         async def fetch(
             query: Mapping[str, Any], status: Status
@@ -207,7 +207,7 @@ class Transport:
 
         bar = Progress(self.progress if progress is None else progress, path)
         try:
-            return await paging.collect(
+            return await pageplan.collect(
                 fetch,
                 params,
                 size=size,

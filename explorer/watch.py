@@ -52,14 +52,14 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import pandas as pd
 
 from explorer import loop
 from explorer.channel import Channel
-from explorer.channelrefs import ChannelRef, Channels, refs
+from explorer.channelrefs import ChannelListing, ChannelRef, Channels, refs
 from explorer.chat import Chat, ChatClient
 from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
@@ -86,20 +86,6 @@ _TOKEN_BATCH = 100
 TOP_FIELDS = ("id", "token", "viewersCurrent")
 
 
-class Listing(Protocol):
-    """``api.channels`` as a coroutine function, in either client mode."""
-
-    def __call__(
-        self,
-        *,
-        where: Mapping[str, Any],
-        fields: Sequence[str],
-        max_rows: int,
-        order: str | None = None,
-        progress: bool | None = None,
-    ) -> Awaitable[pd.DataFrame]: ...
-
-
 class AsyncWatch(Described, AsyncClosing, LogViews):
     """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
     module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
@@ -115,7 +101,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
     def __init__(
         self,
         channel: Callable[[ChannelRef], Channel[Any]],
-        listing: Listing,
+        listing: ChannelListing,
         channels: Channels = None,
         *,
         top: int | None = None,
