@@ -7,14 +7,19 @@ a real platform: a handful of channels hold most viewers, most channels have alm
 
 from __future__ import annotations
 
+import gc
 import random
-from bisect import bisect
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from itertools import accumulate, islice
-from typing import TYPE_CHECKING, Any, TypeVar
+from itertools import accumulate, product
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import numpy.typing as npt
+
+from explorer.emulator.draws import Doubles, Draws, Words, doubles, hex128
 from explorer.emulator.shapes import CHANNEL_FIELDS
 from explorer.emulator.store import Store, dumps
 
@@ -30,7 +35,6 @@ WORLD_START = datetime(2016, 1, 5, tzinfo=UTC)
 DEFAULT_CHANNELS = 50_000
 FIRST_CHANNEL_ID = 100_000
 DEMO_PASSWORD = "explorer"
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,22 +156,8 @@ def iso(moment: datetime) -> str:
 # of four layers of Python per draw, which is most of the time a million channels take.
 
 
-def _pick(rng: random.Random, options: Sequence[T]) -> T:
-    return options[int(rng.random() * len(options))]
-
-
 def _between(rng: random.Random, low: int, high: int) -> int:
     return low + int(rng.random() * (high - low + 1))
-
-
-def _username(rng: random.Random, taken: set[str]) -> str:
-    while True:
-        name = "".join([_pick(rng, _SYLLABLES) for _ in range(_between(rng, 2, 3))])
-        if rng.random() < 0.5:
-            name += str(_between(rng, 1, 999))
-        if name not in taken:
-            taken.add(name)
-            return name
 
 
 def _moment_ms(rng: random.Random, start_ms: int, end_ms: int) -> int:
@@ -195,10 +185,6 @@ def _iso_ms(ms: int, dates: dict[int, str]) -> str:
     seconds, milli = divmod(rest, 1000)
     minutes, second = divmod(seconds, 60)
     return f"{date}T{minutes // 60:02d}:{minutes % 60:02d}:{second:02d}.{milli:03d}Z"
-
-
-def _weighted(rng: random.Random, options: Sequence[T], cumulative: Sequence[float]) -> T:
-    return options[bisect(cumulative, rng.random() * cumulative[-1])]
 
 
 def _types(rng: random.Random) -> list[dict[str, Any]]:
@@ -253,18 +239,19 @@ _PREFERENCES = dumps({"chat:sounds:play": True, "channel:notifications": True})
 
 @dataclass(frozen=True, slots=True)
 class World:
-    """The seeded world: its types and roles, and its users and channels as a stream of rows
-    (a million channels would not fit in memory as dicts)."""
+    """The seeded world: its types and roles, and its users and channels as a stream of
+    chunks of rows, users beside their channels (a million channels would not fit in memory
+    as dicts)."""
 
     types: list[dict[str, Any]]
     roles: list[dict[str, Any]]
-    rows: Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]
+    chunks: Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]
 
 
 def generate(seed: int, channels: int, start: Opening, demo_hash: str | None = None) -> World:
-    """The world for ``seed``: types, roles, and (user, channel) row pairs in id order of the
-    users, columns as :data:`USER_COLUMNS` and :data:`CHANNEL_COLUMNS`; ``start`` is what the
-    channels' sessions say at the world's instant (``sessions.opening``).
+    """The world for ``seed``: types, roles, and chunks of (user rows, channel rows) in id
+    order of the users, columns as :data:`USER_COLUMNS` and :data:`CHANNEL_COLUMNS`; ``start``
+    is what the channels' sessions say at the world's instant (``sessions.opening``).
 
     The demo accounts come first, with ``demo_hash`` as their password hash; :func:`seed_store`
     computes it, the only step that costs real time (a slow KDF).
@@ -277,109 +264,279 @@ def generate(seed: int, channels: int, start: Opening, demo_hash: str | None = N
     type_cumulative = list(accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(types))))
     # Each user's channel id follows their user id, so both tables load in key order (a
     # shuffled id put every insert at a random place in a million-row table: 40 % slower).
-    channel_ids = range(FIRST_CHANNEL_ID, FIRST_CHANNEL_ID + channels)
-    roles = [{"channelId": channel_ids[0], "userId": 2, "roles": dumps(["Mod"])}]
-    rows = _rows(rng, channel_ids, type_ids, type_cumulative, demo_hash, start)
-    return World(types, roles, rows)
+    roles = [{"channelId": FIRST_CHANNEL_ID, "userId": 2, "roles": dumps(["Mod"])}]
+    chunks = _chunks(Draws(rng), channels, (type_ids, type_cumulative), demo_hash, start)
+    return World(types, roles, chunks)
 
 
-def _rows(
-    rng: random.Random,
-    channel_ids: Sequence[int],
-    type_ids: list[int],
-    type_cumulative: list[float],
+#: Rows per chunk: big enough to amortize, small enough to stream.
+_CHUNK = 20_000
+#: Pairs of words a row's draws take at most, but for retried usernames (6 more each).
+_ROW_PAIRS = 40
+#: Every title, in the order of its three draws (:data:`_TITLE_BITS`).
+_TITLES = tuple(" ".join(parts).strip() for parts in product(*_TITLE_BITS))
+
+
+class _Stream:
+    """A chunk's draws as Python floats (read one by one while laying rows out) beside their
+    words (read in bulk after), extended as the layout reaches the end."""
+
+    def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
+        self.draws = draws
+        self.blocks = [carried, draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0))]
+        self.values: list[float] = doubles(self.blocks[0]).tolist()
+        self.values += doubles(self.blocks[1]).tolist()
+
+    def ensure(self, position: int) -> None:
+        """Make sure a whole row of draws follows ``position``."""
+        if position + _ROW_PAIRS > len(self.values):
+            more = self.draws.pairs(_ROW_PAIRS * 1000)
+            self.blocks.append(more)
+            self.values += doubles(more).tolist()
+
+    def words(self) -> Words:
+        """Every word drawn for the chunk so far."""
+        return np.concatenate(self.blocks)
+
+
+def _layout(
+    stream: _Stream, indexes: range, taken: set[str], featured: list[bool]
+) -> tuple[list[str], list[int], int]:
+    """Walk the chunk's draws in order, as generating each row would: the rows' usernames
+    (drawn until unused), where each row's fixed draws begin, and where the next chunk's begin.
+
+    A row draws its username (syllables, maybe a number), 14 fixed draws (dates, counters,
+    bio, social, title), one more if ``featured`` (popular enough to be a candidate), 4 fixed,
+    then a type and a language (each a flag and, if set, a pick) and a 128-bit stream key.
+    """
+    values = stream.values
+    names, bases = [], []
+    position = 0
+    syllables = len(_SYLLABLES)
+    for index in indexes:
+        stream.ensure(position)
+        if index < len(DEMO_ACCOUNTS):
+            name = DEMO_ACCOUNTS[index].username
+        else:
+            while True:
+                count = 2 + int(values[position] * 2)
+                name = "".join(
+                    [_SYLLABLES[int(values[position + k] * syllables)] for k in range(1, count + 1)]
+                )
+                position += count + 1
+                if values[position] < 0.5:
+                    name += str(1 + int(values[position + 1] * 999))
+                    position += 2
+                else:
+                    position += 1
+                if name not in taken:
+                    taken.add(name)
+                    break
+                stream.ensure(position)
+        names.append(name)
+        bases.append(position)
+        position += 18 + featured[index]
+        position += 2 if values[position] < 0.92 else 1
+        position += 2 if values[position] < 0.95 else 1
+        position += 2
+    return names, bases, position
+
+
+def _chunks(
+    draws: Draws,
+    channels: int,
+    type_weights: tuple[list[int], list[float]],
     demo_hash: str | None,
     start: Opening,
-) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
-    """Each user with their channel; every random draw in a fixed order, so a seed is a world.
+) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
+    """Each chunk of users with their channels; every random draw in a fixed order (laid out
+    by :func:`_layout`, then read column by column), so a seed is a world.
 
     Counters follow the channel's habits: ``viewersTotal`` (views) grows with its audience and
     hours, ``numFollowers`` is about 120 times its average audience for an active channel (the
     median measured for established channels), and ``online``/``viewersCurrent`` are its
     session at the world's instant."""
     taken = {d.username for d in DEMO_ACCOUNTS}
-    dates: dict[int, str] = {}
-    random_, uniform = rng.random, rng.uniform
-    for index, channel_id in enumerate(channel_ids):
-        user_id = index + 1
-        demo = DEMO_ACCOUNTS[index] if index < len(DEMO_ACCOUNTS) else None
-        username = demo.username if demo else _username(rng, taken)
-        created = _moment_ms(rng, _START_MS, _CREATED_BY_MS)
-        updated = _moment_ms(rng, created, _NOW_MS)
-        created_at, updated_at = _iso_ms(created, dates), _iso_ms(updated, dates)
-        popularity = start.audience[index]
-        active = start.active[index]
-        months = (_NOW_MS - created) / (30 * _DAY_MS)
-        viewers_total = int(popularity * start.hours[index] * min(months, 24) * uniform(1, 3))
-        if demo and demo.username == "streamer":
-            viewers_total = max(viewers_total, 250_000)
-        online = index in start.live
-        viewers_current = start.live.get(index, 0)
-        followers = int(popularity * (120 if active else 10) * uniform(0.5, 1.5))
-        level = min(int(popularity * 3) + _between(rng, 1, 20), 150)
-        experience = level * level * 40 + _between(rng, 0, 500)
-        sparks = _between(rng, 0, 200_000)
-        bio = _pick(rng, _BIOS)
-        social = dumps({"twitter": f"https://twitter.com/{username}"}) if random_() < 0.3 else None
-        yield (
-            (
-                user_id,
-                username,
-                f"{username}@example.invalid",
-                demo_hash if demo else None,
-                level,
-                experience,
-                sparks,
-                f"/api/v1/users/{user_id}/avatar",
-                bio,
-                social or _NO_SOCIAL,
-                None,
-                1,
-                dumps(list(demo.groups)) if demo else _PLAIN_GROUPS,
-                _PREFERENCES,
-                created_at,
-                updated_at,
-            ),
-            (
-                channel_id,
-                user_id,
-                username,
-                " ".join([_pick(rng, bits) for bits in _TITLE_BITS]).strip(),
-                int(online),
-                int(popularity > 40 and random_() < 0.3),
-                int(popularity > 15 or username == "streamer"),
-                0,
-                int(random_() < 0.05),
-                int(active),
-                1,
-                int(popularity > 200),
-                0,
-                int(random_() < 0.3),
-                _weighted(rng, _AUDIENCES, _AUDIENCE_CUMULATIVE),
-                viewers_total,
-                viewers_current,
-                followers,
-                f"<p>Welcome to {username}'s channel!</p>" if random_() < 0.7 else None,
-                _weighted(rng, type_ids, type_cumulative) if random_() < 0.92 else None,
-                _weighted(rng, _LANGUAGE_NAMES, _LANGUAGE_CUMULATIVE) if random_() < 0.95 else None,
-                None,
-                1,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                created_at,
-                updated_at,
-                None,
-                f"{channel_id}-{rng.getrandbits(128):032x}",
-            ),
+    audience_all = np.asarray(start.audience)
+    hours_all = np.asarray(start.hours)
+    active_all = np.asarray(start.active, dtype=bool)
+    featured = (audience_all > 40).tolist()
+    carried = np.empty((0, 2), dtype=np.uint64)
+    for low in range(0, channels, _CHUNK):
+        indexes = range(low, min(low + _CHUNK, channels))
+        stream = _Stream(draws, carried, len(indexes))
+        names, bases, end = _layout(stream, indexes, taken, featured)
+        words = stream.words()
+        carried = words[end:]
+        yield _chunk_rows(
+            words,
+            indexes,
+            names,
+            np.asarray(bases, dtype=np.int64),
+            (audience_all[low : indexes.stop], hours_all[low : indexes.stop]),
+            active_all[low : indexes.stop],
+            type_weights,
+            demo_hash,
+            start.live,
         )
 
 
-#: Rows per ``executemany`` while seeding: big enough to amortize, small enough to stream.
-_CHUNK = 20_000
+def _weighted(values: Doubles, cumulative: Sequence[float]) -> npt.NDArray[np.intp]:
+    """Which option each draw picks, options weighted by their ``cumulative`` weights."""
+    return np.searchsorted(np.asarray(cumulative), values * cumulative[-1], side="right")
+
+
+def _iso_column(ms: npt.NDArray[np.int64]) -> list[str]:
+    """:func:`iso` of each epoch millisecond in ``ms``."""
+    text = np.datetime_as_string(ms.astype("datetime64[ms]"), unit="ms", timezone="UTC")
+    result: list[str] = text.tolist()
+    return result
+
+
+def _chunk_rows(
+    words: Words,
+    indexes: range,
+    names: list[str],
+    base: npt.NDArray[np.int64],
+    habits: tuple[Doubles, Doubles],
+    active: npt.NDArray[np.bool_],
+    type_weights: tuple[list[int], list[float]],
+    demo_hash: str | None,
+    live: dict[int, int],
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The user and channel rows of one chunk, from its draws laid out by :func:`_layout`,
+    built column by column (a Python loop per row costs seconds at a million rows)."""
+    popularity, hours = habits
+    size = len(indexes)
+    value = doubles(words)
+    draw = [value[base + k] for k in range(14)]
+    created = _START_MS + (draw[0] * ((_CREATED_BY_MS - _START_MS) / 1000)).astype(np.int64) * 1000
+    created += (draw[1] * 1000).astype(np.int64)
+    updated = created + (draw[2] * ((_NOW_MS - created) / 1000)).astype(np.int64) * 1000
+    updated += (draw[3] * 1000).astype(np.int64)
+    months = (_NOW_MS - created) / (30 * _DAY_MS)
+    views = (popularity * hours * np.minimum(months, 24) * (1 + 2 * draw[4])).astype(np.int64)
+    followers = (popularity * np.where(active, 120, 10) * (0.5 + 1.0 * draw[5])).astype(np.int64)
+    level = np.minimum((popularity * 3).astype(np.int64) + 1 + (draw[6] * 20).astype(np.int64), 150)
+    experience = level * level * 40 + (draw[7] * 501).astype(np.int64)
+    sparks = (draw[8] * 200_001).astype(np.int64)
+    sizes = [len(bits) for bits in _TITLE_BITS]
+    title = (draw[11] * sizes[0]).astype(np.int64) * (sizes[1] * sizes[2])
+    title += (draw[12] * sizes[1]).astype(np.int64) * sizes[2]
+    title += (draw[13] * sizes[2]).astype(np.int64)
+    candidate = popularity > 40
+    after = base + 14 + candidate
+    typed = value[after + 4] < 0.92
+    spoken = after + 5 + typed
+    language_flag = value[spoken] < 0.95
+    user_ids = range(indexes.start + 1, indexes.stop + 1)
+    channel_ids = range(FIRST_CHANNEL_ID + indexes.start, FIRST_CHANNEL_ID + indexes.stop)
+    created_at, updated_at = _iso_column(created), _iso_column(updated)
+    nothing: list[Any] = [None] * size
+    ones = [1] * size
+    zeros = [0] * size
+    hashes: list[Any] = list(nothing)
+    groups = [_PLAIN_GROUPS] * size
+    partnered = (popularity > 15).astype(np.int64)
+    online, watching = list(zeros), list(zeros)
+    for index, viewers in live.items():
+        if indexes.start <= index < indexes.stop:
+            online[index - indexes.start], watching[index - indexes.start] = 1, viewers
+    for index in range(indexes.start, min(indexes.stop, len(DEMO_ACCOUNTS))):
+        demo = DEMO_ACCOUNTS[index]
+        hashes[index], groups[index] = demo_hash, dumps(list(demo.groups))
+        if demo.username == "streamer":  # the demo channel: partnered, and well watched
+            partnered[index], views[index] = 1, max(int(views[index]), 250_000)
+    social = [
+        dumps({"twitter": f"https://twitter.com/{name}"}) if linked else _NO_SOCIAL
+        for name, linked in zip(names, (draw[10] < 0.3).tolist(), strict=True)
+    ]
+    users = list(
+        zip(
+            user_ids,
+            names,
+            [f"{name}@example.invalid" for name in names],
+            hashes,
+            level.tolist(),
+            experience.tolist(),
+            sparks.tolist(),
+            [f"/api/v1/users/{user_id}/avatar" for user_id in user_ids],
+            _pick(_BIOS, (draw[9] * len(_BIOS)).astype(np.int64)),
+            social,
+            nothing,
+            ones,
+            groups,
+            [_PREFERENCES] * size,
+            created_at,
+            updated_at,
+            strict=True,
+        )
+    )
+    welcome = (value[after + 3] < 0.7).tolist()
+    channels = list(
+        zip(
+            channel_ids,
+            user_ids,
+            names,
+            _pick(_TITLES, title),
+            online,
+            _flags(candidate & (value[base + 14] < 0.3)),
+            partnered.tolist(),
+            zeros,
+            _flags(value[after] < 0.05),
+            _flags(active),
+            ones,
+            _flags(popularity > 200),
+            zeros,
+            _flags(value[after + 1] < 0.3),
+            _pick(_AUDIENCES, _weighted(value[after + 2], _AUDIENCE_CUMULATIVE)),
+            views.tolist(),
+            watching,
+            followers.tolist(),
+            [
+                f"<p>Welcome to {name}'s channel!</p>" if shown else None
+                for name, shown in zip(names, welcome, strict=True)
+            ],
+            _pick(type_weights[0], _weighted(value[after + 5], type_weights[1]), typed),
+            _pick(
+                _LANGUAGE_NAMES, _weighted(value[spoken + 1], _LANGUAGE_CUMULATIVE), language_flag
+            ),
+            nothing,
+            ones,
+            nothing,
+            nothing,
+            nothing,
+            nothing,
+            nothing,
+            nothing,
+            created_at,
+            updated_at,
+            nothing,
+            hex128(words, spoken + 1 + language_flag, channel_ids),
+            strict=True,
+        )
+    )
+    return users, channels
+
+
+def _flags(flags: npt.NDArray[np.bool_]) -> list[int]:
+    """0/1 for each flag, as stored."""
+    result: list[int] = flags.astype(np.int64).tolist()
+    return result
+
+
+def _pick(
+    options: Sequence[Any],
+    chosen: npt.NDArray[np.int64] | npt.NDArray[np.intp],
+    present: npt.NDArray[np.bool_] | None = None,
+) -> list[Any]:
+    """The option each row chose; None where it has none (``present`` false)."""
+    table = np.empty(len(options) + 1, dtype=object)
+    table[: len(options)] = options
+    table[-1] = None
+    picked = chosen if present is None else np.where(present, chosen, len(options))
+    result: list[Any] = table[picked].tolist()
+    return result
 
 
 def seed_store(
@@ -402,12 +559,12 @@ def seed_store(
     world = generate(seed, channels, opening(seed, channels), hash_password(DEMO_PASSWORD))
     users = _insert_sql("users", USER_COLUMNS)
     rows = _insert_sql("channels", CHANNEL_COLUMNS)
-    with store.transaction() as conn:
+    with _collector_paused(), store.filling(), store.transaction() as conn:
         store.insert_many("types", world.types)
         with store.set_aside(("users", "channels")):
-            while chunk := list(islice(world.rows, _CHUNK)):
-                conn.executemany(users, [pair[0] for pair in chunk])
-                conn.executemany(rows, [pair[1] for pair in chunk])
+            for user_rows, channel_rows in world.chunks:
+                conn.executemany(users, user_rows)
+                conn.executemany(rows, channel_rows)
         store.insert_many("channel_roles", world.roles)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
@@ -417,6 +574,20 @@ def seed_store(
     store.conn.execute("PRAGMA analysis_limit = 1000")
     store.conn.execute("ANALYZE")
     return True
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector while seeding: millions of row tuples, none in a
+    cycle, would otherwise set off full collections that walk every one of them (a third of
+    the seeding time, and more the bigger the world)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
