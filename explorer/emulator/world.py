@@ -299,21 +299,29 @@ _TITLES = tuple(" ".join(parts).strip() for parts in product(*_TITLE_BITS))
 
 
 class _Stream:
-    """A chunk's draws as Python floats (read one by one while laying rows out) beside their
-    words (read in bulk after), extended as the layout reaches the end."""
+    """A chunk's draws as Python floats, and as the syllable each would pick (read one by one
+    while laying rows out), beside their words (read in bulk after); extended on demand."""
 
     def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
         self.draws = draws
-        self.blocks = [carried, draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0))]
-        self.values: list[float] = doubles(self.blocks[0]).tolist()
-        self.values += doubles(self.blocks[1]).tolist()
+        self.blocks: list[Words] = []
+        self.values: list[float] = []
+        self.syllables: list[str] = []
+        self._add(carried)
+        self._add(draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0)))
 
-    def ensure(self, position: int) -> None:
-        """Make sure a whole row of draws follows ``position``."""
+    def _add(self, block: Words) -> None:
+        values = doubles(block)
+        self.blocks.append(block)
+        self.values += values.tolist()
+        self.syllables += _pick(_SYLLABLES, (values * len(_SYLLABLES)).astype(np.int64))
+
+    def limit(self, position: int) -> int:
+        """Draw more if a whole row might not follow ``position``; the last position from
+        which one surely does."""
         if position + _ROW_PAIRS > len(self.values):
-            more = self.draws.pairs(_ROW_PAIRS * 1000)
-            self.blocks.append(more)
-            self.values += doubles(more).tolist()
+            self._add(self.draws.pairs(_ROW_PAIRS * 1000))
+        return len(self.values) - _ROW_PAIRS
 
     def words(self) -> Words:
         """Every word drawn for the chunk so far."""
@@ -326,25 +334,29 @@ def _layout(
     """Walk the chunk's draws in order, as generating each row would: the rows' usernames
     (drawn until unused), where each row's fixed draws begin, and where the next chunk's begin.
 
-    A row draws its username (syllables, maybe a number), 14 fixed draws (dates, counters,
-    bio, social, title), one more if ``featured`` (popular enough to be a candidate), 4 fixed,
-    then a type and a language (each a flag and, if set, a pick) and a 128-bit stream key.
+    A row draws its username (2 or 3 syllables, maybe a number), 14 fixed draws (dates,
+    counters, bio, social, title), one more if ``featured`` (popular enough to be a
+    candidate), 4 fixed, then a type and a language (each a flag and, if set, a pick) and a
+    128-bit stream key. The loop is the one part of seeding that runs per row in Python.
     """
-    values = stream.values
+    values, syllables = stream.values, stream.syllables
     names, bases = [], []
     position = 0
-    syllables = len(_SYLLABLES)
+    limit = stream.limit(position)
     for index in indexes:
-        stream.ensure(position)
+        if position > limit:
+            limit = stream.limit(position)
         if index < len(DEMO_ACCOUNTS):
             name = DEMO_ACCOUNTS[index].username
         else:
             while True:
-                count = 2 + int(values[position] * 2)
-                name = "".join(
-                    [_SYLLABLES[int(values[position + k] * syllables)] for k in range(1, count + 1)]
-                )
-                position += count + 1
+                if values[position] < 0.5:
+                    name = syllables[position + 1] + syllables[position + 2]
+                    position += 3
+                else:
+                    name = syllables[position + 1] + syllables[position + 2]
+                    name += syllables[position + 3]
+                    position += 4
                 if values[position] < 0.5:
                     name += str(1 + int(values[position + 1] * 999))
                     position += 2
@@ -353,7 +365,8 @@ def _layout(
                 if name not in taken:
                     taken.add(name)
                     break
-                stream.ensure(position)
+                if position > limit:
+                    limit = stream.limit(position)
         names.append(name)
         bases.append(position)
         position += 18 + featured[index]
