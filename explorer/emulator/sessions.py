@@ -390,12 +390,12 @@ def world_schedule(seed: int, channels: int) -> Schedule:
 @dataclass(frozen=True, slots=True)
 class Opening:
     """What the channels' rows say at the world's instant, from their streaming habits
-    (``sessions.py``): average audience while live, hours a month, who is live and how many
-    watch them (lists, not arrays: a million rows read them one by one)."""
+    (``sessions.py``): average audience while live, hours a month, whether it streams at all
+    (arrays by position in the world), and who is live and how many watch them."""
 
-    audience: list[float]
-    hours: list[float]
-    active: list[bool]
+    audience: FloatArray
+    hours: FloatArray
+    active: npt.NDArray[np.bool_]
     live: dict[int, int]
 
 
@@ -408,4 +408,4 @@ def opening(seed: int, channels: int) -> Opening:
         item = session(block, position)
         live[item.channel] = audience_at(item, moment, seed)
     traits = schedule.habits
-    return Opening(traits.audience.tolist(), traits.hours.tolist(), traits.active.tolist(), live)
+    return Opening(traits.audience, traits.hours, traits.active, live)

@@ -390,9 +390,7 @@ def _chunks(
     median measured for established channels), and ``online``/``viewersCurrent`` are its
     session at the world's instant."""
     taken = {d.username for d in DEMO_ACCOUNTS}
-    audience_all = np.asarray(start.audience)
-    hours_all = np.asarray(start.hours)
-    active_all = np.asarray(start.active, dtype=bool)
+    audience_all, hours_all, active_all = start.audience, start.hours, start.active
     featured = (audience_all > 40).tolist()
     carried = np.empty((0, 2), dtype=np.uint64)
     for low in range(0, channels, _CHUNK):
