@@ -86,7 +86,8 @@ class ChannelBodies:
         """The encoded JSON array of the channels ``ids``, in that order."""
         if version != self.version or len(self.bodies) + len(ids) > self.size:
             self.version, self.bodies = version, {}
-        missing = [i for i in ids if i not in self.bodies]
+        bodies = self.bodies
+        missing = [i for i in ids if i not in bodies]
         if missing:
             catalog = types.all()
             rows = store.all(
@@ -95,8 +96,8 @@ class ChannelBodies:
                 missing,
             )
             for row in rows:
-                self.bodies[row[0]] = orjson.dumps(render_channel(row, catalog))
-        return b"[" + b",".join(self.bodies[i] for i in ids) + b"]"
+                bodies[row[0]] = orjson.dumps(render_channel(row, catalog))
+        return b"[" + b",".join([bodies[i] for i in ids]) + b"]"
 
 
 async def list_channels(ctx: Context) -> Response:
