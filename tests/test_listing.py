@@ -134,6 +134,23 @@ def test_ranked_pages_are_slices_of_the_ordering(store: Store, where: str, order
     assert calls == []
 
 
+def test_a_ranking_is_read_again_at_a_new_version(store: Store) -> None:
+    """A ranked page follows a write: the ranking belongs to one catalog version."""
+    pager = Pager(store, sort_after=0)
+    query = {"where": "viewersTotal:lt:100000000", "order": "viewersTotal:desc"}
+    listing = listing_of(parse_list_query(query, CHANNEL_FILTERS, ()))
+    last = pager.ids(listing, 1, 1150, 100)[-1]
+    before = store.scalar("SELECT viewersTotal FROM channels WHERE id = ?", (last,))
+    with store.transaction() as conn:
+        conn.execute("UPDATE channels SET viewersTotal = 99999999 WHERE id = ?", (last,))
+    try:
+        assert pager.ids(listing, 2, 0, 1) == [last]
+        assert pager.total(listing, 2) == len(ordered(store, "id:asc", query["where"]))
+    finally:
+        with store.transaction() as conn:
+            conn.execute("UPDATE channels SET viewersTotal = ? WHERE id = ?", (before, last))
+
+
 def test_sorted_values_are_read_again_at_a_new_version(store: Store) -> None:
     """After a write (a new catalog version) a range total counts the written value."""
     pager = Pager(store, sort_after=0)
