@@ -256,13 +256,16 @@ class Pager:
             self._used[key] = self._used.get(key, 0) + 1
             if self._used[key] <= self.sort_after:
                 return None
-            rows = self.store.all(
+            # Row by row into the arrays: a million channels never stand as a million tuples.
+            rows = self.store.conn.execute(
                 f"SELECT {name}, id FROM channels WHERE suspended = 0 "
                 f"ORDER BY {name} {'DESC' if descending else 'ASC'}, id"
             )
             sign = -1 if descending else 1
-            keys = array("q", [sign * row[0] for row in rows])
-            found = Ranking(descending, keys, array("q", [row[1] for row in rows]))
+            found = Ranking(descending, array("q"), array("q"))
+            for value, row_id in rows:
+                found.keys.append(sign * value)
+                found.ids.append(row_id)
             self._rankings[key] = found
         return found
 
