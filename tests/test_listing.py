@@ -110,14 +110,11 @@ def test_range_totals_from_sorted_values_equal_the_count(store: Store, where: st
         ("numFollowers:gt:5", "numFollowers:desc"),
         ("id:gte:100600", "id:desc"),
         ("viewersTotal:gt:9,viewersTotal:lt:3", "viewersTotal:desc"),
-        ("", "viewersTotal:desc"),
-        ("", "numFollowers:asc"),
-        ("", "id:desc"),
     ],
 )
 def test_ranked_pages_are_slices_of_the_ordering(store: Store, where: str, order: str) -> None:
-    """A range (or no filter) ordered by its own integer field, paged from the field's ranking,
-    gives OFFSET's rows (ties by id), and the same total as COUNT(*)."""
+    """A range ordered by its own field, paged from the field's ranking, gives OFFSET's rows
+    (ties by id), and the same total as COUNT(*)."""
     pager = Pager(store, sort_after=0)
     listing = listing_of(parse_list_query({"order": order, "where": where}, CHANNEL_FILTERS, ()))
     expected = ordered(store, order, where)

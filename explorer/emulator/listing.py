@@ -11,12 +11,11 @@ says where that is). Rows passed over on the way come from the covering ranking 
 (``store.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
 has no seek).
 
-A range of one integer field ordered by that field (``where=viewersTotal:lt:N&order=
-viewersTotal:desc``, different ``N`` and pages from many notebooks), or the whole ranking of
-one integer field at any page, is the common distinct listing: once that field has been used
-often enough at a catalog version its listed channels are kept as a :class:`Ranking` (ids in
-order, with their values), and such a page, or any range's total, is found by bisection
-without a statement.
+A range of one integer field, ordered by that field (``where=viewersTotal:lt:N&order=
+viewersTotal:desc``, different ``N`` and pages from many notebooks), is the common distinct
+listing: once that field has been used often enough at a catalog version its listed channels
+are kept as a :class:`Ranking` (ids in order, with their values), and such a page, or any
+range's total, is found by bisection without a statement.
 """
 
 from __future__ import annotations
@@ -73,8 +72,7 @@ class Listing:
     args: tuple[Any, ...]
     #: ``(field, descending)`` terms, always ending with ``("id", False)`` unless id came first.
     order: tuple[tuple[str, bool], ...]
-    #: The field and conditions when the filter is only a range of one integer field (no
-    #: filter at all is the whole range of the first field ordered by, when an integer one).
+    #: The field and conditions when the filter is only a range of one integer field.
     range: tuple[str, tuple[Condition, ...]] | None = None
 
     @property
@@ -126,8 +124,6 @@ def listing_of(query: ListQuery) -> Listing:
         and all(c.op in _RANGE_OPS for c in query.where)
     )
     span = (fields.pop(), query.where) if ranged else None
-    if not query.q and not query.where and order[0][0] in _COUNTABLE:
-        span = (order[0][0], ())
     return Listing(source, " AND ".join(clauses), tuple(args), tuple(order), span)
 
 
