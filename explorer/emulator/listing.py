@@ -11,11 +11,11 @@ says where that is). Rows passed over on the way come from the covering ranking 
 (``store.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
 has no seek).
 
-A range of one integer field, ordered by that field (``where=viewersTotal:lt:N&order=
-viewersTotal:desc``, different ``N`` and pages from many notebooks), is the common distinct
-listing: once that field has been used often enough at a catalog version its listed channels
-are kept as a :class:`Ranking` (ids in order, with their values), and such a page, or any
-range's total, is found by bisection without a statement.
+A range of one integer field ordered by that field (``where=viewersTotal:lt:N&order=
+viewersTotal:desc``, different ``N`` and pages from many notebooks) is the common distinct
+listing: once ranges of that field have been counted often enough at a catalog version (for
+``X-Total-Count``) its listed channels are kept as a :class:`Ranking` (ids in order, with their
+values), and such a page, or any range's total, is found by bisection without a statement.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ NEAR = 1000
 #: Listings whose cursors are kept, and cursors per listing (a million channels, 100 a page).
 LISTINGS = 16
 CURSORS = 20_000
-#: Uses of one field's ranges (counts and pages) at one catalog version before its ranking is
-#: kept, so later ones are bisections. Reading the ranking costs about 15 counts of half of
-#: the channels (measured at 5,000 and 100,000 channels alike), so waiting that long costs at
-#: most twice what either way alone would.
+#: Counts of one field's ranges at one catalog version before its ranking is kept, so later
+#: counts (and the pages of such ranges) are bisections. Reading the ranking costs about 15
+#: counts of half of the channels (measured at 5,000 and 100,000 channels alike), so waiting
+#: that long costs at most twice what either way alone would. Pages alone never build one: a
+#: seek costs far less than a count.
 SORT_AFTER = 16
 #: Integer fields never NULL: a range of them is counted (and paged) from their ranking.
 _COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter and f.kind == "int") & _SEEKABLE
@@ -211,7 +212,7 @@ class Pager:
         self.near = near
         self.sort_after = sort_after
         self._listings: OrderedDict[tuple[Any, ...], _Cursors] = OrderedDict()
-        #: Per integer field and direction at one catalog version: uses, then its ranking.
+        #: Per integer field and direction at one catalog version: counts, then its ranking.
         self._used: dict[tuple[str, bool], int] = {}
         self._rankings: dict[tuple[str, bool], Ranking] = {}
         self._rankings_version = -1
@@ -228,7 +229,8 @@ class Pager:
     def total(self, listing: Listing, version: int) -> int:
         """How many channels the listing holds (counted once per catalog version)."""
         if listing.range is not None:
-            ranking = self._ranking(listing.range[0], _ranked(listing) or False, version)
+            descending = _ranked(listing) or False
+            ranking = self._ranking(listing.range[0], descending, version, counting=True)
             if ranking is not None:
                 lo, hi = ranking.span(listing.range[1])
                 return hi - lo
@@ -241,14 +243,17 @@ class Pager:
             )
         return cursors.total
 
-    def _ranking(self, name: str, descending: bool, version: int) -> Ranking | None:
-        """The ranking of integer field ``name`` once it has been used ``sort_after`` times in
-        that direction at ``version`` (None before)."""
+    def _ranking(
+        self, name: str, descending: bool, version: int, counting: bool = False
+    ) -> Ranking | None:
+        """The ranking of integer field ``name`` in that direction at ``version`` once a range
+        of it has been counted ``sort_after`` times (None before; a page, not ``counting``,
+        only takes one that exists)."""
         if version != self._rankings_version:
             self._rankings_version, self._used, self._rankings = version, {}, {}
         key = (name, descending)
         found = self._rankings.get(key)
-        if found is None:
+        if found is None and counting:
             self._used[key] = self._used.get(key, 0) + 1
             if self._used[key] <= self.sort_after:
                 return None
