@@ -28,8 +28,10 @@ after another: the transport (``explorer.transport``: httpx with as many pages i
 the toolkit, bytes only), the decoding (orjson) and the frame building (``tables.frame``),
 with this process's CPU time beside each contender's and each part's. On this 2-core machine
 the platform's process has the other core: (c) spends a few milliseconds of its own and waits
-for the platform, while (a) is bound by its own CPU, so its share is (c)'s time against (a)'s
-CPU, and the last line says which parts of it the goal leaves no room for. What cannot go:
+for the platform, while (a) is bound by its own CPU: (a) takes at least the longer of (c)'s
+time and its parts' CPU, which bounds (c)/(a), printed as is and were httpx as cheap as
+``http.client`` (on a loaded machine (a) also waits for a core, and the measured share falls
+far below that bound). What cannot go:
 a DataFrame of Python-decoded JSON needs the decoding (orjson, the fastest decoder to Python
 objects) and one pass over every value per column; what httpx adds over ``http.client`` is its
 per-request work (URL merging and parsing, cookies, auth flow, httpcore's pool and h11), which
