@@ -20,7 +20,7 @@ bucket, whether it needs a signed-in caller, and the OAuth scopes a bearer token
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -199,12 +199,13 @@ PER_ADDRESS = frozenset({"user-login-failed", "user-register"})
 Identity = Callable[[str], str]
 
 
-def counting(route: Route, caller: Caller | None, request: Request, services: Services) -> Identity:
-    """Whom ``request`` counts as, bucket by bucket: the signed-in user, else the address;
-    :data:`PER_ADDRESS` buckets always the address, except where a signed-in caller proves
-    a password or code (a route that needs a user): there failures count per credential, so
-    a stolen session or token cannot lock its owner's own credential out."""
-    address = f"addr:{addresses.of_request(request, services.config)}"
+def counting(route: Route, caller: Caller | None, address: str) -> Identity:
+    """Whom a request from ``address`` (:func:`~explorer.emulator.addresses.of_request`)
+    counts as, bucket by bucket: the signed-in user, else the address; :data:`PER_ADDRESS`
+    buckets always the address, except where a signed-in caller proves a password or code (a
+    route that needs a user): there failures count per credential, so a stolen session or
+    token cannot lock its owner's own credential out."""
+    address = f"addr:{address}"
     own = f"user:{caller.user_id}" if caller is not None else address
     proof = (
         f"cred:{caller.credential}"
@@ -220,26 +221,34 @@ def counting(route: Route, caller: Caller | None, request: Request, services: Se
     return of
 
 
+def charged(route: Route, params: Mapping[str, str]) -> tuple[str, ...]:
+    """The buckets a request to ``route`` with query ``params`` counts in: the route's (or its
+    search bucket), ``global``, and any extra."""
+    return (route.endpoint.bucket_for(params), "global", *route.endpoint.also)
+
+
+def refusing(
+    services: Services, buckets: tuple[str, ...], identity: Identity, now: float
+) -> str | None:
+    """The first of ``buckets`` whose window is full for ``identity`` at ``now``, if any."""
+    if services.config.rate_limits:
+        for name in buckets:
+            if not services.ledger.window(name, identity(name)).allows(now):
+                return name
+    return None
+
+
 def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
     """The Starlette endpoint for ``route``: the rules above, then the handler."""
-    plain = (route.endpoint.bucket, "global", *route.endpoint.also)
-    switched = (
-        (route.endpoint.search[1], "global", *route.endpoint.also)
-        if route.endpoint.search
-        else plain
-    )
 
     async def endpoint(request: Request) -> Response:
         now = services.clock()
-        buckets = (
-            switched
-            if route.endpoint.search and route.endpoint.search[0] in request.query_params
-            else plain
-        )
+        buckets = charged(route, request.query_params)
+        address = addresses.of_request(request, services.config)
         csrf_session: int | None = None
         if request.method not in SAFE_METHODS and cross_site(request):
             refused = ApiError(403, "A page of another site may not send this request.")
-            identity = counting(route, None, request, services)
+            identity = counting(route, None, address)
             return _finish(services, buckets, identity, now, refused.response())
         try:
             caller, csrf_ok, session_id = identify(request, services)
@@ -249,9 +258,9 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                     caller = None
                 else:
                     csrf_session = session_id
-            identity = counting(route, caller, request, services)
+            identity = counting(route, caller, address)
         except ApiError as refused:
-            identity = counting(route, None, request, services)
+            identity = counting(route, None, address)
             return _finish(services, buckets, identity, now, refused.response())
         if csrf_session is not None:
             token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
@@ -264,19 +273,13 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 missing = [s for s in route.endpoint.scopes if s not in caller.scopes]
                 if missing:
                     raise ApiError(403, f"Missing scope {missing[0]}.")
-            if services.config.rate_limits:
-                for name in buckets:
-                    if not services.ledger.window(name, identity(name)).allows(now):
-                        error = ApiError(429, "Too Many Requests")
-                        error.headers.update(_rate_headers(services, name, identity, now))
-                        return _finish(
-                            services,
-                            ("global",),
-                            identity,
-                            now,
-                            error.response(),
-                            header_bucket=None,
-                        )
+            full = refusing(services, buckets, identity, now)
+            if full is not None:
+                error = ApiError(429, "Too Many Requests")
+                error.headers.update(_rate_headers(services, full, identity, now))
+                return _finish(
+                    services, ("global",), identity, now, error.response(), header_bucket=None
+                )
             response = _render(route, await route.handler(Context(request, services, caller)))
         except ApiError as error:
             response = error.response()
@@ -296,6 +299,26 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
     return endpoint
 
 
+def settle(
+    services: Services,
+    buckets: tuple[str, ...],
+    identity: Identity,
+    now: float,
+    status: int,
+    header_bucket: str | None = "",
+) -> dict[str, str]:
+    """Charge the buckets a response with ``status`` counts in; return the headers every
+    response adds: the world clock's, then the rate-limit headers of ``header_bucket`` (the
+    first of ``buckets`` when empty, none when None)."""
+    headers = services.world.headers()
+    for name in buckets if services.config.rate_limits else ():
+        if counts_status(name, status):
+            services.ledger.window(name, identity(name)).charge(now)
+    if header_bucket is not None:
+        headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
+    return headers
+
+
 def _finish(
     services: Services,
     buckets: tuple[str, ...],
@@ -304,12 +327,8 @@ def _finish(
     response: Response,
     header_bucket: str | None = "",
 ) -> Response:
-    """Charge the buckets this response counts in, describe the route's bucket and date the
-    response with the world clock."""
-    response.headers.update(services.world.headers())
-    for name in buckets if services.config.rate_limits else ():
-        if counts_status(name, response.status_code):
-            services.ledger.window(name, identity(name)).charge(now)
-    if header_bucket is not None:
-        response.headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
+    """:func:`settle` ``response``'s buckets and add its headers."""
+    response.headers.update(
+        settle(services, buckets, identity, now, response.status_code, header_bucket)
+    )
     return response
