@@ -68,8 +68,11 @@ def page_key(scope: Scope) -> str:
     return query.decode("latin-1")
 
 
-def _names(query: str) -> dict[str, str]:
-    """The parameter names of ``query``, decoded as the request's query parameters are."""
+def _names(query: str, wanted: str | None) -> dict[str, str]:
+    """The parameter names of ``query`` (decoded as the request's query parameters are) that
+    may be ``wanted``: none when ``query`` cannot spell it, plainly or percent-encoded."""
+    if wanted is None or (wanted not in query and "%" not in query):
+        return {}
     return {unquote_plus(part.partition("=")[0]): "" for part in query.split("&") if part}
 
 
@@ -114,7 +117,8 @@ class CachedPages:
             peer[0] if peer else None, _lookup(raw), services.config.forwarded_allow_ips
         )
         identity = counting(self.route, None, address)
-        buckets = charged(self.route, _names(key))
+        search = self.route.endpoint.search
+        buckets = charged(self.route, _names(key, search and search[0]))
         if refusing(services, buckets, identity, now) is not None:
             return False
         body, total = hit
