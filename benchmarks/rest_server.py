@@ -13,9 +13,12 @@ compared, which keeps drift on a shared machine out of the ratio.
 
 from __future__ import annotations
 
+import functools
+import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -45,6 +48,20 @@ def seed_seconds(channels: int = 5000) -> float:
     return time.perf_counter() - started
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds process ``pid`` has used so far (Linux: reads ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(pid: int, run: Callable[[], LoadResult]) -> tuple[LoadResult, float]:
+    """``run``'s result and the server ``pid``'s CPU microseconds per request during it: what
+    a request costs the server, which a busy machine slows but does not inflate."""
+    before = cpu_seconds(pid)
+    result = run()
+    return result, (cpu_seconds(pid) - before) / max(result.requests, 1) * 1e6
+
+
 def _summary(name: str, runs: list[LoadResult]) -> str:
     rate = statistics.median(r.rate for r in runs)
     p50 = statistics.median(r.p50_ms for r in runs)
@@ -59,20 +76,28 @@ def main() -> None:
     """Run the comparison and print rates, latencies and the ratio."""
     print("REST server: GET /channels (50 channels a page), 32 connections")
     print(f"  seeding 5,000 channels: {seed_seconds():.2f} s (goal < 2 s)")
-    with running("platform", "5000") as (platform_url, _):
+    with running("platform", "5000") as (platform_url, platform_pid):
         body = httpx.get(platform_url + QUERY).content
         with tempfile.TemporaryDirectory() as folder:
             body_file = Path(folder) / "page.json"
             body_file.write_bytes(body)
-            with running("bare", str(body_file)) as (bare_url, _):
+            with running("bare", str(body_file)) as (bare_url, bare_pid):
                 assert httpx.get(bare_url + QUERY).content == body
                 ours: list[LoadResult] = []
                 bare: list[LoadResult] = []
+                cpu: dict[str, list[float]] = {"platform": [], "bare": []}
                 load(platform_url + QUERY, CONCURRENCY, 1.0)
                 load(bare_url + QUERY, CONCURRENCY, 1.0)
                 for _ in range(ROUNDS):
-                    ours.append(load(platform_url + QUERY, CONCURRENCY, SECONDS))
-                    bare.append(load(bare_url + QUERY, CONCURRENCY, SECONDS))
+                    for name, url, pid, runs in (
+                        ("platform", platform_url, platform_pid, ours),
+                        ("bare", bare_url, bare_pid, bare),
+                    ):
+                        result, micros = measured(
+                            pid, functools.partial(load, url + QUERY, CONCURRENCY, SECONDS)
+                        )
+                        runs.append(result)
+                        cpu[name].append(micros)
         # Every request a different query: each one misses the page cache.
         distinct = [
             f"{platform_url}/channels?order=viewersTotal:desc&limit={limit}&page={page}"
@@ -90,6 +115,11 @@ def main() -> None:
         f"{'PASS' if ratio >= RATIO_GOAL else 'FAIL'}   (rounds {rounds}); "
         f"platform p99 {p99:.1f} ms (goal < {P99_GOAL_MS:g} ms) "
         f"{'PASS' if p99 < P99_GOAL_MS else 'FAIL'}"
+    )
+    ours_cpu, bare_cpu = (statistics.median(cpu[name]) for name in ("platform", "bare"))
+    print(
+        f"  server CPU a request: platform {ours_cpu:.1f} us, bare {bare_cpu:.1f} us "
+        f"(bare/platform {bare_cpu / ours_cpu:.2f}, the same ratio free of the machine's load)"
     )
     print(_summary("platform, uncached queries", [cold]) + f"   ({cold.requests} distinct pages)")
 
