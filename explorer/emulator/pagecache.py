@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.emulator import addresses
 from explorer.emulator.context import Services
-from explorer.emulator.policy import Route, charged, counting, refusing, settle
+from explorer.emulator.policy import Route, Tally, charged, counting
 
 #: ``Services.caches`` name of the channel pages.
 CHANNEL_PAGES = "channels"
@@ -116,16 +116,16 @@ class CachedPages:
         address = addresses.client(
             peer[0] if peer else None, _lookup(raw), services.config.forwarded_allow_ips
         )
-        identity = counting(self.route, None, address)
         search = self.route.endpoint.search
         buckets = charged(self.route, _names(key, search and search[0]))
-        if refusing(services, buckets, identity, now) is not None:
+        tally = Tally(services, buckets, counting(self.route, None, address), now)
+        if tally.refusing() is not None:
             return False
         body, total = hit
         headers = [(b"content-length", str(len(body)).encode()), _JSON]
         if total is not None:
             headers.insert(0, (b"x-total-count", total.encode()))
-        for name, value in settle(services, buckets, identity, now, 200).items():
+        for name, value in tally.settle(200).items():
             headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})

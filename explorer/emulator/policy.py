@@ -150,21 +150,6 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
     return caller, csrf_ok, session_id
 
 
-def _rate_headers(
-    services: Services, bucket: str, identity: Identity, now: float
-) -> dict[str, str]:
-    if not services.config.rate_limits:
-        # Nothing is counted down, so a client has nothing to wait for.
-        return {ENFORCED_HEADER: "false"}
-    window = services.ledger.window(bucket, identity(bucket))
-    remaining = window.remaining(now)
-    return {
-        LIMIT_HEADER: str(window.bucket.count),
-        REMAINING_HEADER: str(remaining),
-        RESET_HEADER: str(int(window.resets_at * 1000)),
-    }
-
-
 def _render(route: Route, result: Any) -> Response:
     if isinstance(result, Response):
         return result
@@ -227,15 +212,52 @@ def charged(route: Route, params: Mapping[str, str]) -> tuple[str, ...]:
     return (route.endpoint.bucket_for(params), "global", *route.endpoint.also)
 
 
-def refusing(
-    services: Services, buckets: tuple[str, ...], identity: Identity, now: float
-) -> str | None:
-    """The first of ``buckets`` whose window is full for ``identity`` at ``now``, if any."""
-    if services.config.rate_limits:
-        for name in buckets:
-            if not services.ledger.window(name, identity(name)).allows(now):
-                return name
-    return None
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What one request counts in: its ``buckets``, charged to ``identity``, at ``now``."""
+
+    services: Services
+    buckets: tuple[str, ...]
+    identity: Identity
+    now: float
+
+    def refusing(self) -> str | None:
+        """The first bucket whose window is full, if any (none when limits are off)."""
+        if self.services.config.rate_limits:
+            for name in self.buckets:
+                if not self.services.ledger.window(name, self.identity(name)).allows(self.now):
+                    return name
+        return None
+
+    def rate_headers(self, bucket: str) -> dict[str, str]:
+        """The rate-limit headers describing ``bucket``'s window."""
+        if not self.services.config.rate_limits:
+            # Nothing is counted down, so a client has nothing to wait for.
+            return {ENFORCED_HEADER: "false"}
+        window = self.services.ledger.window(bucket, self.identity(bucket))
+        return {
+            LIMIT_HEADER: str(window.bucket.count),
+            REMAINING_HEADER: str(window.remaining(self.now)),
+            RESET_HEADER: str(int(window.resets_at * 1000)),
+        }
+
+    def settle(self, status: int, header_bucket: str | None = "") -> dict[str, str]:
+        """Charge the buckets a response with ``status`` counts in; return the headers every
+        response adds: the world clock's, then the rate-limit headers of ``header_bucket``
+        (the first of the buckets when empty, none when None)."""
+        services = self.services
+        headers = services.world.headers()
+        for name in self.buckets if services.config.rate_limits else ():
+            if counts_status(name, status):
+                services.ledger.window(name, self.identity(name)).charge(self.now)
+        if header_bucket is not None:
+            headers.update(self.rate_headers(header_bucket or self.buckets[0]))
+        return headers
+
+    def finish(self, response: Response, header_bucket: str | None = "") -> Response:
+        """:meth:`settle` ``response`` and add its headers."""
+        response.headers.update(self.settle(response.status_code, header_bucket))
+        return response
 
 
 def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
@@ -248,8 +270,8 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
         csrf_session: int | None = None
         if request.method not in SAFE_METHODS and cross_site(request):
             refused = ApiError(403, "A page of another site may not send this request.")
-            identity = counting(route, None, address)
-            return _finish(services, buckets, identity, now, refused.response())
+            anonymous = Tally(services, buckets, counting(route, None, address), now)
+            return anonymous.finish(refused.response())
         try:
             caller, csrf_ok, session_id = identify(request, services)
             if caller is not None and not csrf_ok:
@@ -258,14 +280,14 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                     caller = None
                 else:
                     csrf_session = session_id
-            identity = counting(route, caller, address)
         except ApiError as refused:
-            identity = counting(route, None, address)
-            return _finish(services, buckets, identity, now, refused.response())
+            anonymous = Tally(services, buckets, counting(route, None, address), now)
+            return anonymous.finish(refused.response())
+        tally = Tally(services, buckets, counting(route, caller, address), now)
         if csrf_session is not None:
             token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
             csrf = ApiError(461, "Invalid or missing CSRF header", headers={CSRF_HEADER: token})
-            return _finish(services, buckets, identity, now, csrf.response())
+            return tally.finish(csrf.response())
         try:
             if route.endpoint.signin == "user" and caller is None:
                 raise ApiError(401, "You must be signed in to do this.")
@@ -273,13 +295,13 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 missing = [s for s in route.endpoint.scopes if s not in caller.scopes]
                 if missing:
                     raise ApiError(403, f"Missing scope {missing[0]}.")
-            full = refusing(services, buckets, identity, now)
+            full = tally.refusing()
             if full is not None:
                 error = ApiError(429, "Too Many Requests")
-                error.headers.update(_rate_headers(services, full, identity, now))
-                return _finish(
-                    services, ("global",), identity, now, error.response(), header_bucket=None
-                )
+                error.headers.update(tally.rate_headers(full))
+                # A refusal counts in global only, and describes the full bucket alone.
+                refusal = Tally(services, ("global",), tally.identity, now)
+                return refusal.finish(error.response(), header_bucket=None)
             response = _render(route, await route.handler(Context(request, services, caller)))
         except ApiError as error:
             response = error.response()
@@ -294,41 +316,6 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             response.headers[CSRF_HEADER] = credentials.csrf_token(
                 services.secret, request.cookies[SESSION_COOKIE]
             )
-        return _finish(services, buckets, identity, now, response)
+        return tally.finish(response)
 
     return endpoint
-
-
-def settle(
-    services: Services,
-    buckets: tuple[str, ...],
-    identity: Identity,
-    now: float,
-    status: int,
-    header_bucket: str | None = "",
-) -> dict[str, str]:
-    """Charge the buckets a response with ``status`` counts in; return the headers every
-    response adds: the world clock's, then the rate-limit headers of ``header_bucket`` (the
-    first of ``buckets`` when empty, none when None)."""
-    headers = services.world.headers()
-    for name in buckets if services.config.rate_limits else ():
-        if counts_status(name, status):
-            services.ledger.window(name, identity(name)).charge(now)
-    if header_bucket is not None:
-        headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
-    return headers
-
-
-def _finish(
-    services: Services,
-    buckets: tuple[str, ...],
-    identity: Identity,
-    now: float,
-    response: Response,
-    header_bucket: str | None = "",
-) -> Response:
-    """:func:`settle` ``response``'s buckets and add its headers."""
-    response.headers.update(
-        settle(services, buckets, identity, now, response.status_code, header_bucket)
-    )
-    return response
