@@ -31,8 +31,8 @@ from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 
 QUERY = "/channels?order=viewersTotal:desc&page=0"
-ROUNDS = 3
-SECONDS = 3.0
+ROUNDS = 5
+SECONDS = 2.0
 CONCURRENCY = 32
 #: The goals: the platform's rate over the bare endpoint's, and its p99 in milliseconds.
 RATIO_GOAL = 0.8
