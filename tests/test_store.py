@@ -123,3 +123,17 @@ def test_a_new_database_is_filled_then_back_in_wal(tmp_path: Path) -> None:
     seed_store(store, 0, 50, lambda password: "x", opening)
     assert store.scalar("PRAGMA journal_mode") == "wal"
     assert store.scalar("SELECT COUNT(*) FROM channels") == 50
+
+
+def test_filling_rolls_back_a_broken_foreign_key(tmp_path: Path) -> None:
+    """Foreign keys held while filling are checked before the commit: a channel without its
+    user leaves nothing behind, and keys are enforced again after."""
+    store = Store(tmp_path / "world.db")
+    with pytest.raises(sqlite3.IntegrityError), store.filling() as conn:
+        conn.execute(
+            "INSERT INTO channels (id, userId, token, name, createdAt, updatedAt, streamKey) "
+            "VALUES (1, 42, 't', 'n', 'c', 'u', 'k')"
+        )
+    assert store.scalar("SELECT COUNT(*) FROM channels") == 0
+    assert store.scalar("PRAGMA foreign_keys") == 1
+    assert store.scalar("PRAGMA journal_mode") == "wal"

@@ -172,14 +172,16 @@ class Store:
         self.conn.execute("COMMIT")
 
     @contextmanager
-    def filling(self) -> Iterator[None]:
-        """Fill a new database with a rollback journal instead of WAL, then WAL again.
+    def filling(self) -> Iterator[sqlite3.Connection]:
+        """Fill a new database in one transaction, quickly, and as safely as any other.
 
-        A rollback journal copies only the pages a transaction changes that were there
-        before it; pages appended past the file's end need no copy (a crash truncates them).
-        So a new database's rows are written once, not to the WAL and again at the
-        checkpoint, and it stays crash safe throughout. When another connection holds the
-        file (the switch needs it alone) it stays in WAL: slower, the same result.
+        Under a rollback journal instead of WAL: it copies only the pages a transaction
+        changes that were there before it; pages appended past the file's end need no copy
+        (a crash truncates them). So the rows are written once, not to the WAL and again at
+        the checkpoint. When another connection holds the file (the switch needs it alone) it
+        stays in WAL: slower, the same result. Foreign keys are checked once over the whole
+        database before the commit (``PRAGMA foreign_key_check``) instead of row by row (a
+        quarter of the time at a million channels); a violation rolls it all back.
         """
         switched = False
         if self.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
@@ -188,9 +190,15 @@ class Store:
             except sqlite3.OperationalError:
                 mode = "wal"
             switched = mode == "delete"
+        self.conn.execute("PRAGMA foreign_keys=OFF")
         try:
-            yield
+            with self.transaction() as conn:
+                yield conn
+                broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+                if broken is not None:
+                    raise sqlite3.IntegrityError(f"a row breaks a foreign key: {broken}")
         finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
             if switched:
                 self.conn.execute("PRAGMA journal_mode=WAL")
 

@@ -567,7 +567,7 @@ def seed_store(
     world = generate(seed, channels, opening(seed, channels), hash_password(DEMO_PASSWORD))
     users = _insert_sql("users", USER_COLUMNS, USER_SAME)
     rows = _insert_sql("channels", CHANNEL_COLUMNS, CHANNEL_SAME)
-    with _collector_paused(), store.filling(), store.transaction() as conn:
+    with _collector_paused(), store.filling() as conn:
         store.insert_many("types", world.types)
         with store.set_aside(("users", "channels")):
             for user_rows, channel_rows in world.chunks:
