@@ -13,8 +13,10 @@ as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet c
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
 live views.
 
-The capture and recorder (DuckDB, Parquet) load when first named, so ``import explorer``
-costs about what ``import pandas`` does.
+Every public name but the errors loads when first named (the REST client with httpx, the
+chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
+``import explorer`` costs about what ``import pandas`` does and a script loads only what it
+uses.
 """
 
 from __future__ import annotations
@@ -22,27 +24,44 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from explorer.auth import Grant
-from explorer.chat import Chat, ChatClient, ChatDetails
 from explorer.deprecation import moved_module
 from explorer.errors import ChatError, ChatErrorCode
-from explorer.eventlog import EventLog
-from explorer.live import AsyncLive, Live
-from explorer.replays import Replay, replay
-from explorer.rest import AsyncClient, Client, connect
-from explorer.tables import time_series
-from explorer.track import AsyncTracker, Tracker
-from explorer.watch import AsyncWatch, Watch
 
 if TYPE_CHECKING:
+    from explorer.auth import Grant
     from explorer.capture import Capture, open_capture
+    from explorer.chat import Chat, ChatClient, ChatDetails
+    from explorer.eventlog import EventLog
+    from explorer.live import AsyncLive, Live
     from explorer.recorder import Recorder
+    from explorer.replays import Replay, replay
+    from explorer.rest import AsyncClient, Client, connect
+    from explorer.tables import time_series
+    from explorer.track import AsyncTracker, Tracker
+    from explorer.watch import AsyncWatch, Watch
 
 #: Public names loaded on first use, by the module that defines them.
 _LAZY = {
+    "AsyncClient": "explorer.rest",
+    "AsyncLive": "explorer.live",
+    "AsyncTracker": "explorer.track",
+    "AsyncWatch": "explorer.watch",
     "Capture": "explorer.capture",
-    "open_capture": "explorer.capture",
+    "Chat": "explorer.chat",
+    "ChatClient": "explorer.chat",
+    "ChatDetails": "explorer.chat",
+    "Client": "explorer.rest",
+    "EventLog": "explorer.eventlog",
+    "Grant": "explorer.auth",
+    "Live": "explorer.live",
     "Recorder": "explorer.recorder",
+    "Replay": "explorer.replays",
+    "Tracker": "explorer.track",
+    "Watch": "explorer.watch",
+    "connect": "explorer.rest",
+    "open_capture": "explorer.capture",
+    "replay": "explorer.replays",
+    "time_series": "explorer.tables",
 }
 
 # explorer.replay is the function; its module is explorer.replays. The views moved into

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import pandas as pd
 
@@ -22,12 +22,11 @@ from explorer.account import Account, User
 from explorer.auth import Grant
 from explorer.channel import Channel
 from explorer.channelrefs import Channels
-from explorer.chat import Chat, ChatClient
 from explorer.confetti import Confetti
-from explorer.constellation import address as live_address
 from explorer.durations import Duration
 from explorer.endpoints import Binding, Choice, Result, bucket_of
 from explorer.errors import ConnectionFailed
+from explorer.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
 from explorer.games import Game, GameVersion
 from explorer.handle import (
     Async,
@@ -40,17 +39,19 @@ from explorer.handle import (
     endpoints_of,
     field_names,
 )
-from explorer.live import CHANNEL_EVENTS, USER_EVENTS, AsyncLive, Live
-from explorer.live import start as start_live
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
-from explorer.track import FIELDS, AsyncTracker, Target, Tracker
-from explorer.track import start as start_tracker
 from explorer.transport import CLOCK_HEADER, decode, world_time
-from explorer.watch import AsyncWatch, Watch
-from explorer.watch import start as start_watch
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
+
+if TYPE_CHECKING:
+    # Chats, watches, live events and trackers load when first asked for (websockets, event
+    # logs): the REST client does not need them.
+    from explorer.chat import Chat, ChatClient
+    from explorer.live import AsyncLive, Live
+    from explorer.track import AsyncTracker, Target, Tracker
+    from explorer.watch import AsyncWatch, Watch
 
 #: Interactive game listings and the row serving each.
 GAME_LISTINGS = Choice(
@@ -153,6 +154,9 @@ class Api(Handle[M]):
         with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
         :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
         go to every chat client (see ``explorer/watch.py``)."""
+        from explorer.watch import AsyncWatch
+        from explorer.watch import start as start_watch
+
         aio = AsyncWatch(
             self.channel,
             functools.partial(Api.channels, self),
@@ -199,6 +203,10 @@ class Api(Handle[M]):
         in, for the user's private events (``user_events=["notify"]``). A started
         :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
         ``await`` from ``AsyncClient``."""
+        from explorer.constellation import address as live_address
+        from explorer.live import AsyncLive
+        from explorer.live import start as start_live
+
         aio = AsyncLive(
             self.channel,
             url or live_address(self.base_url, token),
@@ -298,6 +306,9 @@ class Api(Handle[M]):
         :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
         ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
+        from explorer.constellation import address as live_address
+        from explorer.track import start as start_tracker
+
         return start_tracker(
             functools.partial(Api.channels, self),
             channels_or_query,

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
-from typing import Any, TypeAlias, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 import pandas as pd
 
 from explorer import schemas, tables
 from explorer.account import Account
-from explorer.chat import Chat, ChatClient, ChatDetails, join
 from explorer.endpoints import Choice, Result
 from explorer.handle import (
     Async,
@@ -34,6 +33,10 @@ from explorer.handle import (
 )
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.query import format_order
+
+if TYPE_CHECKING:
+    # The chat client (websockets, event logs) loads when a chat is first asked for.
+    from explorer.chat import Chat, ChatClient, ChatDetails
 
 #: A moment for an analytics range: a datetime (naive means UTC) or an ISO-8601 string.
 Moment: TypeAlias = datetime | date | pd.Timestamp | str
@@ -388,6 +391,8 @@ class Channel(Handle[M]):
     @action
     async def chat_details(self) -> ChatDetails:
         """Where to connect for the channel's chat, the caller's permissions and an authkey."""
+        from explorer.chat import ChatDetails
+
         channel_id = await Channel.id(self)
         body = await Channel._chat_details(self, channel_id)
         return ChatDetails(
@@ -423,6 +428,8 @@ class Channel(Handle[M]):
         ``async with``); from a sync one a joined :class:`~explorer.chat.Chat` whose events
         keep flowing into ``chat.log`` in the background. ``options`` go to ChatClient
         (``max_rows``, ``backlog``, timeouts, ...)."""
+        from explorer.chat import ChatClient, join
+
         # The coroutines run on the client's loop in either mode (``join`` uses the private one).
         client = ChatClient(
             lambda: Channel.chat_details(self),

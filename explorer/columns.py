@@ -63,6 +63,7 @@ _INT64_MAX = 2**63 - 1
 _NAT = np.iinfo(np.int64).min
 _NONE = type(None)
 _LARGE = pa.large_string()
+_ARROW_TIME = pa.timestamp("ms", "UTC")
 #: Text goes straight into pyarrow when pandas keeps ``str`` there (with pyarrow installed).
 _ARROW_STRINGS = STR.storage == "pyarrow"
 
@@ -188,9 +189,18 @@ def _utc(ms: np.ndarray) -> Any:
 def _iso(values: Sequence[Any]) -> Any:
     """Timestamps from ISO-8601 text.
 
-    The platform writes UTC as ``...Z``; numpy parses those (without the ``Z``) about three
-    times faster than pandas' general ISO-8601 parser, which handles everything else.
+    pyarrow reads text with a zone (``Z`` or an offset) at up to millisecond precision in C,
+    about three times faster than numpy below and with no pass in Python; what it refuses
+    (finer digits, no zone, other values) goes the older ways. The platform writes UTC as
+    ``...Z``; numpy parses those (without the ``Z``) about three times faster than pandas'
+    general ISO-8601 parser, which handles everything else.
     """
+    try:
+        parsed = pa.array(values, pa.string()).cast(_ARROW_TIME)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    else:
+        return parsed.to_pandas().array
     if all(v is None or (type(v) is str and v.endswith("Z")) for v in values):
         try:
             naive = np.array([v[:-1] if v else "NaT" for v in values], dtype="datetime64[ms]")

@@ -33,6 +33,7 @@ from explorer.closing import AsyncClosing
 from explorer.constellation import LiveSocket
 from explorer.durations import Duration
 from explorer.eventlog import EventLog, LogViews, tidy
+from explorer.follows import CHANNEL_EVENTS, USER_EVENTS
 from explorer.loop import Blocking
 from explorer.twins import Described, Mirror, recording_line
 from explorer.watch import FeedTwin
@@ -40,10 +41,6 @@ from explorer.watch import FeedTwin
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
 
-#: What is followed of each channel unless ``events=`` says otherwise.
-CHANNEL_EVENTS = ("update", "followed", "hosted", "unhosted")
-#: What is followed of each user unless ``user_events=`` says otherwise.
-USER_EVENTS = ("update", "followed", "achievement")
 #: Rates are events per second over this many seconds.
 RATE_WINDOW = 10.0
 

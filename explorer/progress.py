@@ -4,7 +4,8 @@ A bar redraws itself in place with carriage returns, which only a terminal or Ju
 undoes. Written to a file or a pipe (a log, CI), the same progress is plain lines instead: one
 at most every :data:`LINE_INTERVAL` seconds while the fetch runs (the first wait for a rate
 limit is said at once), and a final one if any was written, so a short fetch leaves nothing
-and a long or throttled one a few readable lines.
+and a long or throttled one a few readable lines. tqdm loads with the first bar or line, not
+with the client.
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ import sys
 import time
 from typing import Any
 
-from tqdm import tqdm as plain_tqdm
-from tqdm.auto import tqdm
-
 #: Seconds between two progress lines written to a file or a pipe.
 LINE_INTERVAL = 5.0
 
@@ -23,6 +21,8 @@ LINE_INTERVAL = 5.0
 def _interactive() -> bool:
     """Whether a bar can redraw in place: stderr is a terminal, or this is a Jupyter kernel
     (tqdm.auto then chose its notebook bar)."""
+    from tqdm.auto import tqdm
+
     notebook = sys.modules.get("tqdm.notebook")
     if notebook is not None and issubclass(tqdm, notebook.tqdm_notebook):
         return True
@@ -57,9 +57,11 @@ class Lines:
             self._write()
 
     def _write(self) -> None:
+        from tqdm import tqdm
+
         self._written = time.monotonic()
         self._lines += 1
-        meter = plain_tqdm.format_meter(
+        meter = tqdm.format_meter(
             self.n, self.total, self._written - self._started, prefix=self.desc, unit="rows"
         )
         print(meter, file=sys.stderr, flush=True)
@@ -82,6 +84,8 @@ class Progress:
         if not self._enabled:
             return
         if self._bar is None:
+            from tqdm.auto import tqdm
+
             self._bar = (
                 tqdm(total=total, initial=done, desc=self._label, unit="rows", leave=False)
                 if _interactive()

@@ -101,8 +101,7 @@ def _flatten(
     for name in names:
         values = [row.get(name) for row in rows]
         spec = declared.get(name)
-        objects = [v for v in values if v is not None]
-        if spec is None and objects and all(isinstance(v, dict) for v in objects):
+        if spec is None and _objects(values):
             spec = GENERIC
         if isinstance(spec, Schema):
             embedded = [v if isinstance(v, dict) else _EMPTY for v in values]
@@ -110,6 +109,12 @@ def _flatten(
         else:
             kind = spec if spec is not None else _infer(values)
             out[prefix + name] = columns.column(values, kind, schema.categories.get(name, ()))
+
+
+def _objects(values: list[Any]) -> bool:
+    """Whether an undeclared field's values are objects, flattened as embedded records."""
+    objects = [v for v in values if v is not None]
+    return bool(objects) and all(isinstance(v, dict) for v in objects)
 
 
 def _infer(values: list[Any]) -> Kind:

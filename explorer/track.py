@@ -46,6 +46,7 @@ from explorer.constellation import LiveSocket
 from explorer.deprecation import CalledFrame, Renamed
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, RateLimited, ServerError
+from explorer.follows import FIELDS
 from explorer.loop import Blocking
 from explorer.twins import BlockingTwin, Mirror
 
@@ -60,8 +61,6 @@ log = logging.getLogger(__name__)
 #: What ``api.track`` takes: ids, tokens, a channels DataFrame, or ``api.channels`` arguments.
 Target: TypeAlias = "Mapping[str, Any] | pd.DataFrame | Iterable[int | str] | int | str"
 
-#: The fields tracked unless others are named.
-FIELDS = ("viewersCurrent", "online", "numFollowers", "viewersTotal")
 #: Ids (or tokens) per listing call of an explicit channel list: one page each.
 CHUNK = 100
 #: The ``api.channels`` arguments a query may give (``fields`` is the tracker's own).

@@ -77,14 +77,15 @@ def test_categories_declared_first_then_the_others_sorted() -> None:
     [
         ("time", ["2020-01-01T00:00:01.234Z", None]),
         ("time", ["2020-01-01T02:00:01.234+02:00", None]),
+        ("time", ["2020-01-01T00:00:01.234", None]),
         ("time", [1577836801234, None]),
         ("time", [1577836801234.4, None]),
         ("seconds", [1577836801.2341, None]),
     ],
 )
 def test_timestamps_are_utc_milliseconds(kind: Kind, values: list[Any]) -> None:
-    """ISO text (any offset), epoch milliseconds and epoch seconds land on the same UTC
-    millisecond."""
+    """ISO text (any offset, none meaning UTC), epoch milliseconds and epoch seconds land on
+    the same UTC millisecond."""
     expected = utc("2020-01-01T00:00:01.234Z", None)
     assert_extension_array_equal(columns.column(values, kind), expected)
 

@@ -100,6 +100,55 @@ def test_range_totals_from_sorted_values_equal_the_count(store: Store, where: st
     assert Pager(store, sort_after=0).total(listing, 1) == len(ordered(store, "id:asc", where))
 
 
+@pytest.mark.parametrize(
+    ("where", "order"),
+    [
+        ("viewersTotal:lt:5000", "viewersTotal:desc"),
+        ("viewersTotal:gte:10,viewersTotal:lt:90000", "viewersTotal:asc"),
+        ("viewersCurrent:lte:3", "viewersCurrent:desc"),
+        ("numFollowers:eq:0", "numFollowers:asc"),
+        ("numFollowers:gt:5", "numFollowers:desc"),
+        ("id:gte:100600", "id:desc"),
+        ("viewersTotal:gt:9,viewersTotal:lt:3", "viewersTotal:desc"),
+    ],
+)
+def test_ranked_pages_are_slices_of_the_ordering(store: Store, where: str, order: str) -> None:
+    """A counted range ordered by its own field, paged from the field's ranking, gives OFFSET's
+    rows (ties by id), and the same total as COUNT(*)."""
+    pager = Pager(store, sort_after=0)
+    listing = listing_of(parse_list_query({"order": order, "where": where}, CHANNEL_FILTERS, ()))
+    expected = ordered(store, order, where)
+    assert pager.total(listing, 1) == len(expected)  # counted: the ranking is read
+    limit = 25
+    for page in range(len(expected) // limit + 2):
+        assert pager.ids(listing, 1, page * limit, limit) == expected[page * limit :][:limit]
+    calls: list[str] = []
+    store.conn.set_trace_callback(calls.append)
+    try:
+        pager.ids(listing, 1, limit, limit)
+    finally:
+        store.conn.set_trace_callback(None)
+    assert calls == []
+
+
+def test_a_ranking_is_read_again_at_a_new_version(store: Store) -> None:
+    """A ranked page follows a write: the ranking belongs to one catalog version."""
+    pager = Pager(store, sort_after=0)
+    query = {"where": "viewersTotal:lt:100000000", "order": "viewersTotal:desc"}
+    listing = listing_of(parse_list_query(query, CHANNEL_FILTERS, ()))
+    pager.total(listing, 1)  # counted: the ranking is read
+    last = pager.ids(listing, 1, 1150, 100)[-1]
+    before = store.scalar("SELECT viewersTotal FROM channels WHERE id = ?", (last,))
+    with store.transaction() as conn:
+        conn.execute("UPDATE channels SET viewersTotal = 99999999 WHERE id = ?", (last,))
+    try:
+        assert pager.total(listing, 2) == len(ordered(store, "id:asc", query["where"]))
+        assert pager.ids(listing, 2, 0, 1) == [last]
+    finally:
+        with store.transaction() as conn:
+            conn.execute("UPDATE channels SET viewersTotal = ? WHERE id = ?", (before, last))
+
+
 def test_sorted_values_are_read_again_at_a_new_version(store: Store) -> None:
     """After a write (a new catalog version) a range total counts the written value."""
     pager = Pager(store, sort_after=0)

@@ -40,10 +40,11 @@ def test_all_is_pinned_and_sorted() -> None:
     assert all(hasattr(explorer, name) for name in PUBLIC)
 
 
-def loaded_by_import(modules: tuple[str, ...]) -> list[str]:
-    """Which of ``modules`` a fresh interpreter has loaded after `import explorer`."""
+def loaded_by_import(modules: tuple[str, ...], then: str = "") -> list[str]:
+    """Which of ``modules`` a fresh interpreter has loaded after `import explorer` (and
+    ``then``, a statement using it)."""
     code = (
-        "import json, sys, explorer; "
+        f"import json, sys, explorer\n{then}\n"
         f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
     )
     result = subprocess.run(
@@ -63,6 +64,29 @@ def test_import_loads_no_capture_engines() -> None:
     """`import explorer` loads no DuckDB or Parquet: the first capture or recording does."""
     heavy = ("duckdb", "pyarrow.parquet", "explorer.capture", "explorer.recorder")
     assert loaded_by_import(heavy) == []
+
+
+#: What the REST client does not need: chats, live events, watches and trackers.
+STREAMING = (
+    "websockets",
+    "explorer.chat",
+    "explorer.chatclient",
+    "explorer.eventlog",
+    "explorer.live",
+    "explorer.watch",
+    "explorer.track",
+)
+
+
+def test_import_loads_no_client_or_streaming() -> None:
+    """`import explorer` loads neither the REST client (httpx) nor chats and live events."""
+    assert loaded_by_import(("httpx", "explorer.rest", "explorer.api", *STREAMING)) == []
+
+
+def test_first_client_loads_no_streaming() -> None:
+    """Naming `explorer.connect` loads the REST client, but no chat, live, tracking or
+    progress bar code (tqdm loads with the first bar)."""
+    assert loaded_by_import(("httpx", "tqdm", *STREAMING), then="explorer.connect") == ["httpx"]
 
 
 def test_lazy_names_are_listed_and_resolve() -> None:

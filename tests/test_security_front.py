@@ -243,6 +243,26 @@ def test_framing_follows_pipelined_requests_however_split(step: int) -> None:
     assert framing.entered >= 8
 
 
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        [HEAD + b"\r\n\r\n"] * 3,
+        [b"\r\n" + HEAD + b"\r\n\r\n", HEAD + b"\r\n\r\n"],
+        [HEAD[:5], HEAD[5:] + b"\r\n\r\n", HEAD + b"\r\n\r\n"],
+        [HEAD + b"\r\n\r\n", b"POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n", b"hi"],
+    ],
+)
+def test_framing_of_whole_heads_is_that_of_their_bytes_one_by_one(chunks: list[bytes]) -> None:
+    """Heads arriving whole leave the same phase and phase count as the same bytes one at a
+    time (a deadline restarts on each change of phase)."""
+    whole, bytewise = front.Framing(16 * 1024), front.Framing(16 * 1024)
+    for chunk in chunks:
+        whole.feed(chunk)
+        for at in range(len(chunk)):
+            bytewise.feed(chunk[at : at + 1])
+        assert (whole.phase, whole.entered) == (bytewise.phase, bytewise.entered)
+
+
 def test_framing_counts_head_bytes_only() -> None:
     """A head at the limit passes and one byte over is too large; a small head with a large
     body is not too large."""

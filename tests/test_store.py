@@ -47,6 +47,25 @@ def test_catalog_writes_bump_the_catalog_version(tmp_path: Path) -> None:
     store.close()
 
 
+def test_an_in_memory_version_follows_every_write_and_rollback() -> None:
+    """In memory (where the version is read only after a change), the catalog version still
+    follows each write, one read inside a transaction, and that transaction's rollback."""
+    store = Store()
+    types = "INSERT INTO types (id, name, parent, source) VALUES (?, 'a', 'b', 'c')"
+    before = store.catalog_version()
+    store.set_meta("k", "v")
+    assert store.catalog_version() == before
+    with store.transaction() as conn:
+        conn.execute(types, (1,))
+    assert store.catalog_version() == before + 1
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        conn.execute(types, (2,))
+        assert store.catalog_version() == before + 2
+        raise RuntimeError("rolled back")
+    assert store.catalog_version() == before + 1
+    store.close()
+
+
 def test_file_store_uses_wal_and_is_readable_elsewhere(tmp_path: Path) -> None:
     """A file store is in WAL mode and its commits are visible to another connection."""
     path = tmp_path / "s.db"

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from explorer.emulator.context import Config
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+#: A request-header lookup by lower-case name.
+HeaderLookup = Callable[[str], str | None]
 
 #: Header names read from a trusted proxy, in order of preference.
 FORWARDED_FOR = "x-forwarded-for"
@@ -56,7 +58,7 @@ def _trusted(text: str, trusted: tuple[Network, ...]) -> bool:
     return address is not None and any(address in network for network in trusted)
 
 
-def client(peer: str | None, header: Callable[[str], str | None], allowed: tuple[str, ...]) -> str:
+def client(peer: str | None, header: HeaderLookup, allowed: tuple[str, ...]) -> str:
     """The client's address given the connection's ``peer``, a lookup of request headers and
     the trusted proxies ``allowed`` (``Config.forwarded_allow_ips``)."""
     if peer is None:

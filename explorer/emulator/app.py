@@ -19,6 +19,7 @@ import logging
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, WebSocketRoute
@@ -29,10 +30,12 @@ from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
 from explorer.emulator.live.constellation import Constellation
 from explorer.emulator.openapi import describe, extra_schemas
+from explorer.emulator.pagecache import CachedPages
 from explorer.emulator.policy import Route, guard
 from explorer.emulator.resources import chats, chatters, control, modules, oauth
 from explorer.emulator.responses import ApiError, JSONResponse
 from explorer.emulator.routing import IndexedRouter
+from explorer.wire import routes as wire
 
 log = logging.getLogger("explorer.emulator")
 
@@ -76,7 +79,11 @@ def build_app(services: Services) -> Starlette:
         [*[r for r in chats.routes if r.path == "/chats/{channel}"], *chatters.V2_ROUTES],
         services,
     )
+    listing = next(r for r in routes if r.endpoint is wire.CHANNELS)
     return Starlette(
+        # Inside the 500 handler, before any routing: repeated anonymous pages are answered
+        # there, from the page cache.
+        middleware=[Middleware(CachedPages, services=services, route=listing, prefix="/api/v1")],
         routes=[
             Mount("/api/v1", app=IndexedRouter(api)),
             Mount("/api/v2", routes=alias),

@@ -59,6 +59,9 @@ class WorldClock:
         self._wall = wall
         self._start = start
         self._wall_start = wall()
+        #: The last headers made, by (world millisecond, kept): every response carries them,
+        #: and at thousands of requests a second most share their millisecond.
+        self._last: tuple[tuple[int, float], dict[str, str]] = ((-1, 1.0), {})
 
     def __call__(self) -> float:
         """The world's instant now, in epoch seconds."""
@@ -69,11 +72,18 @@ class WorldClock:
         return iso(datetime.fromtimestamp(self(), UTC))
 
     def headers(self) -> dict[str, str]:
-        """The clock headers every REST response carries."""
-        headers = {CLOCK_HEADER: self.iso(), SPEED_HEADER: f"{self.speed:g}"}
-        if self.kept < 1.0:
-            headers[KEPT_HEADER] = f"{self.kept:.4g}"
-        return headers
+        """The clock headers every REST response carries (a new dict the caller may extend)."""
+        now = self()
+        key = (int(now * 1000), self.kept)
+        if key != self._last[0]:
+            headers = {
+                CLOCK_HEADER: iso(datetime.fromtimestamp(now, UTC)),
+                SPEED_HEADER: f"{self.speed:g}",
+            }
+            if self.kept < 1.0:
+                headers[KEPT_HEADER] = f"{self.kept:.4g}"
+            self._last = key, headers
+        return dict(self._last[1])
 
     def describe(self) -> dict[str, object]:
         """``GET /_emulator/clock``: the world's instant, the speed and the chat kept."""

@@ -10,10 +10,17 @@ page in reverse order from the last row (the listing's total, counted once per c
 says where that is). Rows passed over on the way come from the covering ranking indexes
 (``store.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
 has no seek).
+
+A range of one integer field ordered by that field (``where=viewersTotal:lt:N&order=
+viewersTotal:desc``, different ``N`` and pages from many notebooks) is the common distinct
+listing: once ranges of that field have been counted often enough at a catalog version (for
+``X-Total-Count``) its listed channels are kept as a :class:`Ranking` (ids in order, with their
+values), and such a page, or any range's total, is found by bisection without a statement.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -38,12 +45,13 @@ NEAR = 1000
 #: Listings whose cursors are kept, and cursors per listing (a million channels, 100 a page).
 LISTINGS = 16
 CURSORS = 20_000
-#: Counts of one field's ranges at one catalog version before its values are kept sorted, so
-#: later counts are two bisections. Reading the values costs about 15 counts of half of them
-#: (measured at 5,000 and 100,000 channels alike), so waiting that long costs at most twice
-#: what either way alone would.
+#: Counts of one field's ranges at one catalog version before its ranking is kept, so later
+#: counts (and the pages of such ranges) are bisections. Reading the ranking costs about 15
+#: counts of half of the channels (measured at 5,000 and 100,000 channels alike), so waiting
+#: that long costs at most twice what either way alone would. Pages alone never build one: a
+#: seek costs far less than a count.
 SORT_AFTER = 16
-#: Integer fields never NULL: a range of them is counted from their sorted values.
+#: Integer fields never NULL: a range of them is counted (and paged) from their ranking.
 _COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter and f.kind == "int") & _SEEKABLE
 
 
@@ -124,15 +132,50 @@ def listing_of(query: ListQuery) -> Listing:
 _RANGE_OPS = frozenset({"lt", "lte", "gt", "gte", "eq"})
 
 
-def count_in(values: list[Any], conditions: tuple[Condition, ...]) -> int:
-    """How many of the sorted ``values`` meet every condition (each in :data:`_RANGE_OPS`)."""
-    lo, hi = 0, len(values)
-    for cond in conditions:
-        if cond.op in ("gt", "gte", "eq"):
-            lo = max(lo, (bisect_right if cond.op == "gt" else bisect_left)(values, cond.value))
-        if cond.op in ("lt", "lte", "eq"):
-            hi = min(hi, (bisect_left if cond.op == "lt" else bisect_right)(values, cond.value))
-    return max(hi - lo, 0)
+#: A condition on a field as the same condition on the field negated.
+_MIRRORED: dict[str, str] = {"lt": "gt", "lte": "gte", "gt": "lt", "gte": "lte", "eq": "eq"}
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The listed channels in the order ``field, id`` (``field`` descending or not): their ids
+    and keys, a key being the field's value, negated when descending, so keys ascend."""
+
+    descending: bool
+    keys: array[int]
+    ids: array[int]
+
+    def span(self, conditions: tuple[Condition, ...]) -> tuple[int, int]:
+        """The positions ``[lo, hi)`` of the rows meeting every condition (each in
+        :data:`_RANGE_OPS`): rows meeting a range of the field are consecutive."""
+        lo, hi = 0, len(self.keys)
+        for cond in conditions:
+            op: str = cond.op
+            value = cond.value
+            if self.descending:
+                op, value = _MIRRORED[op], -value
+            if op in ("gt", "gte", "eq"):
+                lo = max(lo, (bisect_right if op == "gt" else bisect_left)(self.keys, value))
+            if op in ("lt", "lte", "eq"):
+                hi = min(hi, (bisect_left if op == "lt" else bisect_right)(self.keys, value))
+        return lo, max(hi, lo)
+
+    def page(self, conditions: tuple[Condition, ...], offset: int, limit: int) -> list[int]:
+        """The ids at ``offset`` of the rows meeting ``conditions``, in the ranking's order."""
+        lo, hi = self.span(conditions)
+        return self.ids[lo + offset : min(lo + offset + limit, hi)].tolist()
+
+
+def _ranked(listing: Listing) -> bool | None:
+    """Whether a listing's pages are a range of a :class:`Ranking` (its filter a range of one
+    integer field, its order that field, then ``id``): the field's direction, else None."""
+    if listing.range is None:
+        return None
+    name, descending = listing.order[0]
+    rest = listing.order[1:]
+    if name == listing.range[0] and (name == "id" or rest == (("id", False),)):
+        return descending
+    return None
 
 
 def _ordering(order: tuple[tuple[str, bool], ...], reverse: bool = False) -> str:
@@ -169,10 +212,10 @@ class Pager:
         self.near = near
         self.sort_after = sort_after
         self._listings: OrderedDict[tuple[Any, ...], _Cursors] = OrderedDict()
-        #: Per integer field at one catalog version: ranges counted, then its sorted values.
-        self._counted: dict[str, int] = {}
-        self._sorted: dict[str, list[Any]] = {}
-        self._sorted_version = -1
+        #: Per integer field and direction at one catalog version: counts, then its ranking.
+        self._used: dict[tuple[str, bool], int] = {}
+        self._rankings: dict[tuple[str, bool], Ranking] = {}
+        self._rankings_version = -1
 
     def _cursors(self, listing: Listing, version: int) -> _Cursors:
         found = self._listings.get(listing.signature)
@@ -185,32 +228,46 @@ class Pager:
 
     def total(self, listing: Listing, version: int) -> int:
         """How many channels the listing holds (counted once per catalog version)."""
+        if listing.range is not None:
+            descending = _ranked(listing) or False
+            ranking = self._ranking(listing.range[0], descending, version, counting=True)
+            if ranking is not None:
+                lo, hi = ranking.span(listing.range[1])
+                return hi - lo
         cursors = self._cursors(listing, version)
         if cursors.total is None:
-            values = self._values(listing.range[0], version) if listing.range else None
-            if values is not None and listing.range is not None:
-                cursors.total = count_in(values, listing.range[1])
-            else:
-                cursors.total = int(
-                    self.store.scalar(
-                        f"SELECT COUNT(*) FROM {listing.source} WHERE {listing.where}",
-                        listing.args,
-                    )
+            cursors.total = int(
+                self.store.scalar(
+                    f"SELECT COUNT(*) FROM {listing.source} WHERE {listing.where}", listing.args
                 )
+            )
         return cursors.total
 
-    def _values(self, name: str, version: int) -> list[Any] | None:
-        """The listed channels' sorted values of ``name`` once it has been counted
-        ``sort_after`` times at ``version`` (None before)."""
-        if version != self._sorted_version:
-            self._sorted_version, self._counted, self._sorted = version, {}, {}
-        found = self._sorted.get(name)
-        if found is None:
-            self._counted[name] = self._counted.get(name, 0) + 1
-            if self._counted[name] <= self.sort_after:
+    def _ranking(
+        self, name: str, descending: bool, version: int, counting: bool = False
+    ) -> Ranking | None:
+        """The ranking of integer field ``name`` in that direction at ``version`` once a range
+        of it has been counted ``sort_after`` times (None before; a page, not ``counting``,
+        only takes one that exists)."""
+        if version != self._rankings_version:
+            self._rankings_version, self._used, self._rankings = version, {}, {}
+        key = (name, descending)
+        found = self._rankings.get(key)
+        if found is None and counting:
+            self._used[key] = self._used.get(key, 0) + 1
+            if self._used[key] <= self.sort_after:
                 return None
-            rows = self.store.all(f"SELECT {name} FROM channels WHERE suspended = 0 ORDER BY 1")
-            found = self._sorted[name] = [row[0] for row in rows]
+            # Row by row into the arrays: a million channels never stand as a million tuples.
+            rows = self.store.conn.execute(
+                f"SELECT {name}, id FROM channels WHERE suspended = 0 "
+                f"ORDER BY {name} {'DESC' if descending else 'ASC'}, id"
+            )
+            sign = -1 if descending else 1
+            found = Ranking(descending, array("q"), array("q"))
+            for value, row_id in rows:
+                found.keys.append(sign * value)
+                found.ids.append(row_id)
+            self._rankings[key] = found
         return found
 
     def page(
@@ -222,6 +279,11 @@ class Pager:
     def ids(self, listing: Listing, version: int, offset: int, limit: int) -> list[int]:
         """The ids of the page at ``offset``, in the listing's order, read from the index
         alone (the caller may have their rows already)."""
+        descending = _ranked(listing)
+        if descending is not None and listing.range is not None:
+            ranking = self._ranking(listing.range[0], descending, version)
+            if ranking is not None:
+                return ranking.page(listing.range[1], offset, limit)
         cursors = self._cursors(listing, version)
         start = cursors.before(offset) if listing.seekable else 0
         far = listing.seekable and offset - start > self.near

@@ -20,7 +20,7 @@ bucket, whether it needs a signed-in caller, and the OAuth scopes a bearer token
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,21 +150,6 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
     return caller, csrf_ok, session_id
 
 
-def _rate_headers(
-    services: Services, bucket: str, identity: Identity, now: float
-) -> dict[str, str]:
-    if not services.config.rate_limits:
-        # Nothing is counted down, so a client has nothing to wait for.
-        return {ENFORCED_HEADER: "false"}
-    window = services.ledger.window(bucket, identity(bucket))
-    remaining = window.remaining(now)
-    return {
-        LIMIT_HEADER: str(window.bucket.count),
-        REMAINING_HEADER: str(remaining),
-        RESET_HEADER: str(int(window.resets_at * 1000)),
-    }
-
-
 def _render(route: Route, result: Any) -> Response:
     if isinstance(result, Response):
         return result
@@ -199,12 +184,13 @@ PER_ADDRESS = frozenset({"user-login-failed", "user-register"})
 Identity = Callable[[str], str]
 
 
-def counting(route: Route, caller: Caller | None, request: Request, services: Services) -> Identity:
-    """Whom ``request`` counts as, bucket by bucket: the signed-in user, else the address;
-    :data:`PER_ADDRESS` buckets always the address, except where a signed-in caller proves
-    a password or code (a route that needs a user): there failures count per credential, so
-    a stolen session or token cannot lock its owner's own credential out."""
-    address = f"addr:{addresses.of_request(request, services.config)}"
+def counting(route: Route, caller: Caller | None, address: str) -> Identity:
+    """Whom a request from ``address`` (:func:`~explorer.emulator.addresses.of_request`)
+    counts as, bucket by bucket: the signed-in user, else the address; :data:`PER_ADDRESS`
+    buckets always the address, except where a signed-in caller proves a password or code (a
+    route that needs a user): there failures count per credential, so a stolen session or
+    token cannot lock its owner's own credential out."""
+    address = f"addr:{address}"
     own = f"user:{caller.user_id}" if caller is not None else address
     proof = (
         f"cred:{caller.credential}"
@@ -220,27 +206,72 @@ def counting(route: Route, caller: Caller | None, request: Request, services: Se
     return of
 
 
+def charged(route: Route, params: Mapping[str, str]) -> tuple[str, ...]:
+    """The buckets a request to ``route`` with query ``params`` counts in: the route's (or its
+    search bucket), ``global``, and any extra."""
+    return (route.endpoint.bucket_for(params), "global", *route.endpoint.also)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What one request counts in: its ``buckets``, charged to ``identity``, at ``now``."""
+
+    services: Services
+    buckets: tuple[str, ...]
+    identity: Identity
+    now: float
+
+    def refusing(self) -> str | None:
+        """The first bucket whose window is full, if any (none when limits are off)."""
+        if self.services.config.rate_limits:
+            for name in self.buckets:
+                if not self.services.ledger.window(name, self.identity(name)).allows(self.now):
+                    return name
+        return None
+
+    def rate_headers(self, bucket: str) -> dict[str, str]:
+        """The rate-limit headers describing ``bucket``'s window."""
+        if not self.services.config.rate_limits:
+            # Nothing is counted down, so a client has nothing to wait for.
+            return {ENFORCED_HEADER: "false"}
+        window = self.services.ledger.window(bucket, self.identity(bucket))
+        return {
+            LIMIT_HEADER: str(window.bucket.count),
+            REMAINING_HEADER: str(window.remaining(self.now)),
+            RESET_HEADER: str(int(window.resets_at * 1000)),
+        }
+
+    def settle(self, status: int, header_bucket: str | None = "") -> dict[str, str]:
+        """Charge the buckets a response with ``status`` counts in; return the headers every
+        response adds: the world clock's, then the rate-limit headers of ``header_bucket``
+        (the first of the buckets when empty, none when None)."""
+        services = self.services
+        headers = services.world.headers()
+        for name in self.buckets if services.config.rate_limits else ():
+            if counts_status(name, status):
+                services.ledger.window(name, self.identity(name)).charge(self.now)
+        if header_bucket is not None:
+            headers.update(self.rate_headers(header_bucket or self.buckets[0]))
+        return headers
+
+    def finish(self, response: Response, header_bucket: str | None = "") -> Response:
+        """:meth:`settle` ``response`` and add its headers."""
+        response.headers.update(self.settle(response.status_code, header_bucket))
+        return response
+
+
 def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Response]]:
     """The Starlette endpoint for ``route``: the rules above, then the handler."""
-    plain = (route.endpoint.bucket, "global", *route.endpoint.also)
-    switched = (
-        (route.endpoint.search[1], "global", *route.endpoint.also)
-        if route.endpoint.search
-        else plain
-    )
 
     async def endpoint(request: Request) -> Response:
         now = services.clock()
-        buckets = (
-            switched
-            if route.endpoint.search and route.endpoint.search[0] in request.query_params
-            else plain
-        )
+        buckets = charged(route, request.query_params)
+        address = addresses.of_request(request, services.config)
         csrf_session: int | None = None
         if request.method not in SAFE_METHODS and cross_site(request):
             refused = ApiError(403, "A page of another site may not send this request.")
-            identity = counting(route, None, request, services)
-            return _finish(services, buckets, identity, now, refused.response())
+            anonymous = Tally(services, buckets, counting(route, None, address), now)
+            return anonymous.finish(refused.response())
         try:
             caller, csrf_ok, session_id = identify(request, services)
             if caller is not None and not csrf_ok:
@@ -249,14 +280,14 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                     caller = None
                 else:
                     csrf_session = session_id
-            identity = counting(route, caller, request, services)
         except ApiError as refused:
-            identity = counting(route, None, request, services)
-            return _finish(services, buckets, identity, now, refused.response())
+            anonymous = Tally(services, buckets, counting(route, None, address), now)
+            return anonymous.finish(refused.response())
+        tally = Tally(services, buckets, counting(route, caller, address), now)
         if csrf_session is not None:
             token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
             csrf = ApiError(461, "Invalid or missing CSRF header", headers={CSRF_HEADER: token})
-            return _finish(services, buckets, identity, now, csrf.response())
+            return tally.finish(csrf.response())
         try:
             if route.endpoint.signin == "user" and caller is None:
                 raise ApiError(401, "You must be signed in to do this.")
@@ -264,19 +295,13 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 missing = [s for s in route.endpoint.scopes if s not in caller.scopes]
                 if missing:
                     raise ApiError(403, f"Missing scope {missing[0]}.")
-            if services.config.rate_limits:
-                for name in buckets:
-                    if not services.ledger.window(name, identity(name)).allows(now):
-                        error = ApiError(429, "Too Many Requests")
-                        error.headers.update(_rate_headers(services, name, identity, now))
-                        return _finish(
-                            services,
-                            ("global",),
-                            identity,
-                            now,
-                            error.response(),
-                            header_bucket=None,
-                        )
+            full = tally.refusing()
+            if full is not None:
+                error = ApiError(429, "Too Many Requests")
+                error.headers.update(tally.rate_headers(full))
+                # A refusal counts in global only, and describes the full bucket alone.
+                refusal = Tally(services, ("global",), tally.identity, now)
+                return refusal.finish(error.response(), header_bucket=None)
             response = _render(route, await route.handler(Context(request, services, caller)))
         except ApiError as error:
             response = error.response()
@@ -291,25 +316,6 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             response.headers[CSRF_HEADER] = credentials.csrf_token(
                 services.secret, request.cookies[SESSION_COOKIE]
             )
-        return _finish(services, buckets, identity, now, response)
+        return tally.finish(response)
 
     return endpoint
-
-
-def _finish(
-    services: Services,
-    buckets: tuple[str, ...],
-    identity: Identity,
-    now: float,
-    response: Response,
-    header_bucket: str | None = "",
-) -> Response:
-    """Charge the buckets this response counts in, describe the route's bucket and date the
-    response with the world clock."""
-    response.headers.update(services.world.headers())
-    for name in buckets if services.config.rate_limits else ():
-        if counts_status(name, response.status_code):
-            services.ledger.window(name, identity(name)).charge(now)
-    if header_bucket is not None:
-        response.headers.update(_rate_headers(services, header_bucket or buckets[0], identity, now))
-    return response

@@ -135,6 +135,11 @@ class Store:
         for ddl in extra_ddl:
             self.conn.executescript(ddl)
         self._depth = 0
+        #: The catalog version last read outside a transaction, and this connection's change
+        #: count then. Only an in-memory database is this connection's alone; a file may
+        #: have other writers, whose changes only a query sees.
+        self._private = self.path == ":memory:"
+        self._version_seen: tuple[int, int] = (-1, 0)
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -185,8 +190,18 @@ class Store:
         self.conn.execute("UPDATE versions SET value = value + 1 WHERE name = 'catalog'")
 
     def catalog_version(self) -> int:
-        """A number that changes whenever channels, users or types change (by any writer)."""
+        """A number that changes whenever channels, users or types change (by any writer).
+
+        In memory, the one connection's change count stands in for the query while it is
+        unchanged: no statement can change the version without changing the count.
+        """
+        conn = self.conn
+        changes = conn.total_changes
+        if self._private and changes == self._version_seen[0] and not conn.in_transaction:
+            return self._version_seen[1]
         value: int = self.scalar("SELECT value FROM versions WHERE name = 'catalog'")
+        if self._private and not conn.in_transaction:
+            self._version_seen = changes, value
         return value
 
     # --- generic helpers ------------------------------------------------------------------

@@ -8,7 +8,6 @@ never appear in listings.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 import orjson
@@ -17,6 +16,7 @@ from starlette.responses import Response
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
 from explorer.emulator.listing import Pager, listing_of
+from explorer.emulator.pagecache import page_cache, page_key
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.shapes import (
     CHANNEL_FIELDS,
@@ -41,34 +41,6 @@ def _project(item: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, 
     return item if fields is None else {f: item[f] for f in fields}
 
 
-class PageCache:
-    """Encoded list pages by query string, each valid while the catalog version is unchanged.
-
-    A full ranking asks every page once, but notebooks re-run cells and the recipes rank the
-    same channels many ways; encoding a page costs ~1 ms and serving a cached one ~0.05 ms.
-    The catalog version comes from triggers, so no writer can leave a stale page behind.
-    """
-
-    def __init__(self, size: int = 512) -> None:
-        self.size = size
-        self.pages: OrderedDict[str, tuple[int, bytes, str | None]] = OrderedDict()
-
-    def get(self, key: str, version: int) -> tuple[bytes, str | None] | None:
-        """The cached body and total for ``key`` if still current."""
-        hit = self.pages.get(key)
-        if hit is None or hit[0] != version:
-            return None
-        self.pages.move_to_end(key)
-        return hit[1], hit[2]
-
-    def put(self, key: str, version: int, body: bytes, total: str | None) -> None:
-        """Remember a page, evicting the least recently used past ``size``."""
-        self.pages[key] = (version, body, total)
-        self.pages.move_to_end(key)
-        if len(self.pages) > self.size:
-            self.pages.popitem(last=False)
-
-
 class ChannelBodies:
     """Channel objects encoded once per catalog version, by id.
 
@@ -86,7 +58,8 @@ class ChannelBodies:
         """The encoded JSON array of the channels ``ids``, in that order."""
         if version != self.version or len(self.bodies) + len(ids) > self.size:
             self.version, self.bodies = version, {}
-        missing = [i for i in ids if i not in self.bodies]
+        bodies = self.bodies
+        missing = [i for i in ids if i not in bodies]
         if missing:
             catalog = types.all()
             rows = store.all(
@@ -95,17 +68,15 @@ class ChannelBodies:
                 missing,
             )
             for row in rows:
-                self.bodies[row[0]] = orjson.dumps(render_channel(row, catalog))
-        return b"[" + b",".join(self.bodies[i] for i in ids) + b"]"
+                bodies[row[0]] = orjson.dumps(render_channel(row, catalog))
+        return b"[" + b",".join([bodies[i] for i in ids]) + b"]"
 
 
 async def list_channels(ctx: Context) -> Response:
     """GET /channels: one page of the filtered, ordered channel list."""
-    key = ctx.request.url.query
+    key = page_key(ctx.request.scope)
     version = ctx.store.catalog_version()
-    cache = ctx.services.caches.get("channels")
-    if cache is None:
-        cache = ctx.services.caches["channels"] = PageCache()
+    cache = page_cache(ctx.services)
     hit = cache.get(key, version)
     if hit is None:
         query = parse_list_query(ctx.params, CHANNEL_FILTERS, PROJECTABLE)
