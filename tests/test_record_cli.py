@@ -3,6 +3,7 @@ back from disk, Ctrl-C and SIGTERM mid-run writing everything, exit codes, the d
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -17,9 +18,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import explorer
 from explorer.capture import open_capture
 from explorer.cli import main
-from explorer.cli.record import INTERRUPTED, TERMINATED, Display
+from explorer.cli import record as record_cli
+from explorer.cli.record import INTERRUPTED, TERMINATED, Display, Recording
 from explorer.emulator import Platform
 
 
@@ -101,6 +104,33 @@ def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: 
     assert {"viewersCurrent", "online", "numFollowers", "viewersTotal"} <= set(snapshots)
     assert capture.count() == written(stdout, "events") > 0
     assert capture.events(columns=["channel"])["channel"].notna().all()
+
+
+def test_the_recording_keeps_only_its_tail_in_memory(
+    live: Platform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watch of a recording keeps ``TAIL_ROWS`` rows in memory (here 1), not every row
+    it wrote."""
+    monkeypatch.setattr(record_cli, "TAIL_ROWS", 1)
+    args = argparse.Namespace(
+        top=5,
+        channels=None,
+        snapshot_every=60.0,
+        out=str(tmp_path / "capture"),
+        flush_every=0.2,
+        shard=None,
+        refresh=60.0,
+    )
+    with explorer.connect(live.base_url, progress=False) as api:
+        recording = Recording.start(api, args)
+        try:
+            watch = recording.watch
+            assert watch is not None and watch.recorder is not None
+            recorder = watch.recorder
+            wait_for(lambda: recorder.stats.events >= 2)
+            assert len(watch.log.tail(10**6)) < watch.log.total
+        finally:
+            recording.close()
 
 
 @pytest.mark.parametrize(
