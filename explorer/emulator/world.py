@@ -299,28 +299,24 @@ _TITLES = tuple(" ".join(parts).strip() for parts in product(*_TITLE_BITS))
 
 
 class _Stream:
-    """A chunk's draws as Python floats, and as the syllable each would pick (read one by one
-    while laying rows out), beside their words (read in bulk after); extended on demand."""
+    """A chunk's draws, read one by one as Python floats while laying rows out (through a
+    view of the array: converting every draw cost more than the layout reads), beside their
+    words (read in bulk after); extended on demand."""
 
     def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
         self.draws = draws
-        self.blocks: list[Words] = []
-        self.values: list[float] = []
-        self.syllables: list[str] = []
-        self._add(carried)
-        self._add(draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0)))
+        self.blocks = [carried, draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0))]
+        self.values = self._view()
 
-    def _add(self, block: Words) -> None:
-        values = doubles(block)
-        self.blocks.append(block)
-        self.values += values.tolist()
-        self.syllables += _pick(_SYLLABLES, (values * len(_SYLLABLES)).astype(np.int64))
+    def _view(self) -> memoryview:
+        return np.ascontiguousarray(doubles(self.words())).data
 
     def limit(self, position: int) -> int:
         """Draw more if a whole row might not follow ``position``; the last position from
         which one surely does."""
         if position + _ROW_PAIRS > len(self.values):
-            self._add(self.draws.pairs(_ROW_PAIRS * 1000))
+            self.blocks.append(self.draws.pairs(_ROW_PAIRS * 1000))
+            self.values = self._view()
         return len(self.values) - _ROW_PAIRS
 
     def words(self) -> Words:
@@ -339,23 +335,25 @@ def _layout(
     candidate), 4 fixed, then a type and a language (each a flag and, if set, a pick) and a
     128-bit stream key. The loop is the one part of seeding that runs per row in Python.
     """
-    values, syllables = stream.values, stream.syllables
+    syllables, size = _SYLLABLES, len(_SYLLABLES)
     names, bases = [], []
     position = 0
     limit = stream.limit(position)
+    values = stream.values
     for index in indexes:
         if position > limit:
             limit = stream.limit(position)
+            values = stream.values
         if index < len(DEMO_ACCOUNTS):
             name = DEMO_ACCOUNTS[index].username
         else:
             while True:
+                name = syllables[int(values[position + 1] * size)]
+                name += syllables[int(values[position + 2] * size)]
                 if values[position] < 0.5:
-                    name = syllables[position + 1] + syllables[position + 2]
                     position += 3
                 else:
-                    name = syllables[position + 1] + syllables[position + 2]
-                    name += syllables[position + 3]
+                    name += syllables[int(values[position + 3] * size)]
                     position += 4
                 if values[position] < 0.5:
                     name += str(1 + int(values[position + 1] * 999))
@@ -367,6 +365,7 @@ def _layout(
                     break
                 if position > limit:
                     limit = stream.limit(position)
+                    values = stream.values
         names.append(name)
         bases.append(position)
         position += 18 + featured[index]
