@@ -11,9 +11,9 @@ is reported:
 (c) a bare keep-alive ``http.client`` loop that only downloads the pages, decoding nothing.
 
 Goals: (b)/(a) >= 3 (the toolkit is three times faster than the naive loop) and (c)/(a) >=
-0.7 (the toolkit runs at 70 % of the speed of merely downloading). Also printed: the toolkit
-at other page concurrencies, and frame building alone (``tables.frame`` against
-``json_normalize`` per page plus ``concat``) on the same records.
+0.7 (the toolkit runs at 70 % of the speed of merely downloading), "or the benchmark says
+exactly where the rest goes and why it cannot be removed" (issue 25, item 4). Also printed:
+the toolkit at other page concurrencies, and each part of (a) alone.
 
 Two conditions: *cold*, where every contender's query is new to the platform (a no-op filter
 ``viewersTotal:gte:-N`` with a fresh N), so each page is encoded as on a live platform whose
@@ -23,19 +23,45 @@ in well under a millisecond, which leaves almost only client-side work to compar
 With limits off the platform answers ``X-RateLimit-Enforced: false``, so the toolkit never
 waits for a bucket between rounds.
 
-Where (a)'s time goes is measured too, each part alone on the same cold pages, one round
-after another: the transport (``explorer.transport``: httpx with as many pages in flight as
-the toolkit, bytes only), the decoding (orjson) and the frame building (``tables.frame``),
-with this process's CPU time beside each contender's and each part's. On this 2-core machine
-the platform's process has the other core: (c) spends a few milliseconds of its own and waits
-for the platform, while (a) is bound by its own CPU: (a) takes at least the longer of (c)'s
-time and its parts' CPU, which bounds (c)/(a), printed as is and were httpx as cheap as
-``http.client`` (on a loaded machine (a) also waits for a core, and the measured share falls
-far below that bound). What cannot go:
-a DataFrame of Python-decoded JSON needs the decoding (orjson, the fastest decoder to Python
-objects) and one pass over every value per column; what httpx adds over ``http.client`` is its
-per-request work (URL merging and parsing, cookies, auth flow, httpcore's pool and h11), which
-only another HTTP client would remove, with the sign-in, retry and error handling built on it.
+Where (a)'s time goes is measured part by part on fresh cold pages, one round after another,
+with this process's CPU time beside each: the bare download and the toolkit's transport
+(``explorer.transport``: httpx with as many pages in flight as the toolkit, bytes only) side
+by side, the decoding (orjson) and the frame building (``tables.frame``), and beside it the
+textbook typed build of the same frame (one list per column, ``pd.array`` of the final dtype
+each, checked equal to ``tables.frame``'s), the column lists alone, and, as untyped
+references, ``DataFrame.from_records`` and ``json_normalize`` + ``concat``.
+
+The 0.7 cannot be reached by a DataFrame of Python-decoded JSON: decoding alone costs more
+than the goal leaves ((c) is about 15 ms on a quiet machine, orjson 20 ms). So the second
+branch is judged, against a floor measured in the same run:
+
+    floor = bare download (wall) + orjson decode (CPU) + the cheapest correct frame build (CPU)
+
+where the cheapest correct frame build is the cheaper of ``tables.frame`` and the textbook
+typed build. Beyond the floor (a)'s cold median is split into: httpx over ``http.client``
+(the transport's wall less the bare download's), waiting for a core (decode and frame build,
+wall less CPU: nothing on a quiet machine), ``tables.frame`` over the cheapest build, and the
+rest (page planning, pacing, the client's set-up and close, the hand-off to the toolkit's
+loop thread; negative when decoding overlaps pages still in flight). PASS when (a) is within
+``FLOOR_TOLERANCE`` (1.25x) of the floor plus httpx's overhead and the wait. Why 1.25: the
+medians of five rounds compared here move by up to about 10 % from run to run on a quiet
+machine ((c)/(a) read 0.13-0.16 over runs), and the verdict divides one median by a sum of
+others taken in another phase; 25 % holds that spread, while a frame build at
+``json_normalize``'s speed (4x), or the transport's overhead doubled, still fails.
+
+Why each part stays:
+
+- the download is the platform's own time to answer; the floor starts from it;
+- decoding: a frame of JSON needs its values as Python objects or columns; orjson is the
+  fastest decoder to Python objects, and decoding to columns in C (Arrow's JSON reader) would
+  need the platform to send newline-delimited JSON, not the arrays its API is specified with,
+  and redo in Arrow the per-value rules of ``columns.py`` (wrong types left missing);
+- the frame build is one pass over every value per column (the column lists alone are most
+  of it) plus one vectorised conversion per column; ``tables.frame`` reads columns with
+  ``itemgetter`` in C and is cheaper than the textbook typed build;
+- httpx's per-request work (about 0.6 ms CPU against ``http.client``'s 0.1: httpcore's pool
+  on anyio, h11, cookies, the auth flow) goes only with httpx, which carries the sign-in,
+  CSRF, retry and 429 handling; the transport already hands it one absolute URL per page.
 """
 
 from __future__ import annotations
@@ -291,20 +317,22 @@ def breakdown(base_url: str) -> tuple[dict[str, float], dict[str, float]]:
 def verdict(
     toolkit_s: float, parts: dict[str, float], parts_cpu: dict[str, float]
 ) -> dict[str, float]:
-    """The floor, where (a)'s time goes beyond it, and the goal's second branch judged;
-    printed, and returned in milliseconds."""
-    ms = {
+    """The floor, where (a)'s cold time goes beyond it, and the goal's second branch judged
+    (see the module docstring); printed, and returned in milliseconds."""
+    seconds = {
         "download": parts["bare"],
         "decode": parts_cpu["decode"],
         "frame": min(parts_cpu["frame"], parts_cpu["typed"]),
     }
-    floor = sum(ms.values())
-    ms["httpx"] = parts["transport"] - parts["bare"]
-    ms["frame_over"] = parts_cpu["frame"] - ms["frame"]
-    ms["other"] = toolkit_s - floor - ms["httpx"] - ms["frame_over"]
-    ms = {name: seconds * 1000 for name, seconds in ms.items()}
+    floor = sum(seconds.values())
+    seconds["httpx"] = parts["transport"] - parts["bare"]
+    seconds["waiting"] = sum(parts[name] - parts_cpu[name] for name in ("decode", "frame"))
+    seconds["frame_over"] = parts_cpu["frame"] - seconds["frame"]
+    seconds["other"] = (
+        toolkit_s - floor - sum(seconds[name] for name in ("httpx", "waiting", "frame_over"))
+    )
+    ms = {name: value * 1000 for name, value in seconds.items()}
     floor_ms, toolkit_ms = floor * 1000, toolkit_s * 1000
-    kept = floor_ms + ms["httpx"]
     print(
         f"  floor: bare download {ms['download']:.0f} ms wall + orjson decode "
         f"{ms['decode']:.0f} ms CPU + cheapest correct frame build {ms['frame']:.0f} ms CPU "
@@ -313,19 +341,21 @@ def verdict(
     print("  where (a) goes beyond the floor (cold, ms):")
     for label, name in (
         ("httpx over http.client (transport - bare, wall)", "httpx"),
+        ("waiting for a core (decode + frame, wall - CPU)", "waiting"),
         ("tables.frame over the cheapest build (CPU)", "frame_over"),
         ("other: planning, pacing, client, loop hand-off", "other"),
     ):
         print(f"    {label:52}{ms[name]:+7.0f}")
+    kept = floor_ms + ms["httpx"] + ms["waiting"]
     ratio = toolkit_ms / kept
     passed = ratio <= FLOOR_TOLERANCE
     print(
-        f"  (a) against the floor + httpx's overhead ({kept:.0f} ms): {ratio:.2f}x, within "
+        f"  (a) against the floor + httpx + waiting ({kept:.0f} ms): {ratio:.2f}x, goal within "
         f"{FLOOR_TOLERANCE:g}x: "
         + (
-            "PASS (goal's second branch: the rest is the floor and httpx, which stays)"
+            "PASS (goal's second branch: the rest is httpx's, which stays)"
             if passed
-            else "FAIL (more than the floor and httpx)"
+            else "FAIL (more than the floor, httpx and the wait)"
         )
     )
     return {**{f"{name}_ms": value for name, value in ms.items()}, "floor_ms": floor_ms}
