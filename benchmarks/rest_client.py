@@ -358,7 +358,11 @@ def verdict(
             else "FAIL (more than the floor, httpx and the wait)"
         )
     )
-    return {**{f"{name}_ms": value for name, value in ms.items()}, "floor_ms": floor_ms}
+    return {
+        **{f"{name}_ms": value for name, value in ms.items()},
+        "floor_ms": floor_ms,
+        "floor_ratio": ratio,
+    }
 
 
 def main() -> dict[str, float]:
