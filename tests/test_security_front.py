@@ -224,6 +224,26 @@ def test_held_connections_end_each_at_its_own_deadline(make_platform: MakePlatfo
             assert time.monotonic() - first_dropped > 1.0
 
 
+@pytest.mark.parametrize(("header_timeout", "held_past"), [(10.0, True), (1.5, False)])
+def test_held_connections_wait_while_their_address_is_refused(
+    make_platform: MakePlatform, header_timeout: float, held_past: bool
+) -> None:
+    """A held connection whose address is refused again before its deadline is held another
+    penalty (reconnecting would only be held again), but never past the head deadline."""
+    platform = make_platform(rate_limits=False, header_penalty=1.0, header_timeout=header_timeout)
+    with closing(raw(platform, ATTACKER)) as served:
+        served.sendall(HEAD)
+        _bench(platform)
+        with closing(raw(platform, ATTACKER)) as held:
+            held.sendall(HEAD)
+            opened = time.monotonic()
+            time.sleep(0.3)
+            served.sendall(b"X-Big: " + b"a" * 20_000)
+            assert answer(served).startswith(b"HTTP/1.1 431 ")
+            assert answer(held) == b""
+            assert (time.monotonic() - opened > 1.5) is held_past
+
+
 def test_held_connections_are_bounded_in_all(make_platform: MakePlatform) -> None:
     """Past ``http_held_connections`` held in all, a benched address's next connection is
     dropped at once, while those held stay held and another address is served."""

@@ -23,14 +23,16 @@ Limits:
   handler waiting for the body sees the client gone);
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
   closed at once, so one client cannot take the connection pool from the others;
-* after any of these refusals, the address's new connections are held unread, each dropped
-  ``header_penalty`` seconds after it opened (at once when the address already has
-  ``http_address_connections`` held, or the server ``http_held_connections`` from all
-  addresses, which bounds the file descriptors held): an attacker reconnecting in a loop
-  waits instead of costing the server a parse per attempt, and the server's time stays with
-  everyone else. A held connection gets no uvicorn protocol (the cost of an accept is all
-  it takes), and its own deadline, so held connections do not all end, and come back, in
-  one burst.
+* after any of these refusals, the address is benched for ``header_penalty`` seconds (from
+  its latest refusal) and its new connections are held unread: each is dropped at the
+  first multiple of ``header_penalty`` after its opening at which the address is no longer
+  benched, and at the latest ``header_timeout`` after its opening (at once when the address
+  already holds twice ``http_address_connections``, or the server ``http_held_connections``
+  from all addresses, which bounds the file descriptors held). An attacker reconnecting in
+  a loop waits instead of costing the server an accept and a parse per attempt, and the
+  server's time stays with everyone else. A held connection gets no uvicorn protocol (its
+  accept is all it costs) and its own deadline, so held connections do not all end, and
+  come back, in one burst.
 
 A websocket upgrade leaves the guard: uvicorn hands the transport to its websocket protocol
 (``transport.set_protocol``), which the guard sees as ``transport.get_protocol()`` no longer
@@ -263,11 +265,12 @@ class Front:
 
     def hold(self, address: str) -> bool:
         """Count a connection from ``address`` held unread, unless the address already has
-        as many held as it may have served, or the front holds all it may (then False: the
-        connection is dropped)."""
+        twice as many held as it may have served, or the front holds all it may (then False:
+        the connection is dropped, and a client in a loop reconnects at once: holding is
+        cheaper)."""
         limits = self.limits
         if (
-            self.held_by_address[address] >= limits.http_address_connections
+            self.held_by_address[address] >= 2 * limits.http_address_connections
             or self.held_total >= limits.http_held_connections
         ):
             return False
@@ -330,8 +333,22 @@ class Guard(asyncio.Protocol):
         self._held = True
         # uvloop starts reading after connection_made returns: pause just after.
         self._loop.call_soon(self._transport.pause_reading)
-        penalty = self.front.limits.header_penalty
-        self._deadline = self._loop.call_later(penalty, self._transport.abort)
+        self._opened = self._loop.time()
+        self._deadline = self._loop.call_later(self.front.limits.header_penalty, self._held_late)
+
+    def _held_late(self) -> None:
+        """Keep holding while the address is still benched (a client reconnecting in a loop
+        would only be held again), but never past the head deadline; else drop."""
+        now = self._loop.time()
+        limits = self.front.limits
+        if (
+            self.front.benched.get(self._address, 0.0) > now
+            and now + limits.header_penalty - self._opened <= limits.header_timeout
+        ):
+            self._deadline = self._loop.call_later(limits.header_penalty, self._held_late)
+        else:
+            self._deadline = None
+            self._transport.abort()
 
     def data_received(self, data: bytes) -> None:
         if self._inner is None:
