@@ -1,7 +1,10 @@
 """Servers that benchmarks measure, each run in its own process so the load generator does not
 share their GIL: ``python -m benchmarks.targets platform`` (the emulator, limits off, no
-simulation) or ``python -m benchmarks.targets bare FILE`` (a bare Starlette endpoint answering
-FILE's bytes). Each prints its base URL on one line, then serves until killed.
+simulation), ``python -m benchmarks.targets bare FILE`` (a bare Starlette endpoint answering
+FILE's bytes) or ``python -m benchmarks.targets decoy KIND`` (a listener that does with each
+connection the least a server can: holds it unread for ``slowloris``, closes it at once for
+``headers``; what an attack costs the machine, not a server). Each prints its base URL on one
+line, then serves until killed.
 """
 
 from __future__ import annotations
@@ -35,6 +38,32 @@ def _bare(body_file: str) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
+def _decoy(kind: str) -> None:
+    import asyncio
+    from typing import cast
+
+    held: list[asyncio.Transport] = []
+
+    class Decoy(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            tcp = cast(asyncio.Transport, transport)  # uvloop's does not subclass it
+            if kind == "slowloris" and len(held) < 4096:
+                tcp.pause_reading()
+                held.append(tcp)
+            else:
+                tcp.abort()
+
+    async def serve() -> None:
+        sock = bind("127.0.0.1", 0)
+        server = await asyncio.get_running_loop().create_server(Decoy, sock=sock)
+        print(f"http://127.0.0.1:{sock.getsockname()[1]}/api/v1", flush=True)
+        await server.serve_forever()
+
+    from explorer.emulator.server import bind, run_loop
+
+    run_loop(serve())
+
+
 def _platform(channels: int) -> None:
     from explorer.emulator import start
 
@@ -64,5 +93,7 @@ def running(*args: str) -> Iterator[tuple[str, int]]:
 if __name__ == "__main__":
     if sys.argv[1] == "bare":
         _bare(sys.argv[2])
+    elif sys.argv[1] == "decoy":
+        _decoy(sys.argv[2])
     else:
         _platform(int(sys.argv[2]) if len(sys.argv) > 2 else 5000)
