@@ -29,9 +29,9 @@ readers and leaves before them, so everything it saw was said while they were jo
 Memory is judged over the last half of the run, and only once warm: a run shorter than
 :data:`JUDGED_MINUTES` is not judged (its figures are printed), and neither is the recorder or
 the watch (nor its worker process) whose log was not yet full (:data:`WARM_ROWS`: its tail and
-one sealed chunk) when the last half began; the report says when each filled. At the
-default rates (about 13 events/s over 20 channels) that takes about 18 minutes, so a
-60-minute run judges every process.
+one sealed chunk) when the last half began; the report says when each filled. At about 13
+events/s (the default rates over 40 channels) that takes about 18 minutes, so a run of 40
+minutes or more judges every process.
 
 ``python -m benchmarks soak --minutes 10`` (default 10; ``make bench`` runs 2). Loopback only;
 every phase is bounded in time.
