@@ -332,6 +332,8 @@ class Capture:
     stalled: float
     #: When its log had :data:`WARM_ROWS` rows (epoch seconds; None: never in this run).
     warm: float | None = None
+    #: Rows its log had in all.
+    rows: int = 0
 
     @classmethod
     def read(cls, name: str, path: Path) -> Capture:
@@ -381,7 +383,10 @@ class Capture:
             failed += losses.get("failed", [])
             for gap in manifest.get("gaps") or []:  # a recorder's write gaps, where it has them
                 gaps.append((gap["start"], gap.get("end") or time.time()))
-        return cls(name, dict(ids), removals, outages, gaps, unreadable, failed, stalled, warm)
+        rows = int(frame["row"].max()) + 1 if len(frame) else 0
+        return cls(
+            name, dict(ids), removals, outages, gaps, unreadable, failed, stalled, warm, rows
+        )
 
     def covered(self, channel: int, at: float, removed: bool) -> bool:
         """Whether a reported loss covers a message of ``channel`` at ``at`` (``removed``:
@@ -656,9 +661,29 @@ def report(
     if summary:
         print("\nexplorer record's summary:")
         print("\n".join(summary))
+    print()
+    for capture in captures:
+        print(warm_up(capture, started, ended))
     warm = {role: c.warm for c in captures for role in READERS.get(c.name, ())}
     verdicts.append(resource_table(samples, started, ended, warm))
     return "verdict: " + ", ".join(verdicts)
+
+
+def warm_up(capture: Capture, started: float, ended: float) -> str:
+    """When ``capture``'s log was full (:data:`WARM_ROWS`), or when at this run's rate it
+    would be, and the run that would judge its memory."""
+    minutes = (ended - started) / 60
+    if capture.warm is not None:
+        full = (capture.warm - started) / 60
+        return f"{capture.name}'s log full ({WARM_ROWS:,} rows) at {full:.1f} min"
+    if not capture.rows:
+        return f"{capture.name}'s log: no rows"
+    full = minutes * WARM_ROWS / capture.rows
+    return (
+        f"{capture.name}'s log never full: {capture.rows:,} of {WARM_ROWS:,} rows in "
+        f"{minutes:.1f} min; at this rate full at about {full:.0f} min, so its memory is "
+        f"judged in runs of {max(2 * full, JUDGED_MINUTES):.0f} minutes or more"
+    )
 
 
 def resource_table(
@@ -679,10 +704,6 @@ def resource_table(
         f"judged in runs of {JUDGED_MINUTES:g} minutes or more, once a reader's log held "
         f"{WARM_ROWS:,} rows):"
     )
-    for role, at in sorted(warm.items()):
-        if role in {r[0] for r in READERS.values()}:
-            full = f"at {(at - started) / 60:.1f} min" if at is not None else "not in this run"
-            print(f"  {role}'s log full ({WARM_ROWS:,} rows) {full}")
     roles = sorted({s[1] for s in samples})
     marks = [started + (ended - started) * i / 10 for i in range(11)]
     print(f"{'process':<16}" + "".join(f"{(m - started) / 60:>11.1f}m" for m in marks))

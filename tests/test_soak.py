@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.soak import JUDGED_MINUTES, MAX_GROWTH_MB, resource_table
+from benchmarks.soak import (
+    JUDGED_MINUTES,
+    MAX_GROWTH_MB,
+    WARM_ROWS,
+    Capture,
+    resource_table,
+    warm_up,
+)
 
 START = 1_000_000.0
 
@@ -64,3 +71,22 @@ def test_reader_never_full_is_not_judged() -> None:
     assert line == (
         "memory and files flat over the last half (not judged, still warming up: recorder)"
     )
+
+
+def capture(warm: float | None, rows: int) -> Capture:
+    return Capture("record", {}, set(), [], [], 0, [], 0.0, warm, rows)
+
+
+def test_warm_up_says_when_the_log_was_full() -> None:
+    """A capture whose log filled reports the minute it did."""
+    assert warm_up(capture(START + 90, WARM_ROWS + 5), START, START + 600) == (
+        f"record's log full ({WARM_ROWS:,} rows) at 1.5 min"
+    )
+
+
+def test_warm_up_of_a_log_never_full_says_what_run_would_judge_it() -> None:
+    """A capture whose log never filled says how far it got and how long a run at this rate
+    would be judged."""
+    line = warm_up(capture(None, WARM_ROWS // 4), START, START + 600)
+    assert f"{WARM_ROWS // 4:,} of {WARM_ROWS:,} rows in 10.0 min" in line
+    assert "full at about 40 min, so its memory is judged in runs of 80 minutes" in line
