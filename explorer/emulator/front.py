@@ -24,7 +24,7 @@ Limits:
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
   closed at once, so one client cannot take the connection pool from the others;
 * after any of these refusals, the address is benched for ``header_penalty`` seconds (from
-  its latest refusal) and its new connections are held unread: each is dropped at the
+  its latest refusal) and its new connections are held unanswered: each is dropped at the
   first multiple of ``header_penalty`` after its opening at which the address is no longer
   benched, and at the latest ``header_timeout`` after its opening (at once when the address
   already holds twice ``http_address_connections``, or the server ``http_held_connections``
@@ -32,7 +32,9 @@ Limits:
   a loop waits instead of costing the server an accept and a parse per attempt, and the
   server's time stays with everyone else. A held connection gets no uvicorn protocol (its
   accept is all it costs) and its own deadline, so held connections do not all end, and
-  come back, in one burst.
+  come back, in one burst; what it sends is discarded, and one that sends more than
+  ``header_limit`` or hangs up is dropped at once (held floods would otherwise fill the
+  host's TCP memory with unread buffers).
 
 A websocket upgrade leaves the guard: uvicorn hands the transport to its websocket protocol
 (``transport.set_protocol``), which the guard sees as ``transport.get_protocol()`` no longer
@@ -235,9 +237,9 @@ class Front:
     def __init__(self, limits: Config) -> None:
         self.limits = limits
         self.open_by_address: Counter[str] = Counter()
-        #: Loop time until which each refused address's new connections are held unread.
+        #: Loop time until which each refused address's new connections are held unanswered.
         self.benched: dict[str, float] = {}
-        #: Connections held unread, by address and in all.
+        #: Connections held unanswered, by address and in all.
         self.held_by_address: Counter[str] = Counter()
         self.held_total = 0
 
@@ -254,7 +256,7 @@ class Front:
         )
 
     def bench(self, address: str, now: float) -> None:
-        """Hold ``address``'s new connections unread for the penalty."""
+        """Hold ``address``'s new connections unanswered for the penalty."""
         self.benched[address] = now + self.limits.header_penalty
 
     def release(self, address: str) -> None:
@@ -264,7 +266,7 @@ class Front:
             del self.open_by_address[address]
 
     def hold(self, address: str) -> bool:
-        """Count a connection from ``address`` held unread, unless the address already has
+        """Count a connection from ``address`` held unanswered, unless the address already has
         twice as many held as it may have served, or the front holds all it may (then False:
         the connection is dropped, and a client in a loop reconnects at once: holding is
         cheaper)."""
@@ -302,6 +304,8 @@ class Guard(asyncio.Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._counted = False
         self._held = False
+        #: Bytes a held connection sent, read and discarded.
+        self._discarded = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
@@ -323,16 +327,17 @@ class Guard(asyncio.Protocol):
             self._arm()
 
     def _hold(self) -> None:
-        """A tarpit: read nothing and drop the connection when the penalty has passed (at
+        """A tarpit: answer nothing and drop the connection when the penalty has passed (at
         once past the held share), so a client reconnecting in a loop waits instead of
         making the server accept again. Each connection has its own deadline, so held ones
-        do not all end, and come back, at once."""
+        do not all end, and come back, at once. What a held connection sends is read and
+        discarded, not left in the kernel: one that sends more than a head may hold (a flood)
+        or hangs up is dropped at once, so held floods cannot pile megabytes of unread
+        buffers into the host's TCP memory, slowing every connection on it."""
         if not self.front.hold(self._address):
             self._transport.abort()
             return
         self._held = True
-        # uvloop starts reading after connection_made returns: pause just after.
-        self._loop.call_soon(self._transport.pause_reading)
         self._opened = self._loop.time()
         self._deadline = self._loop.call_later(self.front.limits.header_penalty, self._held_late)
 
@@ -352,6 +357,9 @@ class Guard(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self._inner is None:
+            self._discarded += len(data)
+            if self._discarded > self.front.limits.header_limit:
+                self._transport.abort()
             return
         framing = self._framing
         entered = framing.entered
@@ -376,6 +384,7 @@ class Guard(asyncio.Protocol):
             self._arm()
 
     def eof_received(self) -> bool | None:
+        # A held connection's peer hung up: returning None closes it now, freeing its slot.
         return None if self._inner is None else self._inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
