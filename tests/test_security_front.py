@@ -10,7 +10,7 @@ import inspect
 import socket
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, closing
+from contextlib import ExitStack, closing, suppress
 from urllib.parse import urlsplit
 
 import httpx
@@ -259,6 +259,36 @@ def test_held_connections_are_bounded_in_all(make_platform: MakePlatform) -> Non
             assert time.monotonic() - started < 15  # dropped, not held for the penalty
         assert all(_open(sock) for sock in socks)
         bystander_ok(platform)
+
+
+def test_a_held_flood_is_dropped_at_once(make_platform: MakePlatform) -> None:
+    """A held connection that sends more than a head may hold is dropped at once, not left
+    holding its unread bytes for the penalty, while one that sends a head stays held."""
+    platform = make_platform(rate_limits=False, header_penalty=30.0)
+    _bench(platform)
+    with closing(raw(platform, ATTACKER)) as quiet, closing(raw(platform, ATTACKER)) as flood:
+        quiet.sendall(HEAD)
+        started = time.monotonic()
+        with suppress(BrokenPipeError, ConnectionResetError):  # dropped while still sending
+            flood.sendall(HEAD + b"X-Pad: " + b"a" * 200_000)
+        assert answer(flood) == b""
+        assert time.monotonic() - started < 15  # dropped, not held for the penalty
+        assert _open(quiet)
+
+
+def test_a_held_connection_that_hangs_up_frees_its_slot(make_platform: MakePlatform) -> None:
+    """A held connection whose client hangs up frees its held slot at once: with one slot
+    in all, the next held connection takes it instead of being dropped."""
+    platform = make_platform(rate_limits=False, header_penalty=30.0, http_held_connections=1)
+    _bench(platform)
+    with closing(raw(platform, ATTACKER)) as first:
+        first.sendall(HEAD)
+        first.shutdown(socket.SHUT_WR)
+        assert answer(first) == b""  # the server closed it on the client's hang-up
+    with closing(raw(platform, ATTACKER)) as second:
+        second.sendall(HEAD)
+        time.sleep(0.3)  # a dropped one would be closed by now
+        assert _open(second)
 
 
 def test_upgrade_requests_do_not_leak_connection_slots(quick: Platform) -> None:
