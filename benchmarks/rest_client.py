@@ -11,9 +11,9 @@ is reported:
 (c) a bare keep-alive ``http.client`` loop that only downloads the pages, decoding nothing.
 
 Goals: (b)/(a) >= 3 (the toolkit is three times faster than the naive loop) and (c)/(a) >=
-0.7 (the toolkit runs at 70 % of the speed of merely downloading). Also printed: the toolkit
-at other page concurrencies, and frame building alone (``tables.frame`` against
-``json_normalize`` per page plus ``concat``) on the same records.
+0.7 (the toolkit runs at 70 % of the speed of merely downloading), "or the benchmark says
+exactly where the rest goes and why it cannot be removed" (issue 25, item 4). Also printed:
+the toolkit at other page concurrencies, and each part of (a) alone.
 
 Two conditions: *cold*, where every contender's query is new to the platform (a no-op filter
 ``viewersTotal:gte:-N`` with a fresh N), so each page is encoded as on a live platform whose
@@ -23,19 +23,49 @@ in well under a millisecond, which leaves almost only client-side work to compar
 With limits off the platform answers ``X-RateLimit-Enforced: false``, so the toolkit never
 waits for a bucket between rounds.
 
-Where (a)'s time goes is measured too, each part alone on the same cold pages, one round
-after another: the transport (``explorer.transport``: httpx with as many pages in flight as
-the toolkit, bytes only), the decoding (orjson) and the frame building (``tables.frame``),
-with this process's CPU time beside each contender's and each part's. On this 2-core machine
-the platform's process has the other core: (c) spends a few milliseconds of its own and waits
-for the platform, while (a) is bound by its own CPU: (a) takes at least the longer of (c)'s
-time and its parts' CPU, which bounds (c)/(a), printed as is and were httpx as cheap as
-``http.client`` (on a loaded machine (a) also waits for a core, and the measured share falls
-far below that bound). What cannot go:
-a DataFrame of Python-decoded JSON needs the decoding (orjson, the fastest decoder to Python
-objects) and one pass over every value per column; what httpx adds over ``http.client`` is its
-per-request work (URL merging and parsing, cookies, auth flow, httpcore's pool and h11), which
-only another HTTP client would remove, with the sign-in, retry and error handling built on it.
+Where (a)'s time goes is measured part by part on fresh cold pages, one round after another,
+with this process's CPU time beside each, (a) whole first in each round so that the verdict
+compares times taken under the same load: the bare download and the toolkit's transport
+(``explorer.transport``: httpx with as many pages in flight as the toolkit, bytes only) side
+by side, the decoding (orjson) and the frame building (``tables.frame``), and beside it the
+textbook typed build of the same frame (one list per column, ``pd.array`` of the final dtype
+each, checked equal to ``tables.frame``'s), the column lists alone, and, as untyped
+references, ``DataFrame.from_records`` and ``json_normalize`` + ``concat``.
+
+The 0.7 cannot be reached by a DataFrame of Python-decoded JSON: decoding alone costs more
+than the goal leaves ((c) is about 15 ms on a quiet machine, orjson 20 ms). So the second
+branch is judged, against a floor measured in the same run:
+
+    floor = bare download (wall) + orjson decode (CPU) + the cheapest correct frame build (CPU)
+
+where the cheapest correct frame build is the cheaper of ``tables.frame`` and the textbook
+typed build. Beyond the floor (a)'s median in those rounds is split into: httpx over
+``http.client`` (the transport's wall less the bare download's), waiting for a core (decode
+and frame build, wall less CPU: nothing on a quiet machine, where the goal is judged),
+``tables.frame`` over the cheapest build, and the rest (page planning, pacing, the client's
+set-up and close, the hand-off to the toolkit's loop thread; negative when decoding overlaps
+pages still in flight). PASS when (a) is within ``FLOOR_TOLERANCE`` (1.25x) of the floor
+plus httpx's overhead and the wait. Why 1.25: the medians of five rounds compared here move
+by up to about 10 % from run to run on a quiet machine ((c)/(a) read 0.13-0.16 over runs),
+and the verdict divides one median by a sum of several others; 25 % holds that spread, while
+a frame build at ``json_normalize``'s speed (4x), or the transport's overhead doubled, still
+fails.
+
+Why each part stays:
+
+- the download is the platform's own time to answer; the floor starts from it;
+- decoding: a frame of JSON needs its values as Python objects or columns; orjson is the
+  fastest decoder to Python objects, and decoding to columns in C (Arrow's JSON reader) would
+  need the platform to send newline-delimited JSON, not the arrays its API is specified with,
+  and redo in Arrow the per-value rules of ``columns.py`` (wrong types left missing); about a
+  quarter of its time is CPython's cyclic collector, woken by the 15,000 dicts it allocates,
+  which a library should not switch off behind its caller's back;
+- the frame build is one pass over every value per column (the column lists alone are most
+  of it) plus one vectorised conversion per column; ``tables.frame`` reads columns with
+  ``itemgetter`` in C and is cheaper than the textbook typed build;
+- httpx's per-request work (about 0.6 ms CPU against ``http.client``'s 0.1: httpcore's pool
+  on anyio, h11, cookies, the auth flow) goes only with httpx, which carries the sign-in,
+  CSRF, retry and 429 handling; the transport already hands it one absolute URL per page.
 """
 
 from __future__ import annotations
@@ -50,7 +80,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
 import httpx
@@ -69,6 +99,8 @@ ORDER = "viewersTotal:desc"
 ROUNDS = 5
 #: The issue's goal for (c)/(a), cold.
 GOAL_SHARE = 0.7
+#: The goal's second branch: (a) within this factor of the floor plus httpx's overhead.
+FLOOR_TOLERANCE = 1.25
 _FRESH = itertools.count(1)
 R = TypeVar("R")
 CONCURRENCIES = (1, 4, 8)
@@ -223,23 +255,118 @@ def normalize(pages: list[list[dict[str, object]]]) -> pd.DataFrame:
     return pd.concat([pd.json_normalize(page) for page in pages], ignore_index=True)
 
 
+Layout = list[tuple[str, Any]]
+
+
+def layout(table: pd.DataFrame) -> Layout:
+    """The columns a ranking frame has, index first, with their dtypes."""
+    return [(str(table.index.name), table.index.dtype), *table.dtypes.items()]
+
+
+def column_lists(records: list[dict[str, Any]], columns: Layout) -> dict[str, list[Any]]:
+    """One list per column of ``columns``, an embedded object's fields read through it: the
+    one pass over every value that any frame of decoded records makes."""
+    lists: dict[str, list[Any]] = {}
+    for name, _ in columns:
+        outer, _, inner = name.partition(".")
+        lists[name] = (
+            [(record.get(outer) or {}).get(inner) for record in records]
+            if inner
+            else [record.get(name) for record in records]
+        )
+    return lists
+
+
+def typed(records: list[dict[str, Any]], columns: Layout) -> pd.DataFrame:
+    """The textbook typed build, columns known in advance: one list per column, one
+    ``pd.array`` of its final dtype each, one ``pd.DataFrame``."""
+    lists = column_lists(records, columns)
+    (index, index_dtype), *rest = columns
+    return pd.DataFrame(
+        {
+            name: lists[name] if str(dtype) == "object" else pd.array(lists[name], dtype=dtype)
+            for name, dtype in rest
+        },
+        index=pd.Index(lists[index], dtype=index_dtype, name=index),
+    )
+
+
 def breakdown(base_url: str) -> tuple[dict[str, float], dict[str, float]]:
-    """Each part of (a) alone, on fresh cold pages each round: transport, decode and frame
-    build, and (b)'s frame building on the same pages; median wall and CPU seconds of each,
-    after a warm-up round."""
+    """(a) whole, then each of its parts alone, on fresh cold pages each round: the bare
+    download beside the transport, decode and frame build, and the other frame builds of the
+    same records; median wall and CPU seconds of each, after a warm-up round."""
     runs: dict[str, list[tuple[float, float]]] = {}
+    columns: Layout = []
     for _ in range(ROUNDS + 1):
+        timed(runs, "toolkit", functools.partial(toolkit, base_url, fresh_filter()))
+        timed(runs, "bare", functools.partial(bare, base_url, fresh_filter()))
         download = functools.partial(transport_only, base_url, fresh_filter())
         pages = timed(
             runs, "decode", functools.partial(decode_pages, timed(runs, "transport", download))
         )
         records = [record for page in pages for record in page]
-        timed(runs, "frame", functools.partial(tables.frame, records, schemas.CHANNEL))
+        table = timed(runs, "frame", functools.partial(tables.frame, records, schemas.CHANNEL))
+        if not columns:
+            columns = layout(table)
+            pd.testing.assert_frame_equal(typed(records, columns), table)
+        timed(runs, "typed", functools.partial(typed, records, columns))
+        timed(runs, "columns", functools.partial(column_lists, records, columns))
+        timed(runs, "from_records", functools.partial(pd.DataFrame.from_records, records))
         timed(runs, "normalize", functools.partial(normalize, pages))
     return (
         {name: statistics.median(w for w, _ in values[1:]) for name, values in runs.items()},
         {name: statistics.median(c for _, c in values[1:]) for name, values in runs.items()},
     )
+
+
+def verdict(parts: dict[str, float], parts_cpu: dict[str, float]) -> dict[str, float]:
+    """The floor, where (a)'s cold time goes beyond it, and the goal's second branch judged
+    (see the module docstring); printed, and returned in milliseconds."""
+    seconds = {
+        "download": parts["bare"],
+        "decode": parts_cpu["decode"],
+        "frame": min(parts_cpu["frame"], parts_cpu["typed"]),
+    }
+    floor, toolkit_s = sum(seconds.values()), parts["toolkit"]
+    seconds["httpx"] = parts["transport"] - parts["bare"]
+    seconds["waiting"] = sum(parts[name] - parts_cpu[name] for name in ("decode", "frame"))
+    seconds["frame_over"] = parts_cpu["frame"] - seconds["frame"]
+    seconds["other"] = (
+        toolkit_s - floor - sum(seconds[name] for name in ("httpx", "waiting", "frame_over"))
+    )
+    ms = {name: value * 1000 for name, value in seconds.items()}
+    floor_ms, toolkit_ms = floor * 1000, toolkit_s * 1000
+    print(
+        f"  floor: bare download {ms['download']:.0f} ms wall + orjson decode "
+        f"{ms['decode']:.0f} ms CPU + cheapest correct frame build {ms['frame']:.0f} ms CPU "
+        f"= {floor_ms:.0f} ms; (a) in the same rounds {toolkit_ms:.0f} ms, "
+        f"{toolkit_ms / floor_ms:.2f}x the floor"
+    )
+    print("  where (a) goes beyond the floor (cold, ms):")
+    for label, name in (
+        ("httpx over http.client (transport - bare, wall)", "httpx"),
+        ("waiting for a core (decode + frame, wall - CPU)", "waiting"),
+        ("tables.frame over the cheapest build (CPU)", "frame_over"),
+        ("other: planning, pacing, client, loop hand-off", "other"),
+    ):
+        print(f"    {label:52}{ms[name]:+7.0f}")
+    kept = floor_ms + ms["httpx"] + ms["waiting"]
+    ratio = toolkit_ms / kept
+    passed = ratio <= FLOOR_TOLERANCE
+    print(
+        f"  (a) against the floor + httpx + waiting ({kept:.0f} ms): {ratio:.2f}x, goal within "
+        f"{FLOOR_TOLERANCE:g}x: "
+        + (
+            "PASS (goal's second branch: the rest is httpx's, which stays)"
+            if passed
+            else "FAIL (more than the floor, httpx and the wait)"
+        )
+    )
+    return {
+        **{f"{name}_ms": value for name, value in ms.items()},
+        "floor_ms": floor_ms,
+        "floor_ratio": ratio,
+    }
 
 
 def main() -> dict[str, float]:
@@ -271,44 +398,39 @@ def main() -> dict[str, float]:
         ("(c)/(a) share of bare download speed", "bare", GOAL_SHARE),
     ):
         ratios = [cold[name] / cold["toolkit"], warm[name] / warm["toolkit"]]
-        verdict = "PASS" if ratios[0] >= goal else "FAIL"
-        print(f"  {label:40}{ratios[0]:9.2f}{ratios[1]:9.2f}   goal >= {goal:g} cold: {verdict}")
+        verdict_ = "PASS" if ratios[0] >= goal else "FAIL (first branch; second below)"
+        print(f"  {label:40}{ratios[0]:9.2f}{ratios[1]:9.2f}   goal >= {goal:g} cold: {verdict_}")
         results[f"{name}_ratio_cold"], results[f"{name}_ratio_warm"] = ratios
     print(
         "  toolkit by page concurrency (cold): "
         + ", ".join(f"{n}: {t:.3f} s" for n, t in scaling.items())
     )
-    print("  where (a) goes, each part alone on the same cold pages (wall; CPU of this process):")
+    print("  each part alone on the same cold pages (wall; CPU of this process):")
     for label, name in (
+        ("bare download: http.client, one by one", "bare"),
         (f"transport: httpx, {DEFAULT_CONCURRENCY} pages in flight", "transport"),
         ("decode: orjson.loads per page", "decode"),
         ("frame build: tables.frame", "frame"),
+        ("  textbook typed build (pd.array each)", "typed"),
+        ("  the column lists alone (no dtypes)", "columns"),
+        ("  DataFrame.from_records (untyped, nested)", "from_records"),
+        ("  json_normalize + concat per page", "normalize"),
     ):
-        print(f"    {label:40}{parts[name] * 1000:6.0f} ms{parts_cpu[name] * 1000:6.0f} ms CPU")
+        print(f"    {label:44}{parts[name] * 1000:6.0f} ms{parts_cpu[name] * 1000:6.0f} ms CPU")
     spent = sum(parts_cpu[name] for name in ("transport", "decode", "frame"))
     print(
-        f"    sum {spent * 1000:.0f} ms CPU against (a)'s {cpu['toolkit'] * 1000:.0f} ms; (c) "
-        f"spends {cpu['bare'] * 1000:.0f} ms CPU, the rest of its time is the platform's"
+        f"    transport + decode + frame {spent * 1000:.0f} ms CPU against (a)'s "
+        f"{cpu['toolkit'] * 1000:.0f} ms; (c) spends {cpu['bare'] * 1000:.0f} ms CPU, the rest "
+        "of its time is the platform's"
     )
-    budget = cold["bare"] / GOAL_SHARE
     building = parts_cpu["decode"] + parts_cpu["frame"]
-    extra = max(parts_cpu["transport"] - cpu["bare"], 0.0)
-    print(
-        f"  the goal leaves (a) {budget * 1000:.0f} ms; of its CPU, decoding and building "
-        f"{CHANNELS:,} records take {building * 1000:.0f} ms and httpx {extra * 1000:.0f} ms more "
-        f"than http.client's {cpu['bare'] * 1000:.0f} ms"
-    )
     print(
         "  (c)/(a) bound by (a)'s CPU: "
         f"{cold['bare'] / max(cold['bare'], building + parts_cpu['transport']):.2f} as is, "
         f"{cold['bare'] / max(cold['bare'], building + cpu['bare']):.2f} if httpx cost what "
         "http.client does"
     )
-    print(
-        f"  frame building alone: tables.frame {parts['frame'] * 1000:.0f} ms, "
-        f"json_normalize + concat {parts['normalize'] * 1000:.0f} ms "
-        f"({parts['normalize'] / parts['frame']:.1f}x)"
-    )
+    results.update(verdict(parts, parts_cpu))
     results.update({f"{name}_cold_s": t for name, t in cold.items()})
     results.update({f"{name}_cold_cpu_s": t for name, t in cpu.items()})
     results.update({f"{name}_warm_s": t for name, t in warm.items()})

@@ -93,7 +93,7 @@ def column(values: Sequence[Any], kind: Kind, categories: Sequence[Any] = ()) ->
         return np.fromiter(values, dtype=object, count=n)
     if kind == "category":
         return _categorical(values, categories)
-    if values.count(None) == n:
+    if (not n or values[0] is None) and values.count(None) == n:  # a full count only then
         return _missing(kind, n)
     if kind == "str":
         return _strings(values)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
+from operator import itemgetter
 from typing import Any, TypeAlias
 
 import pandas as pd
@@ -46,7 +47,6 @@ from explorer.wire.kinds import Kind
 
 Record: TypeAlias = Mapping[str, Any]
 
-_EMPTY: dict[str, Any] = {}
 _ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)")
 
 
@@ -89,26 +89,55 @@ def _flatten(
     projection: tuple[str, ...] | None,
 ) -> None:
     """Add the columns of ``rows`` (records or embedded objects) to ``out``."""
-    present: set[str] = set().union(*rows) if rows else set()
     declared = schema.fields
-    names: list[str]
     if projection is not None:
         names = list(projection)
+        table = [_values(rows, name) for name in names]
     else:
-        names = [n for n in declared if n not in schema.optional or n in present]
-        if not present.issubset(declared):
-            names += [n for n in dict.fromkeys(chain.from_iterable(rows)) if n not in declared]
-    for name in names:
-        values = [row.get(name) for row in rows]
+        names, table = _declared(rows, schema)
+    for name, values in zip(names, table, strict=True):
         spec = declared.get(name)
         if spec is None and _objects(values):
             spec = GENERIC
         if isinstance(spec, Schema):
-            embedded = [v if isinstance(v, dict) else _EMPTY for v in values]
+            # A missing object reads as one with every field null, so its rows stay uniform.
+            null = dict.fromkeys(n for n in spec.fields if n not in spec.optional)
+            embedded = [v if isinstance(v, dict) else null for v in values]
             _flatten(embedded, spec, f"{prefix}{name}.", out, None)
         else:
             kind = spec if spec is not None else _infer(values)
             out[prefix + name] = columns.column(values, kind, schema.categories.get(name, ()))
+
+
+def _declared(rows: Sequence[Record], schema: Schema) -> tuple[list[str], list[list[Any]]]:
+    """The fields of ``rows`` the frame shows, in order, and each one's values.
+
+    The common case, every row holding exactly the schema's fields that are not optional,
+    is recognised without collecting the fields of every row: the rows hold as many fields
+    as that set, and each row has each of them.
+    """
+    declared = schema.fields
+    names = [n for n in declared if n not in schema.optional]
+    if sum(map(len, rows)) == len(rows) * len(names):
+        try:
+            return names, [list(map(itemgetter(name), rows)) for name in names]
+        except KeyError:
+            pass
+    present: set[str] = set().union(*rows) if rows else set()
+    names = [n for n in declared if n not in schema.optional or n in present]
+    if not present.issubset(declared):
+        names += [n for n in dict.fromkeys(chain.from_iterable(rows)) if n not in declared]
+    return names, [_values(rows, name) for name in names]
+
+
+def _values(rows: Sequence[Record], name: str) -> list[Any]:
+    """The values of field ``name`` in ``rows`` (None where absent), in one pass:
+    ``itemgetter`` in C when every row has the field, about twice as fast as ``dict.get``
+    in Python on freshly decoded records."""
+    try:
+        return list(map(itemgetter(name), rows))
+    except KeyError:
+        return [row.get(name) for row in rows]
 
 
 def _objects(values: list[Any]) -> bool:

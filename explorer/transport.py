@@ -21,6 +21,7 @@ import ssl
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import orjson
@@ -59,6 +60,8 @@ CLOCK_HEADER = "X-Explorer-Clock"
 #: Tries per GET: the first plus retries after a 429 or a dropped connection.
 MAX_ATTEMPTS = 5
 _REDIRECTS = (301, 302, 303, 307)
+#: Query values encoded by :meth:`Transport.url` as httpx would (others go to httpx).
+_PLAIN = (str, int)
 
 
 @functools.cache
@@ -99,6 +102,8 @@ class Transport:
             transport=transport,
             verify=_tls(),
         )
+        #: The base URL ending with one ``/``, as httpx joins paths to it.
+        self._root = str(self._http.base_url).rstrip("/") + "/"
         self._pacer = Pacer()
         self._credentials = credentials
         self._signing_in = asyncio.Lock()
@@ -150,6 +155,7 @@ class Transport:
             await self.open()
         attempts = MAX_ATTEMPTS if method == "GET" else 1
         attempt = 0
+        path, params = self.url(path, params)
         while True:
             attempt += 1
             await self._pacer.acquire(bucket, status)
@@ -176,6 +182,22 @@ class Transport:
             if response.is_error:
                 raise _error(response, self.base_url)
             return response
+
+    def url(
+        self, path: str, params: Mapping[str, Any] | None
+    ) -> tuple[str, Mapping[str, Any] | None]:
+        """The URL and query to hand httpx for ``path`` and ``params``: a query of text and
+        integers (a listing's pages) encoded here into one absolute URL, which httpx then
+        parses once instead of three times (merging the base URL, then the query), a tenth
+        of its CPU a request; anything else as given, for httpx to encode."""
+        if (
+            not params
+            or not path.startswith("/")
+            or "?" in path
+            or not all(type(value) in _PLAIN for value in params.values())
+        ):
+            return path, params
+        return f"{self._root}{path[1:]}?{urlencode(params)}", None
 
     async def records(
         self,

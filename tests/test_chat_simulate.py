@@ -187,3 +187,39 @@ def test_simulation_is_off_by_default_in_start(make_platform: Callable[..., Plat
     channel = busiest(world)["id"]
     users = httpx.get(f"{world.base_url}/chats/{channel}/users", timeout=10)
     assert users.status_code == 200 and users.json() == []
+
+
+#: ``sqlite_stat1`` of the channels as the seeding's sampled ``ANALYZE`` left them at a million
+#: channels: every index guessed to narrow ``suspended = 0`` down to a thousand rows.
+MILLION_STATS = (
+    ("channels_rank_followers", "832320 1001 1 1"),
+    ("channels_rank_viewers_current", "864000 1001 4 1"),
+    ("channels_rank_viewers_total", "817887 1001 1 1"),
+    ("channels_online", "949824 1001 1001"),
+    ("sqlite_autoindex_channels_1", "1085140 1"),
+)
+
+
+def test_live_channels_are_read_by_id_whatever_the_statistics() -> None:
+    """The live channels are looked up by id even under the statistics a million-channel
+    seeding leaves, which make an index led by ``suspended`` look cheaper (a scan of every
+    channel per lookup: seconds a tick)."""
+    store = Store(":memory:")
+    seed_store(store, 0, 600, lambda password: "x", opening)
+    store.conn.execute("DELETE FROM sqlite_stat1 WHERE tbl = 'channels'")
+    store.conn.executemany(
+        "INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('channels', ?, ?)", MILLION_STATS
+    )
+    store.conn.execute("ANALYZE sqlite_schema")
+    live = store.all("SELECT id, viewersCurrent FROM channels ORDER BY id LIMIT 500")
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    found = simulate.live_channels(store, live)
+    store.conn.set_trace_callback(None)
+    assert [row[0] for row in found] == [channel for channel, _ in live]
+    lookups = [sql for sql in statements if "FROM channels" in sql]
+    assert lookups
+    for sql in lookups:
+        plan = " ".join(row[3] for row in store.all(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "INTEGER PRIMARY KEY" in plan, plan
+    store.close()

@@ -189,6 +189,28 @@ def test_writes_and_timeouts_are_not_retried(method: str, failure: Exception) ->
     assert calls == [method]
 
 
+def test_a_query_reaches_the_wire_as_httpx_encodes_it() -> None:
+    """Text and integer query values, encoded by the transport itself, and the others, left to
+    httpx, give the URL httpx builds from the same parameters."""
+    base, seen = "http://platform.invalid/api/v1", []
+    plain = {"where": "viewersTotal:gte:-1,name:eq:a b&c=d/é+%", "order": "id:desc", "page": 3}
+    mixed = {"online": True, "limit": 2.5, "fields": ["id", "token"], "search": None}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url)
+        return httpx.Response(200, json=[])
+
+    async def send() -> None:
+        async with AsyncClient(base, transport=httpx.MockTransport(handle)) as client:
+            for params in (plain, mixed):
+                await client.get_json("/channels", **params)
+
+    asyncio.run(send())
+    with httpx.Client(base_url=base) as reference:
+        built = [reference.build_request("GET", "/channels", params=p).url for p in (plain, mixed)]
+    assert [str(url) for url in seen] == [str(url) for url in built]
+
+
 def test_error_for_picks_the_class_by_status() -> None:
     """Statuses map to their classes; unknown 5xx become ServerError; odd bodies are tolerated."""
     assert type(error_for(404, {"statusCode": 404, "error": "Not Found"})) is NotFound

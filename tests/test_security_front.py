@@ -188,6 +188,79 @@ def test_an_address_that_broke_a_limit_is_dropped_for_a_while(
     assert served.startswith(b"HTTP/1.1 200 ")
 
 
+def _bench(platform: Platform) -> None:
+    """Break the head limit from the attacker's address, so its next connections are held."""
+    with closing(raw(platform, ATTACKER)) as sock:
+        sock.sendall(HEAD + b"X-Big: " + b"a" * 20_000)
+        assert answer(sock).startswith(b"HTTP/1.1 431 ")
+
+
+def _open(sock: socket.socket) -> bool:
+    """Whether the server still holds ``sock`` open (nothing to read, no close)."""
+    sock.setblocking(False)
+    try:
+        return not sock.recv(1)
+    except BlockingIOError:
+        return True
+    except ConnectionResetError:
+        return False
+    finally:
+        sock.setblocking(True)
+
+
+def test_held_connections_end_each_at_its_own_deadline(make_platform: MakePlatform) -> None:
+    """A connection held two seconds after another is dropped about two seconds after it,
+    not with it: held connections do not all end, and reconnect, at once."""
+    platform = make_platform(rate_limits=False, header_penalty=3.0)
+    _bench(platform)
+    with closing(raw(platform, ATTACKER)) as first:
+        first.sendall(HEAD)
+        time.sleep(2.0)  # the gap between the two deadlines
+        with closing(raw(platform, ATTACKER)) as second:
+            second.sendall(HEAD)
+            assert answer(first) == b""
+            first_dropped = time.monotonic()
+            assert answer(second) == b""
+            assert time.monotonic() - first_dropped > 1.0
+
+
+@pytest.mark.parametrize(("header_timeout", "held_past"), [(10.0, True), (1.5, False)])
+def test_held_connections_wait_while_their_address_is_refused(
+    make_platform: MakePlatform, header_timeout: float, held_past: bool
+) -> None:
+    """A held connection whose address is refused again before its deadline is held another
+    penalty (reconnecting would only be held again), but never past the head deadline."""
+    platform = make_platform(rate_limits=False, header_penalty=1.0, header_timeout=header_timeout)
+    with closing(raw(platform, ATTACKER)) as served:
+        served.sendall(HEAD)
+        _bench(platform)
+        with closing(raw(platform, ATTACKER)) as held:
+            held.sendall(HEAD)
+            opened = time.monotonic()
+            time.sleep(0.3)
+            served.sendall(b"X-Big: " + b"a" * 20_000)
+            assert answer(served).startswith(b"HTTP/1.1 431 ")
+            assert answer(held) == b""
+            assert (time.monotonic() - opened > 1.5) is held_past
+
+
+def test_held_connections_are_bounded_in_all(make_platform: MakePlatform) -> None:
+    """Past ``http_held_connections`` held in all, a benched address's next connection is
+    dropped at once, while those held stay held and another address is served."""
+    platform = make_platform(rate_limits=False, header_penalty=30.0, http_held_connections=3)
+    _bench(platform)
+    with ExitStack() as held:
+        socks = [held.enter_context(closing(raw(platform, ATTACKER))) for _ in range(3)]
+        for sock in socks:
+            sock.sendall(HEAD)
+        with closing(raw(platform, ATTACKER)) as extra:
+            started = time.monotonic()
+            assert answer(extra) == b""
+            assert time.monotonic() - started < 15  # dropped, not held for the penalty
+        assert all(_open(sock) for sock in socks)
+        bystander_ok(platform)
+
+
 def test_upgrade_requests_do_not_leak_connection_slots(quick: Platform) -> None:
     """WebSocket upgrades (the live service's, or to a REST path, refused) give their
     connection slot back: 30 of them in turn leave the address its 20 slots."""

@@ -291,6 +291,15 @@ def test_enum_values_outside_the_declared_categories_are_kept() -> None:
     assert got["audience"].tolist() == ["kids"]
 
 
+def test_a_missing_field_beside_an_extra_one_keeps_both_columns() -> None:
+    """A record lacking a declared field and holding an undeclared one (as many fields as the
+    schema's) gives a missing value in the first column and the extra column."""
+    swapped = {key: value for key, value in CHANNEL_B.items() if key != "name"}
+    got = tables.frame([CHANNEL_A, {**swapped, "rank": 2}], schemas.CHANNEL)
+    assert got["name"].tolist()[0] == CHANNEL_A["name"] and pd.isna(got["name"].iloc[1])
+    assert pd.isna(got["rank"].iloc[0]) and got["rank"].iloc[1] == 2 and got.columns[-1] == "rank"
+
+
 def test_users_golden_frame() -> None:
     """User records become a frame indexed by user id with declared dtypes."""
     expected = pd.DataFrame(

@@ -57,13 +57,15 @@ class Config:
     jwt_ttl: float = 3600.0
     max_body: int = 1024 * 1024
     #: The HTTP front (``explorer.emulator.front``): bytes of a request line and headers,
-    #: seconds to send them and then the body, open connections per peer address, and
-    #: seconds an address that broke one of those limits has its new connections dropped.
+    #: seconds to send them and then the body, open connections per peer address (and twice
+    #: as many held unread), seconds an address that broke one of those limits has its new
+    #: connections held unread, and connections held unread from all addresses together.
     header_limit: int = 16 * 1024
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     http_address_connections: int = 256
     header_penalty: float = 1.0
+    http_held_connections: int = 2048
     max_upload: int = 2 * 1024 * 1024
     #: Chat methods one connection may call per second (sustained), and in a burst.
     chat_rate: float = 20.0

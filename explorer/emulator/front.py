@@ -23,10 +23,16 @@ Limits:
   handler waiting for the body sees the client gone);
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
   closed at once, so one client cannot take the connection pool from the others;
-* after any of these refusals, the address's new connections are held unread and dropped
-  when ``header_penalty`` seconds have passed (at once past twice the per-address cap): an
-  attacker reconnecting in a loop waits instead of costing the server a parse, or even an
-  accept, per attempt, and the server's time stays with everyone else.
+* after any of these refusals, the address is benched for ``header_penalty`` seconds (from
+  its latest refusal) and its new connections are held unread: each is dropped at the
+  first multiple of ``header_penalty`` after its opening at which the address is no longer
+  benched, and at the latest ``header_timeout`` after its opening (at once when the address
+  already holds twice ``http_address_connections``, or the server ``http_held_connections``
+  from all addresses, which bounds the file descriptors held). An attacker reconnecting in
+  a loop waits instead of costing the server an accept and a parse per attempt, and the
+  server's time stays with everyone else. A held connection gets no uvicorn protocol (its
+  accept is all it costs) and its own deadline, so held connections do not all end, and
+  come back, in one burst.
 
 A websocket upgrade leaves the guard: uvicorn hands the transport to its websocket protocol
 (``transport.set_protocol``), which the guard sees as ``transport.get_protocol()`` no longer
@@ -223,33 +229,61 @@ def _values(lowered_head: bytes, name: bytes) -> list[bytes]:
 
 
 class Front:
-    """What the connections of one server share: open connections and refusals by address."""
+    """What the connections of one server share: connections served and held, and refusals,
+    by address."""
 
     def __init__(self, limits: Config) -> None:
         self.limits = limits
         self.open_by_address: Counter[str] = Counter()
-        #: Loop time until which each refused address's connections are dropped unread.
+        #: Loop time until which each refused address's new connections are held unread.
         self.benched: dict[str, float] = {}
+        #: Connections held unread, by address and in all.
+        self.held_by_address: Counter[str] = Counter()
+        self.held_total = 0
 
-    def admit(self, address: str, now: float) -> Literal["serve", "busy", "hold", "drop"]:
-        """Count a new connection from ``address`` and say what becomes of it."""
-        self.open_by_address[address] += 1
-        held = self.open_by_address[address]
-        cap = self.limits.http_address_connections
+    def admit(self, address: str, now: float) -> Literal["serve", "busy", "hold"]:
+        """Say what becomes of a new connection from ``address``, counting it when served."""
         if self.benched.get(address, 0.0) > now:
-            return "drop" if held > 2 * cap else "hold"
+            return "hold"
         self.benched.pop(address, None)
-        return "busy" if held > cap else "serve"
+        self.open_by_address[address] += 1
+        return (
+            "busy"
+            if self.open_by_address[address] > self.limits.http_address_connections
+            else "serve"
+        )
 
     def bench(self, address: str, now: float) -> None:
         """Hold ``address``'s new connections unread for the penalty."""
         self.benched[address] = now + self.limits.header_penalty
 
     def release(self, address: str) -> None:
-        """A connection from ``address`` ended (or left the guard)."""
+        """A served connection from ``address`` ended (or left the guard)."""
         self.open_by_address[address] -= 1
         if self.open_by_address[address] <= 0:
             del self.open_by_address[address]
+
+    def hold(self, address: str) -> bool:
+        """Count a connection from ``address`` held unread, unless the address already has
+        twice as many held as it may have served, or the front holds all it may (then False:
+        the connection is dropped, and a client in a loop reconnects at once: holding is
+        cheaper)."""
+        limits = self.limits
+        if (
+            self.held_by_address[address] >= 2 * limits.http_address_connections
+            or self.held_total >= limits.http_held_connections
+        ):
+            return False
+        self.held_by_address[address] += 1
+        self.held_total += 1
+        return True
+
+    def unhold(self, address: str) -> None:
+        """A held connection from ``address`` ended."""
+        self.held_total -= 1
+        self.held_by_address[address] -= 1
+        if self.held_by_address[address] <= 0:
+            del self.held_by_address[address]
 
 
 class Guard(asyncio.Protocol):
@@ -257,40 +291,67 @@ class Guard(asyncio.Protocol):
     limit it passes. :func:`protocol` gives each server's subclass its :class:`Front`."""
 
     front: Front
+    _framing: Framing
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._inner: asyncio.Protocol = HttpToolsProtocol(*args, **kwargs)
-        self._framing = Framing(self.front.limits.header_limit)
+        self._arguments = (args, kwargs)
+        #: uvicorn's protocol, built only for a connection that is served: one held under
+        #: attack costs no parser, no server registration, no framing.
+        self._inner: asyncio.Protocol | None = None
         self._address = ""
         self._deadline: asyncio.TimerHandle | None = None
-        self._held = False
         self._counted = False
+        self._held = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
         self._loop = asyncio.get_running_loop()
-        self._inner.connection_made(transport)
         peer = transport.get_extra_info("peername")
         self._address = str(peer[0]) if isinstance(peer, (list, tuple)) and peer else ""
         verdict = self.front.admit(self._address, self._loop.time())
+        if verdict == "hold":
+            self._hold()
+            return
         self._counted = True
-        if verdict == "drop":
-            self._transport.abort()
-        elif verdict == "hold":
-            # A tarpit: read nothing and drop it when the penalty ends, so a client
-            # reconnecting in a loop waits instead of making the server accept again.
-            # (uvloop starts reading after this method returns: pause just after.)
-            self._held = True
-            self._loop.call_soon(self._transport.pause_reading)
-            until = self.front.benched[self._address]
-            self._deadline = self._loop.call_at(until, self._transport.abort)
-        elif verdict == "busy":
+        args, kwargs = self._arguments
+        self._inner = HttpToolsProtocol(*args, **kwargs)
+        self._inner.connection_made(self._transport)
+        self._framing = Framing(self.front.limits.header_limit)
+        if verdict == "busy":
             self._refuse(503, "Too many connections from this address.")
         else:
             self._arm()
 
+    def _hold(self) -> None:
+        """A tarpit: read nothing and drop the connection when the penalty has passed (at
+        once past the held share), so a client reconnecting in a loop waits instead of
+        making the server accept again. Each connection has its own deadline, so held ones
+        do not all end, and come back, at once."""
+        if not self.front.hold(self._address):
+            self._transport.abort()
+            return
+        self._held = True
+        # uvloop starts reading after connection_made returns: pause just after.
+        self._loop.call_soon(self._transport.pause_reading)
+        self._opened = self._loop.time()
+        self._deadline = self._loop.call_later(self.front.limits.header_penalty, self._held_late)
+
+    def _held_late(self) -> None:
+        """Keep holding while the address is still benched (a client reconnecting in a loop
+        would only be held again), but never past the head deadline; else drop."""
+        now = self._loop.time()
+        limits = self.front.limits
+        if (
+            self.front.benched.get(self._address, 0.0) > now
+            and now + limits.header_penalty - self._opened <= limits.header_timeout
+        ):
+            self._deadline = self._loop.call_later(limits.header_penalty, self._held_late)
+        else:
+            self._deadline = None
+            self._transport.abort()
+
     def data_received(self, data: bytes) -> None:
-        if self._held:
+        if self._inner is None:
             return
         framing = self._framing
         entered = framing.entered
@@ -315,17 +376,20 @@ class Guard(asyncio.Protocol):
             self._arm()
 
     def eof_received(self) -> bool | None:
-        return self._inner.eof_received()
+        return None if self._inner is None else self._inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._release()
-        self._inner.connection_lost(exc)
+        if self._inner is not None:
+            self._inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
-        self._inner.pause_writing()
+        if self._inner is not None:
+            self._inner.pause_writing()
 
     def resume_writing(self) -> None:
-        self._inner.resume_writing()
+        if self._inner is not None:
+            self._inner.resume_writing()
 
     def _release(self) -> None:
         """Stop the deadline and give the connection's slot back, once."""
@@ -333,6 +397,9 @@ class Guard(asyncio.Protocol):
         if self._counted:
             self._counted = False
             self.front.release(self._address)
+        elif self._held:
+            self._held = False
+            self.front.unhold(self._address)
 
     def _arm(self) -> None:
         """Start the deadline of the phase the connection just entered."""

@@ -159,8 +159,6 @@ class Platform:
         try:
             await chat.start()
             services.chat = self.chat = chat
-            if simulator is not None:
-                await simulator.start()
             serving = asyncio.ensure_future(self._server.serve(sockets=[sock]))
             while not self._server.started and not serving.done():
                 await asyncio.sleep(0.005)
@@ -169,6 +167,10 @@ class Platform:
                 return
             if ready is not None:
                 ready(self)
+            if simulator is not None:
+                # Its first plan (seconds at a million channels) runs once the URL is out,
+                # before the loop reads any request: none sees the world unplanned.
+                await simulator.start()
             await serving
         finally:
             if simulator is not None:

@@ -486,8 +486,12 @@ def live_channels(
     for start in range(0, len(ids), _LOOKUP_CHUNK):
         chunk = ids[start : start + _LOOKUP_CHUNK]
         marks = ",".join("?" * len(chunk))
+        # ``+suspended``: looked up by id. The sampled statistics (``seed_store``) guess that
+        # few rows are unsuspended, and a ranking index led by ``suspended`` then looked
+        # cheaper than the ids: a scan of every channel per chunk, seconds per tick at a
+        # million channels.
         for channel, owner, language in store.all(
-            f"SELECT id, userId, languageId FROM channels WHERE suspended = 0 AND id IN ({marks})",
+            f"SELECT id, userId, languageId FROM channels WHERE +suspended = 0 AND id IN ({marks})",
             chunk,
         ):
             info[channel] = (owner, language or "en")

@@ -299,33 +299,26 @@ _TITLES = tuple(" ".join(parts).strip() for parts in product(*_TITLE_BITS))
 
 
 class _Stream:
-    """A chunk's draws as Python floats, and as the syllable each would pick (read one by one
-    while laying rows out), beside their words (read in bulk after); extended on demand."""
+    """A chunk's draws: their words and doubles (read in bulk), and a view of the doubles
+    read one by one as Python floats while laying rows out (converting every draw cost more
+    than the layout reads); extended on demand."""
 
     def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
         self.draws = draws
-        self.blocks: list[Words] = []
-        self.values: list[float] = []
-        self.syllables: list[str] = []
-        self._add(carried)
-        self._add(draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0)))
-
-    def _add(self, block: Words) -> None:
-        values = doubles(block)
-        self.blocks.append(block)
-        self.values += values.tolist()
-        self.syllables += _pick(_SYLLABLES, (values * len(_SYLLABLES)).astype(np.int64))
+        self.blocks = [carried, draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0))]
+        self.words: Words = np.concatenate(self.blocks)
+        self.doubles: Doubles = np.ascontiguousarray(doubles(self.words))
+        self.values = self.doubles.data
 
     def limit(self, position: int) -> int:
         """Draw more if a whole row might not follow ``position``; the last position from
         which one surely does."""
         if position + _ROW_PAIRS > len(self.values):
-            self._add(self.draws.pairs(_ROW_PAIRS * 1000))
+            self.blocks.append(self.draws.pairs(_ROW_PAIRS * 1000))
+            self.words = np.concatenate(self.blocks)
+            self.doubles = np.ascontiguousarray(doubles(self.words))
+            self.values = self.doubles.data
         return len(self.values) - _ROW_PAIRS
-
-    def words(self) -> Words:
-        """Every word drawn for the chunk so far."""
-        return np.concatenate(self.blocks)
 
 
 def _layout(
@@ -339,23 +332,25 @@ def _layout(
     candidate), 4 fixed, then a type and a language (each a flag and, if set, a pick) and a
     128-bit stream key. The loop is the one part of seeding that runs per row in Python.
     """
-    values, syllables = stream.values, stream.syllables
+    syllables, size = _SYLLABLES, len(_SYLLABLES)
     names, bases = [], []
     position = 0
     limit = stream.limit(position)
+    values = stream.values
     for index in indexes:
         if position > limit:
             limit = stream.limit(position)
+            values = stream.values
         if index < len(DEMO_ACCOUNTS):
             name = DEMO_ACCOUNTS[index].username
         else:
             while True:
+                name = syllables[int(values[position + 1] * size)]
+                name += syllables[int(values[position + 2] * size)]
                 if values[position] < 0.5:
-                    name = syllables[position + 1] + syllables[position + 2]
                     position += 3
                 else:
-                    name = syllables[position + 1] + syllables[position + 2]
-                    name += syllables[position + 3]
+                    name += syllables[int(values[position + 3] * size)]
                     position += 4
                 if values[position] < 0.5:
                     name += str(1 + int(values[position + 1] * 999))
@@ -367,6 +362,7 @@ def _layout(
                     break
                 if position > limit:
                     limit = stream.limit(position)
+                    values = stream.values
         names.append(name)
         bases.append(position)
         position += 18 + featured[index]
@@ -397,10 +393,9 @@ def _chunks(
         indexes = range(low, min(low + _CHUNK, channels))
         stream = _Stream(draws, carried, len(indexes))
         names, bases, end = _layout(stream, indexes, taken, featured)
-        words = stream.words()
-        carried = words[end:]
+        carried = stream.words[end:]
         yield _chunk_rows(
-            words,
+            (stream.words, stream.doubles),
             indexes,
             names,
             np.asarray(bases, dtype=np.int64),
@@ -424,7 +419,7 @@ def _iso_column(ms: npt.NDArray[np.int64]) -> list[str]:
 
 
 def _chunk_rows(
-    words: Words,
+    draws: tuple[Words, Doubles],
     indexes: range,
     names: list[str],
     base: npt.NDArray[np.int64],
@@ -433,11 +428,12 @@ def _chunk_rows(
     type_weights: tuple[list[int], list[float]],
     live: dict[int, int],
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """The user and channel rows of one chunk, from its draws laid out by :func:`_layout`,
-    built column by column (a Python loop per row costs seconds at a million rows)."""
+    """The user and channel rows of one chunk, from its draws (words and their doubles) laid
+    out by :func:`_layout`, built column by column (a Python loop per row costs seconds at a
+    million rows)."""
     popularity, hours = habits
     size = len(indexes)
-    value = doubles(words)
+    words, value = draws
     draw = [value[base + k] for k in range(14)]
     created = _START_MS + (draw[0] * ((_CREATED_BY_MS - _START_MS) / 1000)).astype(np.int64) * 1000
     created += (draw[1] * 1000).astype(np.int64)
