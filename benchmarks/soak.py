@@ -7,7 +7,7 @@ channels, and three independent readers of them:
 * ``explorer record --channels ...`` (a child process) writing a capture;
 * ``api.watch(channels, to=..., max_rows=WATCH_TAIL)`` (a child process: ``python -m
   benchmarks.soak watch``), its tail as small as ``explorer record``'s, so both fill it
-  during the warm-up and growth after it is not the tail's;
+  and growth after it is not the tail's;
 * an observer in this process on plain websockets (not the toolkit), one anonymous
   connection per channel on a node that no fault touches: what the platform said.
 
@@ -25,6 +25,13 @@ per capture; the time each reconnect took (from the manifests); resident memory 
 of every process over time (the recorder's and the watch's worker processes too, once they
 started); a verdict against issue 28's goals. The observer joins after the
 readers and leaves before them, so everything it saw was said while they were joined.
+
+Memory is judged over the last half of the run, and only once warm: a run shorter than
+:data:`JUDGED_MINUTES` is not judged (its figures are printed), and neither is the recorder or
+the watch (nor its worker process) whose log was not yet full (:data:`WARM_ROWS`: its tail and
+one sealed chunk) when the last half began; the report says when each filled. At about 13
+events/s (the default rates over 40 channels) that takes about 18 minutes, so a run of 40
+minutes or more judges every process.
 
 ``python -m benchmarks soak --minutes 10`` (default 10; ``make bench`` runs 2). Loopback only;
 every phase is bounded in time.
@@ -59,7 +66,9 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from benchmarks.watch import Observer as PlainObserver
+from explorer.cli.record import TAIL_ROWS
 from explorer.emulator.fleet import Fleet
+from explorer.eventlog import CHUNK_ROWS
 from explorer.processes import Child
 
 #: Minutes when run from ``make bench`` (the command's default is 10).
@@ -81,6 +90,8 @@ SLACK = 1.0
 #: Goals: longest reconnect after a node kill, growth over the last half of the run.
 MAX_RECONNECT = 5.0
 MAX_GROWTH_MB = 5.0
+#: Shortest run whose memory is judged: its first half leaves every process time to warm up.
+JUDGED_MINUTES = 10.0
 #: Longest time between two files a capture may take: the recorder's pause and a few flushes.
 MAX_STALL = PAUSE + 10.0
 MAX_GROWTH_FILES = 5
@@ -91,9 +102,14 @@ ENDS = 0.2
 #: (audiences follow the time of day: at 05:45 UTC a world of 300 had 2 online, one of
 #: 50,000, the platform's default, 40; seeded in about 15 s).
 WORLD = 50_000
-#: Rows the watch keeps in memory (its ``max_rows``, as ``explorer record``'s ``TAIL_ROWS``):
-#: a tail that fills during the warm-up at a busy rate, so growth after it is not the tail's.
-WATCH_TAIL = 10_000
+#: Rows the watch keeps in memory (its ``max_rows``, as ``explorer record``'s), so growth once
+#: it is full is not the tail's.
+WATCH_TAIL = TAIL_ROWS
+#: Rows after which a reader's log holds all it ever will: a bounded log trims whole sealed
+#: chunks, so it keeps up to ``max_rows`` plus one chunk.
+WARM_ROWS = WATCH_TAIL + CHUNK_ROWS
+#: The processes each capture's log lives in (their memory waits for it to be full).
+READERS = {"record": ("recorder", "recorder worker"), "watch": ("watch", "watch worker")}
 TMPFS_SIZE = "2g"
 #: Removal events: what they are called here and the field naming what they remove.
 REMOVALS: dict[str, tuple[str, str | None]] = {
@@ -314,6 +330,10 @@ class Capture:
     failed: list[dict[str, Any]]
     #: The longest time between two files written (seconds): how long writing stalled.
     stalled: float
+    #: When its log had :data:`WARM_ROWS` rows (epoch seconds; None: never in this run).
+    warm: float | None = None
+    #: Rows its log had in all.
+    rows: int = 0
 
     @classmethod
     def read(cls, name: str, path: Path) -> Capture:
@@ -326,7 +346,8 @@ class Capture:
             try:
                 tables.append(
                     pq.read_table(
-                        file, columns=["event", "channel", "message_id", "packet"]
+                        file,
+                        columns=["event", "channel", "message_id", "packet", "row", "received_at"],
                     ).to_pandas()
                 )
             except Exception:
@@ -334,8 +355,12 @@ class Capture:
         frame = (
             pd.concat(tables, ignore_index=True)
             if tables
-            else pd.DataFrame(columns=["event", "channel", "message_id", "packet"])
+            else pd.DataFrame(
+                columns=["event", "channel", "message_id", "packet", "row", "received_at"]
+            )
         )
+        full = frame.loc[frame["row"] >= WARM_ROWS - 1, "received_at"]
+        warm = pd.Timestamp(full.min()).timestamp() if len(full) else None
         chats = frame[frame["event"] == "ChatMessage"]
         ids: dict[tuple[int, str], int] = defaultdict(int)
         for channel, message_id in zip(chats["channel"], chats["message_id"], strict=True):
@@ -358,7 +383,10 @@ class Capture:
             failed += losses.get("failed", [])
             for gap in manifest.get("gaps") or []:  # a recorder's write gaps, where it has them
                 gaps.append((gap["start"], gap.get("end") or time.time()))
-        return cls(name, dict(ids), removals, outages, gaps, unreadable, failed, stalled)
+        rows = int(frame["row"].max()) + 1 if len(frame) else 0
+        return cls(
+            name, dict(ids), removals, outages, gaps, unreadable, failed, stalled, warm, rows
+        )
 
     def covered(self, channel: int, at: float, removed: bool) -> bool:
         """Whether a reported loss covers a message of ``channel`` at ``at`` (``removed``:
@@ -633,39 +661,98 @@ def report(
     if summary:
         print("\nexplorer record's summary:")
         print("\n".join(summary))
-    verdicts.append(resource_table(samples, started, ended))
+    print()
+    for capture in captures:
+        print(warm_up(capture, started, ended))
+    warm = {role: c.warm for c in captures for role in READERS.get(c.name, ())}
+    verdicts.append(resource_table(samples, started, ended, warm))
     return "verdict: " + ", ".join(verdicts)
 
 
+def warm_up(capture: Capture, started: float, ended: float) -> str:
+    """When ``capture``'s log was full (:data:`WARM_ROWS`), or when at this run's rate it
+    would be, and the run that would judge its memory."""
+    minutes = (ended - started) / 60
+    if capture.warm is not None:
+        full = (capture.warm - started) / 60
+        return f"{capture.name}'s log full ({WARM_ROWS:,} rows) at {full:.1f} min"
+    if not capture.rows:
+        return f"{capture.name}'s log: no rows"
+    full = minutes * WARM_ROWS / capture.rows
+    return (
+        f"{capture.name}'s log never full: {capture.rows:,} of {WARM_ROWS:,} rows in "
+        f"{minutes:.1f} min; at this rate full at about {full:.0f} min, so its memory is "
+        f"judged in runs of {max(2 * full, JUDGED_MINUTES):.0f} minutes or more"
+    )
+
+
 def resource_table(
-    samples: list[tuple[float, str, float, int]], started: float, ended: float
+    samples: list[tuple[float, str, float, int]],
+    started: float,
+    ended: float,
+    warm: dict[str, float | None],
 ) -> str:
     """Memory and open files per process over time; a verdict on the last half (issue 28:
-    each process under :data:`MAX_GROWTH_MB` of growth, open files flat)."""
+    each process under :data:`MAX_GROWTH_MB` of growth, open files flat), for the processes
+    that were warm when it began (``warm``: when each role's log was full, None: never;
+    roles not in it have no tail to fill; see the module docstring)."""
+    middle = (started + ended) / 2
     print(
         f"\nresident MB / open files per process over time (every tenth of the run); growth "
         f"over the last half: the median of its last {ENDS:.0%} of samples less that of its "
-        f"first {ENDS:.0%} (goal: under {MAX_GROWTH_MB:g} MB and {MAX_GROWTH_FILES} files):"
+        f"first {ENDS:.0%} (goal: under {MAX_GROWTH_MB:g} MB and {MAX_GROWTH_FILES} files; "
+        f"judged in runs of {JUDGED_MINUTES:g} minutes or more, once a reader's log held "
+        f"{WARM_ROWS:,} rows):"
     )
     roles = sorted({s[1] for s in samples})
     marks = [started + (ended - started) * i / 10 for i in range(11)]
     print(f"{'process':<16}" + "".join(f"{(m - started) / 60:>11.1f}m" for m in marks))
-    flat = True
+    verdicts: dict[str, list[str]] = defaultdict(list)
     for role in roles:
         mine = [s for s in samples if s[1] == role]
         cells = []
         for mark in marks:
             near = min(mine, key=lambda s: abs(s[0] - mark))
             cells.append(f"{near[2]:>7.0f}/{near[3]:<4}" if abs(near[0] - mark) < 60 else " " * 12)
-        growth, files = half_growth(mine, (started + ended) / 2)
-        ok = growth < MAX_GROWTH_MB and files <= MAX_GROWTH_FILES
-        flat &= ok
+        growth, files = half_growth(mine, middle)
+        verdict = judged(role, growth, files, ended - started, middle, warm)
+        verdicts[verdict.split(":")[0]].append(role)
         print(
             f"{role:<16}"
             + "".join(cells)
-            + f"  last half: {growth:+.1f} MB, {files:+.0f} files {'PASS' if ok else 'FAIL'}"
+            + f"  last half: {growth:+.1f} MB, {files:+.0f} files {verdict}"
         )
-    return f"memory and files {'flat' if flat else 'NOT flat'} over the last half"
+    flat = "NOT flat" if verdicts["FAIL"] else "flat"
+    skipped = verdicts["not judged"]
+    if not verdicts["PASS"] and not verdicts["FAIL"]:
+        return f"memory and files not judged ({', '.join(skipped)} still warming up)"
+    return f"memory and files {flat} over the last half" + (
+        f" (not judged, still warming up: {', '.join(skipped)})" if skipped else ""
+    )
+
+
+def judged(
+    role: str,
+    growth: float,
+    files: float,
+    length: float,
+    middle: float,
+    warm: dict[str, float | None],
+) -> str:
+    """``PASS``, ``FAIL`` or ``not judged: why`` for one process's last-half growth."""
+    if length < JUDGED_MINUTES * 60:
+        return f"not judged: run shorter than {JUDGED_MINUTES:g} minutes"
+    if role in warm:
+        at = warm[role]
+        if at is None:
+            return f"not judged: its log never held {WARM_ROWS:,} rows"
+        if at > middle:
+            full = (at - (middle - length / 2)) / 60
+            return (
+                f"not judged: its log was full only at {full:.1f} min, after the half "
+                f"(at this rate, run {2 * full:.0f} minutes or more)"
+            )
+    return "PASS" if growth < MAX_GROWTH_MB and files <= MAX_GROWTH_FILES else "FAIL"
 
 
 def half_growth(samples: list[tuple[float, str, float, int]], middle: float) -> tuple[float, float]:

@@ -57,7 +57,6 @@ the caller or the injected ``clock``.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import html
 import os
 import threading
@@ -65,7 +64,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 import orjson
@@ -85,8 +84,12 @@ from explorer.eventchunks import (
     pack,
     received_at,
 )
+from explorer.heap import release_freed
 from explorer.wire.events import EVENTS
 
+#: Rows sealed into one chunk by default. A bounded log trims whole chunks, so it keeps between
+#: ``max_rows`` and ``max_rows + chunk_rows`` rows: its memory is level once that many came.
+CHUNK_ROWS = 4096
 #: Rows and columns at most in the log's HTML view.
 _HTML_ROWS = 5
 _HTML_COLUMNS = 12
@@ -128,7 +131,7 @@ class EventLog:
     def __init__(
         self,
         max_rows: int | None = None,
-        chunk_rows: int = 4096,
+        chunk_rows: int = CHUNK_ROWS,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if max_rows is not None and max_rows < 1:
@@ -417,8 +420,12 @@ class EventLog:
             self._segments = [_Segment(start, frame.iloc[:sealed])] if sealed else []
             self._last = (start, snap.end, frame)
             if merged:
+                # Concatenating per-chunk columns (tens of kilobytes each, so on the C heap)
+                # left holes glibc keeps resident, about 100 bytes a row at a million rows;
+                # one release after segments were merged returns them (about 60 ms after
+                # building 200,000 rows, a fifteenth of the build).
                 del pieces
-                _release_freed()
+                release_freed()
         return frame.copy(deep=False)
 
     def tail(self, n: int = 20, event: str | Collection[str] | None = None) -> pd.DataFrame:
@@ -533,31 +540,6 @@ class EventLog:
         rows = rows.loc[:, rows.notna().any() | rows.columns.isin(["received_at", "event"])]
         table = rows.to_html(max_cols=_HTML_COLUMNS, notebook=True) if len(rows) else ""
         return f"<p><code>{html.escape(repr(self))}</code></p>{table}"
-
-
-def _find_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim`` from the running process, None elsewhere (other C libraries
-    return freed memory on their own)."""
-    try:
-        return cast("Callable[[int], int]", ctypes.CDLL(None).malloc_trim)
-    except (OSError, AttributeError, TypeError):
-        return None
-
-
-_TRIM = _find_trim()
-
-
-def _release_freed() -> None:
-    """Hand the heap's free pages back to the OS.
-
-    Building a frame concatenates per-chunk columns (tens of kilobytes each, so on the C heap)
-    into whole ones and frees them; glibc keeps such holes resident, about 100 bytes per row,
-    measured at a million rows. One trim after segments were merged returns them (about 60 ms
-    after building 200,000 rows, a fifteenth of the build; reads that only add the open rows
-    to one segment skip it).
-    """
-    if _TRIM is not None:
-        _TRIM(0)
 
 
 def _clock_time(seconds: float) -> str:

@@ -60,7 +60,10 @@ last error, the rows dropped), so a capture says where it is incomplete.
 
 Memory: after each flush the log's :meth:`~explorer.eventlog.EventLog.hold` moves to the next
 unwritten row, so a log with ``max_rows`` keeps about ``max_rows`` rows plus what is not
-written yet. Threads: :meth:`~Recorder.flush` may run in any thread (``run`` writes in a
+written yet; and what building the flush's tables freed goes back to the operating system
+(:func:`explorer.heap.release_freed`, here and in the worker process), else pyarrow's pool
+and the C heap keep it and resident memory creeps up over hours of flushes.
+Threads: :meth:`~Recorder.flush` may run in any thread (``run`` writes in a
 worker thread, off the event loop); :meth:`~Recorder.add_snapshots` never waits for a flush.
 """
 
@@ -91,6 +94,7 @@ from explorer import columns
 from explorer.durations import Duration, seconds
 from explorer.eventchunks import Packed
 from explorer.eventlog import EventLog
+from explorer.heap import release_freed
 from explorer.processes import unwind_sigterm
 from explorer.recordworker import Worker, WorkerGone, serve
 from explorer.storage import PARTIAL, Staged, Store, open_store
@@ -390,6 +394,7 @@ class Recorder:
         if log is not None:
             log.hold(next_row)
         self._write_manifest()
+        release_freed()  # what building the tables freed (explorer.heap): level memory for hours
 
     def try_flush(self) -> None:
         """Flush as :meth:`run` does: when writing fails, warn (once per gap), count it in

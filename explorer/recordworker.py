@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
+from explorer.heap import release_freed
+
 
 class WorkerGone(Exception):
     """The worker process could not start or died."""
@@ -94,7 +96,8 @@ def receive(stream: IO[bytes]) -> Any:
 
 def serve(handle: Callable[..., Any]) -> None:
     """The worker process: answer each request with ``handle(*request)`` until stdin closes;
-    replies go to the original stdout, anything printed goes to stderr."""
+    replies go to the original stdout, anything printed goes to stderr. What a request freed
+    goes back to the operating system after its reply (:mod:`explorer.heap`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     replies = os.fdopen(os.dup(1), "wb")
@@ -113,3 +116,4 @@ def serve(handle: Callable[..., Any]) -> None:
             send(replies, reply)
         except OSError:  # the recorder is gone
             return
+        release_freed()  # after the reply, off the recorder's path: level memory for hours

@@ -158,6 +158,21 @@ def test_bounded_log_stays_bounded_and_every_row_is_written_once(tmp_path: Path)
     assert len(set(rows["message_id"].to_pylist())) == 30_000
 
 
+def test_a_flush_that_wrote_hands_freed_memory_back(
+    recording: tuple[EventLog, Recorder, ManualClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flush that wrote files returns what building them freed to the OS (explorer.heap),
+    so hours of flushes keep memory level; a flush with nothing to write does not."""
+    released = []
+    monkeypatch.setattr("explorer.recorder.release_freed", lambda: released.append(1))
+    log, recorder, _ = recording
+    recorder.flush()
+    assert released == []
+    log.append(chat_message(0), T0)
+    recorder.flush()
+    assert released == [1] and recorder.stats.files == 1
+
+
 def test_worker_process_writes_what_the_recorder_would(tmp_path: Path) -> None:
     """Rows built and written by the worker process equal those written in-process; when the
     worker dies the recorder writes the next flush itself, losing nothing."""
