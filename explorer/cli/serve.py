@@ -140,6 +140,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _announce(platform: Platform) -> None:
     print(f"REST {platform.base_url}", flush=True)
     _announce_chat(platform.chat_endpoints)
+
+
+def _announce_clock(platform: Platform) -> None:
+    """The world clock, once the simulator's first plan knows the share of chat it keeps."""
     if platform.services is not None:
         world = platform.services.world
         thinned = f", chat thinned: {world.kept:.1%} kept" if world.kept < 1 else ""
@@ -233,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         simulate=args.simulate,
         broker=args.broker,
     )
-    return _run(Platform(options).run(_announce))
+    return _run(Platform(options).run(_announce, _announce_clock))
 
 
 def _run(main: Coroutine[Any, Any, None]) -> int:

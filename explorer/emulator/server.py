@@ -129,8 +129,14 @@ class Platform:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
-    async def run(self, ready: Callable[[Platform], None] | None = None) -> None:
-        """Serve until :meth:`stop` (or a signal, in the main thread), then clean up."""
+    async def run(
+        self,
+        ready: Callable[[Platform], None] | None = None,
+        planned: Callable[[Platform], None] | None = None,
+    ) -> None:
+        """Serve until :meth:`stop` (or a signal, in the main thread), then clean up;
+        ``ready`` is called once the server listens, ``planned`` once the simulator's first
+        plan is made (at once without a simulator)."""
         self._loop = asyncio.get_running_loop()
         services = open_services(self.options.db, self.options.config, self.options.clock)
         self.services = services
@@ -171,6 +177,8 @@ class Platform:
                 # Its first plan (seconds at a million channels) runs once the URL is out,
                 # before the loop reads any request: none sees the world unplanned.
                 await simulator.start()
+            if planned is not None:
+                planned(self)
             await serving
         finally:
             if simulator is not None:
