@@ -12,7 +12,9 @@ channels, and three independent readers of them:
   connection per channel on a node that no fault touches: what the platform said.
 
 After a warm-up, faults follow one another every ``interval`` seconds, in this order, again
-and again: a chat node ``kill -9`` (a replacement started at once), Redis restarted, the
+and again: a chat node ``kill -9`` (of the nodes but the observer's, the one holding the
+most of the captures' connections, read from ``/proc``; a replacement started at once; a run
+whose kills cut none says the reconnect goal was not exercised), Redis restarted, the
 recorder paused with SIGSTOP (then SIGCONT), a full disk for a moment (the captures live on
 a small tmpfs that is shrunk to what it holds; skipped where mounting is not allowed), the
 REST process restarted. Then the observer leaves, the readers get a grace period, and stop.
@@ -53,11 +55,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 import pandas as pd
@@ -286,31 +289,72 @@ class Fault:
     kind: str
     at: float
     note: str = ""
+    #: For a node kill: the captures' connections it cut.
+    cut: int = 0
 
 
-def inject(kind: str, fleet: Fleet, recorder: Child, disk: Disk, stable: Child) -> str:
-    """Cause fault ``kind``; a note on what was done."""
+def sockets(pid: int) -> set[int]:
+    """The inodes of the sockets process ``pid`` has open (none when it is gone)."""
+    inodes: set[int] = set()
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(int(target[8:-1]))
+    return inodes
+
+
+def peer_ports(inodes: set[int]) -> Counter[int]:
+    """How many established TCP connections among the sockets ``inodes`` go to each port."""
+    ports: Counter[int] = Counter()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "01" and int(fields[9]) in inodes:  # 01: ESTABLISHED
+                    ports[int(fields[2].rsplit(":", 1)[1], 16)] += 1
+    return ports
+
+
+def victim(fleet: Fleet, stable: Child, captures: Sequence[Child]) -> tuple[Child, int]:
+    """The chat node to kill: of the running ones but the observer's, the one holding the most
+    of the captures' connections (the newest on a tie), and how many it holds. Killing a node
+    no capture is on would test nothing."""
+    inodes = set().union(*(sockets(c.pid) for c in captures if c.running()))
+    ports = peer_ports(inodes)
+    running = [n for n in fleet.nodes if n is not stable and n.running()]
+    links = [(ports[urlsplit(n.address).port or 0], i, n) for i, n in enumerate(running)]
+    held, _, chosen = max(links, key=lambda link: link[:2])
+    return chosen, held
+
+
+def inject(
+    kind: str, fleet: Fleet, captures: Sequence[Child], disk: Disk, stable: Child
+) -> tuple[str, int]:
+    """Cause fault ``kind``; a note on what was done, and the captures' connections cut."""
+    recorder = captures[0]
     if kind == "node kill -9":
-        victim = next(n for n in reversed(fleet.nodes) if n is not stable and n.running())
-        victim.kill()
+        node, cut = victim(fleet, stable, captures)
+        node.kill()
         fleet.heal()
-        return f"pid {victim.pid}"
+        return f"pid {node.pid}, cutting {cut} capture connections", cut
     if kind == "redis restart":
         fleet.redis.kill()
         fleet.redis.start()
-        return ""
+        return "", 0
     if kind == "recorder pause":
         os.kill(recorder.pid, signal.SIGSTOP)
         time.sleep(PAUSE)
         os.kill(recorder.pid, signal.SIGCONT)
-        return f"{PAUSE:g} s"
+        return f"{PAUSE:g} s", 0
     if kind == "full disk":
         with disk.full() as full:
             if full:
                 time.sleep(FULL)
-        return f"{FULL:g} s" if full else "skipped (cannot mount a tmpfs here)"
+        return (f"{FULL:g} s" if full else "skipped (cannot mount a tmpfs here)"), 0
     fleet.restart_rest()
-    return ""
+    return "", 0
 
 
 # --- the captures ----------------------------------------------------------------------
@@ -540,8 +584,8 @@ def _soak(fleet: Fleet, disk: Disk, scratch: Path, duration: float, count: int) 
         time.sleep(max(0.0, at - time.time()))
         kind = FAULTS[len(faults) % len(FAULTS)]
         begun = time.time()
-        note = inject(kind, fleet, recorder, disk, stable)
-        faults.append(Fault(kind, begun, note))
+        note, cut = inject(kind, fleet, (recorder, watcher), disk, stable)
+        faults.append(Fault(kind, begun, note, cut))
         print(f"  {time.time() - started:6.0f} s  {kind} {note}", flush=True)
         at += interval
     time.sleep(max(0.0, started + duration - time.time()))
@@ -626,13 +670,16 @@ def report(
         "a reported loss; removals: seen, neither captured nor inside a reported outage)"
     )
     verdicts: list[str] = []
+    kills = [f for f in faults if f.kind == "node kill -9"]
+    if kills and not any(f.cut for f in kills):
+        print("\nno node kill cut a capture's connection: the reconnect goal was not exercised")
+        verdicts.append("reconnects NOT EXERCISED")
     for capture in captures:
         doubles = sum(n - 1 for n in capture.ids.values() if n > 1)
-        kills = [f.at for f in faults if f.kind == "node kill -9"]
         after_kill = [
             o["end"] - o["start"]
             for o in capture.outages
-            if any(k - SLACK <= o["start"] <= k + 10 for k in kills)
+            if any(k.at - SLACK <= o["start"] <= k.at + 10 for k in kills)
         ]
         every = [o["end"] - o["start"] for o in capture.outages]
         longest = max(after_kill, default=0.0)

@@ -1,8 +1,13 @@
 """The soak benchmark's memory verdict (``benchmarks/soak.py``) on samples whose answer is known:
 growth is judged over the last half, only in runs long enough and only once a reader's log is
-full; the soak itself lives in the benchmark."""
+full; and how it finds the connections a node kill cuts. The soak itself lives in the
+benchmark."""
 
 from __future__ import annotations
+
+import os
+import socket
+from contextlib import closing
 
 import pytest
 
@@ -11,7 +16,9 @@ from benchmarks.soak import (
     MAX_GROWTH_MB,
     WARM_ROWS,
     Capture,
+    peer_ports,
     resource_table,
+    sockets,
     warm_up,
 )
 
@@ -90,3 +97,21 @@ def test_warm_up_of_a_log_never_full_says_what_run_would_judge_it() -> None:
     line = warm_up(capture(None, WARM_ROWS // 4), START, START + 600)
     assert f"{WARM_ROWS // 4:,} of {WARM_ROWS:,} rows in 10.0 min" in line
     assert "full at about 40 min, so its memory is judged in runs of 80 minutes" in line
+
+
+def test_a_process_connections_are_counted_by_peer_port() -> None:
+    """Two connections this process opened to a loopback port are counted against that port
+    (the accepted ends, whose peers are ephemeral ports, are not)."""
+    with closing(socket.create_server(("127.0.0.1", 0))) as server:
+        port = server.getsockname()[1]
+        with (
+            closing(socket.create_connection(("127.0.0.1", port))) as one,
+            closing(socket.create_connection(("127.0.0.1", port))) as two,
+        ):
+            accepted = [server.accept()[0] for _ in (one, two)]
+            try:
+                ports = peer_ports(sockets(os.getpid()))
+            finally:
+                for sock in accepted:
+                    sock.close()
+    assert ports[port] == 2
