@@ -111,6 +111,8 @@ WATCH_TAIL = TAIL_ROWS
 #: Rows after which a reader's log holds all it ever will: a bounded log trims whole sealed
 #: chunks, so it keeps up to ``max_rows`` plus one chunk.
 WARM_ROWS = WATCH_TAIL + CHUNK_ROWS
+#: The columns of a capture's files the report reads.
+CAPTURE_COLUMNS = ("event", "channel", "message_id", "packet", "row", "received_at")
 #: The processes each capture's log lives in (their memory waits for it to be full).
 READERS = {"record": ("recorder", "recorder worker"), "watch": ("watch", "watch worker")}
 TMPFS_SIZE = "2g"
@@ -391,7 +393,7 @@ class Capture:
                 tables.append(
                     pq.read_table(
                         file,
-                        columns=["event", "channel", "message_id", "packet", "row", "received_at"],
+                        columns=list(CAPTURE_COLUMNS),
                     ).to_pandas()
                 )
             except Exception:
@@ -399,9 +401,7 @@ class Capture:
         frame = (
             pd.concat(tables, ignore_index=True)
             if tables
-            else pd.DataFrame(
-                columns=["event", "channel", "message_id", "packet", "row", "received_at"]
-            )
+            else pd.DataFrame(columns=list(CAPTURE_COLUMNS))
         )
         full = frame.loc[frame["row"] >= WARM_ROWS - 1, "received_at"]
         warm = pd.Timestamp(full.min()).timestamp() if len(full) else None

@@ -305,7 +305,12 @@ class _Stream:
 
     def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
         self.draws = draws
-        self.blocks = [carried, draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0))]
+        self.blocks = [carried]
+        self._extend(draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0)))
+
+    def _extend(self, block: Words) -> None:
+        """Add ``block`` to the chunk's draws and re-derive their words, doubles and view."""
+        self.blocks.append(block)
         self.words: Words = np.concatenate(self.blocks)
         self.doubles: Doubles = np.ascontiguousarray(doubles(self.words))
         self.values = self.doubles.data
@@ -314,10 +319,7 @@ class _Stream:
         """Draw more if a whole row might not follow ``position``; the last position from
         which one surely does."""
         if position + _ROW_PAIRS > len(self.values):
-            self.blocks.append(self.draws.pairs(_ROW_PAIRS * 1000))
-            self.words = np.concatenate(self.blocks)
-            self.doubles = np.ascontiguousarray(doubles(self.words))
-            self.values = self.doubles.data
+            self._extend(self.draws.pairs(_ROW_PAIRS * 1000))
         return len(self.values) - _ROW_PAIRS
 
 
