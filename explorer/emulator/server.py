@@ -34,7 +34,7 @@ from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.simulate import Simulator, seed_history
-from explorer.emulator.store import Store
+from explorer.emulator.store import LaterIndexes, Store
 from explorer.wire.ratelimit import BUCKETS, Bucket, Ledger
 
 log = logging.getLogger("explorer.emulator")
@@ -128,6 +128,8 @@ class Platform:
         self._server: uvicorn.Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        #: The build of the indexes a new world's seeding left for later (a file only).
+        self.indexes: LaterIndexes | None = None
 
     async def run(
         self,
@@ -162,6 +164,8 @@ class Platform:
         broker = open_broker(self.options.broker, services.store)
         chat = ChatCluster(services, self.options.host, self.options.chat_nodes, broker)
         simulator = Simulator(services, chat) if self.options.simulate else None
+        if services.store.path != ":memory:":
+            self.indexes = LaterIndexes(services.store.path)
         try:
             await chat.start()
             services.chat = self.chat = chat
@@ -179,8 +183,13 @@ class Platform:
                 await simulator.start()
             if planned is not None:
                 planned(self)
+            if self.indexes is not None:
+                # After the first plan, not to slow it: seconds at a million channels.
+                self.indexes.start()
             await serving
         finally:
+            if self.indexes is not None:
+                self.indexes.stop()
             if simulator is not None:
                 await simulator.stop()
             services.world.save(services.store)

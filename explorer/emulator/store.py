@@ -12,7 +12,8 @@ their own tables (``SCHEMA``) and keep their queries next to their routes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -67,10 +68,8 @@ CREATE INDEX IF NOT EXISTS channels_rank_viewers_total
     ON channels (suspended, viewersTotal DESC, id);
 CREATE INDEX IF NOT EXISTS channels_rank_viewers_current
     ON channels (suspended, viewersCurrent DESC, id);
-CREATE INDEX IF NOT EXISTS channels_rank_followers ON channels (suspended, numFollowers DESC, id);
 CREATE INDEX IF NOT EXISTS channels_online ON channels (online, viewersCurrent);
-CREATE INDEX IF NOT EXISTS channels_language ON channels (languageId, viewersTotal);
-CREATE INDEX IF NOT EXISTS channels_type ON channels (typeId, viewersTotal);
+{later};
 
 CREATE TABLE IF NOT EXISTS channel_roles (
     channelId INTEGER NOT NULL, userId INTEGER NOT NULL, roles TEXT NOT NULL,
@@ -101,6 +100,20 @@ CREATE TABLE IF NOT EXISTS oauth_tokens (
 CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family);
 """
 
+#: Indexes a new world's seeding leaves for later (:class:`LaterIndexes`), each read only by
+#: listings ordered by followers or filtered by language or type: at a million channels they
+#: cost seconds of the start, and a listing before they exist is still right (it scans).
+LATER_INDEXES = {
+    "channels_rank_followers": "CREATE INDEX IF NOT EXISTS channels_rank_followers "
+    "ON channels (suspended, numFollowers DESC, id)",
+    "channels_language": "CREATE INDEX IF NOT EXISTS channels_language "
+    "ON channels (languageId, viewersTotal)",
+    "channels_type": "CREATE INDEX IF NOT EXISTS channels_type ON channels (typeId, viewersTotal)",
+}
+#: Every table and index; opening a database made by an older version, or one whose later
+#: indexes a stop interrupted, builds what is missing.
+SCHEMA = SCHEMA.replace("{later}", ";\n".join(LATER_INDEXES.values()))
+
 
 #: Tables whose writes change what channel listings show (see the ``versions`` table).
 CATALOG_TABLES = ("channels", "users", "types")
@@ -112,11 +125,13 @@ CATALOG_TRIGGERS = "\n".join(
 )
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
+def connect(path: str | Path, check_same_thread: bool = True) -> sqlite3.Connection:
     """Open ``path`` (or ``":memory:"``) in autocommit mode with WAL and sane pragmas."""
     if str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+    conn = sqlite3.connect(
+        str(path), isolation_level=None, timeout=10.0, check_same_thread=check_same_thread
+    )
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
@@ -203,10 +218,11 @@ class Store:
                 self.conn.execute("PRAGMA journal_mode=WAL")
 
     @contextmanager
-    def set_aside(self, tables: Sequence[str]) -> Iterator[None]:
+    def set_aside(self, tables: Sequence[str], later: Collection[str] = ()) -> Iterator[None]:
         """Bulk-load ``tables``: drop their indexes and triggers, then rebuild them after the
-        block, bumping the catalog version once (building an index over loaded rows sorts
-        once instead of updating it row by row). Use inside :meth:`transaction`."""
+        block, but for the indexes named in ``later``, bumping the catalog version once
+        (building an index over loaded rows sorts once instead of updating it row by row).
+        Use inside :meth:`transaction`."""
         marks = ", ".join("?" * len(tables))
         kept = self.all(
             f"SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ({marks}) "
@@ -216,8 +232,9 @@ class Store:
         for kind, name, _ in kept:
             self.conn.execute(f"DROP {kind.upper()} {name}")
         yield
-        for _, _, sql in kept:
-            self.conn.execute(sql)
+        for _, name, sql in kept:
+            if name not in later:
+                self.conn.execute(sql)
         self.conn.execute("UPDATE versions SET value = value + 1 WHERE name = 'catalog'")
 
     def catalog_version(self) -> int:
@@ -279,3 +296,47 @@ class Store:
 def dumps(value: Any) -> str:
     """JSON text for a TEXT column."""
     return orjson.dumps(value).decode()
+
+
+class LaterIndexes:
+    """Builds the :data:`LATER_INDEXES` a seeding left out, in a thread on a connection of its
+    own, while the platform serves: in WAL its readers keep reading meanwhile, and its writers
+    wait for each index (under a second at a million channels). A stop interrupts the build
+    and rolls the index back; the next start builds it (``SCHEMA``)."""
+
+    def __init__(self, path: str) -> None:
+        self.conn = connect(path, check_same_thread=False)
+        self._stopped, self._done = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._build, name="explorer-indexes", daemon=True)
+
+    def start(self) -> LaterIndexes:
+        """Start building; returns self."""
+        self._thread.start()
+        return self
+
+    def _build(self) -> None:
+        """Each missing index, then its sampled statistics (as the seeding's ``ANALYZE``)."""
+        try:
+            self.conn.execute("PRAGMA analysis_limit = 1000")
+            for name, sql in LATER_INDEXES.items():
+                for statement in (sql, f"ANALYZE {name}"):
+                    if self._stopped.is_set():
+                        return
+                    self.conn.execute(statement)
+        except sqlite3.OperationalError:  # interrupted by stop(): the next start builds it
+            return
+        finally:
+            self._done.set()
+
+    def stop(self) -> None:
+        """Interrupt a build still running, wait for the thread and close its connection."""
+        self._stopped.set()
+        self.conn.interrupt()
+        if self._thread.ident is not None:
+            self._thread.join()
+        self.conn.close()
+        self._done.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
+        return self._done.wait(timeout)

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from explorer.emulator.draws import Doubles, Draws, Words, doubles, hex128
 from explorer.emulator.shapes import CHANNEL_FIELDS
-from explorer.emulator.store import Store, dumps
+from explorer.emulator.store import LATER_INDEXES, Store, dumps
 
 if TYPE_CHECKING:
     from explorer.emulator.sessions import Opening
@@ -558,7 +558,9 @@ def seed_store(
     (the KDF lives with the login code); ``opening`` gives the sessions running at the world's
     instant (``sessions.opening``: the world's dynamics build on this module). Rows stream in
     chunks with the indexes and catalog triggers of users and channels set aside, then the
-    indexes are built once, sorted: a million channels seed in seconds, not minutes.
+    indexes are built once, sorted: a million channels seed in seconds, not minutes. In a
+    file, the :data:`~explorer.emulator.store.LATER_INDEXES` are left to
+    :class:`~explorer.emulator.store.LaterIndexes` (the platform builds them once it serves).
     """
     if store.meta("seed") is not None:
         return False
@@ -567,7 +569,8 @@ def seed_store(
     rows = _insert_sql("channels", CHANNEL_COLUMNS, CHANNEL_SAME)
     with _collector_paused(), store.filling() as conn:
         store.insert_many("types", world.types)
-        with store.set_aside(("users", "channels")):
+        later = LATER_INDEXES if store.path != ":memory:" else ()
+        with store.set_aside(("users", "channels"), later):
             for user_rows, channel_rows in world.chunks:
                 conn.executemany(users, user_rows)
                 conn.executemany(rows, channel_rows)
