@@ -318,12 +318,13 @@ class LaterIndexes:
         """Each missing index, then its sampled statistics (as the seeding's ``ANALYZE``)."""
         try:
             self.conn.execute("PRAGMA analysis_limit = 1000")
+            present = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master")}
             for name, sql in LATER_INDEXES.items():
-                for statement in (sql, f"ANALYZE {name}"):
+                for statement in () if name in present else (sql, f"ANALYZE {name}"):
                     if self._stopped.is_set():
                         return
                     self.conn.execute(statement)
-        except sqlite3.OperationalError:  # interrupted by stop(): the next start builds it
+        except sqlite3.OperationalError:  # stopped, or busy too long: the next open builds it
             return
         finally:
             self._done.set()
