@@ -45,6 +45,14 @@ def seeded(path: Path) -> Store:
     return store
 
 
+def built(path: str) -> bool:
+    """Run a builder on ``path`` to its end (bounded), then stop it; whether it ended."""
+    builder = LaterIndexes(path).start()
+    ended = builder.wait(30)
+    builder.stop()
+    return ended
+
+
 def test_a_listing_before_the_later_indexes_answers_as_after(tmp_path: Path) -> None:
     """A seeded file lacks the later indexes until their builder runs; listings they serve
     give the same rows before and after, and the built indexes have statistics."""
@@ -52,7 +60,7 @@ def test_a_listing_before_the_later_indexes_answers_as_after(tmp_path: Path) -> 
     assert not indexes(store) & set(LATER_INDEXES)
     before = pages(store)
     assert all(before)
-    assert LaterIndexes(store.path).start().wait(30)
+    assert built(store.path)
     assert set(LATER_INDEXES) <= indexes(store)
     assert pages(store) == before
     analyzed = {name for (name,) in store.all("SELECT idx FROM sqlite_stat1")}
@@ -83,3 +91,13 @@ def test_a_platform_on_a_new_file_builds_the_later_indexes(
     assert response.status_code == 200 and response.json()
     assert platform.indexes is not None and platform.indexes.wait(30)
     assert set(LATER_INDEXES) <= indexes(Store(tmp_path / "world.db"))
+
+
+def test_an_index_already_there_is_left_alone(tmp_path: Path) -> None:
+    """At a restart the builder neither builds nor analyzes an index the file already has."""
+    store = seeded(tmp_path / "world.db")
+    assert built(store.path)
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM sqlite_stat1 WHERE idx = 'channels_type'")
+    assert built(store.path)
+    assert store.scalar("SELECT COUNT(*) FROM sqlite_stat1 WHERE idx = 'channels_type'") == 0
