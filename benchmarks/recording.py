@@ -28,9 +28,13 @@ toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
   Each mode first feeds and flushes THROUGHPUT_WARM events outside the timing, which starts
   the worker process: its start (a second of imports) is paid once per recording, not per
   event, and in a run of a fraction of a second it was most of the figure. The flat-out feed
-  (THROUGHPUT_EVENTS) lasts several flush intervals, so the worker builds while the feed
+  (THROUGHPUT_EVENTS) lasts some ten flush intervals, so the worker builds while the feed
   goes on, as in a long recording; the figure still includes the last flush at close (until
-  every event is written).
+  every event is written): up to one interval of rows built after the feed ended, a cost per
+  recording, not per event, which was a large part of the figure when 1,000,000 events (some
+  2.6 s) were fed. The goal is judged on the worker (what ``api.watch(to=)`` and ``explorer
+  record`` use for every flush of ``worker_rows`` or more); the in-process recorder is shown
+  beside it, as in the watch part below.
 
 Then the same two figures on a real watch: ``explorer serve`` in its own process (127.0.0.1,
 port 0, simulation over the WATCH_TOP busiest channels, no rate limits) and, in a fresh
@@ -87,7 +91,8 @@ KILL_ROUNDS = 3
 MEMORY_RATE = 5_000
 MEMORY_SECONDS = 12
 MEMORY_MAX_ROWS = 20_000
-THROUGHPUT_EVENTS = 1_000_000
+#: The flat-out feed: some ten flush intervals at 300,000-400,000 events/s (see the docstring).
+THROUGHPUT_EVENTS = 4_000_000
 #: Events fed and flushed before the timing starts (the worker process starts there).
 THROUGHPUT_WARM = 5_000
 THROUGHPUT_RATE = 20_000
@@ -536,7 +541,8 @@ def main() -> None:
             )
         for mode in ("worker", "inline"):
             ratio = runs[mode]["rate"] / runs["plain"]["rate"]
-            print(f"  ratio {mode:<21} {ratio:>9.2f}   goal >= 0.8")
+            goal = "goal >= 0.8" if mode == "worker" else "no goal: big flushes use the worker"
+            print(f"  ratio {mode:<21} {ratio:>9.2f}   {goal}")
     watch_figures()
 
 
