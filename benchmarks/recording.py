@@ -15,15 +15,16 @@ toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
   log (``max_rows``); resident memory sampled over time must stay flat after warm-up.
 * Throughput: the same events fed with a recorder and without one (goal: at least 0.8),
   first at a busy steady rate (20,000 events/s: 200 channels at 100 a second), then as fast
-  as one core allows. Building a row from its packet costs about 4-5 us of Python, more than
-  this synthetic feed costs per event (about 2.5 us: no sockets), so a recorder writing in its
-  own process (``worker_rows``) keeps the watching process at about the CPU per event it has
-  without disk, while one writing in-process triples it; flat out, the rows the worker builds
-  per second bound recording: about 8 us a row there (orjson, flatten, columns, Parquet),
-  some 120,000 rows/s against a feed of 250,000-400,000 events/s, so that ratio stays near
-  0.2-0.3 (not met) until rows are built in C (e.g. Arrow's JSON reader) rather than one
-  Python call each. A chat client costs about 34 us an event (the watch figures below): one
-  core of a real watch takes in some 30,000 events/s, which the worker outpaces four times.
+  as one core allows. A recorder builds chat messages' rows with Arrow's JSON reader in C
+  (``explorer.eventtables``: about 2 us a row, and 0.7 us to write it, measured on 200,000
+  rows; it was 8 us of Python before), off the GIL, so a recorder writing in its own process
+  (``worker_rows``) keeps the watching process at about the CPU per event it has without
+  disk, and one writing in-process costs it the Python left around the C (decompressing,
+  the file's staging); flat out, the synthetic feed costs about 2.5 us an event (no sockets),
+  as much as the worker's row, so the two compete for the machine's two cores and the last
+  flush after the feed (up to one flush interval of rows) is part of the figure. A chat
+  client costs about 34 us an event (the watch figures below): one core of a real watch takes
+  in some 30,000 events/s, which the worker outpaces more than ten times.
   Each mode first feeds and flushes THROUGHPUT_WARM events outside the timing, which starts
   the worker process: its start (a second of imports) is paid once per recording, not per
   event, and in a run of a fraction of a second it was most of the figure. The flat-out feed
@@ -45,7 +46,11 @@ WATCH_SPEED, whose chat (thinned to at most ``--sim-rate`` WATCH_RATE, no other 
 channel) would give the watch about WATCH_RATE events a second, but the simulator holds its
 whole schedule back 0.5 s for each moderation action, which caps its chat near 500 messages
 a second (a fix moved realism row 8 and was reverted until the chat rate is recalibrated);
-the events/s taken in are printed beside each figure. The ratio judged is that of ``to=``,
+the events/s taken in are printed beside each figure. At that rate a flush's fixed costs
+(a Parquet file's staging, the manifest, a round trip to the worker) weigh on every event,
+and a run's one-time costs more: so, as in the synthetic part, each run first takes in
+WATCH_WARM events and flushes them outside the timing (that first flush starts the worker
+process and writes this process's first file). The ratio judged is that of ``to=``,
 what ``api.watch`` does; the in-process recorder is shown beside it to say why the worker is
 there. The memory run records for MEMORY_WATCH_SECONDS with a small tail (WATCH_MAX_ROWS),
 which passes through many times, sampling the watching process's RSS every second.
@@ -100,6 +105,9 @@ WATCH_RATE = 4_000
 #: simulated ones within a run.
 WATCH_SPEED = 300
 WATCH_SECONDS = 6.0
+#: Events a watch takes in, and flushes, before its timing starts: more than a recorder's
+#: ``worker_rows`` (2,000 by default), so the first flush starts the worker process.
+WATCH_WARM = 2_500
 WATCH_ROUNDS = 2
 MEMORY_WATCH_SECONDS = 45.0
 #: Rows the memory run keeps in memory: the tail passes through many times.
@@ -255,6 +263,12 @@ def _watch_target(url: str, mode: str, seconds: float, max_rows: int, path: str)
     recorder = running = None
     if mode == "inline":
         recorder, running = _recording(path, watch.log, None, WATCH_FLUSH_EVERY)
+    deadline = time.monotonic() + 30  # warm-up, outside the timing (see the module docstring)
+    while watch.log.total < WATCH_WARM and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for warming in (watch.recorder, recorder):
+        if warming is not None:
+            warming.flush()
     first, before, started = watch.log.total, _cpu(resource.RUSAGE_SELF), time.perf_counter()
     print(orjson.dumps({"joined": len(watch.channels)}).decode(), flush=True)
     time.sleep(seconds)

@@ -49,7 +49,8 @@ from explorer.coverage import Coverage
 from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS
-from explorer.recorder import EVENT_SCHEMA, EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
+from explorer.eventtables import EVENT_SCHEMA
+from explorer.recorder import EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.storage import open_store
 from explorer.wire import events as wire_events
 

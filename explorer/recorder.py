@@ -11,13 +11,13 @@ A :class:`Recorder` follows an :class:`~explorer.eventlog.EventLog` (``api.watch
 and queues track snapshots (``api.track(to=...)``); every ``flush_every`` seconds
 (:meth:`Recorder.run`, or a caller's :meth:`~Recorder.due` / :meth:`~Recorder.try_flush`) it
 writes what is new as one new file per kind and date: a file is one row group, so a flush
-costs one footer and the files of a kind share one explicit schema (:data:`EVENT_SCHEMA`;
-the first snapshot frame fixes the snapshots'). Events files keep the event-log columns, the
-row number in the recorder's log (``row``) and the raw JSON (``packet``), so a replay is
-exact. Several recorders (one per shard or machine) write into one directory, each its own
-files named after it, so a reader sees one dataset and never a row twice. The directory is a
-local folder or any filesystem URL fsspec knows, ``s3://bucket/prefix`` included
-(:mod:`explorer.storage`).
+costs one footer and the files of a kind share one explicit schema (events:
+:data:`~explorer.eventtables.EVENT_SCHEMA`; the first snapshot frame fixes the
+snapshots'). Events files keep the event-log columns, the row number in the recorder's log
+(``row``) and the raw JSON (``packet``), so a replay is exact. Several recorders (one per
+shard or machine) write into one directory, each its own files named after it, so a reader
+sees one dataset and never a row twice. The directory is a local folder or any filesystem URL
+fsspec knows, ``s3://bucket/prefix`` included (:mod:`explorer.storage`).
 
 Why nothing is lost or doubled: a file is first staged (locally written under a dot name,
 ``.name.partial``, which neither ``*.parquet`` globs nor pyarrow's discovery pick up, and
@@ -42,13 +42,14 @@ install such a handler yourself.
 
 Where rows are built: a flush takes the new rows as the log keeps them
 (:meth:`EventLog.packed <explorer.eventlog.EventLog.packed>`: compressed packets, nearly free)
-and builds their columns from the packets, about 7 us of Python per row, more than a chat
-client spends receiving the event. So a flush of at least ``worker_rows`` rows is built and
-written by a worker process of the recorder's own (started at the first such flush, it ends
-with :meth:`~Recorder.close` or when this process dies), and the process reading the chats
-keeps its CPU for them (``benchmarks/recording.py``); smaller flushes, or all of them with
-``worker_rows=None``, are built in-process, as is everything when the worker cannot run.
-The worker only stages files: the commit and the publishing stay here.
+and builds one table of them (:func:`~explorer.eventtables.events_table`: chat messages read by
+Arrow in C, off the GIL, other events one Python call a row). A flush of at least
+``worker_rows`` rows is built and written by a worker process of the recorder's own (started
+at the first such flush, it ends with :meth:`~Recorder.close` or when this process dies), so
+that what is left in Python (other events, a flush of packets off the platform's shape) never
+takes CPU from the process reading the chats (``benchmarks/recording.py``); smaller flushes, or
+all of them with ``worker_rows=None``, are built in-process, as is everything when the worker
+cannot run. The worker only stages files: the commit and the publishing stay here.
 
 When writing fails (a full disk, a lost connection to storage: any ``OSError``), :meth:`run`
 keeps going: it warns once (a ``RuntimeWarning``), retries every ``flush_every`` and resumes
@@ -94,11 +95,11 @@ from explorer import columns
 from explorer.durations import Duration, seconds
 from explorer.eventchunks import Packed
 from explorer.eventlog import EventLog
+from explorer.eventtables import events_table
 from explorer.heap import release_freed
 from explorer.processes import unwind_sigterm
 from explorer.recordworker import Worker, WorkerGone, serve
 from explorer.storage import PARTIAL, Staged, Store, open_store
-from explorer.wire import events as wire_events
 
 #: The folders of a capture, one per kind of rows, and the recorders' manifests.
 EVENTS = "events"
@@ -110,26 +111,6 @@ PARTITION = "date"
 RECORDING_ROWS = 100_000
 
 _TIME = pa.timestamp("ms", tz="UTC")
-#: The Arrow types the event-log columns are declared in (``explorer.wire.events``), by name.
-_ARROW: dict[str, pa.DataType] = {
-    str(t): t
-    for t in (
-        _TIME,
-        pa.int64(),
-        pa.string(),
-        pa.bool_(),
-        pa.list_(pa.string()),
-        pa.map_(pa.string(), pa.int64()),
-    )
-}
-#: The Arrow types of the event-log columns, then the recorder's own ``row`` and ``packet``.
-_EVENT_TYPES: dict[str, pa.DataType] = {
-    **{column.name: _ARROW[column.arrow] for column in wire_events.COLUMNS},
-    "row": pa.int64(),
-    "packet": pa.string(),
-}
-#: The schema of every events file: the event-log columns, ``row`` and ``packet``.
-EVENT_SCHEMA = pa.schema(list(_EVENT_TYPES.items()))
 #: The columns every snapshots frame starts with.
 SNAPSHOT_KEYS: dict[str, pa.DataType] = {"time": _TIME, "channel": pa.int64(), "token": pa.string()}
 
@@ -568,33 +549,6 @@ def _plain(kind: pa.DataType) -> pa.DataType:
     return kind
 
 
-def _answers(value: Any) -> list[str] | None:
-    return [str(answer) for answer in value] if isinstance(value, list) else None
-
-
-def _responses(value: Any) -> list[tuple[str, int | None]] | None:
-    if not isinstance(value, dict):
-        return None
-    return [(str(answer), columns.as_int(votes)) for answer, votes in value.items()]
-
-
-def _events_table(frame: pd.DataFrame) -> pa.Table:
-    """An event frame with its packets (:meth:`Packed.frame
-    <explorer.eventlog.Packed.frame>`) as a table of :data:`EVENT_SCHEMA`, its index as
-    ``row``."""
-    arrays = []
-    for name, kind in _EVENT_TYPES.items():
-        if name == "row":
-            arrays.append(pa.array(frame.index.to_numpy(np.int64), pa.int64()))
-        elif name == "poll_answers":
-            arrays.append(pa.array([_answers(v) for v in frame[name]], kind))
-        elif name == "poll_responses":
-            arrays.append(pa.array([_responses(v) for v in frame[name]], kind))
-        else:
-            arrays.append(pa.array(frame[name], from_pandas=True).cast(kind))
-    return pa.Table.from_arrays(arrays, schema=EVENT_SCHEMA)
-
-
 def _write_files(
     store: Store, name: str, kind: str, table: pa.Table, time_column: str, seq: int
 ) -> list[Staged]:
@@ -615,9 +569,9 @@ def _events_files(
     store: Store, name: str, packed: Packed, seq: int
 ) -> tuple[list[Staged], set[int]]:
     """Build ``packed``'s rows and stage them as events files; the files and the channels."""
-    frame = packed.frame
-    files = _write_files(store, name, EVENTS, _events_table(frame), "received_at", seq)
-    return files, {int(c) for c in frame["channel"].dropna().unique()}
+    table = events_table(packed)
+    files = _write_files(store, name, EVENTS, table, "received_at", seq)
+    return files, set(_distinct(table["channel"]))
 
 
 #: What the worker process runs.

@@ -86,6 +86,10 @@ _TOKEN_BATCH = 100
 TOP_FIELDS = ("id", "token", "viewersCurrent")
 
 
+#: A channel's row of :meth:`AsyncWatch.stats`: token, state, rate, error, totals.
+_Row = tuple[str | None, str, float, str | None, Totals]
+
+
 class AsyncWatch(Described, AsyncClosing, LogViews):
     """Many channels' live chats feeding one :class:`~explorer.eventlog.EventLog` (see the
     module docstring). Made by ``AsyncClient.watch(...)``; ``await`` it (or ``async with``)
@@ -184,24 +188,9 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         :meth:`outages`) and ``error``; totals over every chat the channel had; busiest
         first; a token that names no channel is a failed row without a channel. Safe from any
         thread."""
-        members = sorted(list(self._members.values()), key=lambda m: m.channel)
-        rates = self._sample(members)
-        past = dict(self._past)
-        rows: dict[int, tuple[Any, ...]] = {
-            channel: (None, "left", 0.0, totals.error, totals, None)
-            for channel, totals in past.items()
-        }
-        for m in members:
-            rows[m.channel] = (
-                m.token,
-                m.state,
-                rates[m.channel],
-                m.failure,
-                past.get(m.channel),
-                m.chat,
-            )
+        rows = self._rows()
         channels = sorted(rows)
-        totals = [channel_totals(rows[c][4], rows[c][5]) for c in channels]
+        totals = [rows[c][4] for c in channels]
         unknown = dict(self._unknown)
         frame = pd.DataFrame(
             {
@@ -233,6 +222,20 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         frame = frame.astype({**dict.fromkeys(counts, "int64"), "rate": "float64"})
         return frame.sort_values("rate", ascending=False, kind="stable")
 
+    def _rows(self) -> dict[int, _Row]:
+        """Each channel the watch ever had: its token, state, rate, error and totals."""
+        members = list(self._members.values())
+        rates = self._sample(members)
+        past = dict(self._past)
+        rows: dict[int, _Row] = {
+            channel: (None, "left", 0.0, totals.error, channel_totals(totals, None))
+            for channel, totals in past.items()
+        }
+        for m in members:
+            totals = channel_totals(past.get(m.channel), m.chat)
+            rows[m.channel] = (m.token, m.state, rates[m.channel], m.failure, totals)
+        return rows
+
     def outages(self) -> pd.DataFrame:
         """Every time a chat of the watch was away, oldest first: ``channel``, ``start`` and
         ``end`` (UTC), ``seconds``, ``loss`` (``events``: messages filled, other events sent
@@ -261,17 +264,20 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         """What a recording's manifest says was lost: ``outages`` (as :meth:`outages`, times
         in epoch seconds), ``gaps`` and ``removed`` totals, and ``failed``: the channels
         dropped (a join or a reconnect that gave up) with the error."""
-        stats = self.stats()
-        failed = stats[stats["error"].notna()]
+        rows = self._rows()
+        failed: list[tuple[int | None, object]] = [
+            (c, rows[c][3]) for c in sorted(rows) if rows[c][3] is not None
+        ]
+        failed += [(None, e) for e in dict(self._unknown).values()]
         return {
             "outages": [
                 {"channel": o.channel, "start": o.start, "end": o.end, "loss": str(o.loss)}
                 | {"removed": o.removed}
                 for o in self._outages()
             ],
-            "gaps": int(stats["gaps"].sum()),
-            "removed": int(stats["removed"].sum()),
-            "failed": [{"channel": int(c), "error": str(e)} for c, e in failed["error"].items()],
+            "gaps": sum(row[4].gaps for row in rows.values()),
+            "removed": sum(row[4].removed for row in rows.values()),
+            "failed": [{"channel": c, "error": str(e)} for c, e in failed],
         }
 
     def rate(self) -> float:

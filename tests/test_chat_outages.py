@@ -163,3 +163,16 @@ def test_a_channel_given_up_is_reported_as_failed(
     assert [f["channel"] for f in losses["failed"]] == [world.channel]
     assert "answered within" in losses["failed"][0]["error"]
     assert [o["loss"] for o in losses["outages"]] == ["unfilled"]
+
+
+def test_a_token_naming_no_channel_is_in_the_manifest(
+    world: World, apis: Callable[..., explorer.Client], tmp_path: Path
+) -> None:
+    """A watched token that names no channel is listed in the recording's manifest as failed,
+    without a channel, beside the channel recorded."""
+    capture = tmp_path / "capture"
+    watch = apis().watch([world.channel, "no-such-channel-anywhere"], to=capture)
+    watch.close()
+    losses = read_manifest(capture)["losses"]
+    assert [f["channel"] for f in losses["failed"]] == [None]
+    assert losses["failed"][0]["error"]

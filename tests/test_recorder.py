@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from explorer.eventlog import EventLog
-from explorer.recorder import EVENT_SCHEMA, Recorder
+from explorer.eventtables import EVENT_SCHEMA
+from explorer.recorder import Recorder
 from explorer.wire import events as wire_events
 from tests import test_widgets
 from tests.clocks import ManualClock
