@@ -133,11 +133,12 @@ class Client(Api[Sync]):
             transport=transport,
         )
         super().__init__(wire, Sync)
-        try:
-            loop.run(wire.open())
-        except BaseException:
-            self.close()
-            raise
+        if wire.signs_in:
+            try:
+                loop.run(wire.open())
+            except BaseException:
+                self.close()
+                raise
 
     def close(self) -> None:
         """Close the connections; the client cannot be used afterwards."""

@@ -124,6 +124,12 @@ class Transport:
         """Close the connections; the transport cannot be used afterwards."""
         await self._http.aclose()
 
+    @property
+    def signs_in(self) -> bool:
+        """Whether :meth:`open` has a sign-in to do (credentials given, not yet used): a
+        blocking client without one skips the hand-off to the loop thread at construction."""
+        return self._credentials is not None
+
     async def open(self) -> None:
         """Sign in with the credentials given at construction, once (otherwise a no-op)."""
         if self._credentials is None:

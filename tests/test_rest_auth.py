@@ -11,6 +11,7 @@ import pytest
 import explorer
 from explorer.emulator import Platform
 from explorer.errors import Forbidden, Unauthorized
+from explorer.transport import API_PATH
 
 PASSWORD = "explorer"
 
@@ -46,6 +47,18 @@ def test_login_opens_a_cookie_session(streamer: explorer.Client) -> None:
     assert me["username"].tolist() == ["streamer"]
     assert me["channel.token"].tolist() == ["streamer"]
     assert me["email"].notna().all()
+
+
+@pytest.mark.parametrize("credentials", [True, False], ids=["credentials", "anonymous"])
+def test_blocking_client_signs_in_at_construction_only_with_credentials(
+    platform: Platform, credentials: bool
+) -> None:
+    """A blocking client signs in as it is built when given credentials, else sends nothing."""
+    transport = Recording()
+    login = {"username": "streamer", "password": PASSWORD} if credentials else {}
+    with explorer.Client(platform.base_url, transport=transport, **login):
+        sent = [path for path, _, _ in transport.seen]
+    assert sent == ([f"{API_PATH}/users/login"] if credentials else [])
 
 
 def test_login_returns_the_signed_in_user(platform: Platform) -> None:
