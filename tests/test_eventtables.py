@@ -130,6 +130,7 @@ def test_edges_of_the_platforms_shape_match_the_python_way(
 
 
 @pytest.mark.parametrize("data", OFF_SHAPES.values(), ids=list(OFF_SHAPES))
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")  # int64+
 def test_a_message_off_the_platforms_shape_is_built_the_python_way(data: bytes) -> None:
     """A message Arrow could read otherwise makes its flush build the Python way."""
     _same(_log([make_packets(1)[0], _chat(data), make_packets(2)[1]], channel=3))
