@@ -25,6 +25,7 @@ from explorer.eventrows import flatten, rows_frame
 #: in 1.6 us).
 _CODEC = pa.Codec("zstd", compression_level=1)
 _UINT32_MAX = 2**32 - 1
+_NEWLINE = ord("\n")
 
 #: A packet's JSON: text, or the bytes of the websocket frame it came in.
 Raw = str | bytes | bytearray | memoryview
@@ -157,6 +158,22 @@ class Packed:
     def end(self) -> int:
         """One past the last row."""
         return self.chunks[-1].end if self.chunks else self.first
+
+    def lines(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows' packets as newline-delimited JSON in one buffer (each packet followed
+        by its newline, in place of the ``,`` or ``]`` after it in its chunk), and where each
+        packet begins (one more offset: the end)."""
+        buffers, ends, base = [], [np.zeros(1, np.int64)], 0
+        for chunk in self.chunks:
+            skip = max(self.first - chunk.start, 0)
+            json = np.frombuffer(chunk.json(), np.uint8)
+            offsets = chunk.offsets.astype(np.int64)
+            line = json[offsets[skip] : offsets[-1]].copy()
+            line[offsets[skip + 1 :] - 1 - offsets[skip]] = _NEWLINE
+            buffers.append(line)
+            ends.append(offsets[skip + 1 :] - offsets[skip] + base)
+            base += len(line)
+        return np.concatenate(buffers), np.concatenate(ends)
 
     @property
     def frame(self) -> pd.DataFrame:

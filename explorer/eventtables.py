@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from explorer import columns
-from explorer.eventchunks import Chunk, Packed
+from explorer.eventchunks import Packed
 from explorer.eventrows import flatten, rows_frame
 from explorer.wire import events as wire_events
 
@@ -55,7 +55,6 @@ _EVENT_TYPES: dict[str, pa.DataType] = {
 EVENT_SCHEMA = pa.schema(list(_EVENT_TYPES.items()))
 
 _CHAT = "ChatMessage"
-_NEWLINE = ord("\n")
 #: What the JSON reader reads of a ChatMessage packet: the fields ``flatten`` uses, typed as the
 #: platform sends them (anything else in a packet is skipped).
 _COMPONENT = pa.struct([("type", pa.string()), ("text", pa.string())])
@@ -142,7 +141,7 @@ def _arrow_table(packed: Packed) -> pa.Table:
     chunks = [(c, max(packed.first - c.start, 0)) for c in packed.chunks]
     if not chunks:
         return frame_table(packed.frame)
-    lines, ends = _lines(chunks)
+    lines, ends = packed.lines()
     n = len(ends) - 1
     packets = pa.LargeBinaryArray.from_buffers(
         pa.large_binary(), n, [None, pa.py_buffer(ends), pa.py_buffer(lines)]
@@ -182,31 +181,15 @@ def _arrow_table(packed: Packed) -> pa.Table:
     return pa.Table.from_pydict(arrays, schema=EVENT_SCHEMA)
 
 
-def _lines(chunks: list[tuple[Chunk, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """The kept rows' packets as newline-delimited JSON, one buffer, and where each packet
-    begins (one more offset: the end); each packet is followed by its newline."""
-    buffers, ends, base = [], [np.zeros(1, np.int64)], 0
-    for chunk, skip in chunks:
-        json = np.frombuffer(chunk.json(), np.uint8)
-        offsets = chunk.offsets.astype(np.int64)
-        line = json[offsets[skip] : offsets[-1]].copy()
-        line[offsets[skip + 1 :] - 1 - offsets[skip]] = _NEWLINE  # the ',' or ']' after each
-        buffers.append(line)
-        ends.append(offsets[skip + 1 :] - offsets[skip] + base)
-        base += len(line)
-    return np.concatenate(buffers), np.concatenate(ends)
-
-
 def _chat_arrays(packets: pa.Array, channels: np.ndarray) -> dict[str, pa.Array]:
     """The event-log columns (``received_at``, ``event``, ``from_history`` aside) of
     ChatMessage ``packets`` (each followed by a newline); ``channels``: each row's channel
     from the log, -1 for none. Raises :class:`_OffShape` or ``ArrowInvalid`` for a packet
     that ``flatten`` may read otherwise."""
     n = len(packets)
+    arrays = {column.name: pa.nulls(n, _EVENT_TYPES[column.name]) for column in wire_events.COLUMNS}
     if not n:
-        return {
-            column.name: pa.nulls(0, _EVENT_TYPES[column.name]) for column in wire_events.COLUMNS
-        }
+        return arrays
     offsets = np.frombuffer(packets.buffers()[1], np.int64)[packets.offset :][: n + 1]
     block = max(_BLOCK, int(np.diff(offsets).max()) + 1)
     table = pj.read_json(
@@ -238,7 +221,6 @@ def _chat_arrays(packets: pa.Array, channels: np.ndarray) -> dict[str, pa.Array]
         return pc.if_else(valid, value, pa.scalar(None, pa.bool_()))
 
     logged = pa.array(channels, pa.int64(), mask=channels < 0)
-    arrays = {column.name: pa.nulls(n, _EVENT_TYPES[column.name]) for column in wire_events.COLUMNS}
     arrays.update(
         channel=pc.coalesce(
             pc.struct_field(data, "channel"), pc.struct_field(data, "originatingChannel"), logged
