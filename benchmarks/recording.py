@@ -16,25 +16,26 @@ toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
 * Throughput: the same events fed with a recorder and without one (goal: at least 0.8),
   first at a busy steady rate (20,000 events/s: 200 channels at 100 a second), then as fast
   as one core allows. A recorder builds chat messages' rows with Arrow's JSON reader in C
-  (``explorer.eventtables``: about 2 us a row, and 0.7 us to write it, measured on 200,000
-  rows; it was 8 us of Python before), off the GIL, so a recorder writing in its own process
-  (``worker_rows``) keeps the watching process at about the CPU per event it has without
-  disk, and one writing in-process costs it the Python left around the C (decompressing,
-  the file's staging); flat out, the synthetic feed costs about 2.5 us an event (no sockets),
-  as much as the worker's row, so the two compete for the machine's two cores and the last
-  flush after the feed (up to one flush interval of rows) is part of the figure. A chat
-  client costs about 34 us an event (the watch figures below): one core of a real watch takes
-  in some 30,000 events/s, which the worker outpaces more than ten times.
-  Each mode first feeds and flushes THROUGHPUT_WARM events outside the timing, which starts
-  the worker process: its start (a second of imports) is paid once per recording, not per
-  event, and in a run of a fraction of a second it was most of the figure. The flat-out feed
-  (THROUGHPUT_EVENTS) lasts some ten flush intervals, so the worker builds while the feed
-  goes on, as in a long recording; the figure still includes the last flush at close (until
-  every event is written): up to one interval of rows built after the feed ended, a cost per
-  recording, not per event, which was a large part of the figure when 1,000,000 events (some
-  2.6 s) were fed. The goal is judged on the worker (what ``api.watch(to=)`` and ``explorer
-  record`` use for every flush of ``worker_rows`` or more); the in-process recorder is shown
-  beside it, as in the watch part below.
+  (``explorer.eventtables``: about 1.3 us a row to parse, 0.7 us to write, 2.5 us of CPU a
+  row in all, built 32,768 rows at a time so that each step's buffers stay in the caches and
+  in the allocator's reused memory; it was 8 us of Python before), off the GIL, so a
+  recorder writing in its own process (``worker_rows``) keeps the watching process at about
+  the CPU per event it has without disk, and one writing in-process costs it the Python left
+  around the C (decompressing, the file's staging). Flat out, the synthetic feed costs about
+  2.3 us an event (no sockets), as much as the worker's row, so the feed and the worker
+  each need one of the machine's two cores: a flush is due as soon as ``FLUSH_ROWS``
+  (65,536) events wait, so the worker builds in small steps while the feed goes on rather
+  than a whole interval's rows at once, at a lower priority than the feed, and returns
+  freed memory to the system at most once a second. A chat client costs about 34 us an
+  event (the watch figures below): one core of a real watch takes in some 30,000 events/s,
+  which the worker outpaces more than ten times.
+  Each mode first feeds and flushes THROUGHPUT_WARM events outside the timing, which starts the
+  worker process: its start (a second of imports) is paid once per recording, not per event, and in
+  a run of a fraction of a second it was most of the figure. The flat-out feed (THROUGHPUT_EVENTS)
+  lasts some ten flush intervals, as in a long recording; the figure includes the last flush at
+  close (until every event is written). The goal is judged on the worker (what ``api.watch(to=)``
+  and ``explorer record`` use for every flush of ``worker_rows`` or more); the in-process recorder
+  is shown beside it, as in the watch part below.
 
 Then the same two figures on a real watch: ``explorer serve`` in its own process (127.0.0.1,
 port 0, simulation over the WATCH_TOP busiest channels, no rate limits) and, in a fresh

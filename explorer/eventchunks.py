@@ -2,9 +2,9 @@
 and building DataFrame rows from them (``eventlog.py`` explains the shape and its figures).
 
 Rows are kept as the log receives them: the open :class:`Tail` (one list per field) and sealed
-:class:`Chunk` s (the packets as one zstd-compressed JSON array, the other fields small numpy
-arrays). A :class:`Snapshot` is what a reader sees at one moment; :class:`Packed` is kept rows
-sealed for another process (the recorder's worker). Pure: no I/O.
+:class:`Chunk` s (the packets as one zstd-compressed newline-delimited JSON text, the other
+fields small numpy arrays). A :class:`Snapshot` is what a reader sees at one moment;
+:class:`Packed` is kept rows sealed for another process (the recorder's worker). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from explorer.eventrows import flatten, rows_frame
 #: in 1.6 us).
 _CODEC = pa.Codec("zstd", compression_level=1)
 _UINT32_MAX = 2**32 - 1
-_NEWLINE = ord("\n")
 
 #: A packet's JSON: text, or the bytes of the websocket frame it came in.
 Raw = str | bytes | bytearray | memoryview
@@ -76,11 +75,12 @@ def id_hashes(ids: list[str | None]) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """Sealed rows ``start .. end``: their packets as one compressed JSON array, and the
-    fields that are needed without parsing it, one numpy array each."""
+    """Sealed rows ``start .. end``: their packets as one compressed newline-delimited JSON
+    text, and the fields that are needed without parsing it, one numpy array each."""
 
     start: int
-    #: ``[p0,p1,...]`` compressed; packet ``i`` is ``json[offsets[i] : offsets[i + 1] - 1]``.
+    #: ``p0\np1\n...`` compressed (each packet followed by a newline, the layout Arrow's
+    #: JSON reader takes); packet ``i`` is ``json[offsets[i] : offsets[i + 1] - 1]``.
     packets: bytes
     offsets: np.ndarray
     received_at: np.ndarray
@@ -98,7 +98,7 @@ class Chunk:
         return self.start + len(self.received_at)
 
     def json(self) -> bytes:
-        """The uncompressed JSON array."""
+        """The uncompressed packets, each followed by a newline."""
         return bytes(_CODEC.decompress(self.packets, int(self.offsets[-1]), asbytes=True))
 
     def packet(self, json: bytes, index: int) -> Any:
@@ -114,13 +114,12 @@ def pack(tail: Tail, n: int, start: int, events: pd.CategoricalDtype) -> Chunk:
         else cast("list[bytes | bytearray | memoryview]", tail.packets[:n])
     )
     offsets = np.empty(n + 1, np.int64)
-    offsets[0] = 1
+    offsets[0] = 0
     np.cumsum(np.fromiter(map(len, packets), np.int64, n) + 1, out=offsets[1:])
-    offsets[1:] += 1
     codes = {name: code for code, name in enumerate(events.categories)}
     return Chunk(
         start,
-        _CODEC.compress(b"[%b]" % b",".join(packets), asbytes=True),
+        _CODEC.compress(b"\n".join([*packets, b""]), asbytes=True),
         offsets.astype(np.uint32) if offsets[-1] <= _UINT32_MAX else offsets,
         np.array(tail.at[:n], np.float64),
         np.fromiter(map(codes.__getitem__, tail.events[:n]), np.int16, n),
@@ -159,20 +158,33 @@ class Packed:
         """One past the last row."""
         return self.chunks[-1].end if self.chunks else self.first
 
+    def split(self, rows: int) -> list[Packed]:
+        """These rows as consecutive parts of whole chunks, each of about ``rows`` rows (at
+        least one chunk; one part when there are no chunks)."""
+        parts: list[Packed] = []
+        group: list[Chunk] = []
+        first, size = self.first, 0
+        for chunk in self.chunks:
+            group.append(chunk)
+            size += chunk.end - max(self.first, chunk.start)
+            if size >= rows:
+                parts.append(Packed(first, tuple(group), self.events))
+                first, group, size = chunk.end, [], 0
+        if group or not parts:
+            parts.append(Packed(first, tuple(group), self.events))
+        return parts
+
     def lines(self) -> tuple[np.ndarray, np.ndarray]:
-        """The rows' packets as newline-delimited JSON in one buffer (each packet followed
-        by its newline, in place of the ``,`` or ``]`` after it in its chunk), and where each
-        packet begins (one more offset: the end)."""
+        """The rows' packets as newline-delimited JSON in one buffer (as their chunks keep
+        them: each packet followed by a newline), and where each packet begins (one more
+        offset: the end)."""
         buffers, ends, base = [], [np.zeros(1, np.int64)], 0
         for chunk in self.chunks:
             skip = max(self.first - chunk.start, 0)
-            json = np.frombuffer(chunk.json(), np.uint8)
             offsets = chunk.offsets.astype(np.int64)
-            line = json[offsets[skip] : offsets[-1]].copy()
-            line[offsets[skip + 1 :] - 1 - offsets[skip]] = _NEWLINE
-            buffers.append(line)
+            buffers.append(np.frombuffer(chunk.json(), np.uint8)[offsets[skip] :])
             ends.append(offsets[skip + 1 :] - offsets[skip] + base)
-            base += len(line)
+            base += int(offsets[-1] - offsets[skip])
         return np.concatenate(buffers), np.concatenate(ends)
 
     @property
@@ -207,8 +219,8 @@ def received_at(snap: Snapshot, row: int) -> float:
 
 def chunk_frame(chunk: Chunk, events: pd.CategoricalDtype) -> pd.DataFrame:
     """A sealed chunk as a DataFrame: decode its packets, flatten them, build the columns."""
-    # One packet at a time: decoding the whole array at once would keep thousands of dicts
-    # alive, and every garbage collection pass meanwhile would walk them all (8x slower).
+    # One packet at a time: decoding them all first would keep thousands of dicts alive, and
+    # every garbage collection pass meanwhile would walk them all (8x slower).
     json = memoryview(chunk.json())
     offsets = chunk.offsets.tolist()
     rows = (

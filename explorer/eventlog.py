@@ -7,8 +7,9 @@ as little as possible, and the DataFrame work waits until a DataFrame is wanted:
 
 * adding keeps the event's time, name, packet (the JSON as it came, text or the websocket
   frame's bytes) and message id in the open *tail*, one list per field;
-* every ``chunk_rows`` rows the tail is *sealed*: the packets become one zstd-compressed JSON
-  array (about 45 bytes per chat message) and the other fields small numpy arrays;
+* every ``chunk_rows`` rows the tail is *sealed*: the packets become one zstd-compressed
+  newline-delimited JSON text (about 45 bytes per chat message) and the other fields small
+  numpy arrays;
 * reading builds rows from packets: :meth:`EventLog.materialise` (which the chat client calls
   while its socket is quiet) and :attr:`EventLog.frame` decode each sealed chunk not built yet,
   flatten every packet into a row and build a DataFrame column by column with declared dtypes

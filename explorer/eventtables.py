@@ -88,6 +88,12 @@ _CHAT_PACKET = pa.schema(
 _PARSE = pj.ParseOptions(explicit_schema=_CHAT_PACKET, unexpected_field_behavior="ignore")
 #: The reader's block: blocks are read in parallel; a packet must fit in one.
 _BLOCK = 1 << 20
+#: Rows built at a time (whole chunks), then put together. A flush's every step makes a new
+#: buffer the size of its packets (some 130 MB at 300,000 rows): whole, each is fresh memory
+#: that the kernel maps and zeroes (1.2-1.6 us a row of system time, measured), and each pass
+#: over it misses the caches; 32,768 rows' buffers (some 14 MB) are reused from the
+#: allocator's free memory and stay in the cache: a flush took 1.9-2.0 us a row instead of 3.0.
+SLICE_ROWS = 32_768
 
 
 class _OffShape(Exception):
@@ -95,7 +101,12 @@ class _OffShape(Exception):
 
 
 def events_table(packed: Packed) -> pa.Table:
-    """``packed``'s rows as a table of :data:`EVENT_SCHEMA` (see the module docstring)."""
+    """``packed``'s rows as a table of :data:`EVENT_SCHEMA` (see the module docstring), built
+    :data:`SLICE_ROWS` at a time."""
+    return pa.concat_tables([_slice_table(part) for part in packed.split(SLICE_ROWS)])
+
+
+def _slice_table(packed: Packed) -> pa.Table:
     try:
         return _arrow_table(packed)
     except (_OffShape, pa.ArrowException):

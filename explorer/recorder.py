@@ -7,11 +7,11 @@ and Spark read as it is::
     capture/snapshots/date=YYYY-MM-DD/<recorder>-<seq>.parquet
     capture/recorders/<recorder>.json                          what, when, shard, stats, losses
 
-A :class:`Recorder` follows an :class:`~explorer.eventlog.EventLog` (``api.watch(to=...)``)
-and queues track snapshots (``api.track(to=...)``); every ``flush_every`` seconds
-(:meth:`Recorder.run`, or a caller's :meth:`~Recorder.due` / :meth:`~Recorder.try_flush`) it
-writes what is new as one new file per kind and date: a file is one row group, so a flush
-costs one footer and the files of a kind share one explicit schema (events:
+A :class:`Recorder` follows an :class:`~explorer.eventlog.EventLog` (``api.watch(to=...)``) and
+queues track snapshots (``api.track(to=...)``); every ``flush_every`` seconds, or as soon as
+``flush_rows`` events wait (:meth:`Recorder.run`, or a caller's :meth:`~Recorder.due` /
+:meth:`~Recorder.try_flush`), it writes what is new as one new file per kind and date: a file is one
+row group, so a flush costs one footer and the files of a kind share one explicit schema (events:
 :data:`~explorer.eventtables.EVENT_SCHEMA`; the first snapshot frame fixes the
 snapshots'). Events files keep the event-log columns, the row number in the recorder's log
 (``row``) and the raw JSON (``packet``), so a replay is exact. Several recorders (one per
@@ -49,7 +49,9 @@ at the first such flush, it ends with :meth:`~Recorder.close` or when this proce
 that what is left in Python (other events, a flush of packets off the platform's shape) never
 takes CPU from the process reading the chats (``benchmarks/recording.py``); smaller flushes, or
 all of them with ``worker_rows=None``, are built in-process, as is everything when the worker
-cannot run. The worker only stages files: the commit and the publishing stay here.
+cannot run. The worker runs at a lower priority (nice 5): on a machine with no core to spare,
+the process reading the chats comes first and the worker catches up with what is left. It
+only stages files: the commit and the publishing stay here.
 
 When writing fails (a full disk, a lost connection to storage: any ``OSError``), :meth:`run`
 keeps going: it warns once (a ``RuntimeWarning``), retries every ``flush_every`` and resumes
@@ -109,6 +111,13 @@ RECORDERS = "recorders"
 PARTITION = "date"
 #: Rows a watch or a tracker keeps in memory by default while recording (the rest is on disk).
 RECORDING_ROWS = 100_000
+#: Events waiting that make a flush due before its time: a busy watch's flushes stay this
+#: small (some 28 MB of packets to build, a few tenths of a second of the worker), so the
+#: worker builds while rows come in rather than all of an interval's at once, and the rows
+#: held for it stay under RECORDING_ROWS.
+FLUSH_ROWS = 65_536
+#: How often :meth:`Recorder.run` looks whether ``flush_rows`` events wait.
+_LOOK_EVERY = 0.05
 
 _TIME = pa.timestamp("ms", tz="UTC")
 #: The columns every snapshots frame starts with.
@@ -170,7 +179,8 @@ class Recorder:
 
     ``path`` is the capture's directory (made if missing), local or a filesystem URL such as
     ``s3://bucket/prefix`` (:mod:`explorer.storage`); ``flush_every`` how often
-    :meth:`run` writes (a duration: ``5.0``, ``"10s"``); ``shard`` ``(K, N)`` says which share
+    :meth:`run` writes (a duration: ``5.0``, ``"10s"``), and sooner once ``flush_rows`` events
+    wait (None: only on time); ``shard`` ``(K, N)`` says which share
     of the channels this recorder has, for the manifest; ``name`` names its files and manifest
     (unique per recorder; default ``host-pid-random``); ``clock`` gives epoch seconds;
     flushes of at least ``worker_rows`` events are built and written in a worker process
@@ -189,6 +199,7 @@ class Recorder:
         clock: Callable[[], float] = time.time,
         worker_rows: int | None = 2000,
         pending_rows: int = RECORDING_ROWS,
+        flush_rows: int | None = FLUSH_ROWS,
     ) -> None:
         self._store = open_store(path)
         #: The capture's directory: a path, or the URL given.
@@ -218,6 +229,7 @@ class Recorder:
         self._log: EventLog | None = None
         self._worker_rows = worker_rows
         self._pending_rows = pending_rows
+        self._flush_rows = flush_rows
         self._worker: Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
@@ -304,8 +316,18 @@ class Recorder:
     # Writing.
 
     def due(self) -> bool:
-        """Whether ``flush_every`` has passed since the last flush."""
-        return self._clock() - self._state.flushed_at >= self.flush_every
+        """Whether ``flush_every`` has passed since the last flush, or ``flush_rows`` events
+        wait while writing works (when it fails, retries stay ``flush_every`` apart)."""
+        state, log = self._state, self._log
+        if self._clock() - state.flushed_at >= self.flush_every:
+            return True
+        gaps = state.stats.gaps
+        return (
+            self._flush_rows is not None
+            and log is not None
+            and log.total - state.next_row >= self._flush_rows
+            and not (gaps and gaps[-1].end is None)
+        )
 
     def flush(self) -> None:
         """Write what is pending (events since the last flush, queued snapshots) as new
@@ -375,7 +397,8 @@ class Recorder:
         if log is not None:
             log.hold(next_row)
         self._write_manifest()
-        release_freed()  # what building the tables freed (explorer.heap): level memory for hours
+        if queued:
+            release_freed()  # what building the table freed (explorer.heap): level memory for hours
 
     def try_flush(self) -> None:
         """Flush as :meth:`run` does: when writing fails, warn (once per gap), count it in
@@ -445,7 +468,9 @@ class Recorder:
                 return self._worker.call((self._store, self.name, packed, seq))
             except WorkerGone:
                 self._worker_rows = None  # it will not come back: build here from now on
-        return _events_files(self._store, self.name, packed, seq)
+        written = _events_files(self._store, self.name, packed, seq)
+        release_freed()  # what building the table freed (explorer.heap): level memory for hours
+        return written
 
     def _publish(self) -> None:
         """Publish the files a committed flush staged (lock held)."""
@@ -485,10 +510,11 @@ class Recorder:
         ends (even when the loop is stopping)."""
         try:
             while True:
-                wait = self.flush_every - (self._clock() - self._state.flushed_at)
-                await asyncio.sleep(min(max(wait, 0.01), self.flush_every))
                 if self.due():
                     await asyncio.to_thread(self.try_flush)
+                    continue
+                wait = self.flush_every - (self._clock() - self._state.flushed_at)
+                await asyncio.sleep(min(max(wait, 0.01), self.flush_every, _LOOK_EVERY))
         except asyncio.CancelledError:
             self.close()
             raise
@@ -579,7 +605,9 @@ _WORKER_ENTRY = "from explorer.recorder import _serve; _serve()"
 
 
 def _serve() -> None:
-    """The worker process: build and write the events files of each request."""
+    """The worker process: build and write the events files of each request, at a lower
+    priority than the process reading the chats (see the module docstring)."""
+    os.nice(5)
     serve(_events_files)
 
 

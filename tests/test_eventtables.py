@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pandas as pd
 import pyarrow as pa
 import pytest
 
 from benchmarks.eventlog import make_packets
-from explorer import eventchunks
+from explorer import eventchunks, eventtables
 from explorer.eventlog import EventLog
 from explorer.eventtables import EVENT_SCHEMA, events_table, frame_table
 
@@ -142,3 +143,39 @@ def test_a_packet_over_several_lines_is_built_the_python_way() -> None:
     table = _same(_log([make_packets(1)[0], pretty, pretty.strip() + b"\n"]))
     assert table["packet"].to_pylist()[1] == pretty.decode()
     assert table["text"].to_pylist()[1] == "Hi @bob look :) example.org/clip"
+
+
+def test_split_gives_whole_chunks_covering_every_row_once() -> None:
+    """Packed.split's parts are consecutive whole chunks of at least the rows asked (the last
+    has what is left), from the packed first row on; no chunks make one empty part."""
+    packed = _log(make_packets(50)).packed(6)
+    parts = packed.split(10)
+    assert [row for part in parts for row in range(part.first, part.end)] == list(range(6, 50))
+    assert all(part.end - part.first >= 10 for part in parts[:-1])
+    chunks = [chunk for part in parts for chunk in part.chunks]
+    assert len(chunks) == len(packed.chunks)
+    assert all(mine is theirs for mine, theirs in zip(chunks, packed.chunks, strict=True))
+    (empty,) = EventLog().packed(0).split(10)
+    assert (empty.first, empty.chunks) == (0, ())
+
+
+def test_an_off_shape_message_sends_only_its_slice_the_python_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows built a slice at a time equal the Python way's, and an off-shape message makes
+    only the slice it is in build the Python way."""
+    raws = make_packets(40)
+    raws[20] = _chat(OFF_SHAPES["key twice"])
+    packed = _log(raws, channel=3).packed(1)
+    expected = frame_table(packed.frame)
+    built: list[list[int]] = []
+
+    def python_way(frame: pd.DataFrame) -> pa.Table:
+        built.append(frame.index.tolist())
+        return frame_table(frame)
+
+    monkeypatch.setattr(eventtables, "SLICE_ROWS", 8)
+    monkeypatch.setattr(eventtables, "frame_table", python_way)
+    table = events_table(packed)
+    assert table.equals(expected)
+    assert built == [list(range(20, 28))]  # parts: rows 1-11, 12-19, 20-27, 28-35, 36-39

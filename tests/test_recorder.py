@@ -220,6 +220,22 @@ def test_due_follows_the_injected_clock(recording: tuple[EventLog, Recorder, Man
     assert not recorder.due() and recorder.stats.flushes == 0
 
 
+def test_a_flush_is_due_once_flush_rows_events_wait(tmp_path: Path) -> None:
+    """due() turns true before flush_every once flush_rows events wait, and flushing them
+    resets it."""
+    clock = ManualClock()
+    log = EventLog(clock=clock)
+    recorder = Recorder(tmp_path, clock=clock, name="rows", flush_rows=3)
+    recorder.follow(log)
+    log.extend([chat_message(i) for i in range(2)])
+    assert not recorder.due()
+    log.append(chat_message(2), T0)
+    assert recorder.due()
+    recorder.flush()
+    assert not recorder.due() and recorder.stats.events == 3
+    recorder.close()
+
+
 def test_manifest_is_rewritten_at_each_flush(
     recording: tuple[EventLog, Recorder, ManualClock], tmp_path: Path
 ) -> None:
@@ -306,6 +322,28 @@ def test_bad_input_raises_clear_value_errors(tmp_path: Path) -> None:
     recorder.close()  # idempotent
     with pytest.raises(ValueError, match="closed"):
         recorder.add_snapshots(pd.DataFrame({"time": [time], "channel": [1], "token": ["a"]}))
+
+
+def test_run_flushes_flush_rows_events_before_its_time(tmp_path: Path) -> None:
+    """run() writes once flush_rows events wait, though its clock never moves."""
+    clock = ManualClock()
+    log = EventLog()
+    recorder = Recorder(tmp_path, clock=clock, name="early", flush_rows=5)
+    recorder.follow(log)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(recorder.run())
+        log.extend([chat_message(i) for i in range(5)])
+        for _ in range(500):  # until the flush shows
+            if recorder.stats.flushes:
+                break
+            await asyncio.sleep(0.01)
+        assert recorder.stats.events == 5
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
 
 
 def test_run_flushes_when_due_and_closes_on_cancel(tmp_path: Path) -> None:

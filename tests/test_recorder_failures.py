@@ -107,6 +107,26 @@ def test_a_full_disk_is_retried_bounded_and_resumed(disk: Path) -> None:
     recorder.close()
 
 
+def test_waiting_rows_do_not_hasten_retries(disk: Path) -> None:
+    """While writes fail, flush_rows events waiting do not make a flush due: retries stay
+    flush_every apart."""
+    capture, clock, log = disk / "capture", ManualClock(), EventLog()
+    recorder = Recorder(capture, clock=clock, name="r", worker_rows=None, flush_rows=10)
+    recorder.follow(log)
+    filler = fill(disk)
+    log.extend([chat_message(i) for i in range(10)])
+    assert recorder.due()
+    with pytest.warns(RuntimeWarning, match="cannot write"):
+        recorder.try_flush()
+    log.extend([chat_message(i) for i in range(10, 30)])
+    assert not recorder.due()
+    clock.advance(5)
+    assert recorder.due()
+    filler.unlink()
+    recorder.close()
+    assert recorder.stats.events == 30
+
+
 def test_snapshots_wait_within_the_bound_too(disk: Path) -> None:
     """Queued snapshot frames past ``pending_rows`` rows are dropped oldest first and
     counted; the rest are written once the disk has room."""
