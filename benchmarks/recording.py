@@ -13,22 +13,21 @@ toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
   every file must read.
 * Memory: a busy feed for a bounded time (the issue's 30 minutes scaled down) with a bounded
   log (``max_rows``); resident memory sampled over time must stay flat after warm-up.
-* Throughput: the same events fed with a recorder and without one (goal: at least 0.8),
-  first at a busy steady rate (20,000 events/s: 200 channels at 100 a second), then as fast
-  as one core allows. A recorder builds chat messages' rows with Arrow's JSON reader in C
-  (``explorer.eventtables``: about 1.3 us a row to parse, 0.7 us to write, 2.5 us of CPU a
-  row in all, built 32,768 rows at a time so that each step's buffers stay in the caches and
-  in the allocator's reused memory; it was 8 us of Python before), off the GIL, so a
-  recorder writing in its own process (``worker_rows``) keeps the watching process at about
-  the CPU per event it has without disk, and one writing in-process costs it the Python left
-  around the C (decompressing, the file's staging). Flat out, the synthetic feed costs about
-  2.3 us an event (no sockets), as much as the worker's row, so the feed and the worker
-  each need one of the machine's two cores: a flush is due as soon as ``FLUSH_ROWS``
-  (65,536) events wait, so the worker builds in small steps while the feed goes on rather
-  than a whole interval's rows at once, at a lower priority than the feed, and returns
-  freed memory to the system at most once a second. A chat client costs about 34 us an
-  event (the watch figures below): one core of a real watch takes in some 30,000 events/s,
-  which the worker outpaces more than ten times.
+* Throughput: the same events fed with a recorder and without one (goal: at least 0.8;
+  THROUGHPUT_ROUNDS rounds of the three modes in turn, medians), first at a busy steady rate (20,000
+  events/s: 200 channels at 100 a second), then as fast as one core allows. A recorder builds chat
+  messages' rows with Arrow's JSON reader in C (``explorer.eventtables``: about 1.3 us a row to
+  parse, 0.7 us to write, 2.5 us of CPU a row in all, built 32,768 rows at a time so that each
+  step's buffers stay in the caches and in the allocator's reused memory; it was 8 us of Python
+  before), off the GIL, so a recorder writing in its own process (``worker_rows``) keeps the
+  watching process at about the CPU per event it has without disk, and one writing in-process costs
+  it the Python left around the C (decompressing, the file's staging). Flat out, the synthetic feed
+  costs about 2.3 us an event (no sockets), as much as the worker's row, so the feed and the worker
+  each need one of the machine's two cores: a flush is due as soon as ``FLUSH_ROWS`` (65,536) events
+  wait, so the worker builds in small steps while the feed goes on rather than a whole interval's
+  rows at once, at a lower priority than the feed, and returns freed memory to the system at most
+  once a second. A chat client costs about 34 us an event (the watch figures below): one core of a
+  real watch takes in some 30,000 events/s, which the worker outpaces more than ten times.
   Each mode first feeds and flushes THROUGHPUT_WARM events outside the timing, which starts the
   worker process: its start (a second of imports) is paid once per recording, not per event, and in
   a run of a fraction of a second it was most of the figure. The flat-out feed (THROUGHPUT_EVENTS)
@@ -68,6 +67,7 @@ import contextlib
 import mmap
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -98,6 +98,8 @@ THROUGHPUT_EVENTS = 4_000_000
 THROUGHPUT_WARM = 5_000
 THROUGHPUT_RATE = 20_000
 THROUGHPUT_SECONDS = 5.0
+#: Rounds of the three modes in turn; each figure is the median of its rounds.
+THROUGHPUT_ROUNDS = 3
 _CHANNELS = 200
 _DISTINCT = 20_000
 _BATCH = 50
@@ -528,22 +530,31 @@ def main() -> None:
             print(
                 f"Throughput at a busy steady rate, {rate:,} events/s for {THROUGHPUT_SECONDS:g} s"
             )
-        runs = {mode: throughput(mode, rate) for mode in ("plain", "worker", "inline")}
+        rounds = [
+            {mode: throughput(mode, rate) for mode in ("plain", "worker", "inline")}
+            for _ in range(THROUGHPUT_ROUNDS)
+        ]
         for mode, label in (
             ("plain", "without disk"),
             ("worker", "recorder (worker process)"),
             ("inline", "recorder (in process)"),
         ):
-            r = runs[mode]
-            worker = f", + {r['worker_us']:.1f} us in the worker" if r["worker_us"] > 0.05 else ""
+            rate_, cpu, worker_us = (
+                statistics.median(r[mode][key] for r in rounds)
+                for key in ("rate", "cpu_us", "worker_us")
+            )
+            worker = f", + {worker_us:.1f} us in the worker" if worker_us > 0.05 else ""
             print(
-                f"  {label:<27} {r['rate']:>9,.0f} events/s   "
-                f"{r['cpu_us']:>5.1f} us CPU per event in the process{worker}"
+                f"  {label:<27} {rate_:>9,.0f} events/s   "
+                f"{cpu:>5.1f} us CPU per event in the process{worker}"
             )
         for mode in ("worker", "inline"):
-            ratio = runs[mode]["rate"] / runs["plain"]["rate"]
+            ratios = [r[mode]["rate"] / r["plain"]["rate"] for r in rounds]
             goal = "goal >= 0.8" if mode == "worker" else "no goal: big flushes use the worker"
-            print(f"  ratio {mode:<21} {ratio:>9.2f}   {goal}")
+            print(
+                f"  ratio {mode:<21} {statistics.median(ratios):>9.2f}   {goal} "
+                f"(rounds: {', '.join(f'{ratio:.2f}' for ratio in ratios)})"
+            )
     watch_figures()
 
 
