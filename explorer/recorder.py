@@ -64,8 +64,9 @@ last error, the rows dropped), so a capture says where it is incomplete.
 Memory: after each flush the log's :meth:`~explorer.eventlog.EventLog.hold` moves to the next
 unwritten row, so a log with ``max_rows`` keeps about ``max_rows`` rows plus what is not
 written yet; and what building the flush's tables freed goes back to the operating system
-(:func:`explorer.heap.release_freed`, here and in the worker process), else pyarrow's pool
-and the C heap keep it and resident memory creeps up over hours of flushes.
+after it, at most once a second (:class:`explorer.heap.ReleaseEvery`, here and in the worker
+process), else pyarrow's pool and the C heap keep it and resident memory creeps up over hours
+of flushes.
 Threads: :meth:`~Recorder.flush` may run in any thread (``run`` writes in a
 worker thread, off the event loop); :meth:`~Recorder.add_snapshots` never waits for a flush.
 """
@@ -98,7 +99,7 @@ from explorer.durations import Duration, seconds
 from explorer.eventchunks import Packed
 from explorer.eventlog import EventLog
 from explorer.eventtables import events_table
-from explorer.heap import release_freed
+from explorer.heap import ReleaseEvery
 from explorer.processes import unwind_sigterm
 from explorer.recordworker import Worker, WorkerGone, serve
 from explorer.storage import PARTIAL, Staged, Store, open_store
@@ -230,6 +231,7 @@ class Recorder:
         self._worker_rows = worker_rows
         self._pending_rows = pending_rows
         self._flush_rows = flush_rows
+        self._release = ReleaseEvery(1.0, clock)
         self._worker: Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
@@ -397,8 +399,7 @@ class Recorder:
         if log is not None:
             log.hold(next_row)
         self._write_manifest()
-        if queued:
-            release_freed()  # what building the table freed (explorer.heap): level memory for hours
+        self._release()  # what this flush and the log freed (explorer.heap): level for hours
 
     def try_flush(self) -> None:
         """Flush as :meth:`run` does: when writing fails, warn (once per gap), count it in
@@ -468,9 +469,7 @@ class Recorder:
                 return self._worker.call((self._store, self.name, packed, seq))
             except WorkerGone:
                 self._worker_rows = None  # it will not come back: build here from now on
-        written = _events_files(self._store, self.name, packed, seq)
-        release_freed()  # what building the table freed (explorer.heap): level memory for hours
-        return written
+        return _events_files(self._store, self.name, packed, seq)
 
     def _publish(self) -> None:
         """Publish the files a committed flush staged (lock held)."""

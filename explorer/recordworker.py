@@ -12,16 +12,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from explorer.heap import release_freed
-
-#: Seconds between returns of freed memory. Each return costs the next request its memory
-#: anew (faulted in and zeroed by the kernel): after every one of a busy recording's many
-#: small flushes, that was about a tenth of the worker's time.
-RELEASE_EVERY = 1.0
+from explorer.heap import ReleaseEvery
 
 
 class WorkerGone(Exception):
@@ -103,14 +97,14 @@ def receive(stream: IO[bytes]) -> Any:
 def serve(handle: Callable[..., Any]) -> None:
     """The worker process: answer each request with ``handle(*request)`` until stdin closes;
     replies go to the original stdout, anything printed goes to stderr. What requests freed
-    goes back to the operating system after a reply, at most every RELEASE_EVERY seconds
-    (:mod:`explorer.heap`)."""
+    goes back to the operating system after a reply, at most once a second
+    (:class:`~explorer.heap.ReleaseEvery`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     requests = sys.stdin.buffer
-    released = time.monotonic()
+    release = ReleaseEvery(1.0)
     while True:
         try:
             request = receive(requests)
@@ -124,6 +118,4 @@ def serve(handle: Callable[..., Any]) -> None:
             send(replies, reply)
         except OSError:  # the recorder is gone
             return
-        if time.monotonic() - released >= RELEASE_EVERY:  # level memory for hours
-            release_freed()
-            released = time.monotonic()
+        release()  # level memory for hours

@@ -165,13 +165,28 @@ def test_a_flush_that_wrote_hands_freed_memory_back(
     """A flush that wrote files returns what building them freed to the OS (explorer.heap),
     so hours of flushes keep memory level; a flush with nothing to write does not."""
     released = []
-    monkeypatch.setattr("explorer.recorder.release_freed", lambda: released.append(1))
+    monkeypatch.setattr("explorer.heap.release_freed", lambda: released.append(1))
     log, recorder, _ = recording
     recorder.flush()
     assert released == []
     log.append(chat_message(0), T0)
     recorder.flush()
     assert released == [1] and recorder.stats.files == 1
+
+
+def test_flushes_hand_memory_back_at_most_once_a_second(
+    recording: tuple[EventLog, Recorder, ManualClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Flushes less than a second after the last return of freed memory leave it for later:
+    a busy recording's many small flushes would each pay for their memory anew."""
+    released = []
+    monkeypatch.setattr("explorer.heap.release_freed", lambda: released.append(1))
+    log, recorder, clock = recording
+    for step in (0.0, 0.4, 0.4, 0.4):
+        clock.advance(step)
+        log.append(chat_message(len(released)), T0)
+        recorder.flush()
+    assert recorder.stats.files == 4 and released == [1, 1]
 
 
 def test_worker_process_writes_what_the_recorder_would(tmp_path: Path) -> None:
