@@ -116,7 +116,7 @@ WATCH_SECONDS = 6.0
 #: Events a watch takes in, and flushes, before its timing starts: more than a recorder's
 #: ``worker_rows`` (2,000 by default), so the first flush starts the worker process.
 WATCH_WARM = 2_500
-WATCH_ROUNDS = 2
+WATCH_ROUNDS = 3
 MEMORY_WATCH_SECONDS = 45.0
 #: Rows the memory run keeps in memory: the tail passes through many times.
 WATCH_MAX_ROWS = 10_000
@@ -450,19 +450,20 @@ def watch_figures() -> None:
     print(
         f"Throughput of api.watch(top={WATCH_TOP}) against explorer serve in its own process "
         f"(speed {WATCH_SPEED:,}, chat at most {WATCH_RATE:,} messages/s), {WATCH_ROUNDS} runs "
-        f"of {WATCH_SECONDS:g} s per mode in turns, the last flush included"
+        f"of {WATCH_SECONDS:g} s per mode in turns (medians), the last flush included"
     )
-    plain, plain_rate = _mean(runs["plain"], "cpu_us"), _mean(runs["plain"], "rate")
+    plain, plain_rate = _median(runs["plain"], "cpu_us"), _median(runs["plain"], "rate")
     for mode, label in modes:
-        rate, cpu = _mean(runs[mode], "rate"), _mean(runs[mode], "cpu_us")
-        worker = _mean(runs[mode], "worker_us")
+        rate, cpu = _median(runs[mode], "rate"), _median(runs[mode], "cpu_us")
+        worker = _median(runs[mode], "worker_us")
+        each = ", ".join(f"{run['cpu_us']:.1f}" for run in runs[mode])
         line = f"  {label:<21} {rate:>7,.0f} events/s taken in   {cpu:>5.1f} us CPU per event"
         if mode != "plain":
             goal = "goal >= 0.8" if mode == "worker" else "no goal: api.watch uses the worker"
             line += f" (ratio {plain / cpu:.2f}, {goal}; events/s ratio {rate / plain_rate:.2f})"
         if worker > 0.05:
             line += f", + {worker:.1f} us in the worker (all: {plain / (cpu + worker):.2f})"
-        print(line)
+        print(f"{line}; runs: {each} us")
     print(
         "  (the platform sets the events/s; the ratio is the events/s one core of the watching "
         "process could take in, against the same watch without disk)"
@@ -482,8 +483,8 @@ def watch_figures() -> None:
     )
 
 
-def _mean(runs: list[dict[str, float]], key: str) -> float:
-    return sum(run[key] for run in runs) / len(runs)
+def _median(runs: list[dict[str, float]], key: str) -> float:
+    return statistics.median(run[key] for run in runs)
 
 
 def _slope(points: list[tuple[float, float]]) -> float:
