@@ -540,14 +540,12 @@ def main() -> None:
             ("worker", "recorder (worker process)"),
             ("inline", "recorder (in process)"),
         ):
-            rate_, cpu, worker_us = (
-                statistics.median(r[mode][key] for r in rounds)
-                for key in ("rate", "cpu_us", "worker_us")
-            )
+            runs = [r[mode] for r in rounds]
+            worker_us = _median(runs, "worker_us")
             worker = f", + {worker_us:.1f} us in the worker" if worker_us > 0.05 else ""
             print(
-                f"  {label:<27} {rate_:>9,.0f} events/s   "
-                f"{cpu:>5.1f} us CPU per event in the process{worker}"
+                f"  {label:<27} {_median(runs, 'rate'):>9,.0f} events/s   "
+                f"{_median(runs, 'cpu_us'):>5.1f} us CPU per event in the process{worker}"
             )
         for mode in ("worker", "inline"):
             ratios = [r[mode]["rate"] / r["plain"]["rate"] for r in rounds]

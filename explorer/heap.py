@@ -45,11 +45,17 @@ def release_freed() -> None:
         _TRIM(0)
 
 
+#: Seconds a recorder's flushes leave between returns of freed memory (see the docstring).
+RELEASE_EVERY = 1.0
+
+
 class ReleaseEvery:
     """Calls :func:`release_freed` when called, unless it did less than ``seconds`` ago on
     ``clock``."""
 
-    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, seconds: float = RELEASE_EVERY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._seconds = seconds
         self._clock = clock
         self._last = -math.inf

@@ -231,7 +231,7 @@ class Recorder:
         self._worker_rows = worker_rows
         self._pending_rows = pending_rows
         self._flush_rows = flush_rows
-        self._release = ReleaseEvery(1.0, clock)
+        self._release = ReleaseEvery(clock=clock)
         self._worker: Worker | None = None
         self._snapshot_schema: pa.Schema | None = None
         self._closed = False
@@ -323,12 +323,11 @@ class Recorder:
         state, log = self._state, self._log
         if self._clock() - state.flushed_at >= self.flush_every:
             return True
-        gaps = state.stats.gaps
         return (
             self._flush_rows is not None
             and log is not None
             and log.total - state.next_row >= self._flush_rows
-            and not (gaps and gaps[-1].end is None)
+            and not _gap_open(state.stats)
         )
 
     def flush(self) -> None:
@@ -344,14 +343,14 @@ class Recorder:
         now = self._clock()
         pending_events = log is not None and log.total > state.next_row
         if not pending_events and not state.queue:
-            gaps = state.stats.gaps
-            if gaps and gaps[-1].end is None:
+            failing = _gap_open(state.stats)
+            if failing:
                 self._write_manifest()  # nothing to write: the manifest tells if writing works
             with self._queue_lock:
                 self._state = dataclasses.replace(
                     self._state, flushed_at=now, stats=_gap_closed(state.stats, now)
                 )
-            if gaps and gaps[-1].end is None:
+            if failing:
                 self._write_manifest()
             return
         files: list[Staged] = []
@@ -416,7 +415,7 @@ class Recorder:
         on disk, and drop the oldest unwritten rows past ``keep`` (lock held)."""
         now, state, log = self._clock(), self._state, self._log
         gaps = list(state.stats.gaps)
-        if gaps and gaps[-1].end is None:
+        if _gap_open(state.stats):
             last = gaps.pop()
             gap = dataclasses.replace(last, failures=last.failures + 1)
         else:
@@ -553,11 +552,16 @@ class Recorder:
         )
 
 
+def _gap_open(stats: RecorderStats) -> bool:
+    """Whether ``stats`` end with a gap not ended yet: writing fails."""
+    return bool(stats.gaps) and stats.gaps[-1].end is None
+
+
 def _gap_closed(stats: RecorderStats, now: float) -> RecorderStats:
     """``stats`` with its open gap (if any) ended at ``now``: writing works again."""
-    gaps = stats.gaps
-    if not gaps or gaps[-1].end is not None:
+    if not _gap_open(stats):
         return stats
+    gaps = stats.gaps
     return dataclasses.replace(stats, gaps=(*gaps[:-1], dataclasses.replace(gaps[-1], end=now)))
 
 

@@ -104,7 +104,7 @@ def serve(handle: Callable[..., Any]) -> None:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     requests = sys.stdin.buffer
-    release = ReleaseEvery(1.0)
+    release = ReleaseEvery()
     while True:
         try:
             request = receive(requests)
