@@ -53,7 +53,9 @@ Faults:
   :attr:`RedisBroker.lost`, logged once per outage); every process keeps serving its own
   clients; the pub/sub reader reconnects with backoff and subscribes again, registrations come
   back with the next heartbeat, and the messages stored meanwhile reach every node from SQLite.
-  Other events published during the outage (``UserJoin``, ``PollStart``, whispers) are lost.
+  Other events published during the outage (``UserJoin``, ``PollStart``, whispers) are lost;
+  those published once Redis answers again are not, though the connections the outage broke
+  are still pooled: a call that fails on one is made again at once on a new connection.
 * A slow client is the concern of its node (bounded send buffers, see
   :mod:`~explorer.emulator.chat.node`); the publish queue to Redis is bounded too
   (:data:`OUTBOX_LIMIT`, the oldest dropped first).
@@ -75,6 +77,7 @@ import orjson
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as BrokenConnection
 from redis.exceptions import RedisError
 
 from explorer.emulator.brokers.broker import Backlog, Broker, Delivery, Subscriber
@@ -192,12 +195,16 @@ class RedisBroker(Broker):
         self._processes = f"{prefix}:processes"
         self._process_prefix = f"{prefix}:process:"
         self._bucket_prefix = f"{prefix}:bucket:"
-        # No retries inside redis-py: an outage must show at once, the loops here retry.
+        # One retry inside redis-py, at once on a new connection, for a broken connection only:
+        # the pool hands out connections that an earlier outage closed as if they were sound
+        # (redis-py 8 skips its check of them), and the first call on each would fail (a
+        # publish be lost) though Redis is back. A refusal or a timeout still shows an outage
+        # at once; the loops here retry.
         self._redis = Redis.from_url(
             url,
             socket_connect_timeout=CONNECT_TIMEOUT,
             socket_timeout=CONNECT_TIMEOUT,
-            retry=Retry(NoBackoff(), 0),
+            retry=Retry(NoBackoff(), 1, supported_errors=(BrokenConnection,)),
         )
         self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         self._take = self._redis.register_script(TAKE_SCRIPT)
