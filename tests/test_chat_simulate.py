@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
 
@@ -62,6 +63,22 @@ def test_rates_follow_chatter_and_are_thinned_alike_at_speed(store: Store) -> No
     }
     assert len(shares) == 1 and fast.kept == pytest.approx(shares.pop())
     assert 0 < fast.kept < 0.1
+
+
+def test_moderation_comes_later_without_holding_back_chat(store: Store) -> None:
+    """A message's delete or timeout comes MODERATION_DELAY after it while the messages drawn
+    meanwhile keep their pace: the script's time grows as its rate says, not by the delay
+    once per moderated message."""
+    config = Config(sim_rate=4000.0, sim_channel_rate=4000.0)
+    script = script_for(store, 0, config, speed=1000)
+    actions = [action for action in (script.next() for _ in range(20_000)) if action]
+    times = list(itertools.accumulate(action.delay for action in actions))
+    moderated = [i for i, action in enumerate(actions) if action.kind in ("delete", "timeout")]
+    assert len(moderated) >= 20 and min(action.delay for action in actions) >= 0
+    assert times[-1] < 2 * len(actions) / script.total_rate
+    for i in moderated:
+        said = [j for j in range(i) if actions[j].kind == "msg"]
+        assert any(times[i] - times[j] == pytest.approx(simulate.MODERATION_DELAY) for j in said)
 
 
 def test_script_runs_only_the_busiest_online_channels(store: Store) -> None:

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
+import heapq
 import math
 import random
 import uuid
@@ -71,6 +73,8 @@ MIN_TICK = 0.05
 MAX_BOTS = 30
 #: How far the executor may fall behind its schedule before it skips ahead, in seconds.
 MAX_LAG = 2.0
+#: Seconds after a message that chatter's moderation of it (a delete or a timeout) comes.
+MODERATION_DELAY = 0.5
 #: User names read per query when the script's cast is looked up.
 _LOOKUP_CHUNK = 500
 
@@ -252,8 +256,16 @@ class Script:
         #: The share of the live channels' natural chat the rates keep (1.0: not thinned).
         self.kept = 1.0
         self._cumulative: list[float] = []
+        #: Actions due at the instant of the last one given (a joining speaker's message).
         self._pending: deque[Action] = deque()
+        #: The next drawn action, when it is due (script time) and its follow-ups.
+        self._next: tuple[float, list[Action]] | None = None
+        #: Moderation due later: (when, order drawn, action), soonest first.
+        self._later: list[tuple[float, int, Action]] = []
+        self._drawn = 0
+        #: Script time of the drawn actions, and of the last action given.
         self.now = 0.0
+        self._given = 0.0
 
     def cast(self) -> set[int]:
         """Every user id the script may name: each channel's bots and reserve."""
@@ -333,11 +345,34 @@ class Script:
             self._cumulative.append(running)
 
     def next(self) -> Action | None:
-        """The next action and the delay before it (None when no channel chats)."""
+        """The next action and the delay before it (None when no channel chats and nothing
+        is due). A message's moderation comes MODERATION_DELAY later without holding back
+        the messages drawn meanwhile: at a high rate, waiting it out before the next message
+        would cap chat at a few hundred messages a second, whatever the budget."""
         if self._pending:
             return self._pending.popleft()
-        if not self.channels or self.total_rate <= 0:
+        if self._next is None and self.channels and self.total_rate > 0:
+            action = self._draw()
+            self._next = (self.now, [action, *self._pending])
+            self._pending.clear()
+        if self._next is not None and (not self._later or self._next[0] <= self._later[0][0]):
+            at, (action, *follow) = self._next
+            self._next = None
+            self._pending.extend(follow)
+        elif self._later:
+            at, _, action = heapq.heappop(self._later)
+        else:
             return None
+        delay, self._given = at - self._given, at
+        return dataclasses.replace(action, delay=delay)
+
+    def _moderate(self, action: Action) -> None:
+        """Give ``action`` MODERATION_DELAY after the message just drawn."""
+        self._drawn += 1
+        heapq.heappush(self._later, (self.now + MODERATION_DELAY, self._drawn, action))
+
+    def _draw(self) -> Action:
+        """Draw the next action (its follow-ups into ``_pending``, moderation for later)."""
         rng = self.rng
         delay = rng.expovariate(self.total_rate)
         self.now += delay
@@ -366,11 +401,17 @@ class Script:
             action = Action(delay, plan.id, "churn", left, (left, actor))
         verdict = chatter.moderation(rng)
         if verdict == "delete":
-            self._pending.append(Action(0.5, plan.id, "delete", plan.owner_id, (0,)))
+            self._moderate(Action(MODERATION_DELAY, plan.id, "delete", plan.owner_id, (0,)))
         elif verdict == "timeout":
             duration = chatter.timeout_duration(rng)
-            self._pending.append(
-                Action(0.5, plan.id, "timeout", plan.owner_id, (self.names[actor], duration))
+            self._moderate(
+                Action(
+                    MODERATION_DELAY,
+                    plan.id,
+                    "timeout",
+                    plan.owner_id,
+                    (self.names[actor], duration),
+                )
             )
         return action
 
