@@ -47,12 +47,10 @@ it. The world's chat (about 20 events/s over the busiest 200 channels at speed 1
 measured: realistic rates) is far too sparse for that: per-event CPU would be the fixed
 costs of flush ticks and worker round trips. So the platform runs at ``--speed``
 WATCH_SPEED, whose chat (thinned to at most ``--sim-rate`` WATCH_RATE, no other cap per
-channel) would give the watch about WATCH_RATE events a second, but the simulator holds its
-whole schedule back 0.5 s for each moderation action, which caps its chat near 500 messages
-a second (a fix moved realism row 8 and was reverted until the chat rate is recalibrated);
-the events/s taken in are printed beside each figure. At that rate a flush's fixed costs
-(a Parquet file's staging, the manifest, a round trip to the worker) weigh on every event,
-and a run's one-time costs more: so, as in the synthetic part, each run first takes in
+channel) gives the watch some thousands of events a second; the events/s taken in are
+printed beside each figure. A flush's fixed costs (a Parquet file's staging, the manifest, a
+round trip to the worker) still weigh on every event, and a run's one-time costs more: so,
+as in the synthetic part, each run first takes in
 WATCH_WARM events and flushes them outside the timing (that first flush starts the worker
 process and writes this process's first file). The ratio judged is that of ``to=``,
 what ``api.watch`` does; the in-process recorder is shown beside it to say why the worker is

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform, chatter, simulate
+from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.context import Config
 from explorer.emulator.sessions import opening
 from explorer.emulator.simulate import Script, script_for
@@ -79,6 +80,29 @@ def test_moderation_comes_later_without_holding_back_chat(store: Store) -> None:
     for i in moderated:
         said = [j for j in range(i) if actions[j].kind == "msg"]
         assert any(times[i] - times[j] == pytest.approx(simulate.MODERATION_DELAY) for j in said)
+
+
+def test_bots_the_script_times_out_sit_it_out(store: Store) -> None:
+    """A bot the script times out or bans says nothing until its timeout ends (someone else
+    in the cast speaks instead), so a busy chat's rate does not fall as its keenest chatters
+    are silenced one by one."""
+    config = Config(sim_channels=1)
+    script = script_for(store, 0, config)
+    silenced: dict[int, float] = {}
+    clock, timeouts, said, refused = 0.0, 0, 0, 0
+    for action in (script.next() for _ in range(40_000)):
+        assert action is not None
+        clock += action.delay
+        if action.kind == "timeout":
+            name, duration = action.args
+            user = next(user for user, known in script.names.items() if known == name)
+            silenced[user] = clock + (parse_duration(duration) or 0)
+            timeouts += 1
+        elif action.kind == "msg":
+            said += 1
+            refused += silenced.get(action.actor, 0.0) > clock
+    assert timeouts >= 20 and said > 25_000
+    assert refused < said / 1000
 
 
 def test_script_runs_only_the_busiest_online_channels(store: Store) -> None:

@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import dataclasses
 import heapq
 import math
 import random
 import uuid
 from collections import deque
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -49,6 +48,7 @@ from explorer.emulator.chat import dispatch, history, presence
 from explorer.emulator.chat.cluster import ChatCluster
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.messages import compose, message_data
+from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
@@ -75,6 +75,9 @@ MAX_BOTS = 30
 MAX_LAG = 2.0
 #: Seconds after a message that chatter's moderation of it (a delete or a timeout) comes.
 MODERATION_DELAY = 0.5
+#: Speakers drawn for a message before one who is not timed out is given up on: the chat's
+#: rate holds while its keenest chatters sit out timeouts and bans, as a big chat's would.
+SPEAKER_DRAWS = 16
 #: User names read per query when the script's cast is looked up.
 _LOOKUP_CHUNK = 500
 
@@ -210,6 +213,8 @@ class ChannelPlan:
     minute: int = -1
     #: Virtual time until which the script's own poll runs.
     poll_until: float = 0.0
+    #: Positions in ``cast`` the script's own timeouts silence, and until when (virtual time).
+    silenced: dict[int, float] = field(default_factory=dict)
 
     @property
     def bots(self) -> list[int]:
@@ -364,7 +369,7 @@ class Script:
         else:
             return None
         delay, self._given = at - self._given, at
-        return dataclasses.replace(action, delay=delay)
+        return replace(action, delay=delay)
 
     def _moderate(self, action: Action) -> None:
         """Give ``action`` MODERATION_DELAY after the message just drawn."""
@@ -390,6 +395,10 @@ class Script:
         speaker from the reserve first joins (another bot leaving)."""
         rng = self.rng
         speaker = plan.voice.speaker(rng)
+        for _ in range(SPEAKER_DRAWS):  # a timed-out or banned bot cannot speak: someone else
+            if plan.silenced.get(speaker, 0.0) <= self.now:
+                break
+            speaker = plan.voice.speaker(rng)
         actor = plan.cast[speaker]
         action = Action(delay, plan.id, "msg", actor, (plan.voice.line(rng, speaker),))
         if speaker not in plan.present:
@@ -404,6 +413,7 @@ class Script:
             self._moderate(Action(MODERATION_DELAY, plan.id, "delete", plan.owner_id, (0,)))
         elif verdict == "timeout":
             duration = chatter.timeout_duration(rng)
+            plan.silenced[speaker] = self.now + MODERATION_DELAY + (parse_duration(duration) or 0)
             self._moderate(
                 Action(
                     MODERATION_DELAY,
