@@ -5,7 +5,7 @@ against the published targets of ``docs/realism.md`` (rows 1-12).
 (``explorer serve`` in a subprocess, rate limits off, a fresh database in a temporary folder)
 and measures in two phases:
 
-* **chat**, at ``--chat-speed`` (10: ten times the messages of real time in a wall second),
+* **chat**, at ``--chat-speed`` (40: forty times the messages of real time in a wall second),
   on a platform whose chat budgets are raised so that it thins as little as it can: the live
   directory (``api.channels``), then the chats of the busiest live channels and a random
   sample of the others (``api.watch``) while ``api.track`` follows their audiences. Rows 8-12
@@ -61,7 +61,7 @@ TRACK_EVERY = 0.25
 #: it thins as little as it can: the model's chat is the same, the sample bigger.
 CHAT_SECONDS = 180.0
 QUICK_CHAT_SECONDS = 45.0
-CHAT_SPEED = 10.0
+CHAT_SPEED = 40.0
 CHAT_BUDGETS = ("--sim-rate", "400", "--sim-channel-rate", "100")
 #: Seconds between readings of the share of chat kept.
 KEPT_EVERY = 5.0
@@ -337,6 +337,20 @@ def poisson_power_law(
     return float(beta[1]), float(beta[0])
 
 
+def live_exposure(snapshots: pd.DataFrame, window: float) -> pd.DataFrame:
+    """Per channel of ``api.track`` snapshots (``online``, ``viewersCurrent``) over a window of
+    ``window`` world minutes: its mean audience while live and its live minutes (the share of
+    its snapshots that were live). A session that starts or ends within the window chats only
+    in that part, so its viewer-minutes are not its audience times the whole window."""
+    live = snapshots["online"].fillna(False).astype(bool)
+    return pd.DataFrame(
+        {
+            "viewers": snapshots.loc[live].groupby("channel")["viewersCurrent"].mean(),
+            "minutes": live.groupby(snapshots["channel"]).mean() * window,
+        }
+    )
+
+
 def poisson_interval(count: int) -> tuple[float, float]:
     """A 95% interval of a Poisson mean from one ``count`` (Byar's approximation)."""
     if count == 0:
@@ -442,22 +456,18 @@ def measure_chat(
     frame = frame.loc[~frame["from_history"].fillna(False).astype(bool)]
     said = chatstats.from_events(frame)
     snapshots = track.frame
-    audience = (
-        snapshots.loc[snapshots["online"].fillna(False).astype(bool)]
-        .groupby("channel")["viewersCurrent"]
-        .mean()
-    )
+    exposure = live_exposure(snapshots, elapsed / 60 * speed * kept)
     per_channel = pd.DataFrame(
         {
             "messages": said.groupby("channel").size().reindex(watched, fill_value=0),
-            "viewers": audience.reindex(watched),
+            "viewers": exposure["viewers"].reindex(watched),
+            "minutes": exposure["minutes"].reindex(watched),
             "weight": pd.Series(weight),
         }
     ).dropna()
-    minutes = elapsed / 60 * speed * kept
-    per_channel = per_channel.loc[per_channel["viewers"] > 0]
+    per_channel = per_channel.loc[(per_channel["viewers"] > 0) & (per_channel["minutes"] > 0)]
     weighted_messages = (per_channel["messages"] * per_channel["weight"]).sum()
-    viewer_minutes = (per_channel["viewers"] * per_channel["weight"]).sum() * minutes
+    viewer_minutes = (per_channel["viewers"] * per_channel["minutes"] * per_channel["weight"]).sum()
     rate = weighted_messages / viewer_minutes if viewer_minutes else math.nan
     described = (
         f"api.watch of the {len(top)} busiest live channels and {len(sampled)} of the other "
@@ -476,7 +486,7 @@ def measure_chat(
                 *poisson_power_law(
                     chosen["messages"].to_numpy(float),
                     chosen["viewers"].to_numpy(float),
-                    np.full(len(chosen), minutes),
+                    chosen["minutes"].to_numpy(float),
                 ),
                 len(chosen),
                 chosen["viewers"].min(),

@@ -43,16 +43,14 @@ process per run, ``api.watch(top=WATCH_TOP)`` without disk, with
 log in-process (``worker_rows=None``), in turns. The platform sets the events/s a watch takes
 in, so the throughput ratio is the CPU per event of the watching process without disk over
 that with a recorder (events/s one core could take in); the worker's own CPU is shown beside
-it. The world's chat (about 20 events/s over the busiest 200 channels at speed 1, as
-measured: realistic rates) is far too sparse for that: per-event CPU would be the fixed
+it. The world's chat (some tens of events/s over the busiest 200 channels at speed 1:
+realistic rates) is far too sparse for that: per-event CPU would be the fixed
 costs of flush ticks and worker round trips. So the platform runs at ``--speed``
 WATCH_SPEED, whose chat (thinned to at most ``--sim-rate`` WATCH_RATE, no other cap per
-channel) would give the watch about WATCH_RATE events a second, but the simulator holds its
-whole schedule back 0.5 s for each moderation action, which caps its chat near 500 messages
-a second (a fix moved realism row 8 and was reverted until the chat rate is recalibrated);
-the events/s taken in are printed beside each figure. At that rate a flush's fixed costs
-(a Parquet file's staging, the manifest, a round trip to the worker) weigh on every event,
-and a run's one-time costs more: so, as in the synthetic part, each run first takes in
+channel) gives the watch about WATCH_RATE events a second; the events/s taken in are
+printed beside each figure. A flush's fixed costs (a Parquet file's staging, the manifest, a
+round trip to the worker) still weigh on every event, and a run's one-time costs more: so,
+as in the synthetic part, each run first takes in
 WATCH_WARM events and flushes them outside the timing (that first flush starts the worker
 process and writes this process's first file). The ratio judged is that of ``to=``,
 what ``api.watch`` does; the in-process recorder is shown beside it to say why the worker is
@@ -108,7 +106,8 @@ _BATCH = 50
 WATCH_TOP = 200
 WATCH_RATE = 4_000
 #: The world's speed for the watch figures: the busiest WATCH_TOP channels' natural chat
-#: (about 11 messages/s) times this is near WATCH_RATE. Faster worlds end and start so many
+#: times this is over WATCH_RATE, so the platform thins it to WATCH_RATE (about
+#: 4,000 events/s taken in, as measured). Faster worlds end and start so many
 #: sessions a second that the platform stalls, and a watch's channels stop being the
 #: simulated ones within a run.
 WATCH_SPEED = 300

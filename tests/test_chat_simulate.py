@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
 
@@ -9,6 +10,7 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform, chatter, simulate
+from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.context import Config
 from explorer.emulator.sessions import opening
 from explorer.emulator.simulate import Script, script_for
@@ -62,6 +64,45 @@ def test_rates_follow_chatter_and_are_thinned_alike_at_speed(store: Store) -> No
     }
     assert len(shares) == 1 and fast.kept == pytest.approx(shares.pop())
     assert 0 < fast.kept < 0.1
+
+
+def test_moderation_comes_later_without_holding_back_chat(store: Store) -> None:
+    """A message's delete or timeout comes MODERATION_DELAY after it while the messages drawn
+    meanwhile keep their pace: the script's time grows as its rate says, not by the delay
+    once per moderated message."""
+    config = Config(sim_rate=4000.0, sim_channel_rate=4000.0)
+    script = script_for(store, 0, config, speed=1000)
+    actions = [action for action in (script.next() for _ in range(20_000)) if action]
+    times = list(itertools.accumulate(action.delay for action in actions))
+    moderated = [i for i, action in enumerate(actions) if action.kind in ("delete", "timeout")]
+    assert len(moderated) >= 20 and min(action.delay for action in actions) >= 0
+    assert times[-1] < 2 * len(actions) / script.total_rate
+    for i in moderated:
+        said = [j for j in range(i) if actions[j].kind == "msg"]
+        assert any(times[i] - times[j] == pytest.approx(simulate.MODERATION_DELAY) for j in said)
+
+
+def test_bots_the_script_times_out_sit_it_out(store: Store) -> None:
+    """A bot the script times out or bans says nothing until its timeout ends (someone else
+    in the cast speaks instead), so a busy chat's rate does not fall as its keenest chatters
+    are silenced one by one."""
+    config = Config(sim_channels=1)
+    script = script_for(store, 0, config)
+    silenced: dict[int, float] = {}
+    clock, timeouts, said, refused = 0.0, 0, 0, 0
+    for action in (script.next() for _ in range(40_000)):
+        assert action is not None
+        clock += action.delay
+        if action.kind == "timeout":
+            name, duration = action.args
+            user = next(user for user, known in script.names.items() if known == name)
+            silenced[user] = clock + (parse_duration(duration) or 0)
+            timeouts += 1
+        elif action.kind == "msg":
+            said += 1
+            refused += silenced.get(action.actor, 0.0) > clock
+    assert timeouts >= 20 and said > 25_000
+    assert refused < said / 1000
 
 
 def test_script_runs_only_the_busiest_online_channels(store: Store) -> None:

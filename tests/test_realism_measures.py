@@ -4,12 +4,14 @@ is known; the statistical checks of the world itself live in the benchmark."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchmarks.realism import (
     TARGETS,
     Phases,
     Result,
+    live_exposure,
     poisson_interval,
     poisson_power_law,
     report,
@@ -28,6 +30,21 @@ def test_poisson_power_law_recovers_beta_with_silent_channels() -> None:
     beta, log_c = poisson_power_law(counts, viewers, minutes)
     assert beta == pytest.approx(0.8, abs=0.03)
     assert np.exp(log_c) == pytest.approx(0.05, rel=0.15)
+
+
+def test_live_exposure_counts_only_the_minutes_a_channel_was_live() -> None:
+    """A channel whose session ends halfway through the window gets half its minutes, at its
+    audience while live; one live throughout gets all of them."""
+    snapshots = pd.DataFrame(
+        {
+            "channel": [1, 1, 1, 1, 2, 2, 2, 2],
+            "online": [True, True, False, False, True, True, True, True],
+            "viewersCurrent": [100.0, 300.0, 0.0, None, 10.0, 10.0, 30.0, 30.0],
+        }
+    )
+    exposure = live_exposure(snapshots, 60.0)
+    assert exposure.loc[1].tolist() == [200.0, 30.0]
+    assert exposure.loc[2].tolist() == [20.0, 60.0]
 
 
 def test_poisson_interval_brackets_the_count() -> None:

@@ -13,11 +13,12 @@ so the same seed and call sequence give the same chat.
 participation falls as chats grow), as ``FLOOR + SCALE * ((v + KNEE)**EXPONENT -
 KNEE**EXPONENT)``: a power law of exponent :data:`EXPONENT` = 0.85 for large audiences, whose
 scale is solved so that 13,454 viewers chat at 0.036 messages per viewer-minute (xQc's
-measured 478 a minute, row 9); then 1,000 viewers chat at 0.050 and 3,000 at 0.044 per
-viewer-minute, so a platform whose viewing sits mostly in channels of hundreds to thousands of
-viewers lands near 0.05 (row 8: 0.045-0.057 over the rank-size audiences that
-``benchmarks/chat_content.py`` tries). :data:`KNEE` bounds the smallest chats' per-viewer
-rate (0.06-0.08 from 10 to 100 viewers, where a pure power law would keep rising), and
+measured 478 a minute, row 9). :data:`KNEE` is where the power law takes over: below a few
+thousand viewers each viewer chats at much the same rate (0.040 at 3,000 viewers, 0.0415 at
+1,000, 0.044 at 100, 0.062 at 10, the streamer's own lines showing in the smallest), so the
+live world, whose viewing sits in channels of tens to a few hundred viewers, chats at 0.050
+per viewer-minute over its live audiences (row 8; 0.042-0.048 over the rank-size platforms
+``benchmarks/chat_content.py`` tries, whose viewing leans more to the big channels).
 :data:`FLOOR` is the streamer alone, who still chats now and then (0.2 a minute).
 
 **Content** (row 10, 11 and the secondary rows): short reactions, emote-only lines and emote
@@ -55,8 +56,8 @@ from explorer.emulator.chat.moderation import MAX_TIMEOUT_SECONDS, format_durati
 
 #: Exponent β of messages a minute against viewers, for large audiences.
 EXPONENT = 0.85
-#: Viewers below which per-viewer participation stops rising (smooths the power law at 0).
-KNEE = 200.0
+#: Viewers below which per-viewer participation stops rising: the power law holds above it.
+KNEE = 3000.0
 #: Messages a minute of a channel nobody watches: the streamer, now and then.
 FLOOR = 0.2
 #: The anchor: xQc's 13,454 average viewers chatting 0.036 messages per viewer-minute.

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import heapq
 import math
 import random
 import uuid
 from collections import deque
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -47,6 +48,7 @@ from explorer.emulator.chat import dispatch, history, presence
 from explorer.emulator.chat.cluster import ChatCluster
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.messages import compose, message_data
+from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
@@ -71,6 +73,11 @@ MIN_TICK = 0.05
 MAX_BOTS = 30
 #: How far the executor may fall behind its schedule before it skips ahead, in seconds.
 MAX_LAG = 2.0
+#: Seconds after a message that chatter's moderation of it (a delete or a timeout) comes.
+MODERATION_DELAY = 0.5
+#: Speakers drawn for a message before one who is not timed out is given up on: the chat's
+#: rate holds while its keenest chatters sit out timeouts and bans, as a big chat's would.
+SPEAKER_DRAWS = 16
 #: User names read per query when the script's cast is looked up.
 _LOOKUP_CHUNK = 500
 
@@ -206,6 +213,8 @@ class ChannelPlan:
     minute: int = -1
     #: Virtual time until which the script's own poll runs.
     poll_until: float = 0.0
+    #: Positions in ``cast`` the script's own timeouts silence, and until when (virtual time).
+    silenced: dict[int, float] = field(default_factory=dict)
 
     @property
     def bots(self) -> list[int]:
@@ -252,8 +261,16 @@ class Script:
         #: The share of the live channels' natural chat the rates keep (1.0: not thinned).
         self.kept = 1.0
         self._cumulative: list[float] = []
+        #: Actions due at the instant of the last one given (a joining speaker's message).
         self._pending: deque[Action] = deque()
+        #: The next drawn action, when it is due (script time) and its follow-ups.
+        self._next: tuple[float, list[Action]] | None = None
+        #: Moderation due later: (when, order drawn, action), soonest first.
+        self._later: list[tuple[float, int, Action]] = []
+        self._drawn = 0
+        #: Script time of the drawn actions, and of the last action given.
         self.now = 0.0
+        self._given = 0.0
 
     def cast(self) -> set[int]:
         """Every user id the script may name: each channel's bots and reserve."""
@@ -333,11 +350,34 @@ class Script:
             self._cumulative.append(running)
 
     def next(self) -> Action | None:
-        """The next action and the delay before it (None when no channel chats)."""
+        """The next action and the delay before it (None when no channel chats and nothing
+        is due). A message's moderation comes MODERATION_DELAY later without holding back
+        the messages drawn meanwhile: at a high rate, waiting it out before the next message
+        would cap chat at a few hundred messages a second, whatever the budget."""
         if self._pending:
             return self._pending.popleft()
-        if not self.channels or self.total_rate <= 0:
+        if self._next is None and self.channels and self.total_rate > 0:
+            action = self._draw()
+            self._next = (self.now, [action, *self._pending])
+            self._pending.clear()
+        if self._next is not None and (not self._later or self._next[0] <= self._later[0][0]):
+            at, (action, *follow) = self._next
+            self._next = None
+            self._pending.extend(follow)
+        elif self._later:
+            at, _, action = heapq.heappop(self._later)
+        else:
             return None
+        delay, self._given = at - self._given, at
+        return replace(action, delay=delay)
+
+    def _moderate(self, action: Action) -> None:
+        """Give ``action`` MODERATION_DELAY after the message just drawn."""
+        self._drawn += 1
+        heapq.heappush(self._later, (self.now + MODERATION_DELAY, self._drawn, action))
+
+    def _draw(self) -> Action:
+        """Draw the next action (its follow-ups into ``_pending``, moderation for later)."""
         rng = self.rng
         delay = rng.expovariate(self.total_rate)
         self.now += delay
@@ -355,6 +395,10 @@ class Script:
         speaker from the reserve first joins (another bot leaving)."""
         rng = self.rng
         speaker = plan.voice.speaker(rng)
+        for _ in range(SPEAKER_DRAWS):  # a timed-out or banned bot cannot speak: someone else
+            if plan.silenced.get(speaker, 0.0) <= self.now:
+                break
+            speaker = plan.voice.speaker(rng)
         actor = plan.cast[speaker]
         action = Action(delay, plan.id, "msg", actor, (plan.voice.line(rng, speaker),))
         if speaker not in plan.present:
@@ -366,11 +410,18 @@ class Script:
             action = Action(delay, plan.id, "churn", left, (left, actor))
         verdict = chatter.moderation(rng)
         if verdict == "delete":
-            self._pending.append(Action(0.5, plan.id, "delete", plan.owner_id, (0,)))
+            self._moderate(Action(MODERATION_DELAY, plan.id, "delete", plan.owner_id, (0,)))
         elif verdict == "timeout":
             duration = chatter.timeout_duration(rng)
-            self._pending.append(
-                Action(0.5, plan.id, "timeout", plan.owner_id, (self.names[actor], duration))
+            plan.silenced[speaker] = self.now + MODERATION_DELAY + (parse_duration(duration) or 0)
+            self._moderate(
+                Action(
+                    MODERATION_DELAY,
+                    plan.id,
+                    "timeout",
+                    plan.owner_id,
+                    (self.names[actor], duration),
+                )
             )
         return action
 
