@@ -350,10 +350,9 @@ class Script:
             self._cumulative.append(running)
 
     def next(self) -> Action | None:
-        """The next action and the delay before it (None when no channel chats and nothing
-        is due). A message's moderation comes MODERATION_DELAY later without holding back
-        the messages drawn meanwhile: at a high rate, waiting it out before the next message
-        would cap chat at a few hundred messages a second, whatever the budget."""
+        """The next action and the delay before it (None when no channel chats and nothing is
+        due). Moderation comes MODERATION_DELAY after its message without holding back the
+        messages drawn meanwhile (waiting it out capped chat at a few hundred a second)."""
         if self._pending:
             return self._pending.popleft()
         if self._next is None and self.channels and self.total_rate > 0:
@@ -371,8 +370,9 @@ class Script:
         delay, self._given = at - self._given, at
         return replace(action, delay=delay)
 
-    def _moderate(self, action: Action) -> None:
-        """Give ``action`` MODERATION_DELAY after the message just drawn."""
+    def _moderate(self, plan: ChannelPlan, kind: str, args: tuple[Any, ...]) -> None:
+        """The owner's ``kind`` (delete or timeout), MODERATION_DELAY after the message drawn."""
+        action = Action(MODERATION_DELAY, plan.id, kind, plan.owner_id, args)
         self._drawn += 1
         heapq.heappush(self._later, (self.now + MODERATION_DELAY, self._drawn, action))
 
@@ -410,19 +410,11 @@ class Script:
             action = Action(delay, plan.id, "churn", left, (left, actor))
         verdict = chatter.moderation(rng)
         if verdict == "delete":
-            self._moderate(Action(MODERATION_DELAY, plan.id, "delete", plan.owner_id, (0,)))
+            self._moderate(plan, "delete", (0,))
         elif verdict == "timeout":
             duration = chatter.timeout_duration(rng)
             plan.silenced[speaker] = self.now + MODERATION_DELAY + (parse_duration(duration) or 0)
-            self._moderate(
-                Action(
-                    MODERATION_DELAY,
-                    plan.id,
-                    "timeout",
-                    plan.owner_id,
-                    (self.names[actor], duration),
-                )
-            )
+            self._moderate(plan, "timeout", (self.names[actor], duration))
         return action
 
     def _special(self, delay: float, plan: ChannelPlan, kind: str) -> Action:
