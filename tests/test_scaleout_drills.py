@@ -247,11 +247,12 @@ def test_expired_authkey_is_refused_and_replaced(fleet: Fleet) -> None:
         api = explorer.AsyncClient(
             fleet.base_url, username="viewer", password=PASSWORD, progress=False
         )
-        stale = (await api.channel(channel).chat_details()).authkey
         user_id = int((await api.request("GET", "/users/current"))["id"])
         chat = api.chat(channel, reconnect_delay=0.05)
         await chat.start()
         home = node_at(fleet, chat.endpoint)
+        # Fetched after the chat's own key, so once this one has expired the chat's has too.
+        stale = (await api.channel(channel).chat_details()).authkey
 
         async def stale_auth(node: Child) -> Any:
             """The error of auth with the stale key on a new connection to ``node``."""

@@ -22,10 +22,13 @@ import shutil
 import signal
 import socket
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
+
+import httpx
 
 from explorer import processes
 from explorer.processes import Child
@@ -36,6 +39,8 @@ __all__ = ["Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
 NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
 #: What redis-server prints once it accepts connections.
 REDIS_READY = "Ready to accept connections"
+#: Seconds the REST process gets to list new nodes (it reads the registry every heartbeat).
+LIST_TIMEOUT = 10.0
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -153,8 +158,8 @@ class Fleet:
         self.rest = wait_for(spawn(self._rest_command(str(port)), self._logs / "rest.log"), 1)
 
     def add_nodes(self, count: int) -> list[Child]:
-        """Start ``count`` more chat-node processes at once; each is registered when this
-        returns."""
+        """Start ``count`` more chat-node processes at once; each is registered, and listed by
+        the REST process's ``GET /chats/endpoints``, when this returns."""
         args = ["chat-node", "--db", str(self.db), "--broker", self.redis.url, "--port", "0"]
         started = [
             spawn([*args, *self.node_args], self._logs / f"node{next(self._numbers)}.log")
@@ -162,7 +167,21 @@ class Fleet:
         ]
         for child in started:
             self.nodes.append(wait_for(child, 1))
+        self._await_listed({child.address for child in started})
         return started
+
+    def _await_listed(self, addresses: set[str]) -> None:
+        """Wait until the REST process lists every one of ``addresses``: it learns of new
+        nodes at its next heartbeat, and a client given the details before would not know
+        them (RuntimeError after :data:`LIST_TIMEOUT` seconds)."""
+        deadline = time.monotonic() + LIST_TIMEOUT
+        while True:
+            response = httpx.get(f"{self.base_url}/chats/endpoints", timeout=LIST_TIMEOUT)
+            if addresses <= set(response.json()["endpoints"]):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the REST process never listed {sorted(addresses)}")
+            time.sleep(0.05)
 
     def heal(self) -> None:
         """Replace the nodes that exited (killed by a drill) with new ones, and start Redis
