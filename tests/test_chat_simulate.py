@@ -205,6 +205,25 @@ def test_viewer_counts_move_with_world_time(
     raise AssertionError("viewersCurrent never moved")
 
 
+def test_ticks_take_at_most_their_share_of_the_loop() -> None:
+    """A cheap tick waits the usual pause; a costly one waits so long that ticking takes
+    TICK_SHARE of the loop's time, leaving the rest to REST and chat."""
+    assert simulate.tick_wait(0.05, 0.001) == 0.05
+    cost = 0.4
+    assert cost / (cost + simulate.tick_wait(0.05, cost)) == pytest.approx(simulate.TICK_SHARE)
+
+
+def test_a_thinned_chat_keeps_a_thinned_crowd_in_its_room(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """At a speed where the chat keeps a sliver of its messages, a busy channel's bots do not
+    all wait in its room (each enters when it first acts): a tick's cost stays bounded."""
+    world = World(make_platform(rate_limits=False, simulate=True, speed=5000, sim_rate=0.5))
+    channel = busiest(world)["id"]
+    users = httpx.get(f"{world.base_url}/chats/{channel}/users", timeout=10)
+    assert users.status_code == 200 and len(users.json()) < simulate.MAX_BOTS // 3
+
+
 def test_simulation_is_off_by_default_in_start(make_platform: Callable[..., Platform]) -> None:
     """start() runs no bots unless asked: a busy channel's chat has no users (bots join at once)."""
     world = World(make_platform(rate_limits=False))
