@@ -372,9 +372,10 @@ _PASTAS = (
     "{e} the streamer when the chat is nice {e} the streamer when the chat is mean {e}",
     "POV: you told your friends this was a chill stream {e} {e}",
 )
-#: Line kinds and their weights in an ordinary minute.
+#: Line kinds and their weights in an ordinary minute (emote-only lines, with highlights, are
+#: about 22% of all: ``realism.md`` row 21).
 _KINDS = (
-    ("emotes", 0.2),
+    ("emotes", 0.245),
     ("reaction", 0.26),
     ("question", 0.08),
     ("mention", 0.09),

@@ -87,28 +87,34 @@ def session_days(rng: np.random.Generator, counts: IntArray, first_day: int, day
     return day
 
 
-def typical_instant(audience: FloatArray, low: float, high: float) -> npt.NDArray[np.bool_]:
-    """Which of the sessions live at one instant (their mean ``audience``) to keep so that
+def typical_instant(
+    audience: FloatArray, low: float, high: float, most: float
+) -> npt.NDArray[np.bool_]:
+    """Which of the sessions live at one instant (their ``audience`` there) to keep so that
     their mean audience falls within ``[low, high]``: the biggest dropped while it is above,
-    the smallest while it is below (none when it is within already).
+    then the smallest while it is below, no more than the share ``most`` of them in all.
 
     A world of tens of thousands of channels has a few channels so big that one of them live
     or not moves the mean audience of all live channels by half: the world's starting
     instant, where a user's first listing happens, is made a typical one this way (a few
     sessions that would have run across it do not happen)."""
     count = len(audience)
-    keep = np.ones(count, dtype=bool)
-    if count == 0:
-        return keep
-    order = np.argsort(audience, kind="stable")
-    ascending = audience[order]
+    ascending = np.sort(audience)
+    spare = int(most * count)
     sizes = np.arange(1, count + 1)
-    if ascending.mean() > high:
-        means = np.cumsum(ascending) / sizes  # the smallest k kept
-        kept = int(np.flatnonzero(means <= high)[-1]) + 1 if (means <= high).any() else 1
-        keep[order[kept:]] = False
-    elif ascending.mean() < low:
-        means = np.cumsum(ascending[::-1]) / sizes  # the biggest k kept
-        kept = int(np.flatnonzero(means >= low)[-1]) + 1 if (means >= low).any() else 1
-        keep[order[: count - kept]] = False
+    # The biggest dropped: the fewest whose drop brings the mean down to ``high``.
+    means = np.cumsum(ascending) / sizes  # the mean of the smallest k
+    fitting = np.flatnonzero(means <= high)
+    top = count - (int(fitting[-1]) + 1 if len(fitting) else 0)
+    top = min(top, spare)
+    rest = ascending[: count - top]
+    # Then the smallest dropped: the fewest whose drop brings the mean up to ``low``.
+    means = np.cumsum(rest[::-1]) / sizes[: len(rest)]  # the mean of the biggest k
+    fitting = np.flatnonzero(means >= low)
+    bottom = len(rest) - (int(fitting[-1]) + 1 if len(fitting) else len(rest))
+    bottom = min(bottom, spare - top)
+    order = np.argsort(audience, kind="stable")
+    keep = np.ones(count, dtype=bool)
+    keep[order[count - top :]] = False
+    keep[order[:bottom]] = False
     return keep

@@ -32,7 +32,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from explorer.emulator import rhythm
+from explorer.emulator import rhythm, status
 from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW
 
 DAY = 86_400.0
@@ -49,7 +49,7 @@ ACTIVE_SHARE = 0.45
 #: stretched so that the platform's hour-weighted mean audience is :data:`MEAN_AUDIENCE`.
 AUDIENCE_SCALE = 0.55
 AUDIENCE_EXPONENT = 1.3
-MEAN_AUDIENCE = 26.0
+MEAN_AUDIENCE = 28.0
 #: Hours streamed per 30 days: ``HOURS_SCALE * audience ** HOURS_EXPONENT``, log-normal noise,
 #: at most ``MAX_HOURS``; dormant accounts stream ``DORMANT_HOURS`` on average.
 HOURS_SCALE = 5.0
@@ -240,9 +240,11 @@ def _drop_overlaps(
     return keep & (start >= busy_until[channel])
 
 
-#: The mean session audience of the channels live at the world's instant (before the hour's
-#: swing and the curve within a session): within this band (``rhythm.typical_instant``).
-OPENING_AUDIENCE = (23.0, 27.0)
+#: The mean audience of the channels live at the world's instant (as listed: the curve within
+#: each session and the hour's swing): within this band (``rhythm.typical_instant``), dropping
+#: at most the share ``OPENING_TRIM`` of the sessions that would run across it.
+OPENING_AUDIENCE = (25.0, 29.0)
+OPENING_TRIM = 0.3
 
 
 def _typical_opening(
@@ -256,8 +258,12 @@ def _typical_opening(
     one (row 1 there): all but some running across it (never the demo channel's)."""
     moment = WORLD_NOW.timestamp()
     live = np.flatnonzero(kept & (start <= moment) & (end > moment) & (channel != 0))
+    span = end[live] - start[live]
+    shape = np.minimum(1.0, (moment - start[live]) / (RAMP_MINUTES * 60))
+    shape *= np.minimum(1.0, 0.3 + 0.7 * (end[live] - moment) / (FALL_SHARE * span))
+    listed = audience[live] * shape * _LEVEL * diurnal(moment)
     keep = np.ones(len(channel), dtype=bool)
-    keep[live] = rhythm.typical_instant(audience[live], *OPENING_AUDIENCE)
+    keep[live] = rhythm.typical_instant(listed, *OPENING_AUDIENCE, OPENING_TRIM)
     return keep
 
 
@@ -427,6 +433,9 @@ class Opening:
     hours: FloatArray
     active: npt.NDArray[np.bool_]
     live: dict[int, int]
+    #: Each channel's partnership and language (an index into ``world.LANGUAGES``).
+    partnered: npt.NDArray[np.bool_]
+    language: npt.NDArray[np.intp]
 
 
 def opening(seed: int, channels: int) -> Opening:
@@ -438,4 +447,11 @@ def opening(seed: int, channels: int) -> Opening:
         item = session(block, position)
         live[item.channel] = audience_at(item, moment, seed)
     traits = schedule.habits
-    return Opening(traits.audience, traits.hours, traits.active, live)
+    return Opening(
+        traits.audience,
+        traits.hours,
+        traits.active,
+        live,
+        status.partnered(traits.audience),
+        status.languages(traits.audience),
+    )

@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from explorer.emulator import sessions
+from explorer.emulator import growth, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
 from explorer.emulator.sessions import Schedule, Session, audience_at
 from explorer.emulator.store import Store
@@ -28,9 +28,6 @@ from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW, 
 #: Views a session adds to ``viewersTotal`` per viewer-hour, and to its recording.
 VIEWS_PER_VIEWER_HOUR = 1.5
 VOD_VIEWS_PER_VIEWER_HOUR = 0.2
-#: New followers per viewer-hour of a session, and at most per session.
-FOLLOWS_PER_VIEWER_HOUR = 0.05
-MAX_FOLLOWS = 500
 _CURSOR = "streams_at"
 
 
@@ -64,11 +61,11 @@ def views(item: Session) -> int:
 
 def followers(item: Session, seed: int, users: int) -> list[tuple[int, str]]:
     """The ``(user id, followedAt)`` of the people a session brings to its channel: about
-    ``FOLLOWS_PER_VIEWER_HOUR`` per viewer-hour (at most ``MAX_FOLLOWS``), drawn from the
+    ``growth.expected_follows`` (at most ``growth.MAX_FOLLOWS``), drawn from the
     non-demo users and dated within the session; the same for a seed and session."""
     rng = random.Random(f"{seed}:{item.id}:follows")
-    wanted = item.audience * item.hours * FOLLOWS_PER_VIEWER_HOUR * rng.uniform(0.5, 1.5)
-    count = min(MAX_FOLLOWS, int(wanted) + (rng.random() < wanted % 1))
+    wanted = growth.expected_follows(item.audience, item.hours) * rng.uniform(0.5, 1.5)
+    count = min(growth.MAX_FOLLOWS, int(wanted) + (rng.random() < wanted % 1))
     first, owner = len(DEMO_ACCOUNTS) + 1, item.channel + 1
     if users < first:
         return []
