@@ -89,6 +89,10 @@ HIGHLIGHT_DECAY = 0.5
 #: The highlight excess's long-run mean: dividing by ``1 + MEAN_EXCESS`` keeps the mean
 #: intensity 1, so chat_rate stays the long-run rate.
 MEAN_EXCESS = HIGHLIGHT_ODDS * sum(HIGHLIGHT_PEAK) / 2 / (1 - HIGHLIGHT_DECAY)
+#: Minutes of highlights a voice has behind it when first heard: a chat joined (or a platform
+#: started) mid-stream is as likely to be in or after a highlight as at any other minute, so
+#: its first minute is neither quieter (no highlight yet) nor busier than the law.
+WARM_UP = 12
 
 # --- moderation -----------------------------------------------------------------------------
 
@@ -453,6 +457,8 @@ class ChannelVoice:
         self._pasta_left = 0
         self._noise = traits.gauss(0.0, NOISE_SIGMA)
         self._excess = 0.0
+        for _ in range(WARM_UP):  # highlights under way when the voice is first heard
+            self._highlight(traits)
 
     # --- who and how much -----------------------------------------------------------------
 
@@ -466,11 +472,15 @@ class ChannelVoice:
         and fades over a few minutes. Its long-run mean is 1."""
         keep = NOISE_MEMORY
         self._noise = keep * self._noise + math.sqrt(1 - keep * keep) * rng.gauss(0, NOISE_SIGMA)
+        self._highlight(rng)
+        base = math.exp(self._noise - NOISE_SIGMA**2 / 2)
+        return base * (1 + self._excess) / (1 + MEAN_EXCESS)
+
+    def _highlight(self, rng: random.Random) -> None:
+        """A minute of the highlights: the excess fades, and now and then a new one starts."""
         self._excess *= HIGHLIGHT_DECAY
         if rng.random() < HIGHLIGHT_ODDS:
             self._excess += rng.uniform(*HIGHLIGHT_PEAK)
-        base = math.exp(self._noise - NOISE_SIGMA**2 / 2)
-        return base * (1 + self._excess) / (1 + MEAN_EXCESS)
 
     @property
     def hyped(self) -> bool:

@@ -108,6 +108,11 @@ class ChannelPlan:
     voice: chatter.ChannelVoice
     #: Positions in ``cast`` of those present now (bots); the others wait in reserve.
     present: set[int]
+    #: Draws the voice's intensity minute after minute: keyed by the channel, so that its
+    #: bursts do not hang on which channels were planned before it (the busiest channel,
+    #: always planned first, took the script's first draws: with the default seed, a fresh
+    #: platform began with its busiest chat in a highlight).
+    pace: random.Random
     #: The voice's intensity for the current world minute, and that minute.
     intensity: float = 1.0
     minute: int = -1
@@ -203,7 +208,7 @@ class Script:
             plan = known
             plan.viewers = viewers
             if plan.minute != minute:
-                plan.minute, plan.intensity = minute, plan.voice.intensity(self.rng)
+                plan.minute, plan.intensity = minute, plan.voice.intensity(plan.pace)
         self.channels = sorted(self.plans.values(), key=lambda plan: (-plan.viewers, plan.id))
         unrun = sum(_natural(viewers, 1.0) for _, _, viewers, _ in live[self.config.sim_channels :])
         self._rate(unrun)
@@ -228,7 +233,8 @@ class Script:
         self.names.update((user, names[user]) for user in cast)
         size = min(len(cast), max(2, min(MAX_BOTS, round(2 + math.sqrt(viewers)))))
         voice = chatter.ChannelVoice(self.seed, channel, [names[user] for user in cast], language)
-        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)))
+        pace = random.Random(f"{self.seed}:{channel}:pace")
+        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)), pace)
 
     def _rate(self, unrun: float) -> None:
         """Each plan's rate: its natural chat at the world's speed, all thinned alike to
