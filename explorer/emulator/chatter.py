@@ -377,9 +377,9 @@ _PASTAS = (
     "POV: you told your friends this was a chill stream {e} {e}",
 )
 #: Line kinds and their weights in an ordinary minute (emote-only lines, with highlights, are
-#: about 22% of all: ``realism.md`` row 21).
+#: about a fifth of all messages: ``realism.md`` row 21).
 _KINDS = (
-    ("emotes", 0.245),
+    ("emotes", 0.2),
     ("reaction", 0.26),
     ("question", 0.08),
     ("mention", 0.09),
