@@ -37,7 +37,7 @@ REGIONS: tuple[tuple[float, float, float], ...] = (
 ANY_HOUR = 1.0 - sum(share for share, _, _ in REGIONS)
 #: Monday-first weights of a day's sessions, and of their audiences.
 WEEKLY_SESSIONS = (1.0, 1.0, 1.0, 1.0, 1.02, 1.06, 1.05)
-WEEKLY_AUDIENCE = (1.0, 1.0, 1.0, 1.0, 1.0, 1.02, 1.02)
+WEEKLY_AUDIENCE = (1.0, 1.0, 1.0, 1.0, 1.01, 1.04, 1.04)
 #: Audiences swing with the hour of day, highest at 01:00 UTC (the US evening), by this much.
 DIURNAL_SWING = 0.05
 #: Where the biggest channel's hour falls among the quantiles of the regions' mixture.
