@@ -3,7 +3,7 @@
 A real platform is global: streamers in the Americas, Europe and Asia each stream in their
 own evening, so the number of live channels swings only about twofold over the UTC day
 (``realism.md`` row 13) and the audience peaks in the US evening, about 23-03 UTC (row 14).
-Each channel's *preferred hour* is the middle of its streams, drawn from :data:`REGIONS`
+Each channel's *preferred hour* is the middle of its streams, spread over :data:`REGIONS`
 (local evenings in UTC, and a share spread over the whole day); a session starts half its
 channel's mean length before it, so long streams (the big channels') are centred on the same
 evenings as short ones and the mix of small and big channels live, and so the mean audience
@@ -13,8 +13,8 @@ The week is nearly flat (row 15: weekends about 7% more viewing than weekdays, p
 2021-22): :data:`WEEKLY_SESSIONS` and :data:`WEEKLY_AUDIENCE` weight the days. A channel's
 sessions of a month are spread over it evenly (:func:`session_days`), as a streamer with a
 schedule does, with the weekly weights warping the spacing: a big channel's share of weekend
-streams is then its expected share, not a coin toss that a handful of big channels would
-carry into the whole platform's figures.
+streams is then within a session of its expected share, not a coin toss that a handful of big
+channels would carry into the whole platform's figures.
 """
 
 from __future__ import annotations
@@ -46,11 +46,11 @@ _GOLDEN = (5**0.5 - 1) / 2
 _ROOT_TAU = (2 * np.pi) ** 0.5
 
 
-def middle_hours(rng: np.random.Generator, audience: FloatArray) -> FloatArray:
+def middle_hours(audience: FloatArray) -> FloatArray:
     """Each channel's preferred middle-of-stream hour, UTC (may fall outside 0-24).
 
     Hours are spread by audience rank (a golden-ratio sequence over the quantiles of the
-    regions' mixture, from a random phase), not drawn one by one: the few big channels that
+    regions' mixture from :data:`PHASE`), not drawn one by one: the few big channels that
     hold most of the viewing are spread over the day as the many small ones are, so the
     audience of every hour, and of the world's starting instant, is not a coin toss."""
     grid = np.linspace(-12.0, 36.0, 4801)

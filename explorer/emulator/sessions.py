@@ -121,7 +121,7 @@ def habits(seed: int, channels: int) -> Habits:
     hours = np.minimum(hours, MAX_HOURS)
     audience = _stretch_top(audience, hours)
     audience[0], hours[0] = STREAMER_AUDIENCE, STREAMER_HOURS
-    middle = rhythm.middle_hours(rng, audience)
+    middle = rhythm.middle_hours(audience)
     length = np.minimum(LENGTH_SCALE * audience**LENGTH_EXPONENT, MAX_LENGTH)
     length[0] = STREAMER_LENGTH
     start_hour = middle - length / 2
