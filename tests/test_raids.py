@@ -1,0 +1,196 @@
+"""Raids and hosts: the pure model (who raids whom, the target's jump and decay), the streams
+applying them to a store (hosteeId, viewers, live events), a live platform showing them at
+speed, and the owner's analytics agreeing with them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+import httpx
+import numpy as np
+import pytest
+
+from explorer.emulator import Platform, raids, sessions, streams
+from explorer.emulator.live import outbox
+from explorer.emulator.raids import Raid
+from explorer.emulator.resources import schema_ddl
+from explorer.emulator.sessions import HISTORY_START, audience_at
+from explorer.emulator.store import Store
+from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso, seed_store
+from tests.clocks import ManualClock
+from tests.conftest import SMALL_WORLD
+
+NOW = WORLD_NOW.timestamp()
+SignIn = Callable[..., httpx.Client]
+
+
+def world_raids(seed: int = 0, channels: int = 3000) -> raids.Raiding:
+    """The raids of a fresh schedule (not the cached one) of a small world."""
+    return raids.Raiding(sessions.Schedule(seed, sessions.habits(seed, channels)))
+
+
+def big_raid(raiding: raids.Raiding, since: float, until: float, seed: int = 0) -> Raid:
+    """The first raid in ``(since, until]`` carrying at least 20 viewers."""
+    return next(raid for raid in raiding.between(since, until) if raid.carried(seed) >= 20)
+
+
+# --- the pure model ---------------------------------------------------------------------------
+
+
+def test_a_raids_target_jumps_then_most_raiders_leave_within_minutes() -> None:
+    """A minute after a raid the target holds most of the carried viewers on top of its own;
+    ten minutes later fewer than a third of them are still there, an hour later fewer still."""
+    raid = big_raid(world_raids(), NOW, NOW + 3 * 86_400)
+    carried = raid.carried(0)
+    assert carried >= 0.75 * raids.CARRY * audience_at(raid.raider, raid.at - 60, 0)
+    assert raid.arrivals(0, raid.at - 1) == 0
+    assert raid.arrivals(0, raid.at + 60) >= 0.7 * carried
+    assert raid.arrivals(0, raid.at + 600) < carried / 3
+    assert raid.arrivals(0, raid.at + 3600) < raid.arrivals(0, raid.at + 600)
+    assert raid.arrivals(0, raid.target.end) == 0
+
+
+def test_raids_target_another_channel_live_for_a_while_mostly_a_smaller_one() -> None:
+    """Every raid's target is another channel, live at the raid with at least MIN_LEFT to go;
+    most targets are smaller than their raider."""
+    found = world_raids().between(HISTORY_START, NOW)
+    assert len(found) > 100
+    for raid in found:
+        assert raid.raider.end == raid.at and raid.target.channel != raid.raider.channel
+        assert raid.target.start <= raid.at and raid.target.end >= raid.at + raids.MIN_LEFT
+    smaller = np.mean([raid.target.audience < raid.raider.audience for raid in found])
+    assert smaller > 0.6
+
+
+def test_bigger_channels_raid_more_often() -> None:
+    """The share of sessions ending in a raid grows with the session's audience."""
+    raiding = world_raids()
+    block = raiding.schedule.block(0)
+    raided = np.zeros(len(block.start), dtype=bool)
+    raided[raiding.block(0).raider] = True
+    small, big = block.audience < 2, block.audience > 20
+    assert raided[big].mean() > 1.5 * raided[small].mean() > 0
+
+
+def test_raids_are_a_pure_function_of_seed_and_size() -> None:
+    """Two schedules of the same seed and size raid alike; another seed raids otherwise."""
+    first, again, other = world_raids(), world_raids(), world_raids(seed=1)
+    for index in (0, 1):
+        a, b = first.block(index), again.block(index)
+        assert np.array_equal(a.raider, b.raider) and np.array_equal(a.target_id, b.target_id)
+    assert not np.array_equal(first.block(0).target_id, other.block(0).target_id)
+
+
+def test_a_session_and_its_target_find_the_same_raid() -> None:
+    """of_session of a raid's raider and into of its target give back that raid."""
+    raiding = world_raids()
+    raid = raiding.between(NOW - 86_400, NOW)[0]
+    assert raiding.of_session(raid.raider) == raid
+    assert raid in raiding.into(raid.target, raid.at)
+    assert raid not in raiding.into(raid.target, raid.at - 1)
+
+
+# --- the streams applied to a store ------------------------------------------------------------
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    """The seed-0 small world in memory, as the platform seeds it."""
+    seeded = Store(":memory:", [*schema_ddl(), outbox.SCHEMA])
+    seed_store(seeded, 0, SMALL_WORLD, lambda password: "x", sessions.opening)
+    yield seeded
+    seeded.close()
+
+
+def test_a_raider_hosts_its_live_target_and_lends_it_viewers(store: Store) -> None:
+    """A minute after a raid the raider is offline hosting its target, whose viewers are its
+    curve plus the raiders still there, and a hosted live event names the raider; once the
+    target goes offline the host is cleared."""
+    world = streams.Streams(store, streams.schedule_of(store), 0)
+    raid = big_raid(world.raiding, NOW, NOW + 86_400)
+    moment = raid.at + 60
+    world.advance(moment)
+    row = store.one("SELECT online, hosteeId FROM channels WHERE id = ?", (raid.raider_channel,))
+    assert row == (0, raid.target_channel)
+    viewers = store.scalar(
+        "SELECT viewersCurrent FROM channels WHERE id = ?", (raid.target_channel,)
+    )
+    expected = audience_at(raid.target, moment, 0) + raid.arrivals(0, moment)
+    assert viewers == expected > audience_at(raid.target, moment, 0)
+    topic = f"channel:{raid.target_channel}:hosted"
+    payloads = [
+        row[0] for row in store.all("SELECT payload FROM live_events WHERE topic = ?", (topic,))
+    ]
+    assert any(f'"hosterId":{raid.raider_channel}' in payload for payload in payloads)
+    world.advance(raid.target.end + 60)
+    assert (
+        store.scalar("SELECT hosteeId FROM channels WHERE id = ?", (raid.raider_channel,)) is None
+    )
+
+
+def test_a_restarted_stream_keeps_the_hosts_and_raiders_of_before(store: Store) -> None:
+    """Streams made at an instant after a raid lend the target the same viewers as the
+    Streams that applied the raid, and set the same host."""
+    raid = big_raid(
+        streams.Streams(store, streams.schedule_of(store), 0).raiding, NOW, NOW + 86_400
+    )
+    first = streams.Streams(store, streams.schedule_of(store), 0)
+    first.advance(raid.at + 120)
+    again = streams.Streams(store, streams.schedule_of(store), 0)
+    assert again.raided(raid.target_channel) == first.raided(raid.target_channel) > 0
+    assert again.hosting[raid.raider_channel] == raid
+
+
+# --- a live platform at speed and the owner's analytics ----------------------------------------
+
+
+def channel_row(platform: Platform, channel: int) -> dict[str, object]:
+    """The channel's row as GET /channels/{id} shows it."""
+    row: dict[str, object] = httpx.get(f"{platform.base_url}/channels/{channel}", timeout=10).json()
+    return row
+
+
+def test_the_directory_shows_a_raid_at_speed(make_platform: Callable[..., Platform]) -> None:
+    """At speed 3,600 on a manual clock, a minute after a raid the directory lists the raider
+    offline with hosteeId set to its target, whose viewers jumped by the raiders still there."""
+    raiding = raids.of(sessions.world_schedule(0, SMALL_WORLD))
+    raid = big_raid(raiding, NOW, NOW + 86_400)
+    wall = ManualClock()
+    platform = make_platform(rate_limits=False, simulate=True, speed=3600, clock=wall)
+    moment = raid.at + 60
+    wall.advance((moment - NOW) / 3600)
+    deadline = time.monotonic() + 30
+    while channel_row(platform, raid.raider_channel)["hosteeId"] is None:
+        assert time.monotonic() < deadline, "the raider never hosted"
+        time.sleep(0.2)
+    raider = channel_row(platform, raid.raider_channel)
+    target = channel_row(platform, raid.target_channel)
+    assert raider["online"] is False and raider["hosteeId"] == raid.target_channel
+    own = audience_at(raid.target, moment, 0)
+    assert target["viewersCurrent"] == own + raid.arrivals(0, moment) > own
+
+
+def test_analytics_host_events_are_the_worlds_raids(platform: Platform, signed_in: SignIn) -> None:
+    """streamer's streamHosts over its 30-day history are exactly the raids it made (hostee)
+    and received (hoster) in the model."""
+    owner = signed_in(platform.base_url, "streamer")
+    span = {"from": "2020-06-22T00:00:00Z", "to": "2020-07-22T00:00:00Z"}
+    events = owner.get(f"/channels/{FIRST_CHANNEL_ID}/analytics/tsdb/streamHosts", params=span)
+    seen = sorted((e["time"], e["hoster"], e["hostee"]) for e in events.json())
+    schedule = sessions.world_schedule(0, SMALL_WORLD)
+    raiding = raids.of(schedule)
+    mine = schedule.of_channel(0, HISTORY_START, NOW)
+    made = [raiding.of_session(item) for item in mine]
+    expected = [(raid.at, None, raid.target_channel) for raid in made if raid is not None]
+    expected += [
+        (raid.at, raid.raider_channel, None) for item in mine for raid in raiding.into(item, NOW)
+    ]
+    wanted = sorted(
+        (iso(datetime.fromtimestamp(at, UTC)), hoster, hostee)
+        for at, hoster, hostee in expected
+        if HISTORY_START <= at < NOW
+    )
+    assert wanted and seen == wanted
+    assert any(hostee for _, _, hostee in seen) and any(hoster for _, hoster, _ in seen)
