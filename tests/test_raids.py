@@ -4,6 +4,7 @@ speed, and the owner's analytics agreeing with them."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -12,7 +13,7 @@ import httpx
 import numpy as np
 import pytest
 
-from explorer.emulator import Platform, raids, sessions, streams
+from explorer.emulator import Platform, chatter, highlights, raids, sessions, streams
 from explorer.emulator.live import outbox
 from explorer.emulator.raids import Raid
 from explorer.emulator.resources import schema_ddl
@@ -194,3 +195,69 @@ def test_analytics_host_events_are_the_worlds_raids(platform: Platform, signed_i
     )
     assert wanted and seen == wanted
     assert any(hostee for _, _, hostee in seen) and any(hoster for _, hoster, _ in seen)
+
+
+# --- follows and chat spike at highlights and raids --------------------------------------------
+
+
+def near(moment: float, spiked: list[tuple[float, float]], within: float = 600.0) -> bool:
+    """True when ``moment`` falls within ``within`` seconds after one of ``spiked``."""
+    return any(0 <= moment - at < within for at, _ in spiked)
+
+
+def test_follows_cluster_after_highlights_and_raids() -> None:
+    """Over a day of sessions, follows fall within ten minutes after a highlight or raid at
+    least twice as often as those windows' share of the sessions' time would give."""
+    schedule = sessions.world_schedule(0, 3000)
+    followed = inside = 0
+    window_time = total_time = 0.0
+    for item in schedule.starting(NOW - 86_400, NOW):
+        spiked = streams.spikes(schedule, 0, item)
+        dates = [
+            datetime.fromisoformat(at).timestamp()
+            for _, at in streams.followers(item, 0, 3000, spiked)
+        ]
+        followed += len(dates)
+        inside += sum(near(at, spiked) for at in dates)
+        minutes = range(int(item.start), int(item.end), 60)
+        window_time += sum(near(at, spiked) for at in minutes) * 60
+        total_time += len(minutes) * 60
+    assert followed > 200
+    assert inside / followed > 2 * window_time / total_time
+
+
+def test_raided_sessions_gain_follows_right_after_the_raid() -> None:
+    """Over a week of raids, the raided sessions' follows land in the ten minutes after the
+    raid more than three times as often as those minutes' share of the sessions."""
+    schedule = sessions.world_schedule(0, 3000)
+    found = raids.of(schedule).between(NOW - 7 * 86_400, NOW)
+    after = followed = 0
+    share = 0.0
+    for raid in found:
+        spiked = streams.spikes(schedule, 0, raid.target)
+        assert (raid.at, streams.RAID_SPIKE_WEIGHT) in spiked
+        dates = [
+            datetime.fromisoformat(at).timestamp()
+            for _, at in streams.followers(raid.target, 0, 3000, spiked)
+        ]
+        after += sum(0 <= at - raid.at < 600 for at in dates)
+        followed += len(dates)
+        share += len(dates) * 600 / (raid.target.end - raid.target.start)
+    assert followed > 100 and after > 3 * share
+
+
+def test_chat_is_hyped_at_the_sessions_highlights(store: Store) -> None:
+    """The simulator's view of a live session's highlights (Streams.highlight) leaves its
+    voice calm in the minutes before a highlight and hyped in the highlight's minute."""
+    world = streams.Streams(store, streams.schedule_of(store), 0)
+    channel, minute = next(
+        (channel, minute)
+        for channel, item in sorted(world.live.items())
+        for minute, _ in highlights.of_session(0, item)
+        if highlights.excess(0, item, -1, minute - 1) < 0.5
+    )
+    voice = chatter.ChannelVoice(0, channel, ["a", "b"])
+    voice.intensity(random.Random(1), world.highlight(channel, minute - 6, minute - 1))
+    assert not voice.hyped
+    voice.intensity(random.Random(1), world.highlight(channel, minute - 1, minute))
+    assert voice.hyped

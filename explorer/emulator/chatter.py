@@ -50,7 +50,9 @@ from collections import deque
 from collections.abc import Sequence
 from itertools import accumulate
 
+from explorer.emulator import highlights
 from explorer.emulator.chat.moderation import MAX_TIMEOUT_SECONDS, format_duration
+from explorer.emulator.highlights import HIGHLIGHT_DECAY, MEAN_EXCESS
 
 # --- the rate law -------------------------------------------------------------------------
 
@@ -81,15 +83,6 @@ def chat_rate(viewers: float) -> float:
 #: Per-minute log-normal noise of the chat rate, and its persistence from minute to minute.
 NOISE_SIGMA = 0.3
 NOISE_MEMORY = 0.8
-#: Chance a minute starts a highlight, its peak excess over the base rate, and the share of
-#: the excess left a minute later.
-HIGHLIGHT_ODDS = 1 / 45
-HIGHLIGHT_PEAK = (3.0, 5.0)
-HIGHLIGHT_DECAY = 0.5
-#: The highlight excess's long-run mean: dividing by ``1 + MEAN_EXCESS`` keeps the mean
-#: intensity 1, so chat_rate stays the long-run rate.
-MEAN_EXCESS = HIGHLIGHT_ODDS * sum(HIGHLIGHT_PEAK) / 2 / (1 - HIGHLIGHT_DECAY)
-
 # --- moderation -----------------------------------------------------------------------------
 
 #: Per message: removed (a filter or a moderator), or its sender timed out (or banned).
@@ -459,15 +452,16 @@ class ChannelVoice:
         """The index into ``names`` of who sends the next message (the keen ones most)."""
         return _pick(rng, self._activity)
 
-    def intensity(self, rng: random.Random) -> float:
+    def intensity(self, rng: random.Random, highlight: float | None = None) -> float:
         """The multiplier of :func:`chat_rate` for the next simulated minute: persistent
         log-normal noise, and now and then a highlight that multiplies chat about five-fold
-        and fades over a few minutes. Its long-run mean is 1."""
+        and fades over a few minutes. Its long-run mean is 1. ``highlight`` is the excess the
+        stream's own highlights add now (``highlights.excess``: the simulator knows the
+        session); without it the voice draws its highlights itself."""
         keep = NOISE_MEMORY
         self._noise = keep * self._noise + math.sqrt(1 - keep * keep) * rng.gauss(0, NOISE_SIGMA)
         self._excess *= HIGHLIGHT_DECAY
-        if rng.random() < HIGHLIGHT_ODDS:
-            self._excess += rng.uniform(*HIGHLIGHT_PEAK)
+        self._excess += highlights.drawn(rng) if highlight is None else highlight
         base = math.exp(self._noise - NOISE_SIGMA**2 / 2)
         return base * (1 + self._excess) / (1 + MEAN_EXCESS)
 

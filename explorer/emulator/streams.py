@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from explorer.emulator import raids, sessions
+from explorer.emulator import highlights, raids, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
 from explorer.emulator.live import happenings
 from explorer.emulator.raids import Raid
@@ -68,10 +69,29 @@ def views(item: Session) -> int:
     return round(item.audience * item.hours * VIEWS_PER_VIEWER_HOUR)
 
 
-def followers(item: Session, seed: int, users: int) -> list[tuple[int, str]]:
+#: Share of a session's follows that come right after one of its highlights or raids (the
+#: rest spread over the session), their mean delay (seconds), and a raid's weight against a
+#: highlight's (modelling choices: no source gives them).
+SPIKE_SHARE = 0.6
+SPIKE_DELAY = 180.0
+RAID_SPIKE_WEIGHT = 4.0
+
+
+def spikes(schedule: Schedule, seed: int, item: Session) -> list[tuple[float, float]]:
+    """``(moment, weight)`` of the moments follows of ``item`` cluster after: its highlights
+    (``highlights.py``) and the raids into it (``raids.py``)."""
+    found = [(minute * 60.0, 1.0) for minute, _ in highlights.of_session(seed, item)]
+    found += [(raid.at, RAID_SPIKE_WEIGHT) for raid in raids.of(schedule).into(item, item.end)]
+    return found
+
+
+def followers(
+    item: Session, seed: int, users: int, spiked: Sequence[tuple[float, float]] = ()
+) -> list[tuple[int, str]]:
     """The ``(user id, followedAt)`` of the people a session brings to its channel: about
     ``FOLLOWS_PER_VIEWER_HOUR`` per viewer-hour (at most ``MAX_FOLLOWS``), drawn from the
-    non-demo users and dated within the session; the same for a seed and session."""
+    non-demo users and dated within the session, most right after its ``spiked`` moments
+    (:func:`spikes`); the same for a seed and session."""
     rng = random.Random(f"{seed}:{item.id}:follows")
     wanted = item.audience * item.hours * FOLLOWS_PER_VIEWER_HOUR * rng.uniform(0.5, 1.5)
     count = min(MAX_FOLLOWS, int(wanted) + (rng.random() < wanted % 1))
@@ -79,11 +99,21 @@ def followers(item: Session, seed: int, users: int) -> list[tuple[int, str]]:
     if users < first:
         return []
     picked = {first + int(rng.random() * (users - first + 1)) for _ in range(count)} - {owner}
-    span = item.end - item.start
     return [
-        (user, iso(datetime.fromtimestamp(item.start + rng.random() * span, UTC)))
+        (user, iso(datetime.fromtimestamp(_followed(rng, item, spiked), UTC)))
         for user in sorted(picked)
     ]
+
+
+def _followed(rng: random.Random, item: Session, spiked: Sequence[tuple[float, float]]) -> float:
+    """When one follow of ``item`` happens: :data:`SPIKE_SHARE` of them shortly after one of
+    the ``spiked`` moments (by weight), the others (and any past the end) at any time."""
+    if spiked and rng.random() < SPIKE_SHARE:
+        moment = rng.choices([at for at, _ in spiked], [weight for _, weight in spiked])[0]
+        moment += rng.expovariate(1 / SPIKE_DELAY)
+        if moment < item.end:
+            return moment
+    return item.start + rng.random() * (item.end - item.start)
 
 
 _FOLLOW = "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)"
@@ -136,6 +166,12 @@ class Streams:
 
     def _arrive(self, raid: Raid) -> None:
         self.arrived.setdefault(raid.target_channel, []).append((raid, raid.carried(self.seed)))
+
+    def highlight(self, channel: int, since: int, minute: int) -> float:
+        """The chat excess live channel id ``channel``'s highlights of world minutes
+        ``(since, minute]`` leave at ``minute`` (``highlights.excess``; 0.0 when offline)."""
+        item = self.live.get(channel)
+        return 0.0 if item is None else highlights.excess(self.seed, item, since, minute)
 
     def raided(self, channel: int) -> int:
         """Viewers raids brought to live channel id ``channel`` still watching at the cursor."""
@@ -215,7 +251,12 @@ class Streams:
                 before = conn.total_changes
                 conn.executemany(
                     _FOLLOW,
-                    [(channel, user, at) for user, at in followers(item, self.seed, self.users)],
+                    [
+                        (channel, user, at)
+                        for user, at in followers(
+                            item, self.seed, self.users, spikes(self.schedule, self.seed, item)
+                        )
+                    ],
                 )
                 added = conn.total_changes - before
                 if added:
