@@ -40,7 +40,7 @@ def of_session(seed: int, item: Session) -> tuple[tuple[int, float], ...]:
     session, not one per minute)."""
     rng = random.Random(f"{seed}:{item.id}:highlights")
     minute, last = int(item.start // 60) - 1, int(item.end // 60)
-    found = []
+    found: list[tuple[int, float]] = []
     while True:
         minute += 1 + int(math.log(1 - rng.random()) / math.log(1 - HIGHLIGHT_ODDS))
         if minute >= last:
