@@ -26,10 +26,14 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from explorer.emulator.sessions import (
+    BLOCK,
+    HISTORY_START,
     SESSION_IDS,
     Block,
     FloatArray,
@@ -50,7 +54,7 @@ MOST_ODDS = 0.6
 #: A target must stay live at least this long after the raid (seconds).
 MIN_LEFT = 30 * 60.0
 #: Candidates drawn per raider among the sessions started in the last ``REACH`` seconds.
-CANDIDATES = 24
+CANDIDATES = 16
 REACH = 8 * 3600.0
 #: Preference weights of a candidate: smaller than the raider, of the raider's category.
 SMALLER_WEIGHT = 4.0
@@ -154,24 +158,38 @@ class Raiding:
         schedule, seed = self.schedule, self.schedule.seed
         own = schedule.block(index)
         pool = [schedule.block(index - 1), own] if index > 0 else [own]
-        block_of = np.concatenate([np.full(len(b.start), b.index) for b in pool])
-        position = np.concatenate([np.arange(len(b.start)) for b in pool])
-        start = np.concatenate([b.start for b in pool])
+        # Of the block before, only the sessions still live once this one begins can be hit.
+        begin = float(own.start.min()) if len(own.start) else 0.0
+        rows = [
+            np.flatnonzero(b.end > begin) if b is not own else np.arange(len(b.start)) for b in pool
+        ]
+        block_of = np.concatenate(
+            [np.full(len(r), b.index) for b, r in zip(pool, rows, strict=True)]
+        )
+        position = np.concatenate(rows)
+        start = np.concatenate([b.start[r] for b, r in zip(pool, rows, strict=True)])
         order = np.argsort(start, kind="stable")
         block_of, position, start = block_of[order], position[order], start[order]
-        end = np.concatenate([b.end for b in pool])[order]
-        channel = np.concatenate([b.channel for b in pool])[order]
-        size = np.concatenate([b.audience for b in pool])[order]
-        ids = np.concatenate([_ids(b) for b in pool])[order]
+
+        def pooled(values: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+            return np.concatenate([v[r] for v, r in zip(values, rows, strict=True)])[order]
+
+        end = pooled([b.end for b in pool])
+        channel = pooled([b.channel for b in pool])
+        size = pooled([b.audience for b in pool])
+        ids = pooled([_ids(b) for b in pool])
 
         rng = np.random.default_rng([seed, 7, index])
         raider = np.flatnonzero(rng.random(len(own.start)) < raid_odds(own.audience))
+        # In order of the raids' moments (the pool's lookups are then in order: fast).
+        raider = raider[np.argsort(own.end[raider], kind="stable")]
         chosen = np.full(len(raider), -1, dtype=np.int64)
         for low in range(0, len(raider), CHUNK):
-            rows = raider[low : low + CHUNK]
-            chosen[low : low + CHUNK] = self._targets(rng, own, rows, (start, end, channel, size))
+            part = raider[low : low + CHUNK]
+            chosen[low : low + CHUNK] = self._targets(rng, own, part, (start, end, channel, size))
         kept = chosen >= 0
-        raider, chosen = raider[kept], chosen[kept]
+        back = np.argsort(raider[kept], kind="stable")
+        raider, chosen = raider[kept][back], chosen[kept][back]
         target_id = ids[chosen]
         return BlockRaids(
             index,
@@ -214,6 +232,10 @@ class Raiding:
         chosen: IntArray = np.where(found, picks[np.arange(len(rows)), best], -1)
         return chosen
 
+    def _begin(self, moment: float) -> float:
+        """The start of the block holding ``moment``."""
+        return HISTORY_START + self.schedule.block_of(moment) * BLOCK
+
     def _session(self, index: int, position: int) -> Session:
         return session(self.schedule.block(index), position)
 
@@ -253,7 +275,9 @@ class Raiding:
         """Every raid in ``(since, until]``, oldest first."""
         found = []
         first = max(self.schedule.block_of(since) - 1, 0)
-        for index in range(first, self.schedule.block_of(until) + 1):
+        # A block's raids come after its start: one starting at ``until`` has none yet.
+        last = self.schedule.block_of(until) - (until == self._begin(until))
+        for index in range(first, last + 1):
             raids = self.block(index)
             rows = np.flatnonzero((raids.at > since) & (raids.at <= until))
             found += [self._raid(raids, int(row)) for row in rows]
