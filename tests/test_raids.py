@@ -8,15 +8,17 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import cast
 
 import httpx
 import numpy as np
 import pytest
 
 from explorer.emulator import Platform, chatter, highlights, raids, sessions, streams
+from explorer.emulator.context import Context
 from explorer.emulator.live import outbox
 from explorer.emulator.raids import Raid
-from explorer.emulator.resources import schema_ddl
+from explorer.emulator.resources import analytics, schema_ddl
 from explorer.emulator.sessions import HISTORY_START, audience_at
 from explorer.emulator.store import Store
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso, seed_store
@@ -194,7 +196,26 @@ def test_analytics_host_events_are_the_worlds_raids(platform: Platform, signed_i
         if HISTORY_START <= at < NOW
     )
     assert wanted and seen == wanted
-    assert any(hostee for _, _, hostee in seen) and any(hoster for _, hoster, _ in seen)
+
+
+def test_a_raided_channels_host_events_name_its_raiders() -> None:
+    """The streamHosts series of a channel raided in the last week holds each raid into it,
+    at the raid's moment, naming the raider."""
+    schedule = sessions.world_schedule(0, 3000)
+    raid = big_raid(raids.of(schedule), NOW - 7 * 86_400, NOW)
+    profile = analytics.Profile(
+        0, raid.target_channel, 10, 10, None, False, HISTORY_START, 3000, schedule,
+        raid.target.channel,
+    )  # fmt: skip
+    window = analytics.Window(NOW - 7 * 86_400, NOW, NOW)
+    events = analytics.stream_hosts(analytics.Timeline(profile, window), cast(Context, None))
+    moment = iso(datetime.fromtimestamp(raid.at, UTC))
+    assert {"channel": raid.target_channel, "time": moment, "hoster": raid.raider_channel,
+            "hostee": None} in events  # fmt: skip
+    received = [e for e in events if e["hoster"] is not None]
+    into = [r for item in schedule.of_channel(raid.target.channel, window.start, NOW)
+            for r in raids.of(schedule).into(item, NOW) if window.holds(r.at)]  # fmt: skip
+    assert len(received) == len(into)
 
 
 # --- follows and chat spike at highlights and raids --------------------------------------------
