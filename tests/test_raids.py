@@ -14,8 +14,8 @@ import httpx
 import numpy as np
 import pytest
 
-from explorer.emulator import Platform, chatter, highlights, raids, sessions, streams
-from explorer.emulator.context import Context
+from explorer.emulator import Platform, chatter, highlights, raids, sessions, simulate, streams
+from explorer.emulator.context import Config, Context
 from explorer.emulator.live import outbox
 from explorer.emulator.raids import Raid
 from explorer.emulator.resources import analytics, schema_ddl
@@ -131,6 +131,20 @@ def test_a_raider_hosts_its_live_target_and_lends_it_viewers(store: Store) -> No
     assert (
         store.scalar("SELECT hosteeId FROM channels WHERE id = ?", (raid.raider_channel,)) is None
     )
+
+
+def test_a_raided_channels_chat_follows_its_jump_in_the_same_tick(store: Store) -> None:
+    """Replanned right after the advance that applies a raid, the simulator chats in the
+    target for its audience with the raiders: faster than its own audience alone would."""
+    world = streams.Streams(store, streams.schedule_of(store), 0)
+    raid = big_raid(world.raiding, NOW, NOW + 86_400)
+    world.advance(raid.at + 60)
+    script = simulate.Script(0, simulate.user_pool(store), Config(), 1.0)
+    simulate.replan(script, store, world)
+    plan = script.plans[raid.target_channel]
+    own = audience_at(raid.target, raid.at + 60, 0)
+    assert plan.viewers == own + raid.arrivals(0, raid.at + 60)
+    assert plan.rate > chatter.chat_rate(own) * plan.intensity / 60
 
 
 def test_a_restarted_stream_keeps_the_hosts_and_raiders_of_before(store: Store) -> None:
