@@ -185,8 +185,10 @@ class Script:
     ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
         """Run chat in ``live`` ``(channel, owner, viewers, language)``, busiest first, at
         most ``Config.sim_channels`` of them (the others count as thinned away); ``minute``
-        is the world's current minute, ``highlight`` the streams' (``Streams.highlight``).
-        Returns the plans started and stopped; ``names`` holds :meth:`missing`'s names."""
+        is the world's current minute; ``highlight`` gives a channel's stream highlights
+        (``Streams.highlight``; without it, voices draw their own). Returns the plans that
+        started and those that stopped; ``names`` must hold the names of :meth:`missing`'s
+        users."""
         kept_ids = list(live[: self.config.sim_channels])
         wanted = {channel for channel, _, _, _ in kept_ids}
         stopped = [plan for channel, plan in self.plans.items() if channel not in wanted]
@@ -399,13 +401,18 @@ def live_channels(
             chunk,
         ):
             info[channel] = (owner, language or "en")
-    return [(key, info[key][0], viewers, info[key][1]) for key, viewers in audiences if key in info]
+    return [
+        (channel, *info[channel][:1], viewers, info[channel][1])
+        for channel, viewers in audiences
+        if channel in info
+    ]
 
 
 def replan(
     script: Script, store: Store, streams: Streams
 ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
-    """Give ``script`` the channels live at the streams' cursor; the plans started, stopped."""
+    """Give ``script`` the channels live at the streams' cursor (and their highlights); the
+    plans that started and those that stopped."""
     live = live_channels(store, streams.audiences())
     names = names_of(store, script.missing(live))
     return script.set_live(live, int(streams.cursor // 60), names, streams.highlight)
