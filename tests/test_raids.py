@@ -147,6 +147,20 @@ def test_a_raided_channels_chat_follows_its_jump_in_the_same_tick(store: Store) 
     assert plan.rate > chatter.chat_rate(own) * plan.intensity / 60
 
 
+def test_a_raid_makes_its_targets_chat_burst_as_at_a_highlight(store: Store) -> None:
+    """In the minute a raid lands, the simulator's view of the target's bursts holds the raid
+    on top of the stream's own highlights, enough to make its voice hyped."""
+    world = streams.Streams(store, streams.schedule_of(store), 0)
+    raid = big_raid(world.raiding, NOW, NOW + 86_400)
+    world.advance(raid.at + 30)
+    minute = int(raid.at // 60)
+    burst = world.highlight(raid.target_channel, minute - 1, minute)
+    assert burst - highlights.excess(0, raid.target, minute - 1, minute) == streams.RAID_HYPE
+    voice = chatter.ChannelVoice(0, raid.target_channel, ["a", "b"])
+    voice.intensity(random.Random(1), burst)
+    assert voice.hyped
+
+
 def test_a_restarted_stream_keeps_the_hosts_and_raiders_of_before(store: Store) -> None:
     """Streams made at an instant after a raid lend the target the same viewers as the
     Streams that applied the raid, and set the same host."""

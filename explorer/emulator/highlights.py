@@ -1,9 +1,10 @@
 """Highlights: the moments of a session when something happens on stream (pure, seeded).
 
-Now and then a minute of a stream is a highlight: chat multiplies about five-fold and fades over
-a few minutes (``chatter.ChannelVoice.intensity``), and viewers follow the channel right after
-it (``streams.followers``). Both read the same moments, drawn per minute of the session from the
-seed and the session's id, so a user who sees chat spike sees the follows spike with it.
+Now and then a minute of a stream is a highlight: chat multiplies about five-fold and fades
+over a few minutes (``chatter.ChannelVoice.intensity``; a raid arriving bursts alike, see
+``Streams.highlight``), and viewers follow the channel right after it (``streams.followers``).
+Both read the same moments, drawn per minute of the session from the seed and the session's
+id, so a user who sees chat spike sees the follows spike with it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+from collections.abc import Iterable
 
 from explorer.emulator.sessions import Session
 
@@ -49,11 +51,14 @@ def of_session(seed: int, item: Session) -> tuple[tuple[int, float], ...]:
 
 
 def excess(seed: int, item: Session, since: int, minute: int) -> float:
-    """The excess of ``item``'s highlights of minutes ``(since, minute]`` left at ``minute``
-    (each fading by :data:`HIGHLIGHT_DECAY` a minute): what a chat that last looked at minute
-    ``since`` adds to its intensity at ``minute``."""
+    """The excess of ``item``'s highlights of minutes ``(since, minute]`` left at ``minute``:
+    what a chat that last looked at minute ``since`` adds to its intensity at ``minute``."""
+    return fading(of_session(seed, item), since, minute)
+
+
+def fading(moments: Iterable[tuple[int, float]], since: int, minute: int) -> float:
+    """The excess ``(world minute, peak)`` bursts of minutes ``(since, minute]`` leave at
+    ``minute``, each fading by :data:`HIGHLIGHT_DECAY` a minute."""
     return sum(
-        peak * HIGHLIGHT_DECAY ** (minute - at)
-        for at, peak in of_session(seed, item)
-        if since < at <= minute
+        peak * HIGHLIGHT_DECAY ** (minute - at) for at, peak in moments if since < at <= minute
     )

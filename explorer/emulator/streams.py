@@ -75,6 +75,8 @@ def views(item: Session) -> int:
 SPIKE_SHARE = 0.6
 SPIKE_DELAY = 180.0
 RAID_SPIKE_WEIGHT = 4.0
+#: A raid's burst of the target's chat, as a highlight's peak (``highlights.HIGHLIGHT_PEAK``).
+RAID_HYPE = 4.0
 
 
 def spikes(schedule: Schedule, seed: int, item: Session) -> list[tuple[float, float]]:
@@ -168,10 +170,16 @@ class Streams:
         self.arrived.setdefault(raid.target_channel, []).append((raid, raid.carried(self.seed)))
 
     def highlight(self, channel: int, since: int, minute: int) -> float:
-        """The chat excess live channel id ``channel``'s highlights of world minutes
-        ``(since, minute]`` leave at ``minute`` (``highlights.excess``; 0.0 when offline)."""
+        """The chat excess live channel id ``channel``'s highlights and raids of world minutes
+        ``(since, minute]`` leave at ``minute`` (``highlights.fading``; 0.0 when offline): the
+        raiders arrive greeting and spamming emotes as at a highlight."""
         item = self.live.get(channel)
-        return 0.0 if item is None else highlights.excess(self.seed, item, since, minute)
+        if item is None:
+            return 0.0
+        landed = [(int(raid.at // 60), RAID_HYPE) for raid, _ in self.arrived.get(channel, ())]
+        return highlights.excess(self.seed, item, since, minute) + highlights.fading(
+            landed, since, minute
+        )
 
     def raided(self, channel: int) -> int:
         """Viewers raids brought to live channel id ``channel`` still watching at the cursor."""
