@@ -67,6 +67,21 @@ def test_raids_target_another_channel_live_for_a_while_mostly_a_smaller_one() ->
     assert smaller > 0.6
 
 
+def test_given_categories_raids_prefer_the_raiders() -> None:
+    """With each channel's category known (eight at random here), raids go to a channel of
+    the raider's category well over twice as often as when categories are ignored."""
+    schedule = sessions.Schedule(0, sessions.habits(0, 3000))
+    category = np.random.default_rng(3).integers(0, 8, 3000)
+
+    def same(raiding: raids.Raiding) -> float:
+        found = raiding.between(HISTORY_START, NOW)
+        return float(
+            np.mean([category[r.raider.channel] == category[r.target.channel] for r in found])
+        )
+
+    assert same(raids.Raiding(schedule, category)) > 2.5 * same(raids.Raiding(schedule))
+
+
 def test_bigger_channels_raid_more_often() -> None:
     """The share of sessions ending in a raid grows with the session's audience."""
     raiding = world_raids()

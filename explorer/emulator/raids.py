@@ -58,7 +58,7 @@ CANDIDATES = 16
 REACH = 8 * 3600.0
 #: Preference weights of a candidate: smaller than the raider, of the raider's category.
 SMALLER_WEIGHT = 4.0
-SAME_CATEGORY_WEIGHT = 4.0
+SAME_CATEGORY_WEIGHT = 10.0
 #: Share of the raider's last-minute viewers the raid carries to the target.
 CARRY = 0.8
 #: The raiders' stay: a share ``1 - STAY`` leaves with time constant ``FAST``, the rest with
