@@ -452,16 +452,21 @@ class ChannelVoice:
         """The index into ``names`` of who sends the next message (the keen ones most)."""
         return _pick(rng, self._activity)
 
-    def intensity(self, rng: random.Random, highlight: float | None = None) -> float:
+    def intensity(
+        self, rng: random.Random, highlight: float | None = None, minutes: int = 1
+    ) -> float:
         """The multiplier of :func:`chat_rate` for the next simulated minute: persistent
         log-normal noise, and now and then a highlight that multiplies chat about five-fold
         and fades over a few minutes. Its long-run mean is 1. ``highlight`` is the excess the
-        stream's own highlights add now (``highlights.excess``: the simulator knows the
-        session); without it the voice draws its highlights itself."""
+        stream's own highlights of the ``minutes`` since the last call add now
+        (``highlights.excess``: the simulator knows the session); without it the voice draws
+        its highlights itself, one chance a call."""
         keep = NOISE_MEMORY
         self._noise = keep * self._noise + math.sqrt(1 - keep * keep) * rng.gauss(0, NOISE_SIGMA)
-        self._excess *= HIGHLIGHT_DECAY
-        self._excess += highlights.drawn(rng) if highlight is None else highlight
+        if highlight is None:
+            self._excess = self._excess * HIGHLIGHT_DECAY + highlights.drawn(rng)
+        else:
+            self._excess = self._excess * HIGHLIGHT_DECAY ** max(1, minutes) + highlight
         base = math.exp(self._noise - NOISE_SIGMA**2 / 2)
         return base * (1 + self._excess) / (1 + MEAN_EXCESS)
 

@@ -207,7 +207,8 @@ class Script:
             plan.viewers = viewers
             if plan.minute != minute:
                 burst = highlight(channel, plan.minute, minute) if highlight else None
-                plan.minute, plan.intensity = minute, plan.voice.intensity(self.rng, burst)
+                voiced = plan.voice.intensity(self.rng, burst, minute - plan.minute)
+                plan.minute, plan.intensity = minute, voiced
         self.channels = sorted(self.plans.values(), key=lambda plan: (-plan.viewers, plan.id))
         unrun = sum(_natural(viewers, 1.0) for _, _, viewers, _ in live[self.config.sim_channels :])
         self._rate(unrun)
