@@ -325,3 +325,18 @@ def test_chat_is_hyped_at_the_sessions_highlights(store: Store) -> None:
     assert not voice.hyped
     voice.intensity(random.Random(1), world.highlight(channel, minute - 1, minute))
     assert voice.hyped
+
+
+@pytest.mark.parametrize("every", [1, 30])
+def test_chat_fed_the_sessions_highlights_averages_its_rate_at_any_speed(every: int) -> None:
+    """A voice fed its session's highlights every ``every`` world minutes (a tick at speed)
+    keeps a mean intensity of 1, so the chat rate law holds at any speed."""
+    values = []
+    for k in range(200):
+        item = sessions.Session(k * 1000 + 7, 0, 0.0, 6 * 3600.0, 10.0)
+        voice, rng, last = chatter.ChannelVoice(0, k, ["a"]), random.Random(k), -1
+        for minute in range(0, 360, every):
+            burst = highlights.excess(0, item, last, minute)
+            values.append(voice.intensity(rng, burst, minute - last))
+            last = minute
+    assert float(np.mean(values)) == pytest.approx(1.0, abs=0.05)
