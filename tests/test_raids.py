@@ -43,8 +43,7 @@ def big_raid(raiding: raids.Raiding, since: float, until: float, seed: int = 0) 
 
 
 def test_a_raids_target_jumps_then_most_raiders_leave_within_minutes() -> None:
-    """A minute after a raid the target holds most of the carried viewers on top of its own;
-    ten minutes later fewer than a third of them are still there, an hour later fewer still."""
+    """A raid's target jumps by most of the carried viewers, most of whom leave within minutes."""
     raid = big_raid(world_raids(), NOW, NOW + 3 * 86_400)
     carried = raid.carried(0)
     assert carried >= 0.75 * raids.CARRY * audience_at(raid.raider, raid.at - 60, 0)
@@ -56,8 +55,7 @@ def test_a_raids_target_jumps_then_most_raiders_leave_within_minutes() -> None:
 
 
 def test_raids_target_another_channel_live_for_a_while_mostly_a_smaller_one() -> None:
-    """Every raid's target is another channel, live at the raid with at least MIN_LEFT to go;
-    most targets are smaller than their raider."""
+    """Raids target another channel live for MIN_LEFT more, mostly a smaller one."""
     found = world_raids().between(HISTORY_START, NOW)
     assert len(found) > 100
     for raid in found:
@@ -68,8 +66,7 @@ def test_raids_target_another_channel_live_for_a_while_mostly_a_smaller_one() ->
 
 
 def test_given_categories_raids_prefer_the_raiders() -> None:
-    """With each channel's category known (eight at random here), raids go to a channel of
-    the raider's category well over twice as often as when categories are ignored."""
+    """Given channels' categories, raids prefer the raider's own category."""
     schedule = sessions.Schedule(0, sessions.habits(0, 3000))
     category = np.random.default_rng(3).integers(0, 8, 3000)
 
@@ -123,9 +120,7 @@ def store() -> Iterator[Store]:
 
 
 def test_a_raider_hosts_its_live_target_and_lends_it_viewers(store: Store) -> None:
-    """A minute after a raid the raider is offline hosting its target, whose viewers are its
-    curve plus the raiders still there, and a hosted live event names the raider; once the
-    target goes offline the host is cleared."""
+    """A raid hosts its target, whose viewers jump, with a live event; unhosted once it ends."""
     world = streams.Streams(store, streams.schedule_of(store), 0)
     raid = big_raid(world.raiding, NOW, NOW + 86_400)
     moment = raid.at + 60
@@ -149,8 +144,7 @@ def test_a_raider_hosts_its_live_target_and_lends_it_viewers(store: Store) -> No
 
 
 def test_a_raided_channels_chat_follows_its_jump_in_the_same_tick(store: Store) -> None:
-    """Replanned right after the advance that applies a raid, the simulator chats in the
-    target for its audience with the raiders: faster than its own audience alone would."""
+    """A raided channel's chat plan follows its jump in the tick that applies the raid."""
     world = streams.Streams(store, streams.schedule_of(store), 0)
     raid = big_raid(world.raiding, NOW, NOW + 86_400)
     world.advance(raid.at + 60)
@@ -163,8 +157,7 @@ def test_a_raided_channels_chat_follows_its_jump_in_the_same_tick(store: Store) 
 
 
 def test_a_raid_makes_its_targets_chat_burst_as_at_a_highlight(store: Store) -> None:
-    """In the minute a raid lands, the simulator's view of the target's bursts holds the raid
-    on top of the stream's own highlights, enough to make its voice hyped."""
+    """A raid landing makes the target's chat burst as a highlight does."""
     world = streams.Streams(store, streams.schedule_of(store), 0)
     raid = big_raid(world.raiding, NOW, NOW + 86_400)
     world.advance(raid.at + 30)
@@ -177,8 +170,7 @@ def test_a_raid_makes_its_targets_chat_burst_as_at_a_highlight(store: Store) -> 
 
 
 def test_a_restarted_stream_keeps_the_hosts_and_raiders_of_before(store: Store) -> None:
-    """Streams made at an instant after a raid lend the target the same viewers as the
-    Streams that applied the raid, and set the same host."""
+    """Streams made after a raid restore its host and the raiders still at the target."""
     raid = big_raid(
         streams.Streams(store, streams.schedule_of(store), 0).raiding, NOW, NOW + 86_400
     )
@@ -199,8 +191,7 @@ def channel_row(platform: Platform, channel: int) -> dict[str, object]:
 
 
 def test_the_directory_shows_a_raid_at_speed(make_platform: Callable[..., Platform]) -> None:
-    """At speed 3,600 on a manual clock, a minute after a raid the directory lists the raider
-    offline with hosteeId set to its target, whose viewers jumped by the raiders still there."""
+    """At speed the directory shows the raider offline hosting its target, whose viewers jumped."""
     raiding = raids.of(sessions.world_schedule(0, SMALL_WORLD))
     raid = big_raid(raiding, NOW, NOW + 86_400)
     wall = ManualClock()
@@ -219,8 +210,7 @@ def test_the_directory_shows_a_raid_at_speed(make_platform: Callable[..., Platfo
 
 
 def test_analytics_host_events_are_the_worlds_raids(platform: Platform, signed_in: SignIn) -> None:
-    """streamer's streamHosts over its 30-day history are exactly the raids it made (hostee)
-    and received (hoster) in the model."""
+    """streamer's streamHosts over its history are exactly the model's raids from and into it."""
     owner = signed_in(platform.base_url, "streamer")
     span = {"from": "2020-06-22T00:00:00Z", "to": "2020-07-22T00:00:00Z"}
     events = owner.get(f"/channels/{FIRST_CHANNEL_ID}/analytics/tsdb/streamHosts", params=span)
@@ -242,8 +232,7 @@ def test_analytics_host_events_are_the_worlds_raids(platform: Platform, signed_i
 
 
 def test_a_raided_channels_host_events_name_its_raiders() -> None:
-    """The streamHosts series of a channel raided in the last week holds each raid into it,
-    at the raid's moment, naming the raider."""
+    """A raided channel's streamHosts names each raider at the raid's moment."""
     schedule = sessions.world_schedule(0, 3000)
     raid = big_raid(raids.of(schedule), NOW - 7 * 86_400, NOW)
     profile = analytics.Profile(
@@ -270,8 +259,7 @@ def near(moment: float, spiked: list[tuple[float, float]], within: float = 600.0
 
 
 def test_follows_cluster_after_highlights_and_raids() -> None:
-    """Over a day of sessions, follows fall within ten minutes after a highlight or raid at
-    least twice as often as those windows' share of the sessions' time would give."""
+    """Follows cluster in the ten minutes after highlights and raids."""
     schedule = sessions.world_schedule(0, 3000)
     followed = inside = 0
     window_time = total_time = 0.0
@@ -291,8 +279,7 @@ def test_follows_cluster_after_highlights_and_raids() -> None:
 
 
 def test_raided_sessions_gain_follows_right_after_the_raid() -> None:
-    """Over a week of raids, the raided sessions' follows land in the ten minutes after the
-    raid more than three times as often as those minutes' share of the sessions."""
+    """Raided sessions gain follows in the ten minutes after the raid."""
     schedule = sessions.world_schedule(0, 3000)
     found = raids.of(schedule).between(NOW - 7 * 86_400, NOW)
     after = followed = 0
@@ -311,8 +298,7 @@ def test_raided_sessions_gain_follows_right_after_the_raid() -> None:
 
 
 def test_chat_is_hyped_at_the_sessions_highlights(store: Store) -> None:
-    """The simulator's view of a live session's highlights (Streams.highlight) leaves its
-    voice calm in the minutes before a highlight and hyped in the highlight's minute."""
+    """Chat is calm before a session's highlight and hyped in its minute."""
     world = streams.Streams(store, streams.schedule_of(store), 0)
     channel, minute = next(
         (channel, minute)
@@ -329,8 +315,7 @@ def test_chat_is_hyped_at_the_sessions_highlights(store: Store) -> None:
 
 @pytest.mark.parametrize("every", [1, 30])
 def test_chat_fed_the_sessions_highlights_averages_its_rate_at_any_speed(every: int) -> None:
-    """A voice fed its session's highlights every ``every`` world minutes (a tick at speed)
-    keeps a mean intensity of 1, so the chat rate law holds at any speed."""
+    """Chat fed its session's highlights keeps a mean intensity of 1 at any tick spacing."""
     values = []
     for k in range(200):
         item = sessions.Session(k * 1000 + 7, 0, 0.0, 6 * 3600.0, 10.0)
