@@ -7,14 +7,15 @@ again within minutes. No published source gives how often this happens or how bi
 so the figures here are a modelling choice (see ``docs/realism.md``):
 
 - a session ends in a raid with odds that grow with its audience (:func:`raid_odds`: about one
-  session in seven of a channel of two viewers, one in three at a hundred, half at a thousand);
+  session in six of a channel of two viewers, one in three at a hundred, half at a thousand);
 - its target is drawn among the sessions live at that moment with at least
   :data:`MIN_LEFT` to go, preferring a smaller channel and, when the world knows channels'
   categories, the raider's own (:data:`SMALLER_WEIGHT`, :data:`SAME_CATEGORY_WEIGHT`); a
   session with no such channel in reach ends without a raid;
-- the raid carries :data:`CARRY` of the raider's viewers in its last minute (``audience_at``);
-  they leave the target along two exponentials (:func:`still_there`): most within minutes
-  (:data:`FAST`), a few stay for an hour or so (:data:`STAY`, :data:`SLOW`).
+- the raid carries :data:`CARRY` of the raider's viewers in its last minute (``audience_at``,
+  whose curve has wound down to about a third of the session's mean by then); they leave the
+  target along two exponentials (:func:`still_there`): most within minutes (:data:`FAST`), a
+  few stay for an hour or so (:data:`STAY`, :data:`SLOW`).
 
 Everything is decided per 30-day block of the schedule, vectorised over its sessions, and
 keyed by the raider's session: the directory (``streams.py``), the owner's analytics and the
@@ -46,8 +47,8 @@ from explorer.emulator.sessions import (
 from explorer.emulator.world import FIRST_CHANNEL_ID
 
 # --- the model (modelling choices: no source gives the frequency or size of raids) ---------
-#: Odds that a session ends in a raid: ``BASE + PER_DECADE * log10(1 + audience)``, at most
-#: ``MOST`` (bigger channels raid more often).
+#: Odds that a session ends in a raid: ``BASE_ODDS + PER_DECADE * log10(1 + audience)``, at
+#: most ``MOST_ODDS`` (bigger channels raid more often).
 BASE_ODDS = 0.1
 PER_DECADE = 0.13
 MOST_ODDS = 0.6
