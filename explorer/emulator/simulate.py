@@ -34,7 +34,7 @@ import heapq
 import math
 import random
 from collections import deque
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -186,11 +186,14 @@ class Script:
         live: Sequence[tuple[int, int, int, str]],
         minute: int,
         names: dict[int, str],
+        highlight: Callable[[int, int, int], float] | None = None,
     ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
         """Run chat in ``live`` ``(channel, owner, viewers, language)``, busiest first, at
         most ``Config.sim_channels`` of them (the others count as thinned away); ``minute``
-        is the world's current minute. Returns the plans that started and those that
-        stopped; ``names`` must hold the names of :meth:`missing`'s users."""
+        is the world's current minute; ``highlight`` gives a channel's stream highlights
+        (``Streams.highlight``; without it, voices draw their own). Returns the plans that
+        started and those that stopped; ``names`` must hold the names of :meth:`missing`'s
+        users."""
         kept_ids = list(live[: self.config.sim_channels])
         wanted = {channel for channel, _, _, _ in kept_ids}
         stopped = [plan for channel, plan in self.plans.items() if channel not in wanted]
@@ -208,7 +211,9 @@ class Script:
             plan = known
             plan.viewers = viewers
             if plan.minute != minute:
-                plan.minute, plan.intensity = minute, plan.voice.intensity(plan.pace)
+                burst = highlight(channel, plan.minute, minute) if highlight else None
+                voiced = plan.voice.intensity(plan.pace, burst, minute - plan.minute)
+                plan.minute, plan.intensity = minute, voiced
         self.channels = sorted(self.plans.values(), key=lambda plan: (-plan.viewers, plan.id))
         unrun = sum(_natural(viewers, 1.0) for _, _, viewers, _ in live[self.config.sim_channels :])
         self._rate(unrun)
@@ -413,11 +418,11 @@ def live_channels(
 def replan(
     script: Script, store: Store, streams: Streams
 ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
-    """Give ``script`` the channels live at the streams' cursor; the plans that started and
-    those that stopped."""
+    """Give ``script`` the channels live at the streams' cursor (and their highlights); the
+    plans that started and those that stopped."""
     live = live_channels(store, streams.audiences())
     names = names_of(store, script.missing(live))
-    return script.set_live(live, int(streams.cursor // 60), names)
+    return script.set_live(live, int(streams.cursor // 60), names, streams.highlight)
 
 
 def script_for(store: Store, seed: int, config: Config, speed: float = 1.0) -> Script:
