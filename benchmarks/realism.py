@@ -638,6 +638,7 @@ def measure_chat(
     watch = api.watch(watched, backlog=0)
     track = api.track(watched, every="5s", fields=["viewersCurrent", "online"])
     started = time.monotonic()
+    since = pd.Timestamp.now(tz="UTC")
     readings = [chat_kept(api.base_url)]
     while time.monotonic() - started < seconds:
         time.sleep(min(KEPT_EVERY, max(0.0, seconds - (time.monotonic() - started))))
@@ -647,7 +648,12 @@ def measure_chat(
     track.close()
     watch.close()
     frame = watch.log.frame
-    frame = frame.loc[~frame["from_history"].fillna(False).astype(bool)]
+    # Only what arrived within the timed look: joining hundreds of chats takes seconds, and
+    # the chats joined first speak meanwhile (counted without their minutes, they inflated a
+    # short look by a third on a busy machine).
+    frame = frame.loc[
+        ~frame["from_history"].fillna(False).astype(bool) & (frame["received_at"] >= since)
+    ]
     said = chatstats.from_events(frame)
     snapshots = track.frame
     exposure = live_exposure(snapshots, elapsed / 60 * speed * kept)
