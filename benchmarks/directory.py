@@ -25,9 +25,9 @@ TOP_CATEGORIES = 20
 #: simulated days apart (their followers at first and last sight).
 BIG_AUDIENCE = 1_000
 GROWTH_SPAN_DAYS = 7.0
-#: A calendar day counts for row 15 when it holds at least this share of a full day's
-#: snapshots (the first and last days of a window are partial).
-FULL_DAY = 0.9
+#: A calendar day counts for row 15 when snapshots saw at least this share of its hours (the
+#: first and last days of a window are partial).
+FULL_DAY = 0.8
 DAY = 86_400.0
 
 
@@ -93,19 +93,20 @@ class WeekSwing:
 
 
 def week_swing(snapshots: pd.DataFrame) -> WeekSwing:
-    """Row 15 over the whole calendar days (UTC) of the window; NaN without both kinds."""
+    """Row 15 over the whole calendar days (UTC) of the window: a day counts when snapshots
+    saw at least :data:`FULL_DAY` of its hours, and its mean is the mean of its hours' means
+    (snapshots come unevenly when the platform is busy); NaN without both kinds of day."""
     counts = per_snapshot(snapshots)
-    days = pd.DatetimeIndex(counts.index).floor("D")
-    daily = counts.groupby(days).agg(["mean", "size"])
-    full = daily[("live", "size")] >= FULL_DAY * daily[("live", "size")].max()
-    daily = daily.loc[full]
+    times = pd.DatetimeIndex(counts.index)
+    hourly = counts.groupby([times.floor("D"), times.hour]).mean()
+    days = hourly.groupby(level=0)
+    daily = days.mean().loc[days.size() >= FULL_DAY * 24]
     weekend = pd.DatetimeIndex(daily.index).day_of_week >= 5
     if not weekend.any() or weekend.all():
         return WeekSwing(math.nan, math.nan, int(weekend.sum()), int((~weekend).sum()))
-    viewers, live = daily[("viewers", "mean")], daily[("live", "mean")]
     return WeekSwing(
-        float(viewers[weekend].mean() / viewers[~weekend].mean()),
-        float(live[weekend].mean() / live[~weekend].mean()),
+        float(daily["viewers"][weekend].mean() / daily["viewers"][~weekend].mean()),
+        float(daily["live"][weekend].mean() / daily["live"][~weekend].mean()),
         int(weekend.sum()),
         int((~weekend).sum()),
     )

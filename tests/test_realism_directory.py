@@ -135,3 +135,19 @@ def test_emote_only_counts_messages_of_emotes_alone() -> None:
         {"text": ["Kappa Kappa", "gg Kappa", "hello there", ":)"], "emotes": [2, 1, 0, 1]}
     )
     assert chatstats.emote_only(messages) == pytest.approx(0.5)
+
+
+def test_week_swing_weighs_each_hour_alike_however_often_it_was_seen() -> None:
+    """Extra snapshots crowded into one quiet hour of the weekend do not pull its mean."""
+    frame = _snapshots(7, {})
+    sunday = frame["time"].min() + pd.Timedelta(days=6, hours=3)
+    crowd = pd.DataFrame(
+        {
+            "time": [sunday + pd.Timedelta(minutes=minute) for minute in range(1, 50)],
+            "channel": 0,
+            "viewersCurrent": 0,
+        }
+    )
+    week = directory.week_swing(pd.concat([frame, crowd], ignore_index=True))
+    assert week.live == pytest.approx(1.0)
+    assert week.viewers == pytest.approx((1 + (23 + 0.02) / 24) / 2)
