@@ -34,6 +34,7 @@ from explorer.emulator.scopes import SCOPES
 from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import QueryError
 from explorer.wire.ratelimit import (
+    BUCKET_HEADER,
     ENFORCED_HEADER,
     LIMIT_HEADER,
     REMAINING_HEADER,
@@ -299,6 +300,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             if full is not None:
                 error = ApiError(429, "Too Many Requests")
                 error.headers.update(tally.rate_headers(full))
+                error.headers[BUCKET_HEADER] = full
                 # A refusal counts in global only, and describes the full bucket alone.
                 refusal = Tally(services, ("global",), tally.identity, now)
                 return refusal.finish(error.response(), header_bucket=None)
