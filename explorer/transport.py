@@ -56,6 +56,8 @@ from explorer.wire.ratelimit import BUCKET_HEADER, RESET_HEADER
 Record = dict[str, Any]
 
 TOTAL_HEADER = "X-Total-Count"
+#: The calling application (reference fact 9): the toolkit's client id and this client's tag.
+CLIENT_HEADER = "Client-ID"
 #: The platform's world time on every response (the emulator's ``clock.CLOCK_HEADER``).
 CLOCK_HEADER = "X-Explorer-Clock"
 #: Tries per GET: the first plus retries after a 429 or a dropped connection.
@@ -98,7 +100,12 @@ class Transport:
         self._http = httpx.AsyncClient(
             base_url=base_url,
             auth=BearerAuth(token) if token else self._csrf,
-            headers={"Accept": "application/json"},
+            # A Client-ID of its own: a platform counting anonymous limits per client (a lab's)
+            # gives this client its own buckets, not those of every client on its address.
+            headers={
+                "Accept": "application/json",
+                CLIENT_HEADER: f"{CLIENT_ID}.{secrets.token_hex(4)}",
+            },
             timeout=timeout,
             transport=transport,
             verify=_tls(),
