@@ -7,24 +7,31 @@ import re
 import subprocess
 import sys
 import tomllib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTING = ROOT / "docs" / "testing.md"
+PLUGIN = "explorer.pytest_plugin"
+
+
+def installed() -> bool:
+    """Whether this environment's installed metadata already registers the plugin."""
+    return any(e.value == PLUGIN for e in entry_points(group="pytest11"))
 
 
 def pytest_on(folder: Path, source: str) -> subprocess.CompletedProcess[str]:
     """Run pytest with the plugin on one test file holding ``source``, as a user's suite
-    would (the plugin named with -p: the editable install may predate its entry point)."""
+    would (named with -p where an install older than its entry point does not load it)."""
     (folder / "test_user.py").write_text(source, encoding="utf-8")
+    plugin = [] if installed() else ["-p", PLUGIN]
     return subprocess.run(
         [
             sys.executable,
             "-m",
             "pytest",
             "-q",
-            "-p",
-            "explorer.pytest_plugin",
+            *plugin,
             "-p",
             "no:cacheprovider",
             "--strict-markers",
@@ -41,7 +48,7 @@ def test_the_plugin_is_an_entry_point() -> None:
     """pyproject.toml registers the plugin module under pytest11, so installing is enough."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     plugins = project["project"]["entry-points"]["pytest11"]
-    assert plugins == {"explorer": "explorer.pytest_plugin"}
+    assert plugins == {"explorer": PLUGIN}
 
 
 def test_the_marker_shapes_the_platform(tmp_path: Path) -> None:
