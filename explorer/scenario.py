@@ -15,10 +15,10 @@ the client under test is written in::
     played = scenario.play()          # blocks until the last step ran; or .start() / .wait()
 
 A moment (``at=``) is seconds of wall time after the scenario starts, or a world time (a
-``datetime`` or an ISO-8601 string) reached on the world clock, which runs at the platform's
-``--speed``. Steps run in the order of their moments; each answer (or the error that refused
-it) is in the :class:`Happened` list. The raid is one control call, so when the world models
-raids itself the scenario's raid can hand over to it unchanged.
+``datetime`` or an ISO-8601 string, UTC unless it says otherwise) reached on the world clock,
+which runs at the platform's ``--speed``. Steps run in the order of their moments; each answer
+(or the error that refused it) is in the :class:`Happened` list. The raid is one control call,
+so when the world models raids itself the scenario's raid can hand over to it unchanged.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Self
+from urllib.parse import quote
 
 import httpx
 
@@ -123,7 +124,7 @@ class Scenario:
         """Chat method ``method`` with ``arguments`` in ``channel``'s chat, as ``user`` (a
         username or id; None: the channel's owner), as if sent on a connection."""
         body = {"user": user, "method": method, "arguments": list(arguments)}
-        return self._add(method, "POST", f"/chat/{channel}/call", body, at)
+        return self._add(method, "POST", f"/chat/{quote(str(channel), safe='')}/call", body, at)
 
     def poll(
         self,
@@ -223,6 +224,8 @@ class Scenario:
         if isinstance(at, int | float):
             return float(at)
         when = datetime.fromisoformat(at) if isinstance(at, str) else at
+        if when.tzinfo is None:  # world times are UTC, as the platform's clock says them
+            when = when.replace(tzinfo=UTC)
         return max(0.0, (when.timestamp() - world) / speed)
 
     def _run(self, http: httpx.Client, step: Step, ran_at: float) -> Happened:
