@@ -201,6 +201,15 @@ def test_an_unknown_channel_name_exits_2_naming_it(
     assert "no channel is called 'no-such-streamer'" in err and "reach" not in err
 
 
+def test_a_misspelt_channel_name_suggests_the_close_one(
+    live: Platform, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--channels with a token one letter off a channel's: exit 2 suggesting that channel."""
+    flags = ["--url", live.base_url, "--out", str(tmp_path / "capture"), "--duration", "1s"]
+    assert main(["record", *flags, "--channels", "streamr"]) == 2
+    assert "did you mean 'streamer'?" in capsys.readouterr().err
+
+
 def test_an_unreachable_platform_exits_1(tmp_path: Path) -> None:
     """Nothing listening at --url: exit 1 with one line naming the URL once and what to do,
     no capture started."""

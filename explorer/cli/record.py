@@ -39,7 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 import explorer
 from explorer.channelrefs import refs
 from explorer.durations import describe, seconds
-from explorer.errors import ConnectionFailed, ExplorerError
+from explorer.errors import ConnectionFailed, ExplorerError, NotFound
 from explorer.track import Tracker
 
 if TYPE_CHECKING:
@@ -249,8 +249,19 @@ def _check_tokens(api: explorer.Client, channels: list[str]) -> None:
     if unknown:
         raise ValueError(
             f"--channels: no channel is called {', '.join(map(repr, unknown))} "
-            "(a channel is its id or its token, as in api.channel(token))"
+            f"(a channel is its id or its token{_suggestion(api, unknown[0])})"
         )
+
+
+def _suggestion(api: explorer.Client, token: str) -> str:
+    """The close tokens the channel handle's 404 suggests for ``token``, as a clause ("" when
+    it has none)."""
+    try:
+        api.channel(token).info(fields=("id",))
+    except NotFound as missing:
+        hint = missing.message.partition("; ")[2]
+        return f"; {hint}" if hint.startswith("did you mean") else ""
+    return ""
 
 
 @dataclass
