@@ -79,7 +79,7 @@ def test_lab_runs_jupyterlab_on_the_users_copy(
     assert isinstance(command, list)
     assert command[:5] == [sys.executable, "-m", "jupyter", "lab", str(copy)]
     assert "--no-browser" in command and lab.LAB_ARGUMENTS[0] in command
-    assert seen["serve"] == ["--port", "0", "--db", str(db)]
+    assert seen["serve"] == ["--port", "0", "--db", str(db), "--limits-per-client"]
     assert seen["log"] == tmp_path / "platform.log"
     env = seen["env"]
     assert isinstance(env, dict)

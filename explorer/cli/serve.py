@@ -70,6 +70,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="do not enforce the buckets (responses say so: X-RateLimit-Enforced: false)",
     )
     serve.add_argument(
+        "--limits-per-client",
+        action="store_true",
+        help="count anonymous callers per address and Client-ID header, so each client (each "
+        "notebook kernel) has its own buckets; only on loopback (explorer lab uses it)",
+    )
+    serve.add_argument(
         "--chat-nodes", type=int, default=2, help="chat websocket servers to run (default 2)"
     )
     serve.add_argument(
@@ -224,19 +230,24 @@ def run(args: argparse.Namespace) -> int:
         forwarded_allow_ips=proxies,
         hook_allow=hooks,
         open_control=args.open_control,
+        limits_per_client=args.limits_per_client,
     )
     if args.role == "chat-node":
         node = run_chat_node(db, args.broker, args.host, args.port or 0, config, _announce_chat)
         return _run(node)
-    options = PlatformOptions(
-        db=db,
-        host=args.host,
-        port=8000 if args.port is None else args.port,
-        config=config,
-        chat_nodes=args.chat_nodes,
-        simulate=args.simulate,
-        broker=args.broker,
-    )
+    try:
+        options = PlatformOptions(
+            db=db,
+            host=args.host,
+            port=8000 if args.port is None else args.port,
+            config=config,
+            chat_nodes=args.chat_nodes,
+            simulate=args.simulate,
+            broker=args.broker,
+        )
+    except ValueError as exc:
+        print(f"explorer serve: --limits-per-client: {exc}", file=sys.stderr)
+        return 2
     return _run(Platform(options).run(_announce, _announce_clock))
 
 

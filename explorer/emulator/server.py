@@ -26,6 +26,7 @@ import uvicorn
 
 from explorer.emulator import clock as world_clock
 from explorer.emulator import credentials, front, sessions, world
+from explorer.emulator.addresses import is_loopback
 from explorer.emulator.app import build_app
 from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
@@ -58,6 +59,15 @@ class PlatformOptions:
     simulate: bool = False
     #: The platform's clock in epoch seconds: every TTL and expiry reads it (tests inject one).
     clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        config = self.config
+        if config.limits_per_client and (not is_loopback(self.host) or config.forwarded_allow_ips):
+            raise ValueError(
+                "per-client limits let a caller choose its identity (its Client-ID), so they "
+                "are only for a platform on loopback with no trusted proxy: listen on "
+                "127.0.0.1, or keep the per-address limits"
+            )
 
 
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
