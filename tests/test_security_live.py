@@ -23,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from explorer.emulator import Platform, start
 from explorer.emulator.live import constellation
 from tests.chatkit import run
+from tests.clocks import ManualClock
 from tests.conftest import sign_in
 from tests.test_live_constellation import Socket, opened
 from tests.test_platform_oauth import implicit_token
@@ -265,3 +266,20 @@ def test_a_socket_ends_with_its_credential(make_platform: MakePlatform) -> None:
         assert run(main(), 30) == [[4011, 4011, 4011], {}]
     with jwt_client(base, jwt) as dead:
         assert dead.get("/users/current").status_code == 401
+
+
+def test_a_socket_ends_when_its_token_expires(make_platform: MakePlatform) -> None:
+    """A socket signed in with a token closes with 4011 within RECHECK seconds of the token's
+    expiry (the platform's clock), as REST answers that token 401 from then on."""
+    clock = ManualClock()
+    platform = make_platform(rate_limits=False, implicit_token_ttl=60, clock=clock)
+    with closing(sign_in(platform.base_url, "viewer")) as viewer:
+        token = implicit_token(viewer, "user:details:self")["access_token"]
+
+    async def main() -> int | None:
+        sock = await opened(platform, {"Authorization": f"Bearer {token}"})
+        assert (await sock.call("ping", None))["result"] == {}
+        clock.advance(61 + constellation.RECHECK)
+        return await closed_code(sock)
+
+    assert run(main()) == 4011

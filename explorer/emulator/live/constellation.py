@@ -84,7 +84,8 @@ MAX_SUBSCRIPTIONS = 10_000
 ADDRESS_SUBSCRIPTIONS = 20_000
 #: Longest string ``id`` a reply echoes.
 MAX_ID = 100
-#: Seconds between re-checks of every signed-in socket's credential.
+#: Seconds (of the platform's clock) between re-checks of every signed-in socket's credential
+#: (one that expired closes).
 RECHECK = 30.0
 #: Subprotocols, in order of preference.
 SUBPROTOCOLS = ("cnstl", "cnstl-gzip")
@@ -420,7 +421,7 @@ class Constellation:
                     self._ended(payload)
                 else:
                     self.deliver(topic, payload)
-            now = asyncio.get_running_loop().time()
+            now = self.services.clock()
             if now - self._rechecked >= RECHECK:
                 self._rechecked = now
                 self._recheck([c for c in self.connections if c.caller is not None])
