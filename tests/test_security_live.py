@@ -283,3 +283,40 @@ def test_a_socket_ends_when_its_token_expires(make_platform: MakePlatform) -> No
         return await closed_code(sock)
 
     assert run(main()) == 4011
+
+
+def test_a_flood_of_methods_is_read_at_the_addresss_pace(
+    make_platform: MakePlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sockets of one address are read at RATE frames a second together (past a burst of
+    BURST): two sockets sending 60 pings each get their last replies no sooner than
+    (120 - BURST) / RATE seconds after the first send; a socket of another address is
+    answered meanwhile."""
+    monkeypatch.setattr(constellation, "RATE", 100.0)
+    monkeypatch.setattr(constellation, "BURST", 20.0)
+    platform = make_platform(rate_limits=False)
+    ping = orjson.dumps({"type": "method", "method": "ping", "params": None, "id": 1}).decode()
+
+    async def flood(sock: Socket) -> None:
+        for _ in range(60):
+            await sock.ws.send(ping)
+        for _ in range(60):
+            while (await sock.packet())["type"] != "reply":
+                pass
+
+    async def main() -> list[Any]:
+        socks = [await opened(platform), await opened(platform)]
+        root = platform.root_url.replace("http", "ws", 1) + "/"
+        other = Socket(await connect(root, local_addr=("127.0.0.2", 0)))
+        await other.packet()
+        started = asyncio.get_running_loop().time()
+        flooding = asyncio.gather(*(flood(sock) for sock in socks))
+        answered = (await other.call("ping", None))["result"]
+        await flooding
+        took = asyncio.get_running_loop().time() - started
+        for sock in (*socks, other):
+            await sock.ws.close()
+        return [answered, took]
+
+    answered, took = run(main())
+    assert answered == {} and took >= (120 - 20) / 100.0

@@ -41,6 +41,9 @@ What one client can make a process hold is bounded (SECURITY.md, "Live events"):
   quotes are cut to 100 characters, so a reply is never much larger than a small packet;
 * a connection whose unsent frames pass ``Config.chat_send_buffer`` bytes (1 MiB) is closed
   with 1008;
+* the sockets of one address are read at most :data:`RATE` frames a second together (bursts of
+  :data:`BURST`): past that, reading them waits (TCP holds the sender back), so a flood of
+  cheap methods costs the loop what a slow client would;
 * a socket holds at most :data:`MAX_SUBSCRIPTIONS` subscriptions and one address at most
   :data:`ADDRESS_SUBSCRIPTIONS` over all its sockets (4110); one address holds at most
   ``Config.chat_address_connections`` sockets per process (as for anonymous chat), one more
@@ -84,6 +87,9 @@ MAX_SUBSCRIPTIONS = 10_000
 ADDRESS_SUBSCRIPTIONS = 20_000
 #: Longest string ``id`` a reply echoes.
 MAX_ID = 100
+#: Frames a second the sockets of one address are read at (together), and the burst allowed.
+RATE = 100.0
+BURST = 200.0
 #: Seconds (of the platform's clock) between re-checks of every signed-in socket's credential
 #: (one that expired closes).
 RECHECK = 30.0
@@ -228,6 +234,8 @@ class Constellation:
         self._address_topics: dict[str, int] = {}
         self._closing: set[asyncio.Future[None]] = set()
         self._rechecked = 0.0
+        #: Each address's allowance of frames: ``(tokens, loop time)``.
+        self._allowance: dict[str, tuple[float, float]] = {}
 
     # --- the socket -------------------------------------------------------------------
 
@@ -259,6 +267,7 @@ class Constellation:
                 frame = await ws.receive()
                 if frame["type"] == "websocket.disconnect":
                     break
+                await self._pace(address)
                 if len(frame.get("text") or frame.get("bytes") or b"") > self.max_frame:
                     await ws.close(*TOO_BIG)
                     break
@@ -268,6 +277,7 @@ class Constellation:
                     await ws.close(*TOO_BIG)
                     break
                 if not conn.send(answer):
+                    self._forget(conn)
                     await ws.close(*TOO_SLOW)
                     break
         except WebSocketDisconnect:
@@ -280,6 +290,25 @@ class Constellation:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
+
+    async def _pace(self, address: str) -> None:
+        """Take one frame from ``address``'s allowance, waiting while it is spent (its sockets
+        queue behind each other, each waiting its turn)."""
+        now = asyncio.get_running_loop().time()
+        held = self._allowance.get(address)
+        if held is None:
+            held = (BURST, now)
+            self._forget_full(now)
+        tokens = min(BURST, held[0] + (now - held[1]) * RATE) - 1
+        self._allowance[address] = (tokens, now)
+        if tokens < 0:
+            await asyncio.sleep(-tokens / RATE)
+
+    def _forget_full(self, now: float) -> None:
+        """Drop the allowances that have refilled (they hold nothing a new one would not)."""
+        full = [a for a, (t, at) in self._allowance.items() if t + (now - at) * RATE >= BURST]
+        for address in full:
+            del self._allowance[address]
 
     def _caller(self, ws: WebSocket) -> Caller | None:
         """Who opened the socket (a 401 from :func:`identify` becomes :class:`ApiError`)."""
@@ -461,9 +490,17 @@ class Constellation:
             if not conn.send(frame):
                 self._close(conn, TOO_SLOW)
 
-    def _close(self, conn: Connection, why: tuple[int, str]) -> None:
-        """Stop delivering to ``conn`` and close it with ``why``."""
+    def _forget(self, conn: Connection) -> None:
+        """Stop delivering to ``conn`` and drop what waits to be sent to it (a peer that does
+        not read may hold the close frame back until the keep-alive ping times it out)."""
         self._drop(conn)
+        while not conn.queue.empty():
+            conn.queue.get_nowait()
+        conn.queued = 0
+
+    def _close(self, conn: Connection, why: tuple[int, str]) -> None:
+        """:meth:`_forget` ``conn`` and close it with ``why`` in the background."""
+        self._forget(conn)
         closing = asyncio.ensure_future(conn.ws.close(*why))
         self._closing.add(closing)
         closing.add_done_callback(self._closing.discard)
