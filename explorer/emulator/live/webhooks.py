@@ -19,8 +19,9 @@ any request carrying it 403 before anything runs.
 What one user's hooks cost is bounded: the hooks of each event are found through an index
 (``hook_events``, one row per hook and event name), so an event costs the hooks that name it
 and nothing per other hook; a user's clients hold at most ``MAX_HOOKS`` active hooks
-(:mod:`~explorer.emulator.resources.hooks`), and a user's deliveries in flight at most
-:data:`MAX_IN_FLIGHT` (one more event for them is skipped, logged, not queued). A hook ends
+(:mod:`~explorer.emulator.resources.hooks`), and a user's hooks start at most
+:data:`MAX_RATE` deliveries a second with at most :data:`MAX_IN_FLIGHT` in flight (one more
+event for them is skipped and logged, not queued). A hook ends
 with its OAuth client: deleting the client deactivates its hooks, and nothing is delivered
 for a hook whose client is gone.
 
@@ -65,6 +66,8 @@ TIMEOUT = 5.0
 MAX_URL = 2048
 #: Deliveries in flight for the hooks of one user (their clients' owner) at most.
 MAX_IN_FLIGHT = 64
+#: Deliveries started for the hooks of one user per second at most.
+MAX_RATE = 100
 #: The header naming the hook on every delivery; the platform refuses requests carrying it.
 HOOK_HEADER = "Poker-Hook-Id"
 _TASK = "hook-dispatcher"
@@ -198,11 +201,16 @@ async def _dispatch(services: Services) -> None:
                 except Exception:  # a locked database: the next poll tries again
                     log.exception("reading the live-events outbox for hooks")
                     continue
+                started: dict[int, int] = {}
                 for topic, payload in events:
                     for owner, hook in hooks.get(topic, ()):
-                        if in_flight.get(owner, 0) >= MAX_IN_FLIGHT:
+                        if (
+                            in_flight.get(owner, 0) >= MAX_IN_FLIGHT
+                            or started.get(owner, 0) >= MAX_RATE * POLL
+                        ):
                             log.info("hook %s: skipped, its owner's deliveries are busy", hook[0])
                             continue
+                        started[owner] = started.get(owner, 0) + 1
                         in_flight[owner] = in_flight.get(owner, 0) + 1
                         task = asyncio.ensure_future(_deliver(services, http, hook, topic, payload))
                         pending.add(task)
