@@ -8,8 +8,9 @@ bystander's 127.0.0.1 keeps its own per-address allowance):
   byte at a time every 0.2 s and reopened as soon as the server closes it;
 * ``headers``: 8 connections sending megabyte-sized heads as fast as they can, each reopened
   once its head is written (it never waits for the server's answer);
-* ``live-bombs``: 8 live-events sockets each sending 58 KB gzipped frames that inflate to
-  60 MB, reopened as soon as the server closes them (issue 36, item 2);
+* ``live-bombs`` (:mod:`benchmarks.live_attacks`, like ``live-hold``): 8 live-events
+  sockets each sending 58 KB gzipped frames that inflate to 60 MB, reopened as soon as the
+  server closes them (issue 36, item 2);
 * ``live-hold``: 8 live-events sockets each subscribing to as many 100-character event names
   as it is let, then sending pings with 100-character ids without ever reading, reopened when
   closed (items 1 and 9);
@@ -35,20 +36,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import orjson
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from benchmarks import live_attacks
 from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
 
@@ -86,62 +83,6 @@ async def _flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, unt
 
 #: The live-events attacks' sockets.
 LIVE_SOCKETS = 8
-#: A method packet inflating to 60 MB, gzipped (about 58 KB).
-BOMB = gzip.compress(
-    b'{"type":"method","method":"ping","id":1,"pad":"' + b"a" * 60_000_000 + b'"}', 9
-)
-#: Subscriptions per frame in ``live-hold`` (100-character names, under 64 KiB).
-NAMES_PER_FRAME = 600
-
-
-def _live_url(url: str) -> str:
-    return f"ws://{urlsplit(url).netloc}/"
-
-
-async def _live(url: str, until: float, attack: Callable[[Any], Awaitable[None]]) -> None:
-    """Run ``attack`` on one live-events socket from the attacker's address, reopening it
-    whenever it closes, until ``until``."""
-    while time.monotonic() < until:
-        try:
-            ws = await connect(
-                _live_url(url),
-                local_addr=(ATTACKER, 0),
-                compression=None,
-                max_size=None,
-                open_timeout=5,
-            )
-        except (OSError, InvalidHandshake, TimeoutError):
-            await asyncio.sleep(0.05)
-            continue
-        OPENED.append(1)
-        try:
-            await asyncio.wait_for(attack(ws), max(0.01, until - time.monotonic()))
-        except (ConnectionClosed, OSError, TimeoutError):
-            pass
-        finally:
-            # Hang up without a closing handshake (a socket that never read cannot have one).
-            ws.transport.abort()
-
-
-async def _bombs(ws: Any) -> None:
-    """Send gzip bombs until the socket closes."""
-    while True:
-        await ws.send(BOMB)
-        await asyncio.sleep(0)
-
-
-async def _hold(ws: Any) -> None:
-    """Subscribe to as many long names as allowed, then ping without reading, until closed."""
-    base = len(OPENED) * 100_000
-    for batch in range(10_000 // NAMES_PER_FRAME + 1):
-        first = base + batch * NAMES_PER_FRAME
-        names = [f"costream:{n:090d}:update" for n in range(first, first + NAMES_PER_FRAME)]
-        packet = {"type": "method", "method": "livesubscribe", "params": {"events": names}}
-        await ws.send(orjson.dumps({**packet, "id": batch}).decode())
-    ping = orjson.dumps({"type": "method", "method": "ping", "id": "i" * 100}).decode()
-    while True:
-        await ws.send(ping)
-        await asyncio.sleep(0)  # a send below the write limit does not yield
 
 
 async def _hooks(url: str, seconds: float, register: bool) -> None:
@@ -221,8 +162,11 @@ async def _attack(kind: str, url: str, seconds: float) -> None:
     elif kind == "headers":
         tasks = [_again_and_again(_flood, host, port, until) for _ in range(8)]
     else:
-        attack = _bombs if kind == "live-bombs" else _hold
-        tasks = [_live(url, until, attack) for _ in range(LIVE_SOCKETS)]
+        attack = live_attacks.bombs if kind == "live-bombs" else live_attacks.hold
+        tasks = [
+            live_attacks.again_and_again(url, ATTACKER, until, attack, OPENED)
+            for _ in range(LIVE_SOCKETS)
+        ]
     print("attacking", flush=True)
     await asyncio.gather(*tasks)
     print(len(OPENED), flush=True)
