@@ -41,13 +41,17 @@ def _bare(body_file: str) -> None:
 
 def _websocket_decoy() -> None:
     """A websockets server that reads and discards every frame (no compression, no limit)."""
+    import contextlib
+
     from websockets.asyncio.server import ServerConnection, serve
+    from websockets.exceptions import ConnectionClosed
 
     from explorer.emulator.server import bind, run_loop
 
     async def discard(ws: ServerConnection) -> None:
-        async for _ in ws:
-            pass
+        with contextlib.suppress(ConnectionClosed):  # attackers hang up without a close
+            async for _ in ws:
+                pass
 
     async def main() -> None:
         sock = bind("127.0.0.1", 0)

@@ -31,19 +31,22 @@ while anyone is connected and hands each event to its subscribers' send queues.
 
 What one client can make a process hold is bounded (SECURITY.md, "Live events"):
 
-* a frame over ``Config.chat_max_frame`` bytes (64 KiB) closes the socket with 1009, counted
-  after inflating: the server reads at most that much per message (uvicorn's ``ws_max_size``,
-  set by :mod:`~explorer.emulator.server`, which also turns permessage-deflate off: thousands
-  of tiny deflated frames would each inflate to the limit in one read), and a gzipped frame
-  is inflated only up to the limit (:func:`decode`), so no JSON larger than 64 KiB is parsed;
+* no message over ``Config.chat_max_frame`` bytes (64 KiB) is read, counted after inflating:
+  a larger frame closes the socket with 1009 (uvicorn's ``ws_max_size``, set by
+  :mod:`~explorer.emulator.server`, which also turns permessage-deflate off: thousands of tiny
+  deflated frames would each inflate to the limit in one read), and a gzipped frame
+  is inflated only up to the limit (:func:`decode`) and answered 4007 past it, the socket
+  kept (closing would make the server read, and drop, whatever the peer sends until it
+  answers the close); so no JSON larger than 64 KiB is parsed;
 * a reply echoes an ``id`` only when it is a number or a string of at most :data:`MAX_ID`
   characters (else the reply's id is null and its error 4010), and the names a message
   quotes are cut to 100 characters, so a reply is never much larger than a small packet;
 * a connection whose unsent frames pass ``Config.chat_send_buffer`` bytes (1 MiB) is closed
   with 1008;
-* the sockets of one address are read at most :data:`RATE` frames a second together (bursts of
-  :data:`BURST`): past that, reading them waits (TCP holds the sender back), so a flood of
-  cheap methods costs the loop what a slow client would;
+* the sockets of one address are read at :data:`RATE` units a second together (bursts of
+  :data:`BURST`), a frame costing one unit and one more per KiB: past that, reading them
+  waits (TCP holds the sender back), so a flood of methods or of large frames costs the loop
+  what a slow client would;
 * a socket holds at most :data:`MAX_SUBSCRIPTIONS` subscriptions and one address at most
   :data:`ADDRESS_SUBSCRIPTIONS` over all its sockets (4110); one address holds at most
   ``Config.chat_address_connections`` sockets per process (as for anonymous chat), one more
@@ -88,8 +91,10 @@ ADDRESS_SUBSCRIPTIONS = 20_000
 #: Longest string ``id`` a reply echoes.
 MAX_ID = 100
 #: Frames a second the sockets of one address are read at (together), and the burst allowed.
-RATE = 100.0
-BURST = 200.0
+RATE = 200.0
+BURST = 1000.0
+#: Frame bytes worth one more unit of the allowance.
+UNIT = 1024
 #: Seconds (of the platform's clock) between re-checks of every signed-in socket's credential
 #: (one that expired closes).
 RECHECK = 30.0
@@ -267,15 +272,13 @@ class Constellation:
                 frame = await ws.receive()
                 if frame["type"] == "websocket.disconnect":
                     break
-                await self._pace(address)
+                await self._pace(
+                    address, 1 + len(frame.get("text") or frame.get("bytes") or b"") // UNIT
+                )
                 if len(frame.get("text") or frame.get("bytes") or b"") > self.max_frame:
                     await ws.close(*TOO_BIG)
                     break
-                try:
-                    answer = self._answer(conn, frame)
-                except TooBig:
-                    await ws.close(*TOO_BIG)
-                    break
+                answer = self._answer(conn, frame)
                 if not conn.send(answer):
                     self._forget(conn)
                     await ws.close(*TOO_SLOW)
@@ -291,15 +294,15 @@ class Constellation:
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
 
-    async def _pace(self, address: str) -> None:
-        """Take one frame from ``address``'s allowance, waiting while it is spent (its sockets
+    async def _pace(self, address: str, cost: int) -> None:
+        """Take ``cost`` from ``address``'s allowance, waiting while it is spent (its sockets
         queue behind each other, each waiting its turn)."""
         now = asyncio.get_running_loop().time()
         held = self._allowance.get(address)
         if held is None:
             held = (BURST, now)
             self._forget_full(now)
-        tokens = min(BURST, held[0] + (now - held[1]) * RATE) - 1
+        tokens = min(BURST, held[0] + (now - held[1]) * RATE) - cost
         self._allowance[address] = (tokens, now)
         if tokens < 0:
             await asyncio.sleep(-tokens / RATE)
@@ -356,7 +359,7 @@ class Constellation:
     # --- methods ----------------------------------------------------------------------
 
     def _answer(self, conn: Connection, frame: Mapping[str, Any]) -> bytes:
-        """The reply to one frame (:class:`TooBig` when it inflates past the frame limit)."""
+        """The reply to one frame."""
         ident: Any = None
         try:
             packet = decode(frame, self.max_frame)
@@ -377,6 +380,10 @@ class Constellation:
                     self.unsubscribe(conn, names)
                 return reply(ident)
             raise MethodError(4009, f"Unknown method {_shown(method)}.")
+        except TooBig:
+            return reply(
+                ident, error=MethodError(4007, f"The payload inflates past {self.max_frame} bytes.")
+            )
         except MethodError as error:
             return reply(ident, error=error)
 
