@@ -272,10 +272,9 @@ class Constellation:
                 frame = await ws.receive()
                 if frame["type"] == "websocket.disconnect":
                     break
-                await self._pace(
-                    address, 1 + len(frame.get("text") or frame.get("bytes") or b"") // UNIT
-                )
-                if len(frame.get("text") or frame.get("bytes") or b"") > self.max_frame:
+                size = len(frame.get("text") or frame.get("bytes") or b"")
+                await self._pace(address, 1 + size // UNIT)
+                if size > self.max_frame:
                     await ws.close(*TOO_BIG)
                     break
                 answer = self._answer(conn, frame)
