@@ -27,7 +27,7 @@ from tests.clocks import ManualClock
 from tests.conftest import sign_in
 from tests.test_live_constellation import Socket, opened
 from tests.test_platform_oauth import implicit_token
-from tests.test_security import MakePlatform
+from tests.test_security import MakePlatform, code_grant
 from tests.test_security_round3 import jwt_client, mint_jwt
 
 #: A method packet whose padding makes it ``size`` bytes long once inflated.
@@ -320,3 +320,32 @@ def test_a_flood_of_methods_is_read_at_the_addresss_pace(
 
     answered, took = run(main())
     assert answered == {} and took >= (120 - 20) / 100.0
+
+
+def test_a_socket_on_an_access_token_ends_when_it_is_refreshed(
+    make_platform: MakePlatform,
+) -> None:
+    """Refreshing a code grant revokes its old access token, and a socket signed in with that
+    token closes with 4011; a socket on the new token stays."""
+    platform = make_platform(rate_limits=False)
+    with closing(sign_in(platform.base_url, "viewer")) as session:
+        app, first = code_grant(platform, session)
+    rotate = {
+        "grant_type": "refresh_token",
+        "client_id": app["id"],
+        "client_secret": app["secret"],
+        "refresh_token": first["refresh_token"],
+    }
+
+    async def main() -> list[Any]:
+        old = await opened(platform, {"Authorization": f"Bearer {first['access_token']}"})
+        assert (await old.call("ping", None))["result"] == {}
+        token_url = f"{platform.base_url}/oauth/token"
+        fresh = (await asyncio.to_thread(httpx.post, token_url, data=rotate)).raise_for_status()
+        new = await opened(platform, {"Authorization": f"Bearer {fresh.json()['access_token']}"})
+        code = await closed_code(old)
+        still = (await new.call("ping", None))["result"]
+        await new.ws.close()
+        return [code, still]
+
+    assert run(main()) == [4011, {}]
