@@ -5,15 +5,17 @@ hooks end with the OAuth client that made them. Real platforms, real loopback re
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from explorer.emulator import Platform, start
-from explorer.emulator.live import webhooks
+from explorer.emulator.live import outbox, webhooks
 from explorer.emulator.resources import hooks
 from tests.conftest import sign_in
 from tests.test_chat_client import wait_until
@@ -168,3 +170,30 @@ def _retitle(platform: Platform, title: str) -> None:
     with closing(sign_in(platform.base_url, "streamer", "n3w-secret")) as streamer:
         channel = streamer.get("/users/current").json()["channel"]["id"]
         assert streamer.patch(f"/channels/{channel}", json={"name": title}).is_success
+
+
+def test_one_users_deliveries_are_paced(
+    make_platform: MakePlatform,
+    receiver: Receiver,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A user's hooks start at most MAX_RATE deliveries a second: of 30 events written at once
+    (here at most 5 per poll), 5 are delivered and the rest skipped, not queued; the next
+    event is delivered as usual."""
+    monkeypatch.setattr(webhooks, "MAX_RATE", 5)
+    monkeypatch.setattr(webhooks, "POLL", 1.0)
+    db = tmp_path / "platform.db"
+    platform = make_platform(db=str(db), rate_limits=False)
+    client, _ = hook_client(platform)
+    topic = f"channel:{streamer_channel(platform)}:update"
+    assert register(client, [topic], receiver.url + "/paced").status_code == 201
+    with closing(sqlite3.connect(db, timeout=10)) as other, other:
+        # Another writer of the same database, as another process of the platform would be.
+        for n in range(30):
+            outbox.publish(other, topic, {"n": n})
+    wait_until(lambda: receiver.to("/paced"))
+    with closing(sqlite3.connect(db, timeout=10)) as other, other:
+        outbox.publish(other, topic, {"n": "after"})
+    got = wait_until(lambda: [b for _, b in receiver.to("/paced") if b["payload"]["n"] == "after"])
+    assert len(got) == 1 and len(receiver.to("/paced")) == 6
