@@ -29,6 +29,7 @@ from explorer.emulator import gopage
 from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
 from explorer.emulator.live.constellation import Constellation
+from explorer.emulator.live.webhooks import RefuseDeliveries
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.pagecache import CachedPages
 from explorer.emulator.policy import Route, guard
@@ -81,9 +82,13 @@ def build_app(services: Services) -> Starlette:
     )
     listing = next(r for r in routes if r.endpoint is wire.CHANNELS)
     return Starlette(
-        # Inside the 500 handler, before any routing: repeated anonymous pages are answered
-        # there, from the page cache.
-        middleware=[Middleware(CachedPages, services=services, route=listing, prefix="/api/v1")],
+        # Inside the 500 handler, before any routing: the platform's own hook deliveries are
+        # refused (a hook pointed at the platform itself), then repeated anonymous pages are
+        # answered from the page cache.
+        middleware=[
+            Middleware(RefuseDeliveries),
+            Middleware(CachedPages, services=services, route=listing, prefix="/api/v1"),
+        ],
         routes=[
             Mount("/api/v1", app=IndexedRouter(api)),
             Mount("/api/v2", routes=alias),

@@ -170,6 +170,10 @@ class Platform:
             # Forwarding headers are read by explorer.emulator.addresses, from trusted proxies
             # only; uvicorn's own reading trusts loopback by default.
             proxy_headers=False,
+            # Live-events messages: at most the frame limit, counted after inflating, and no
+            # permessage-deflate (a read of tiny deflated frames would each inflate to it).
+            ws_max_size=services.config.chat_max_frame,
+            ws_per_message_deflate=False,
         )
         self._server = uvicorn.Server(config)
         broker = open_broker(self.options.broker, services.store)
