@@ -3,7 +3,8 @@
 :class:`Streams` holds the sessions running at its cursor (a world instant) and, on
 :meth:`Streams.advance`, applies every session start and end up to a later instant in one
 transaction: ``online`` and ``viewersCurrent`` of channels going live or offline, the audience
-of every live channel (its curve, ``sessions.audience_at``), ``viewersTotal`` (views) and
+of every live channel (its curve, ``sessions.audience_at``), ``typeId`` as sessions start, switch
+category and end (``categories.py``), ``viewersTotal`` (views) and
 ``numFollowers`` growing from each ended session with its follow records. (Each ended session's
 recording is written by the simulator through ``resources/recordings.py``.) The cursor is kept
 in ``meta`` (``streams_at``) with the world clock's position, so what the REST resources derive
@@ -19,7 +20,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from explorer.emulator import sessions
+from explorer.emulator import categories, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
 from explorer.emulator.sessions import Schedule, Session, audience_at
 from explorer.emulator.store import Store
@@ -105,6 +106,8 @@ class Streams:
         for block, position in schedule.live_at(self.cursor):
             item = sessions.session(block, position)
             self.live[channel_id(item)] = item
+        #: The categories the live channels show (``categories.py``).
+        self.categories = categories.Live(schedule, list(self.live.values()), self.cursor)
 
     def audiences(self) -> list[tuple[int, int]]:
         """``(channel id, viewers)`` of every live channel at the cursor, busiest first."""
@@ -120,6 +123,7 @@ class Streams:
         if now <= self.cursor:
             return Changes([], [])
         started = self.schedule.starting(self.cursor, now)
+        self.categories.begin(started)
         for item in started:
             self.live[channel_id(item)] = item
         ended = [item for item in self.live.values() if item.end <= now]
@@ -131,6 +135,7 @@ class Streams:
 
     def _write(self, now: float, ended: list[Session]) -> None:
         live = [(viewers, channel) for channel, viewers in self.audiences()]
+        switched = self.categories.writes(list(self.live.values()), ended, now)
         with self.store.transaction() as conn:
             conn.executemany(
                 "UPDATE channels SET online = 1, viewersCurrent = ? WHERE id = ?", live
@@ -140,6 +145,7 @@ class Streams:
                 "viewersTotal = viewersTotal + ? WHERE id = ?",
                 [(views(item), channel_id(item)) for item in ended],
             )
+            conn.executemany("UPDATE channels SET typeId = ? WHERE id = ?", switched)
             for item in ended:
                 channel = channel_id(item)
                 before = conn.total_changes
