@@ -1,8 +1,8 @@
 """Scheduled events (tournaments): a few channels' weekend sessions drawing many times their
 usual audience (pure, seeded).
 
-Each 30-day block of the schedule (``sessions.py``) holds :data:`PER_BLOCK` tournaments. A
-tournament is held by one of the platform's big-but-not-biggest channels (rank
+Each 30-day block of the schedule (``sessions.py``) holds :data:`PER_BLOCK` tournaments, one
+each weekend. A tournament is held by one of the platform's big-but-not-biggest channels (rank
 :data:`RANKS` among the channels that stream, by average audience), on a Saturday or Sunday
 afternoon (UTC), for several hours, with :data:`MULTIPLIER` times the channel's usual
 audience, so it jumps into the top of the live directory while it runs; it streams an esports
@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 DAY = 86_400.0
 HOUR = 3_600.0
-#: Tournaments in each 30-day block.
+#: Tournaments in each 30-day block (one a weekend, so at most four).
 PER_BLOCK = 4
 #: Rank range (among channels that stream, by average audience, 0 the biggest) of the
 #: channels that hold them: big enough to be followed, small enough that the jump shows.
@@ -62,17 +62,18 @@ def scheduled(
     (position 0) and none in a world too small to have the ranks."""
     streaming = np.flatnonzero(active)
     streaming = streaming[streaming != 0]
-    ranked = streaming[np.argsort(-audience[streaming], kind="stable")]
     low, high = RANKS
-    if len(ranked) <= high:
+    if len(streaming) <= high:
         empty = np.zeros(0)
         return Tournaments(empty.astype(np.int64), empty, empty, empty, empty.astype(np.int64))
+    top = streaming[np.argpartition(-audience[streaming], high)[:high]]
+    ranked = top[np.lexsort((top, -audience[top]))]
     rng = np.random.default_rng([seed, 9, index])
     channel = ranked[low + rng.choice(high - low, size=PER_BLOCK, replace=False)]
     first_day = int(begin // DAY)
-    weekday = (np.arange(first_day, first_day + 30) + 3) % 7  # epoch day 0: a Thursday
-    weekend = np.flatnonzero((weekday >= 5) & (np.arange(30) >= 2) & (np.arange(30) <= 27))
-    day = rng.choice(weekend, size=PER_BLOCK)
+    # One a weekend: the block's days 1-28 hold exactly four Saturdays (epoch day 0: a Thursday).
+    saturdays = 1 + np.flatnonzero((np.arange(first_day + 1, first_day + 29) + 3) % 7 == 5)
+    day = saturdays[np.arange(PER_BLOCK) % len(saturdays)] + rng.integers(2, size=PER_BLOCK)
     hour = rng.uniform(*START_HOURS, PER_BLOCK)
     start = first_day * DAY + day * DAY + np.floor(hour * 60) * 60
     start = np.maximum(start, begin)
