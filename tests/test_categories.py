@@ -13,7 +13,7 @@ import pytest
 
 from explorer.emulator import Platform, categories, streams, tournaments
 from explorer.emulator.categories import Segments
-from explorer.emulator.resources import schema_ddl
+from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.sessions import DAY, HOUR, Block, audience_at, session, world_schedule
 from explorer.emulator.store import Store
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, seed_store
@@ -221,3 +221,22 @@ def test_a_switch_shows_in_the_directory_of_a_live_platform(
     while listed() != found.second[k] and time.monotonic() < deadline:
         time.sleep(0.2)
     assert listed() == found.second[k]
+
+
+def test_recordings_carry_the_category_their_stream_ended_in(store: Store) -> None:
+    """The demo channel's recordings of its history each carry the category its session
+    ended in, as the channel showed after it."""
+    recordings.sync_recordings(store, FIRST_CHANNEL_ID)
+    stored = dict(
+        store.all("SELECT id, typeId FROM recordings WHERE channelId = ?", (FIRST_CHANNEL_ID,))
+    )
+    past = [
+        item
+        for item in world_schedule(0, 2000).of_channel(0, NOW - 30 * DAY, NOW)
+        if item.end <= NOW
+    ]
+    ended_in = categories.of_sessions(0, 2000, past).second.tolist()
+    assert stored and stored == {
+        item.id: kind for item, kind in zip(past, ended_in, strict=True) if item.id in stored
+    }
+    assert len(set(stored.values())) > 1
