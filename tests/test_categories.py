@@ -240,3 +240,26 @@ def test_recordings_carry_the_category_their_stream_ended_in(store: Store) -> No
         item.id: kind for item, kind in zip(past, ended_in, strict=True) if item.id in stored
     }
     assert len(set(stored.values())) > 1
+
+
+def test_owners_game_rankings_are_the_sessions_categories(
+    make_platform: Callable[..., Platform], signed_in: Callable[..., httpx.Client]
+) -> None:
+    """The owner's gameRanksGlobal for a day of the history ranks first the category with the
+    most viewer-hours among the sessions that started that day, with those viewer-hours."""
+    platform = make_platform(rate_limits=False)
+    owner = signed_in(platform.base_url, "streamer")
+    points = owner.get(
+        f"/channels/{FIRST_CHANNEL_ID}/analytics/tsdb/gameRanksGlobal",
+        params={"from": "2020-07-10T00:00:00.000Z", "to": "2020-07-11T00:00:00.000Z"},
+    ).json()
+    top = next(point for point in points if point["rank"] == 1)
+    block = world_schedule(0, SMALL_WORLD).block(0)
+    day = (block.start >= NOW - 12 * DAY) & (block.start < NOW - 11 * DAY)
+    found = categories.of_block(0, SMALL_WORLD, block)
+    watched, _ = by_category(
+        Block(0, block.channel[day], block.start[day], block.end[day], block.audience[day]),
+        Segments(found.first[day], found.second[day], found.switch[day]),
+    )
+    assert top["type"] == int(np.argmax(watched)) and top["views"] == round(watched.max())
+    assert [point["rank"] for point in points] == list(range(1, len(points) + 1))

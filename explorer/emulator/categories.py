@@ -513,3 +513,40 @@ class Live:
                 changed.append((category, FIRST_CHANNEL_ID + item.channel))
             self._segments.pop(item.id, None)
         return changed
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """One block's streams by day and category: a row per session and category it streamed
+    (the UTC day number it started on, the category, its channel's position and its
+    viewer-hours in that category), sorted by day, category, then viewer-hours, most first."""
+
+    day: IntArray
+    category: IntArray
+    channel: IntArray
+    watched: FloatArray
+
+    def on(self, day: int) -> slice:
+        """The rows of ``day``."""
+        low, high = np.searchsorted(self.day, [day, day + 1])
+        return slice(int(low), int(high))
+
+
+@functools.lru_cache(maxsize=4)
+def streamed(seed: int, channels: int, index: int) -> Streamed:
+    """The :class:`Streamed` of block ``index`` of the world for ``seed`` (what owners'
+    game rankings read: the same sessions and categories as the directory)."""
+    block = world_schedule(seed, channels).block(index)
+    found = of_block(seed, channels, block)
+    before = (found.switch - block.start) / HOUR * block.audience
+    after = (block.end - found.switch) / HOUR * block.audience
+    two = found.first != found.second
+    day = np.floor(block.start / DAY).astype(np.int64)
+    rows = (
+        np.concatenate([day, day[two]]),
+        np.concatenate([found.first, found.second[two]]),
+        np.concatenate([block.channel, block.channel[two]]),
+        np.concatenate([before, after[two]]),
+    )
+    order = np.lexsort((-rows[3], rows[1], rows[0]))
+    return Streamed(*(column[order] for column in rows))
