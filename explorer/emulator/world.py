@@ -268,7 +268,7 @@ def generate(seed: int, channels: int, start: Opening, demo_hash: str | None = N
     """The world for ``seed``: types, roles, and chunks of (user rows, channel rows) in id
     order of the users, columns as :data:`USER_COLUMNS` and :data:`CHANNEL_COLUMNS` (the others
     as :data:`USER_SAME` and :data:`CHANNEL_SAME`); ``start`` is what the channels' sessions
-    say at the world's instant (``sessions.opening``).
+    say at the world's instant (``categories.opening``).
 
     The demo accounts come first, with ``demo_hash`` as their password hash; :func:`seed_store`
     computes it, the only step that costs real time (a slow KDF).
@@ -559,7 +559,7 @@ def seed_store(
 
     Returns True when it seeded. ``hash_password`` turns the demo password into a stored hash
     (the KDF lives with the login code); ``opening`` gives the sessions running at the world's
-    instant (``sessions.opening``: the world's dynamics build on this module). Rows stream in
+    instant (``categories.opening``: the world's dynamics build on this module). Rows stream in
     chunks with the indexes and catalog triggers of users and channels set aside, then the
     indexes are built once, sorted: a million channels seed in seconds, not minutes. In a
     file, the :data:`~explorer.emulator.store.LATER_INDEXES` are left to
