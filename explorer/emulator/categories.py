@@ -196,6 +196,8 @@ def _mixture(
     watched = audience * streamed
     big = float((watched * pull).sum() / watched.sum())
     small = float((streamed * pull).sum() / streamed.sum())
+    if big - small < 1e-6:  # a world too small or too even to tell the two apart
+        return pull, viewers, hours
     side_v = ((1 - small) * viewers - (1 - big) * hours) / (big - small)
     side_h = (big * hours - small * viewers) / (big - small)
     side_v, side_h = np.maximum(side_v, 0.0), np.maximum(side_h, 0.0)
