@@ -57,6 +57,10 @@ MONTH_DAYS = 29.0
 #: World seconds between snapshots of the live directory while tracking the window (at
 #: most: a snapshot that takes longer delays the next, and the report gives the largest gap).
 SNAPSHOT_EVERY = 1_800.0
+#: The window phase reads the directory, not chat: its simulator runs the chat of a few
+#: channels only (sessions and audiences are never thinned), which at its speed it would
+#: thin to nothing anyway, and spends its time on the world's sessions.
+WINDOW_OPTIONS = ("--sim-channels", "10")
 #: The channel fields each snapshot of the window carries.
 WINDOW_FIELDS = [
     "viewersCurrent",
@@ -471,6 +475,16 @@ TARGETS = {
             "low",
             "{:.3f}",
         ),
+        Target(
+            "22",
+            "paid subscriptions per 1,000 viewer-hours",
+            2.25,
+            9.0,
+            "4.5 (low; ± a factor 2, ours)",
+            "Stream Hatchet 2020",
+            "low",
+            "{:.2f}",
+        ),
     )
 }
 
@@ -879,6 +893,33 @@ def measure_directory(snapshots: pd.DataFrame, out: Phases) -> None:
             )
 
 
+def measure_subscriptions(
+    url: str, snapshots: pd.DataFrame, now: pd.Timestamp, out: Phases
+) -> None:
+    """Row 22: the subscribers of every partner seen live (``analytics("subscriptions")`` read
+    as ``staff``, who may read any channel's; a subscriber pays once a month) ÷ the platform's
+    viewer-hours over 30 days (summed viewers per snapshot times the time between snapshots,
+    scaled from the window)."""
+    partnered = snapshots["partnered"].fillna(False).astype(bool)
+    partners = sorted(snapshots.loc[partnered, "channel"].unique())
+    with explorer.connect(url, username="staff", password="explorer", progress=False) as staff:
+        paid = 0
+        for channel in partners:
+            series = staff.channel(int(channel)).analytics(
+                "subscriptions", now - pd.Timedelta(days=2), now
+            )
+            paid += int(series["total"].iloc[-1]) if not series.empty else 0
+    counts = directory.per_snapshot(snapshots)
+    span = (counts.index.max() - counts.index.min()).total_seconds() / 3600
+    viewer_hours = float(counts["viewers"].mean()) * 30 * 24
+    out.results["22"] = Result(
+        1000 * paid / viewer_hours if viewer_hours else None,
+        f"{paid:,} subscribers of the {len(partners)} partners seen live (analytics as staff) ÷ "
+        f"{viewer_hours:,.0f} viewer-hours a month (mean summed viewers over {span:.0f} "
+        "simulated hours of snapshots)",
+    )
+
+
 def measure_recordings(
     api: explorer.Client,
     sample: Sequence[int],
@@ -1000,7 +1041,7 @@ def run(
         ):
             measure_chat(api, chat_seconds, chat_speed, rng, out)
         with (
-            platform(Path(folder), "window", channels, speed, seed) as url,
+            platform(Path(folder), "window", channels, speed, seed, WINDOW_OPTIONS) as url,
             explorer.connect(url, progress=False) as api,
         ):
             snapshots = track_window(api, days, speed)
@@ -1011,6 +1052,7 @@ def run(
             big = list(viewer_time.sort_values(ascending=False).index[:RECORDING_BIG])
             now = snapshots["time"].max()
             sampled, biggest = measure_recordings(api, sample, big, now, snapshots["time"].min())
+            measure_subscriptions(url, snapshots, now, out)
     went_month = sampled.loc[sampled["in_month"].astype(bool), "channel"].nunique()
     went_window = sampled.loc[sampled["in_window"].astype(bool), "channel"].nunique()
     per_channel = population / len(sample)

@@ -13,6 +13,7 @@ import pytest
 
 from explorer.emulator import Platform, categories, streams, tournaments
 from explorer.emulator.categories import Segments
+from explorer.emulator.live import outbox
 from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.sessions import DAY, HOUR, Block, audience_at, session, world_schedule
 from explorer.emulator.store import Store
@@ -139,7 +140,7 @@ def test_a_tournament_jumps_into_the_top_of_the_live_directory() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """A seeded store of a 2,000-channel world."""
-    seeded = Store(":memory:", schema_ddl())
+    seeded = Store(":memory:", [*schema_ddl(), outbox.SCHEMA])
     seed_store(seeded, 0, 2000, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()
@@ -193,19 +194,17 @@ def test_advancing_writes_the_switch_and_the_last_category(store: Store) -> None
 def test_a_switch_shows_in_the_directory_of_a_live_platform(
     make_platform: Callable[..., Platform],
 ) -> None:
-    """At speed 3,600 a live channel whose session switches category is listed in its first
-    category, then in its second once world time passes the switch."""
+    """At speed 3,600 a channel whose next session switches category is listed live in its
+    first category once the session starts, then in its second once world time passes the
+    switch."""
     wall = ManualClock()
+    origin = wall()
     platform = make_platform(rate_limits=False, simulate=True, speed=3600, clock=wall)
     schedule = world_schedule(0, SMALL_WORLD)
-    live = [session(block, at) for block, at in schedule.live_at(NOW)]
-    found = categories.of_sessions(0, SMALL_WORLD, live)
-    k = next(
-        k
-        for k in range(len(live))
-        if found.first[k] != found.second[k] and NOW < found.switch[k] < live[k].end - 600
-    )
-    channel = live[k].channel + FIRST_CHANNEL_ID
+    later = schedule.starting(NOW, NOW + DAY)
+    found = categories.of_sessions(0, SMALL_WORLD, later)
+    k = next(k for k in range(len(later)) if found.first[k] != found.second[k])
+    item, channel = later[k], later[k].channel + FIRST_CHANNEL_ID
 
     def listed() -> int | None:
         rows = httpx.get(
@@ -215,12 +214,15 @@ def test_a_switch_shows_in_the_directory_of_a_live_platform(
         ).json()
         return rows[0]["typeId"] if rows and rows[0]["online"] else None
 
-    assert listed() == found.first[k]
-    wall.advance((float(found.switch[k]) - NOW) / 3600 + 1 / 6)
-    deadline = time.monotonic() + 20
-    while listed() != found.second[k] and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert listed() == found.second[k]
+    for moment, expected in (
+        (item.start + 120, found.first[k]),
+        (float(found.switch[k]) + 120, found.second[k]),
+    ):
+        wall.advance((moment - NOW) / 3600 - (wall() - origin))
+        deadline = time.monotonic() + 20
+        while listed() != expected and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert listed() == expected
 
 
 def test_recordings_carry_the_category_their_stream_ended_in(store: Store) -> None:

@@ -34,7 +34,7 @@ import heapq
 import math
 import random
 from collections import deque
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -108,6 +108,11 @@ class ChannelPlan:
     voice: chatter.ChannelVoice
     #: Positions in ``cast`` of those present now (bots); the others wait in reserve.
     present: set[int]
+    #: Draws the voice's intensity minute after minute: keyed by the channel, so that its
+    #: bursts do not hang on which channels were planned before it (the busiest channel,
+    #: always planned first, took the script's first draws: with the default seed, a fresh
+    #: platform began with its busiest chat in a highlight).
+    pace: random.Random
     #: The voice's intensity for the current world minute, and that minute.
     intensity: float = 1.0
     minute: int = -1
@@ -181,11 +186,14 @@ class Script:
         live: Sequence[tuple[int, int, int, str]],
         minute: int,
         names: dict[int, str],
+        highlight: Callable[[int, int, int], float] | None = None,
     ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
         """Run chat in ``live`` ``(channel, owner, viewers, language)``, busiest first, at
         most ``Config.sim_channels`` of them (the others count as thinned away); ``minute``
-        is the world's current minute. Returns the plans that started and those that
-        stopped; ``names`` must hold the names of :meth:`missing`'s users."""
+        is the world's current minute; ``highlight`` gives a channel's stream highlights
+        (``Streams.highlight``; without it, voices draw their own). Returns the plans that
+        started and those that stopped; ``names`` must hold the names of :meth:`missing`'s
+        users."""
         kept_ids = list(live[: self.config.sim_channels])
         wanted = {channel for channel, _, _, _ in kept_ids}
         stopped = [plan for channel, plan in self.plans.items() if channel not in wanted]
@@ -203,7 +211,9 @@ class Script:
             plan = known
             plan.viewers = viewers
             if plan.minute != minute:
-                plan.minute, plan.intensity = minute, plan.voice.intensity(self.rng)
+                burst = highlight(channel, plan.minute, minute) if highlight else None
+                voiced = plan.voice.intensity(plan.pace, burst, minute - plan.minute)
+                plan.minute, plan.intensity = minute, voiced
         self.channels = sorted(self.plans.values(), key=lambda plan: (-plan.viewers, plan.id))
         unrun = sum(_natural(viewers, 1.0) for _, _, viewers, _ in live[self.config.sim_channels :])
         self._rate(unrun)
@@ -228,7 +238,8 @@ class Script:
         self.names.update((user, names[user]) for user in cast)
         size = min(len(cast), max(2, min(MAX_BOTS, round(2 + math.sqrt(viewers)))))
         voice = chatter.ChannelVoice(self.seed, channel, [names[user] for user in cast], language)
-        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)))
+        pace = random.Random(f"{self.seed}:{channel}:pace")
+        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)), pace)
 
     def _rate(self, unrun: float) -> None:
         """Each plan's rate: its natural chat at the world's speed, all thinned alike to
@@ -407,11 +418,11 @@ def live_channels(
 def replan(
     script: Script, store: Store, streams: Streams
 ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
-    """Give ``script`` the channels live at the streams' cursor; the plans that started and
-    those that stopped."""
+    """Give ``script`` the channels live at the streams' cursor (and their highlights); the
+    plans that started and those that stopped."""
     live = live_channels(store, streams.audiences())
     names = names_of(store, script.missing(live))
-    return script.set_live(live, int(streams.cursor // 60), names)
+    return script.set_live(live, int(streams.cursor // 60), names, streams.highlight)
 
 
 def script_for(store: Store, seed: int, config: Config, speed: float = 1.0) -> Script:

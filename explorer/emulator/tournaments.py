@@ -1,14 +1,14 @@
 """Scheduled events (tournaments): a few channels' weekend sessions drawing many times their
 usual audience (pure, seeded).
 
-Each 30-day block of the schedule (``sessions.py``) holds :data:`PER_BLOCK` tournaments, one
-each weekend. A tournament is held by one of the platform's big-but-not-biggest channels (rank
-:data:`RANKS` among the channels that stream, by average audience), on a Saturday or Sunday
-afternoon (UTC), for several hours, with :data:`MULTIPLIER` times the channel's usual
-audience, so it jumps into the top of the live directory while it runs; it streams an esports
-category (:data:`CATEGORIES`, ids of the catalogue's named types: ``categories.py``). The
-schedule puts the tournament's session in place of the channel's own sessions that would
-overlap it, as it does the demo channel's documented ones.
+Each 30-day block of the schedule (``sessions.py``) holds :data:`PER_BLOCK` tournaments, on
+the block's first and third weekends. A tournament is held by one of the platform's
+big-but-not-biggest channels (rank :data:`RANKS` among the channels that stream, by average
+audience), on a Saturday or Sunday afternoon (UTC), for a few hours, with :data:`MULTIPLIER`
+times the channel's usual audience, so it jumps into the top of the live directory while it
+runs; it streams an esports category (:data:`CATEGORIES`, ids of the catalogue's named types:
+``categories.py``). The schedule puts the tournament's session in place of the channel's own
+sessions that would overlap it, as it does the demo channel's documented ones.
 
 Nothing here imports the schedule: the schedule calls :func:`scheduled` with its block's
 start and the channels' habits, and ``categories.py`` calls it again to know which sessions
@@ -24,16 +24,17 @@ import numpy.typing as npt
 
 DAY = 86_400.0
 HOUR = 3_600.0
-#: Tournaments in each 30-day block (one a weekend, so at most four).
-PER_BLOCK = 4
+#: Tournaments in each 30-day block, on its first and third weekends (at most four): few
+#: enough that the weekend's extra viewing stays within realism row 15.
+PER_BLOCK = 2
 #: Rank range (among channels that stream, by average audience, 0 the biggest) of the
 #: channels that hold them: big enough to be followed, small enough that the jump shows.
 RANKS = (8, 80)
 #: The audience of a tournament, as a multiple of its channel's average (uniform range).
-MULTIPLIER = (10.0, 25.0)
+MULTIPLIER = (8.0, 15.0)
 #: Its start, UTC hour on a weekend afternoon (uniform range), and its length in hours.
 START_HOURS = (14.0, 18.0)
-LENGTH_HOURS = (4.0, 7.0)
+LENGTH_HOURS = (3.0, 5.0)
 #: Type ids of the esports categories tournaments stream (``categories.py``'s catalogue:
 #: Ranked Arena, Shadow Ops, Card Masters, Soccer Pro, Arena Legends, Hero Shooter).
 CATEGORIES = (10, 12, 13, 25, 39, 40)
@@ -73,7 +74,7 @@ def scheduled(
     first_day = int(begin // DAY)
     # One a weekend: the block's days 1-28 hold exactly four Saturdays (epoch day 0: a Thursday).
     saturdays = 1 + np.flatnonzero((np.arange(first_day + 1, first_day + 29) + 3) % 7 == 5)
-    day = saturdays[np.arange(PER_BLOCK) % len(saturdays)] + rng.integers(2, size=PER_BLOCK)
+    day = saturdays[2 * np.arange(PER_BLOCK) % len(saturdays)] + rng.integers(2, size=PER_BLOCK)
     hour = rng.uniform(*START_HOURS, PER_BLOCK)
     start = first_day * DAY + day * DAY + np.floor(hour * 60) * 60
     start = np.maximum(start, begin)

@@ -245,7 +245,6 @@ USER_COLUMNS = (
 #: The channel columns: the declared fields (``shapes.py``), then the owner's stream key.
 CHANNEL_COLUMNS = tuple(name for name in (*CHANNEL_FIELDS, "streamKey") if name not in CHANNEL_SAME)
 _LANGUAGE_NAMES = tuple(name for name, _ in LANGUAGES)
-_LANGUAGE_CUMULATIVE = tuple(accumulate(weight for _, weight in LANGUAGES))
 _AUDIENCES = ("family", "teen", "18+")
 _BIOS = (None, "Streamer and gamer.", "Just here for the chat.")
 _AUDIENCE_CUMULATIVE = tuple(accumulate((3, 6, 1)))
@@ -406,6 +405,7 @@ def _chunks(
             active_all[low : indexes.stop],
             categories[low : indexes.stop],
             start.live,
+            (start.partnered[low : indexes.stop], start.language[low : indexes.stop]),
         )
 
 
@@ -430,10 +430,11 @@ def _chunk_rows(
     active: npt.NDArray[np.bool_],
     categories: npt.NDArray[np.int64],
     live: dict[int, int],
+    standing: tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]],
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The user and channel rows of one chunk, from its draws (words and their doubles) laid
     out by :func:`_layout`, built column by column (a Python loop per row costs seconds at a
-    million rows)."""
+    million rows); ``standing`` is each channel's partnership and language (``status.py``)."""
     popularity, hours = habits
     size = len(indexes)
     words, value = draws
@@ -463,7 +464,7 @@ def _chunk_rows(
     channel_ids = range(FIRST_CHANNEL_ID + indexes.start, FIRST_CHANNEL_ID + indexes.stop)
     created_at, updated_at = _iso_column(created), _iso_column(updated)
     zeros = [0] * size
-    partnered = (popularity > 15).astype(np.int64)
+    partnered = standing[0].astype(np.int64)
     online, watching = list(zeros), list(zeros)
     for index, viewers in live.items():
         if indexes.start <= index < indexes.stop:
@@ -516,9 +517,7 @@ def _chunk_rows(
                 for name, shown in zip(names, welcome, strict=True)
             ],
             categories.tolist(),
-            _pick(
-                _LANGUAGE_NAMES, _weighted(value[spoken + 1], _LANGUAGE_CUMULATIVE), language_flag
-            ),
+            _pick(_LANGUAGE_NAMES, standing[1], language_flag),
             created_at,
             updated_at,
             hex128(words, spoken + 1 + language_flag, channel_ids),
