@@ -99,11 +99,11 @@ MOST_VARIETY = 0.8
 SWITCH = 0.2
 WARM_UP = 0.3
 #: A release's share of sessions peaks at ``RELEASE_PEAK`` ``RELEASE_RISE`` days after its
-#: ``availableAt`` and fades (``share = peak * x * e^(1 - x)``, ``x`` in rise times), for
-#: ``RELEASE_DAYS`` days.
+#: ``availableAt`` and fades (``share = peak * x * e^(1 - x)``, ``x`` in rise times), down to
+#: ``RELEASE_KEEP``, which it keeps as an ordinary game.
 RELEASE_PEAK = 0.2
 RELEASE_RISE = 2.0
-RELEASE_DAYS = 14.0
+RELEASE_KEEP = 0.01
 
 _TAIL_WORDS = (
     ("Neon", "Iron", "Lost", "Crystal", "Hollow", "Wild", "Silent", "Broken", "Golden", "Frost"),
@@ -329,9 +329,9 @@ def _rows(
 
 def release_share(days: FloatArray) -> FloatArray:
     """The share of sessions starting ``days`` after a release that stream it."""
-    x = np.maximum(days, 0.0) / RELEASE_RISE
-    inside = (days >= 0) & (days <= RELEASE_DAYS)
-    share: FloatArray = np.where(inside, RELEASE_PEAK * x * np.exp(1 - x), 0.0)
+    x = np.minimum(np.maximum(days, 0.0) / RELEASE_RISE, 50.0)
+    curve = np.maximum(RELEASE_PEAK * x * np.exp(1 - x), RELEASE_KEEP)
+    share: FloatArray = np.where(days >= 0, curve, 0.0)
     return share
 
 
