@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from explorer.emulator import clock, sessions, streams
+from explorer.emulator import categories, clock, sessions, streams
 from explorer.emulator.live import outbox
 from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.resources.analytics import DAY
@@ -133,7 +133,7 @@ def test_audience_rises_then_falls_within_a_session() -> None:
 def store() -> Iterator[Store]:
     """A seeded 400-channel world in memory."""
     seeded = Store(":memory:", [*schema_ddl(), outbox.SCHEMA])
-    seed_store(seeded, 5, 400, lambda password: "x", sessions.opening)
+    seed_store(seeded, 5, 400, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from explorer.emulator import categories
 from explorer.emulator.sessions import (
     BLOCK,
     HISTORY_START,
@@ -289,8 +290,10 @@ _RAIDINGS: weakref.WeakKeyDictionary[Schedule, Raiding] = weakref.WeakKeyDiction
 
 
 def of(schedule: Schedule) -> Raiding:
-    """The raids of ``schedule`` (one per schedule: every part of a platform reads the same)."""
+    """The raids of ``schedule`` (one per schedule: every part of a platform reads the same),
+    preferring the raider's usual category (``categories.py``)."""
     found = _RAIDINGS.get(schedule)
     if found is None:
-        found = _RAIDINGS[schedule] = Raiding(schedule)
+        usual = categories.catalogue(schedule.seed, len(schedule.habits)).usual
+        found = _RAIDINGS[schedule] = Raiding(schedule, usual)
     return found

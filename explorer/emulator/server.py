@@ -24,8 +24,8 @@ from typing import Any
 
 import uvicorn
 
+from explorer.emulator import categories, credentials, front, world
 from explorer.emulator import clock as world_clock
-from explorer.emulator import credentials, front, sessions, world
 from explorer.emulator.addresses import is_loopback
 from explorer.emulator.app import build_app
 from explorer.emulator.backfill import seed_history
@@ -74,7 +74,7 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
     store = Store(db, [*schema_ddl(), outbox.SCHEMA])
     if world.seed_store(
-        store, config.seed, config.channels, credentials.hash_password, sessions.opening
+        store, config.seed, config.channels, credentials.hash_password, categories.opening
     ):
         seed_history(store, config.seed, clock())
     for module in modules():

@@ -28,11 +28,12 @@ import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from explorer.emulator import rhythm, status
+from explorer.emulator import rhythm, status, tournaments
 from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW
 
 DAY = 86_400.0
@@ -191,6 +192,10 @@ def _raw_block(
     audience = traits.audience[channel] * weekend * rng.lognormal(0, SESSION_NOISE, size)
     if index == 0:
         channel, start, length, audience = _with_streamer(channel, start, length, audience)
+    held = tournaments.scheduled(seed, index, begin, traits.audience, traits.active)
+    channel, start, length, audience = tournaments.with_tournaments(
+        held, channel, start, length, audience
+    )
     order = _by_channel_then_start(channel, start)
     return channel[order], start[order], start[order] + length[order], audience[order]
 
@@ -436,6 +441,10 @@ class Opening:
     #: Each channel's partnership and language (an index into ``world.LANGUAGES``).
     partnered: npt.NDArray[np.bool_]
     language: npt.NDArray[np.intp]
+    #: Each channel's category (type id) then, and the types beyond ``world.TYPE_NAMES``:
+    #: filled in by ``categories.opening``, which the world is seeded from.
+    category: IntArray | None = None
+    types: tuple[dict[str, Any], ...] = ()
 
 
 def opening(seed: int, channels: int) -> Opening:

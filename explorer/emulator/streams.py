@@ -3,7 +3,8 @@
 :class:`Streams` holds the sessions running at its cursor (a world instant) and, on
 :meth:`Streams.advance`, applies every session start and end up to a later instant in one
 transaction: ``online`` and ``viewersCurrent`` of channels going live or offline, the audience
-of every live channel (its curve, ``sessions.audience_at``), ``viewersTotal`` (views) and
+of every live channel (its curve, ``sessions.audience_at``), ``typeId`` as sessions start,
+switch category and end (``categories.py``), ``viewersTotal`` (views) and
 ``numFollowers`` growing from each ended session with its follow records, and raids
 (``raids.py``): a session that ends in one sets its channel's ``hosteeId`` (cleared when the
 channel goes live again or its hostee goes offline) and adds its viewers to the target's
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from explorer.emulator import growth, highlights, raids, sessions
+from explorer.emulator import categories, growth, highlights, raids, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
 from explorer.emulator.live import happenings
 from explorer.emulator.raids import Raid
@@ -140,6 +141,8 @@ class Streams:
         for block, position in schedule.live_at(self.cursor):
             item = sessions.session(block, position)
             self.live[channel_id(item)] = item
+        #: The categories the live channels show (``categories.py``).
+        self.categories = categories.Live(schedule, list(self.live.values()), self.cursor)
         self.raiding = raids.of(schedule)
         #: Raids whose viewers may still be at their live target (with the viewers carried),
         #: and the hosts they set that stand (raider id: raid), written on the next advance.
@@ -200,6 +203,7 @@ class Streams:
         if now <= self.cursor:
             return Changes([], [])
         started = self.schedule.starting(self.cursor, now)
+        self.categories.begin(started)
         for item in started:
             self.live[channel_id(item)] = item
         ended = [item for item in self.live.values() if item.end <= now]
@@ -240,6 +244,7 @@ class Streams:
 
     def _write(self, now: float, ended: list[Session], unhosts: list[Raid]) -> None:
         live = [(viewers, channel) for channel, viewers in self.audiences()]
+        switched = self.categories.writes(list(self.live.values()), ended, now)
         hosts = [raid for raid in self._new_hosts if self.hosting.get(raid.raider_channel) is raid]
         self._new_hosts = []
         with self.store.transaction() as conn:
@@ -251,6 +256,7 @@ class Streams:
                 "viewersTotal = viewersTotal + ? WHERE id = ?",
                 [(views(item), channel_id(item)) for item in ended],
             )
+            conn.executemany("UPDATE channels SET typeId = ? WHERE id = ?", switched)
             for item in ended:
                 channel = channel_id(item)
                 before = conn.total_changes

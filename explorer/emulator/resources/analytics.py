@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from explorer.emulator import raids, streams
+from explorer.emulator import categories, raids, streams
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Param, Route
@@ -325,10 +325,13 @@ def viewer_metrics(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
 
 
 def stream_sessions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
-    """Events: the channel going online, then offline with the stream's duration and game."""
+    """Events: the channel going online, then offline with the stream's duration and the game
+    it ended in (``categories.py``)."""
     points = []
     partnered = t.profile.partnered
-    for item in t.sessions:
+    profile = t.profile
+    last = categories.of_sessions(profile.seed, profile.world_channels, t.sessions).second
+    for item, type_id in zip(t.sessions, last.tolist(), strict=True):
         if t.window.holds(item.start):
             points.append(t.point(item.start, online=True, partnered=partnered))
         if t.window.holds(item.end):
@@ -338,7 +341,7 @@ def stream_sessions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
                     online=False,
                     partnered=partnered,
                     duration=int(item.end - item.start),
-                    type=t.profile.type_id,
+                    type=type_id,
                 )
             )
     return points
