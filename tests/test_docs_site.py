@@ -56,9 +56,9 @@ def test_the_pages_and_recipes_are_on_the_site(site: Path) -> None:
     not executed) have a page; realism once docs/realism.md exists."""
     pages = ["index", "toolkit", "platform", "rest", "chat", "security", "storage", "fleet"]
     assert all((site / f"{name}.html").is_file() for name in pages)
-    recipes = sorted((ROOT / "explorer" / "recipes").glob("*.ipynb"))
+    recipes = sorted((ROOT / "notebooks").glob("*.ipynb"))
     for recipe in recipes:
-        html = (site / "recipes" / f"{recipe.stem}.html").read_text()
+        html = (site / "notebooks" / f"{recipe.stem}.html").read_text()
         assert "jp-CodeCell" in html and "import explorer" in html
     assert (site / "realism.html").is_file() == (ROOT / "docs" / "realism.md").is_file()
     home = (site / "index.html").read_text()
