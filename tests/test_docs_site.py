@@ -65,6 +65,16 @@ def test_the_pages_and_recipes_are_on_the_site(site: Path) -> None:
     assert 'href="toolkit.html#collecting-over-time"' in home
 
 
+@pytest.mark.timeout(300)
+def test_search_works_from_disk(site: Path) -> None:
+    """The search index ships as a script every page loads (Material's offline plugin), so
+    search works in the site opened from disk, where fetching search_index.json fails."""
+    index = site / "search" / "search_index.js"
+    assert index.is_file() and "explorer" in index.read_text()
+    for name in ("index.html", "notebooks/04-tour.html"):
+        assert "search/search_index.js" in (site / name).read_text(), name
+
+
 def load_hooks() -> ModuleType:
     """docs/hooks.py as a module."""
     spec = importlib.util.spec_from_file_location("site_hooks", ROOT / "docs" / "hooks.py")

@@ -95,6 +95,18 @@ def test_wheel_and_sdist_carry_the_recipes(dist: Path) -> None:
     assert {f"notebooks/{name}" for name in RECIPES} <= members
 
 
+def test_wheel_declares_its_license_and_classifiers(dist: Path) -> None:
+    """The wheel's metadata names the MIT license (an SPDX expression) and carries its text,
+    with trove classifiers."""
+    with zipfile.ZipFile(the(dist, "*.whl")) as wheel:
+        info = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = wheel.read(info).decode()
+        license_text = wheel.read(info.replace("METADATA", "licenses/LICENSE")).decode()
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert license_text == (ROOT / "LICENSE").read_text() and "MIT License" in license_text
+    assert "Classifier: Framework :: Jupyter :: JupyterLab" in metadata.splitlines()
+
+
 @pytest.fixture(scope="module")
 def venv(
     dist: Path, tmp_path_factory: pytest.TempPathFactory
