@@ -1,6 +1,6 @@
 # Every target creates/uses the virtual environment in .venv and installs what it needs.
 PY ?= python3
-RECIPES := explorer/recipes
+RECIPES := notebooks
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed

@@ -24,7 +24,8 @@ FETCH = (
     "raise SystemExit(3)"
 )
 ROOT = Path(__file__).resolve().parent.parent
-RECIPES = sorted((ROOT / "explorer" / "recipes").glob("*.ipynb"))
+#: What the copy gets: the recipes and the realism page they link to.
+RECIPES = [*sorted((ROOT / "notebooks").glob("*.ipynb")), ROOT / "notebooks" / "realism.md"]
 SMALL = ["--port", "0", "--db", ":memory:", "--channels", "50", "--no-simulate"]
 
 

@@ -6,7 +6,8 @@ notebook, in every kernel, shares the one live platform, as on Binder), and stop
 platform when JupyterLab exits, however it exits.
 
 JupyterLab opens the user's own copy of the recipes (:mod:`explorer.cli.recipes`), so running
-and saving a recipe never writes outputs into the package's ``explorer/recipes/``. It starts without
+and saving a recipe never writes outputs into the recipes themselves (``notebooks/``, in a wheel
+``explorer/recipes/``). It starts without
 JupyterLab's news pop-up and update check: ``fetchNews`` and ``checkForUpdates`` of
 ``@jupyterlab/apputils-extension:notification`` default to off through a
 ``labconfig/default_setting_overrides.json`` on ``JUPYTER_CONFIG_PATH`` (a choice the user
