@@ -27,7 +27,7 @@ BIG_AUDIENCE = 1_000
 GROWTH_SPAN_DAYS = 7.0
 #: A calendar day counts for row 15 when snapshots saw at least this share of its hours (the
 #: first and last days of a window are partial).
-FULL_DAY = 0.8
+FULL_DAY = 0.6
 DAY = 86_400.0
 
 

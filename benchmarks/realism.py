@@ -858,8 +858,9 @@ def measure_directory(snapshots: pd.DataFrame, out: Phases) -> None:
     )
     week = directory.week_swing(snapshots)
     weekly = (
-        f"means per snapshot over {week.weekend_days} whole weekend days (Sat, Sun, UTC) and "
-        f"{week.weekdays} weekdays"
+        f"the mean of each day's hourly means over {week.weekend_days} weekend days (Sat, "
+        f"Sun, UTC) and {week.weekdays} weekdays seen in at least "
+        f"{directory.FULL_DAY:.0%} of their hours"
     )
     out.results["15a"] = Result(week.viewers, f"summed viewers: {weekly}")
     out.results["15b"] = Result(week.live, f"live channels: {weekly}")
