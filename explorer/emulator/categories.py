@@ -419,19 +419,9 @@ def tournaments_in(seed: int, channels: int, index: int) -> tournaments.Tourname
     return tournaments.scheduled(seed, index, begin, traits.audience, traits.active)
 
 
-def block_ids(block: Block) -> IntArray:
-    """The session id of every session of ``block`` (``sessions.session``'s, vectorised)."""
-    size = len(block.channel)
-    runs = np.flatnonzero(np.concatenate([[True], block.channel[1:] != block.channel[:-1]]))
-    first = np.repeat(runs, np.diff(np.concatenate([runs, [size]])))
-    rank = np.arange(size, dtype=np.int64) - first
-    ids: IntArray = (FIRST_CHANNEL_ID + block.channel) * SESSION_IDS + block.index * 1000 + rank
-    return ids
-
-
 def of_block(seed: int, channels: int, block: Block) -> Segments:
     """The categories of every session of ``block``."""
-    return segments(seed, channels, block_ids(block), block.channel, block.start, block.end)
+    return segments(seed, channels, block.ids(), block.channel, block.start, block.end)
 
 
 def of_sessions(seed: int, channels: int, items: Sequence[Session]) -> Segments:
@@ -458,7 +448,7 @@ def at_instant(schedule: Schedule, moment: float) -> IntArray:
         last = began & (following | ~np.concatenate([began[1:], [False]]))
         at = np.flatnonzero(last)
         found = segments(
-            seed, channels, block_ids(block)[at], block.channel[at], block.start[at], block.end[at]
+            seed, channels, block.ids()[at], block.channel[at], block.start[at], block.end[at]
         )
         shown[block.channel[at]] = found.at(moment)
     return shown

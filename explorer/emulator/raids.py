@@ -132,14 +132,6 @@ class BlockRaids:
     by_target: IntArray
 
 
-def _ids(block: Block) -> IntArray:
-    """The session id of every row of ``block`` (see ``sessions.Block``)."""
-    first = np.searchsorted(block.channel, block.channel, "left")
-    rank = np.arange(len(block.channel)) - first
-    ids: IntArray = (FIRST_CHANNEL_ID + block.channel) * SESSION_IDS + block.index * 1000 + rank
-    return ids
-
-
 class Raiding:
     """The raids of a schedule's sessions, block by block, computed on first use and cached."""
 
@@ -179,7 +171,7 @@ class Raiding:
         end = pooled([b.end for b in pool])
         channel = pooled([b.channel for b in pool])
         size = pooled([b.audience for b in pool])
-        ids = pooled([_ids(b) for b in pool])
+        ids = pooled([b.ids() for b in pool])
 
         rng = np.random.default_rng([seed, 7, index])
         raider = np.flatnonzero(rng.random(len(own.start)) < raid_odds(own.audience))

@@ -68,7 +68,7 @@ PLATFORMS = (("windows", 52), ("mac", 9), ("linux", 3), ("android", 17), ("ios",
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS analytics_profiles (
     channelId INTEGER PRIMARY KEY, viewers INTEGER NOT NULL, followers INTEGER NOT NULL,
-    typeId INTEGER, partnered INTEGER NOT NULL, createdAt REAL NOT NULL, takenAt TEXT NOT NULL
+    partnered INTEGER NOT NULL, createdAt REAL NOT NULL, takenAt TEXT NOT NULL
 );
 """
 
@@ -134,7 +134,6 @@ class Profile:
     channel: int
     viewers: int
     followers: int
-    type_id: int | None
     partnered: bool
     created: float
     world_channels: int
@@ -166,27 +165,26 @@ def load_profile(ctx: Context, channel_id: int) -> Profile:
     """The channel's profile, snapshotted from its row on first use."""
     store = ctx.store
     select = (
-        "SELECT viewers, followers, typeId, partnered, createdAt FROM analytics_profiles "
+        "SELECT viewers, followers, partnered, createdAt FROM analytics_profiles "
         "WHERE channelId = ?"
     )
     row = store.one(select, (channel_id,))
     if row is None:
         channel = store.one(
-            "SELECT viewersTotal, viewersCurrent, numFollowers, typeId, partnered, createdAt "
+            "SELECT viewersTotal, viewersCurrent, numFollowers, partnered, createdAt "
             "FROM channels WHERE id = ?",
             (channel_id,),
         )
         assert channel is not None  # channel_ref found it in this same request
-        total, current, followers, type_id, partnered, created = channel
+        total, current, followers, partnered, created = channel
         with store.transaction() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO analytics_profiles (channelId, viewers, followers, "
-                "typeId, partnered, createdAt, takenAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "partnered, createdAt, takenAt) VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     channel_id,
                     max(current, total // 500, 1),
                     followers,
-                    type_id,
                     partnered,
                     datetime.fromisoformat(created).timestamp(),
                     ctx.iso_now(),
@@ -199,9 +197,8 @@ def load_profile(ctx: Context, channel_id: int) -> Profile:
         channel=channel_id,
         viewers=row[0],
         followers=row[1],
-        type_id=row[2],
-        partnered=bool(row[3]),
-        created=row[4],
+        partnered=bool(row[2]),
+        created=row[3],
         world_channels=int(store.meta("channels") or 0),
         schedule=streams.schedule_of(store),
         index=streams.index_of(store, channel_id),
