@@ -41,6 +41,7 @@ from explorer.channelrefs import refs
 from explorer.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError
 from explorer.track import Tracker
+from explorer.wire.numbers import identifier, integer
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -67,20 +68,18 @@ def _duration(text: str) -> float:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
+    value = integer(text.strip(), 1)
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
     return value
 
 
 def _shard(text: str) -> tuple[int, int]:
     k, _, n = text.partition("/")
-    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+    shard, shards = identifier(k), identifier(n)
+    if shard is None or shards is None or not 1 <= shard <= shards:
         raise argparse.ArgumentTypeError(f"a shard is K/N with 1 <= K <= N, not {text!r}")
-    return int(k), int(n)
+    return shard, shards
 
 
 def _channels(text: str) -> list[str]:

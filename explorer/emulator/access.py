@@ -15,6 +15,7 @@ import orjson
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.responses import ApiError, not_found
+from explorer.wire.numbers import identifier
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +35,10 @@ def channel_ref(ctx: Context, key: str = "channel") -> ChannelRef:
     A suspended channel is visible only to its owner and staff.
     """
     raw = ctx.request.path_params[key]
-    if raw.isdigit() and len(raw) < 19:
+    number = identifier(raw)
+    if number is not None:
         row = ctx.store.one(
-            "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?", (int(raw),)
+            "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?", (number,)
         )
     else:
         row = ctx.store.one(

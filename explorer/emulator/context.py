@@ -21,6 +21,7 @@ from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.store import Store
 from explorer.emulator.world import DEFAULT_CHANNELS
+from explorer.wire.numbers import identifier
 from explorer.wire.ratelimit import Ledger
 
 if TYPE_CHECKING:
@@ -34,9 +35,8 @@ FORM = "application/x-www-form-urlencoded"
 def lenient_id(value: Any) -> Any:
     """``value`` as an int when it is a numeric string (old clients send ids so, and the
     historical platform took them), else as it is; the caller checks the type."""
-    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 16:
-        return int(value)
-    return value
+    number = identifier(value) if type(value) is str else None
+    return value if number is None else number
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,17 +173,17 @@ class Context:
 
     def path_int(self, name: str) -> int:
         """A numeric path parameter, or 400 naming it."""
-        raw = self.request.path_params[name]
-        if not raw.isdigit() or len(raw) > 18:
+        number = identifier(self.request.path_params[name])
+        if number is None:
             raise bad_request(f"{name} must be a positive integer.", name)
-        return int(raw)
+        return number
 
     async def body(self, limit: int | None = None) -> bytes:
         """The request body, refused with 413 past ``limit`` bytes (streamed, never buffered
         whole first)."""
         cap = limit if limit is not None else self.services.config.max_body
-        declared = self.request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
+        declared = identifier(self.request.headers.get("content-length"))
+        if declared is not None and declared > cap:
             raise ApiError(413, f"Request body is larger than {cap} bytes.")
         chunks: list[bytes] = []
         size = 0

@@ -29,6 +29,7 @@ from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
+from explorer.wire.numbers import identifier
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_timeouts (
@@ -50,7 +51,7 @@ def parse_duration(value: Any) -> float | None:
         seconds = float(value)
     elif isinstance(value, str) and value.strip().lower() == "clear":
         return None
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and identifier(value.strip()) is not None:
         seconds = float(value.strip())
     else:
         match = _DURATION.fullmatch(value.strip().lower()) if isinstance(value, str) else None
