@@ -11,11 +11,15 @@ import re
 from collections.abc import Iterator
 from contextlib import closing
 
+import httpx
 import pytest
 
+from explorer.durations import seconds
 from explorer.emulator.resources import chatters, control, modules
+from explorer.rendering import sprite_url
 from tests.chatkit import World, run
 from tests.conftest import sign_in
+from tests.test_channels_emoticons import HYPE
 from tests.test_security import ATTACKS, MakePlatform, attempt
 
 
@@ -76,3 +80,86 @@ def test_odd_digits_in_a_chat_duration_are_a_4000() -> None:
         assert set(run(scenario())) == {4000}
     finally:
         world.stop()
+
+
+# --- Rule 7: whole matches, visible names ----------------------------------------------------
+
+#: Names that are not the name they show: a final newline, a look-alike of another script
+#: (Cyrillic ``ѕ``, fullwidth letters), a control sequence, a zero-width space.
+NOT_A_USERNAME = ("fresh\n", "ѕtreamer", "ｆresh", "fresh\x1b[2J", "fre\u200bsh", "fresh\r")
+
+
+def test_a_username_is_matched_whole(make_platform: MakePlatform) -> None:
+    """Registering a name with a final newline, a look-alike letter or a hidden character is
+    400 and creates no account; so is an e-mail address with a final newline."""
+    platform = make_platform(rate_limits=False)
+    base = platform.base_url
+    for name in NOT_A_USERNAME:
+        body = {"username": name, "password": "long enough", "email": "a@example.com"}
+        attempt("hidden character in a username")
+        response = httpx.post(base + "/users", json=body)
+        assert response.status_code == 400, (name, response.text)
+        assert response.json()["details"][0]["path"] == "username"
+    body = {"username": "fresh", "password": "long enough", "email": "a@example.com\n"}
+    attempt("final newline in an e-mail address")
+    assert httpx.post(base + "/users", json=body).status_code == 400
+    found = httpx.get(base + "/users/search", params={"query": "fresh"}).json()
+    assert not [user for user in found if "fresh" in user["username"]]
+
+
+#: Names that hide or rearrange what they show: a right-to-left override, a newline, a
+#: terminal's window-title sequence, a zero-width space, a line separator.
+HIDDEN_IN_NAMES = ("evil\u202etxt.exe", "two\nlines", "\x1b]0;owned\x07", "a\u200bb", "a\u2028b")
+
+
+def test_names_people_are_shown_hold_no_hidden_characters(make_platform: MakePlatform) -> None:
+    """A channel title, an OAuth client's name, a game's and a confetti's name with a control
+    or invisible character are 400 and change nothing; an emoji sequence (zero-width joiner)
+    stays welcome; whole matches hold for emoticon codes, colours and versions."""
+    platform = make_platform(rate_limits=False)
+    with closing(sign_in(platform.base_url, "streamer")) as owner:
+        title = owner.get("/channels/streamer").json()["name"]
+        game = owner.post("/interactive/games", json={"name": "Quiz"}).json()["id"]
+        writes = (
+            ("PATCH", "/channels/streamer", "name", {}),
+            ("POST", "/oauth/clients", "name", {"redirectUris": ["http://127.0.0.1:9/x"]}),
+            ("POST", "/interactive/games", "name", {}),
+            ("PUT", f"/interactive/games/{game}", "name", {}),
+            ("PUT", "/confetti", "name", {"particles": [{"type": "color", "value": "#ff8800"}]}),
+        )
+        for method, path, field, rest in writes:
+            for name in HIDDEN_IN_NAMES:
+                attempt("hidden character in a shown name")
+                response = owner.request(method, path, json={**rest, field: name})
+                assert response.status_code == 400, (path, name, response.text)
+            family = owner.request(
+                method, path, json={**rest, field: "team \U0001f468\u200d\U0001f469"}
+            )
+            assert family.status_code < 300, (path, family.text)
+        owner.patch("/channels/streamer", json={"name": title}).raise_for_status()
+        whole = (
+            ("PATCH", "/channels/streamer/emoticons", {"emoticons": {"hype\n": HYPE}}),
+            (
+                "PUT",
+                "/confetti",
+                {"name": "x", "particles": [{"type": "color", "value": "#ff8800\n"}]},
+            ),
+            ("POST", "/interactive/versions", {"gameId": game, "version": "1.2.3\n"}),
+            ("POST", "/interactive/versions", {"gameId": game, "version": "١.٢.٣"}),
+        )
+        for method, path, body in whole:
+            attempt("final newline in a pattern")
+            response = owner.request(method, path, json=body)
+            assert response.status_code == 400, (path, body, response.text)
+
+
+def test_the_toolkits_patterns_match_whole() -> None:
+    """The toolkit's pack names and durations are whole matches of ASCII: a final newline or
+    another script's digits are no pack and no duration."""
+    base = "http://127.0.0.1:1/api/v1"
+    assert sprite_url(base, "faces") is not None
+    attempt("final newline in a pattern", 3)
+    assert sprite_url(base, "faces\n") is None
+    for text in ("٣s", "3s\n5"):
+        with pytest.raises(ValueError):
+            seconds(text)

@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS chat_timeouts (
 MAX_TIMEOUT_SECONDS = 7 * 86400.0
 #: Moderation rank: a member may time out or purge only members of a lower rank.
 _RANKS = {"Owner": 3, "Staff": 3, "Founder": 3, "GlobalMod": 2, "Mod": 2}
-_DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+_DURATION = re.compile(r"(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?")
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 
 
