@@ -163,3 +163,43 @@ def test_the_toolkits_patterns_match_whole() -> None:
     for text in ("٣s", "3s\n5"):
         with pytest.raises(ValueError):
             seconds(text)
+
+
+# --- Rule 14: a suspended account is hidden from every listing ------------------------------
+
+
+def test_suspended_accounts_are_hidden_from_every_listing(make_platform: MakePlatform) -> None:
+    """Once viewer2's channel is suspended, anonymous callers and other users no longer find
+    viewer2 in the user search, the followers and users (roles) of a channel or
+    ``/users/{id}``; staff still do (the channel listings filter suspended channels already,
+    and a suspension ends the hosts of the channel)."""
+    platform = make_platform(rate_limits=False)
+    base = platform.base_url
+    world = World(platform)
+    hidden, channel = world.user_id("viewer2"), world.channel_of("viewer2")
+    with (
+        closing(sign_in(base, "viewer2")) as suspended,
+        closing(sign_in(base, "streamer")) as owner,
+        closing(sign_in(base, "viewer")) as other,
+        closing(sign_in(base, "staff")) as staff,
+    ):
+        suspended.put("/channels/streamer/follow").raise_for_status()
+        owner.patch(f"/channels/streamer/users/{hidden}", json={"add": ["Mod"]}).raise_for_status()
+        listings = {
+            "search": "/users/search?query=viewer2",
+            "followers": "/channels/streamer/follow?limit=100",
+            "roles": "/channels/streamer/users",
+            "user": f"/users/{hidden}",
+        }
+
+        def shown(client: httpx.Client, path: str) -> bool:
+            response = client.get(path)
+            return response.status_code == 200 and '"viewer2"' in response.text
+
+        assert all(shown(staff, path) for path in listings.values())
+        staff.post(f"/channels/{channel}/suspend").raise_for_status()
+        for name, client in (("anonymous", httpx.Client(base_url=base)), ("user", other)):
+            for listing, path in listings.items():
+                attempt("suspended account in a listing")
+                assert not shown(client, path), (name, listing)
+        assert all(shown(staff, path) for path in listings.values())

@@ -67,6 +67,17 @@ def is_staff(ctx: Context) -> bool:
     return groups is not None and "Staff" in orjson.loads(groups)
 
 
+#: SQL condition on users ``u``: the account is not suspended (an account is suspended with
+#: its channel, see ``resources/channel_suspension.py``).
+UNSUSPENDED_USER = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended)"
+
+
+def listed_users(ctx: Context) -> str:
+    """The SQL condition on users ``u`` that every listing of users applies: suspended
+    accounts are shown to staff only, as suspended channels are (:func:`channel_ref`)."""
+    return "1" if is_staff(ctx) else UNSUSPENDED_USER
+
+
 def require_owner(ctx: Context, channel: ChannelRef, *, staff_too: bool = True) -> None:
     """403 unless the caller owns ``channel`` (or is staff, when ``staff_too``)."""
     ctx.user_id()

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.access import ChannelRef, channel_ref, require_moderator
+from explorer.emulator.access import ChannelRef, channel_ref, listed_users, require_moderator
 from explorer.emulator.chat.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.openapi import USER_PROPERTIES
@@ -76,7 +76,7 @@ async def list_users(ctx: Context) -> JSONResponse:
         holders, args = f"SELECT ? UNION {holders}", [channel.user_id, *args]
     elif role == "Owner":
         holders, args = "SELECT ?", [channel.user_id]
-    where = f"FROM users u WHERE u.id IN ({holders})"
+    where = f"FROM users u WHERE u.id IN ({holders}) AND {listed_users(ctx)}"
     rows = ctx.store.all(
         f"SELECT {_USER_SELECT} {where} ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
         [*args, page.limit, page.offset],

@@ -12,6 +12,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
 from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
@@ -37,12 +38,13 @@ async def search_users(ctx: Context) -> Response:
         raise bad_request(f"query must have 1 to {MAX_QUERY} characters.", "query")
     page = page_of(ctx)
     pattern = _pattern(query)
+    match = f"{_MATCH} AND {listed_users(ctx)}"
     rows = ctx.store.all(
-        f"SELECT {', '.join(f'u.{name}' for name in USER_FIELDS)} FROM users u WHERE {_MATCH} "
+        f"SELECT {', '.join(f'u.{name}' for name in USER_FIELDS)} FROM users u WHERE {match} "
         "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
         (pattern, page.limit, page.offset),
     )
-    total = ctx.store.scalar(f"SELECT COUNT(*) FROM users u WHERE {_MATCH}", (pattern,))
+    total = ctx.store.scalar(f"SELECT COUNT(*) FROM users u WHERE {match}", (pattern,))
     types = ctx.services.types.all()
     found: list[dict[str, Any]] = []
     for row in rows:

@@ -17,6 +17,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator import credentials, endings
+from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
@@ -145,8 +146,12 @@ async def confirm(ctx: Context) -> dict[str, Any]:
 
 
 async def get_user(ctx: Context) -> dict[str, Any]:
-    """GET /users/{id}: the public User object."""
-    return render_user(user_row(ctx, ctx.path_int("user")))
+    """GET /users/{id}: the public User object (404 for a suspended account, but to staff)."""
+    user_id = ctx.path_int("user")
+    listed = f"SELECT 1 FROM users u WHERE u.id = ? AND {listed_users(ctx)}"
+    if ctx.store.one(listed, (user_id,)) is None:
+        raise not_found("User")
+    return render_user(user_row(ctx, user_id))
 
 
 async def get_current(ctx: Context) -> dict[str, Any]:
