@@ -14,6 +14,7 @@ from contextlib import closing
 import httpx
 import pytest
 
+import explorer
 from explorer.durations import seconds
 from explorer.emulator.resources import chatters, control, modules
 from explorer.rendering import sprite_url
@@ -21,6 +22,7 @@ from tests.chatkit import World, run
 from tests.conftest import sign_in
 from tests.test_channels_emoticons import HYPE
 from tests.test_security import ATTACKS, MakePlatform, attempt
+from tests.test_security_front import answer, raw, turned_away
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -203,3 +205,28 @@ def test_suspended_accounts_are_hidden_from_every_listing(make_platform: MakePla
                 attempt("suspended account in a listing")
                 assert not shown(client, path), (name, listing)
         assert all(shown(staff, path) for path in listings.values())
+
+
+# --- Refusals are answered: a held connection ends with a 429 -------------------------------
+
+
+def test_a_client_sharing_a_refused_address_reads_a_refusal_then_data(
+    make_platform: MakePlatform,
+) -> None:
+    """Right after a 431 from its address (a neighbour behind the same proxy), a raw client's
+    next request is answered 429 with a JSON body and ``Retry-After`` (not closed unanswered),
+    and the toolkit's listing waits it out and reads its rows."""
+    platform = make_platform(rate_limits=False, header_penalty=0.5)
+    head = b"GET /api/v1/channels?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    with closing(raw(platform)) as neighbour:
+        neighbour.sendall(head + b"X-Big: " + b"a" * 20_000)
+        assert answer(neighbour).startswith(b"HTTP/1.1 431 ")
+    with closing(raw(platform)) as notebook:
+        notebook.sendall(head + b"\r\n")
+        attempt("a request right after a neighbour's 431")
+        assert turned_away(answer(notebook))
+    with closing(raw(platform)) as neighbour:
+        neighbour.sendall(head + b"X-Big: " + b"a" * 20_000)
+        assert answer(neighbour).startswith(b"HTTP/1.1 431 ")
+    with explorer.connect(platform.base_url) as api:
+        assert len(api.channels(max_rows=3, progress=False)) == 3
