@@ -21,7 +21,7 @@ from explorer.emulator import Platform, front
 from explorer.emulator.context import Config
 from tests.test_security import MakePlatform, attempt
 
-HEAD = b"GET /api/v1/channels?limit=1 HTTP/1.1\r\nHost: x\r\n"
+HEAD = b"GET /api/v1/channels?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 ATTACKER = "127.0.0.2"  # another loopback address: the bystander keeps 127.0.0.1
 
 
@@ -89,7 +89,7 @@ def test_a_head_past_the_limit_never_reaches_the_app(quick: Platform, shape: str
     elif shape == "many headers":
         head = HEAD + b"".join(b"X-%d: %s\r\n" % (n, b"b" * 90) for n in range(limit // 90))
     else:
-        head = b"GET /api/v1/channels?q=" + b"c" * limit + b" HTTP/1.1\r\nHost: x\r\n"
+        head = b"GET /api/v1/channels?q=" + b"c" * limit + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     with closing(raw(quick, ATTACKER)) as sock:
         try:
             sock.sendall(head)
@@ -126,7 +126,10 @@ def test_a_half_sent_body_is_closed_at_the_deadline(
 ) -> None:
     """A request whose body stops short of its Content-Length is closed once the body
     deadline passes, without an error in the platform's log; a bystander is served."""
-    head = b"POST /api/v1/users/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    head = (
+        b"POST /api/v1/users/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\n"
+    )
     with closing(raw(quick, ATTACKER)) as sock:
         sock.sendall(head + b"Content-Length: 1000\r\n\r\n" + b'{"username": "vi')
         bystander_ok(quick)
@@ -325,7 +328,10 @@ def test_a_chunked_body_is_followed_to_the_next_request(quick: Platform) -> None
     """A chunked POST, sent in pieces with a chunk extension and a trailer, is answered and
     the GET after it on the same connection is served too."""
     body = b'5\r\n{"a":\r\n3;ext=1\r\n 1}\r\n0\r\nX-Trailer: 1\r\n\r\n'
-    head = b"POST /api/v1/users/login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    head = (
+        b"POST /api/v1/users/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
     with closing(raw(quick, "127.0.0.5")) as sock:
         for piece in (head[:20], head[20:], body[:9], body[9:]):
             sock.sendall(piece)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import closing
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -22,7 +23,7 @@ from tests.chatkit import World, run
 from tests.conftest import sign_in
 from tests.test_channels_emoticons import HYPE
 from tests.test_security import ATTACKS, MakePlatform, attempt
-from tests.test_security_front import answer, raw, turned_away
+from tests.test_security_front import answer, answer_head, raw, turned_away
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -230,3 +231,68 @@ def test_a_client_sharing_a_refused_address_reads_a_refusal_then_data(
         assert answer(neighbour).startswith(b"HTTP/1.1 431 ")
     with explorer.connect(platform.base_url) as api:
         assert len(api.channels(max_rows=3, progress=False)) == 3
+
+
+# --- Rule 8: the platform answers only the host names it serves -----------------------------
+
+
+def _names(host: str, port: int) -> dict[str, str]:
+    """Request headers of a page at ``host`` that rebound its name to the platform."""
+    return {"Host": f"{host}:{port}", "Origin": f"http://{host}:{port}"}
+
+
+def test_a_rebound_page_reaches_nothing(make_platform: MakePlatform) -> None:
+    """Requests naming another host (a page whose name was rebound to loopback) get a JSON 421
+    from the control namespace's mail box, a cached page, sign-in (which its Origin would
+    pass), the consent page and the live-events socket, and sign no one in; loopback names
+    and addresses are served; a malformed Host is 400."""
+    platform = make_platform(rate_limits=False)
+    root, port = platform.root_url, urlsplit(platform.root_url).port or 80
+    login = {"username": "viewer", "password": "explorer"}
+    httpx.get(root + "/api/v1/channels?limit=1").raise_for_status()  # cached from now on
+    tries = (
+        ("GET", "/_emulator/mail", None),
+        ("GET", "/_emulator/health", None),
+        ("GET", "/api/v1/channels?limit=1", None),
+        ("POST", "/api/v1/users/login", login),
+        ("GET", "/go", None),
+    )
+    for method, path, body in tries:
+        attempt("request naming a rebound host")
+        response = httpx.request(
+            method, root + path, json=body, headers=_names("rebound.example", port)
+        )
+        assert response.status_code == 421, (path, response.text)
+        assert response.json()["statusCode"] == 421 and "set-cookie" not in response.headers
+        for host in ("localhost", "127.0.0.1", "[::1]", "app.localhost"):
+            served = httpx.request(method, root + path, json=body, headers=_names(host, port))
+            assert served.status_code < 400, (host, path, served.text)
+    attempt("request with a malformed host")
+    malformed = httpx.get(root + "/api/v1/channels?limit=1", headers={"Host": "a b"})
+    assert malformed.status_code == 400 and malformed.json()["statusCode"] == 400
+
+    for host, served in (("rebound.example", False), ("localhost", True)):
+        with closing(raw(platform)) as sock:
+            sock.sendall(
+                b"GET / HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+                b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                b"Sec-WebSocket-Version: 13\r\n\r\n" % (host.encode(), port)
+            )
+            attempt("live events from a rebound host")
+            status = answer_head(sock).split(b" ", 2)[1]
+            assert (status == b"101") is served, (host, status)
+
+
+def test_named_hosts_and_trusted_proxies_are_served(make_platform: MakePlatform) -> None:
+    """A host the operator names (``allowed_hosts``) is served and another still 421; behind
+    a trusted proxy, whatever public name the proxy forwards is served."""
+    named = make_platform(rate_limits=False, allowed_hosts=("explorer.example",))
+    proxied = make_platform(rate_limits=False, forwarded_allow_ips=("127.0.0.1",))
+    for platform, host, status in (
+        (named, "explorer.example", 200),
+        (named, "rebound.example", 421),
+        (proxied, "hub.binder.example", 200),
+    ):
+        url = platform.base_url + "/channels?limit=1"
+        attempt("request naming a host")
+        assert httpx.get(url, headers={"Host": host}).status_code == status, (host, status)

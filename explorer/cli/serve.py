@@ -124,6 +124,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "names the client (default none: the header is ignored)",
     )
     serve.add_argument(
+        "--allowed-hosts",
+        default="",
+        help="comma-separated host names the platform is reached by besides loopback names "
+        "and IP addresses ('*': any); a request naming another is 421 (DNS rebinding)",
+    )
+    serve.add_argument(
         "--hook-allow",
         default=",".join(DEFAULTS.hook_allow),
         help="comma-separated addresses or CIDR blocks web hooks may be delivered to "
@@ -222,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
         chat_user_connections=args.chat_user_connections,
         chat_address_connections=args.chat_address_connections,
         forwarded_allow_ips=proxies,
+        allowed_hosts=tuple(item.strip() for item in args.allowed_hosts.split(",") if item.strip()),
         hook_allow=hooks,
         open_control=args.open_control,
     )

@@ -28,6 +28,7 @@ from starlette.routing import Route as StarletteRoute
 from explorer.emulator import gopage
 from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
+from explorer.emulator.hosts import Hosts
 from explorer.emulator.live.constellation import Constellation
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.pagecache import CachedPages
@@ -83,7 +84,12 @@ def build_app(services: Services) -> Starlette:
     return Starlette(
         # Inside the 500 handler, before any routing: repeated anonymous pages are answered
         # there, from the page cache.
-        middleware=[Middleware(CachedPages, services=services, route=listing, prefix="/api/v1")],
+        # Outermost, a request naming a host the platform does not serve (DNS rebinding) is
+        # refused before anything runs.
+        middleware=[
+            Middleware(Hosts, config=services.config),
+            Middleware(CachedPages, services=services, route=listing, prefix="/api/v1"),
+        ],
         routes=[
             Mount("/api/v1", app=IndexedRouter(api)),
             Mount("/api/v2", routes=alias),

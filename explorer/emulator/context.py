@@ -83,6 +83,9 @@ class Config:
     #: Proxies (addresses or CIDR blocks, ``*`` for any) whose ``X-Forwarded-For`` names the
     #: client; from anyone else the header is ignored (see ``explorer.emulator.addresses``).
     forwarded_allow_ips: tuple[str, ...] = ()
+    #: Host names the platform is served under besides loopback names and IP addresses
+    #: (``*`` for any): a request naming another is 421 (``explorer.emulator.hosts``).
+    allowed_hosts: tuple[str, ...] = ()
     #: Answer the control namespace (``/_emulator``) from any address, not only loopback.
     open_control: bool = False
     #: Stored chat messages kept per channel (older ones are pruned).
