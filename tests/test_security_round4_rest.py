@@ -7,7 +7,9 @@ the attack count of :mod:`tests.test_security`.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from urllib.parse import urlsplit
@@ -17,7 +19,10 @@ import pytest
 
 import explorer
 from explorer.durations import seconds
+from explorer.emulator.app import build_app
+from explorer.emulator.context import Config
 from explorer.emulator.resources import chatters, control, modules
+from explorer.emulator.server import open_services
 from explorer.rendering import sprite_url
 from tests.chatkit import World, run
 from tests.conftest import sign_in
@@ -296,3 +301,48 @@ def test_named_hosts_and_trusted_proxies_are_served(make_platform: MakePlatform)
         url = platform.base_url + "/channels?limit=1"
         attempt("request naming a host")
         assert httpx.get(url, headers={"Host": host}).status_code == status, (host, status)
+
+
+# --- Rule 6: what one request costs is bounded, not only how many -----------------------------
+
+
+def test_related_and_hosts_pages_cost_no_scan_of_the_world() -> None:
+    """In a world of 5,000 channels, a page of a popular channel's relatives (deep pages too),
+    once its tiers are counted, and a channel's hosts cost SQLite fewer than four steps per
+    channel of the world (a sort of the language's channels took 25): neither sorts nor scans
+    the world per request (counted by SQLite's progress
+    handler on the platform's own connection, the app called in process)."""
+    services = open_services(":memory:", Config(channels=5000, rate_limits=False), time.time)
+    app = build_app(services)
+    steps = [0]
+
+    def step() -> int:
+        steps[0] += 1
+        return 0
+
+    busiest = services.store.scalar(
+        "SELECT id FROM channels WHERE languageId = 'en' AND typeId IS NOT NULL "
+        "ORDER BY viewersTotal DESC LIMIT 1"
+    )
+
+    async def cost(path: str) -> int:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            services.store.conn.set_progress_handler(step, 100)
+            steps[0] = 0
+            response = await client.get("/api/v1" + path)
+            services.store.conn.set_progress_handler(None, 100)
+        assert response.status_code == 200, response.text
+        return steps[0] * 100
+
+    try:
+        asyncio.run(cost(f"/channels/{busiest}/related"))  # counts its tiers
+        for path in (
+            f"/channels/{busiest}/related",
+            f"/channels/{busiest}/related?page=30",
+            f"/channels/{busiest}/hosters",
+        ):
+            attempt("expensive page")
+            assert asyncio.run(cost(path)) < 4 * 5000, path
+    finally:
+        services.store.close()
