@@ -8,16 +8,21 @@ the attack count of :mod:`tests.test_security`.
 from __future__ import annotations
 
 import asyncio
+import io
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
 import explorer
+from explorer.cli.guide import Tour
+from explorer.cli.record import Display
 from explorer.durations import seconds
 from explorer.emulator.app import build_app
 from explorer.emulator.context import Config
@@ -346,3 +351,51 @@ def test_related_and_hosts_pages_cost_no_scan_of_the_world() -> None:
             assert asyncio.run(cost(path)) < 4 * 5000, path
     finally:
         services.store.close()
+
+
+# --- Rule 12: the commands print what chatters write, never what it would make a terminal do --
+
+#: What a chatter might send a terminal: clear the screen, set the window title, write the
+#: clipboard (OSC 52), an 8-bit CSI, a right-to-left override, a carriage return.
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\x1b]52;c;aGk=\x07\x9b2J\u202e\r"
+
+
+def test_the_tour_prints_chatters_escape_sequences_inert(
+    make_platform: MakePlatform, tmp_path: Path
+) -> None:
+    """While ``explorer tour`` watches the busiest chat, a chatter's message full of terminal
+    control sequences is printed with every control character escaped; so is a progress line
+    of ``explorer record``."""
+    platform = make_platform(rate_limits=False)
+    busiest = httpx.get(
+        platform.base_url + "/channels",
+        params={"where": "online:eq:1", "order": "viewersCurrent:desc", "limit": 1},
+    ).json()[0]["token"]
+    lines: list[str] = []
+    stop = threading.Event()
+
+    def chatter() -> None:
+        with (
+            explorer.connect(platform.base_url, username="viewer", password="explorer") as api,
+            api.chat(busiest) as chat,
+        ):
+            deadline = time.monotonic() + 15
+            while not stop.is_set() and time.monotonic() < deadline:
+                chat.send(f"hi {ESCAPES} there")
+                stop.wait(0.3)
+
+    sender = threading.Thread(target=chatter)
+    sender.start()
+    try:
+        with explorer.connect(platform.base_url, progress=False) as api:
+            Tour(out=tmp_path, watch=3.0, write=lines.append).watch_busiest(api)
+    finally:
+        stop.set()
+        sender.join(20)
+    printed = "\n".join(lines)
+    attempt("terminal escapes in a chat message", printed.count("hi "))
+    assert "hi \\x1b[2J\\x1b]0;owned\\x07" in printed
+    assert not any(char in printed for char in "\x1b\x07\x9b\u202e\r")
+    shown = io.StringIO()
+    Display(shown).show(f"channel {ESCAPES}: 3 events")
+    assert "\\x1b]52;c;aGk=\\x07" in shown.getvalue() and "\x1b" not in shown.getvalue()

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from explorer.cli.record import _channels, _duration
+from explorer.cli.terminal import say
 from explorer.wire.numbers import identifier
 
 #: Exit codes (see the module docstring).
@@ -60,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"explorer coverage: {exc}", file=sys.stderr)
         return BAD_ARGUMENTS
-    print(found.report())
+    say(found.report())
     return COMPLETE if found.complete else INCOMPLETE

@@ -38,6 +38,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import explorer
 from explorer.channelrefs import refs
+from explorer.cli.terminal import inert, say
 from explorer.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError
 from explorer.track import Tracker
@@ -147,28 +148,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         api = explorer.connect(args.url, progress=False)
     except (ExplorerError, OSError) as exc:
-        print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
+        print(inert(f"explorer record: cannot reach the platform: {exc}"), file=sys.stderr)
         return FAILED
     with api, _signals() as stopped:
         try:
             recording = Recording.start(api, args)
         except (ConnectionFailed, OSError) as exc:
-            print(f"explorer record: cannot reach the platform: {exc}", file=sys.stderr)
+            print(inert(f"explorer record: cannot reach the platform: {exc}"), file=sys.stderr)
             return FAILED
         except ExplorerError as exc:
-            print(f"explorer record: the platform refused: {exc}", file=sys.stderr)
+            print(inert(f"explorer record: the platform refused: {exc}"), file=sys.stderr)
             return FAILED
         except ValueError as exc:  # unknown --channels, what the recorder says of --out, say
-            print(f"explorer record: {exc}", file=sys.stderr)
+            print(inert(f"explorer record: {exc}"), file=sys.stderr)
             return BAD_ARGUMENTS
         try:
             recording.run(args.duration, stopped)
             failure = recording.failure()
         finally:
             recording.close()
-        print(recording.summary(stopped.reason), flush=True)
+        say(recording.summary(stopped.reason))
     if failure is not None:
-        print(f"explorer record: tracking stopped: {failure}", file=sys.stderr)
+        print(inert(f"explorer record: tracking stopped: {failure}"), file=sys.stderr)
         return FAILED
     return {None: DONE, "Ctrl-C": INTERRUPTED, "SIGTERM": TERMINATED}[stopped.reason]
 
@@ -421,10 +422,10 @@ class Display:
         """Draw ``text`` as the current progress."""
         if self._tty:
             pad = " " * max(self._width - len(text), 0)
-            self._stream.write(f"\r{text}{pad}")
+            self._stream.write(f"\r{inert(text)}{pad}")
             self._width = len(text)
         else:
-            self._stream.write(text + "\n")
+            self._stream.write(inert(text) + "\n")
         self._stream.flush()
 
     def finish(self) -> None:

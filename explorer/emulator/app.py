@@ -62,7 +62,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    # %r: the path is a client's text, and a log read in a terminal must not obey it.
+    log.exception("unhandled error on %s %r", request.method, request.url.path)
     return ApiError(500, "Internal error.").response()
 
 

@@ -7,23 +7,19 @@ names checked here may hold any script, but not characters that hide or rearrang
 shown: controls (newlines, escape sequences a terminal would obey), invisible format
 characters (bidirectional overrides that reverse a name, zero-width spaces that make two names
 look the same), line and paragraph separators, surrogates, private-use and unassigned code
-points. The zero-width joiner stays: emoji sequences need it.
+points (``explorer.wire.text``, the list the toolkit's terminal output escapes too). The
+zero-width joiner stays: emoji sequences need it.
 """
 
 from __future__ import annotations
 
-import unicodedata
-
-#: Unicode categories no name may hold (see the module's docstring).
-HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
-#: Format characters a name keeps: the zero-width joiner of emoji sequences.
-KEPT = frozenset({"\u200d"})
+from explorer.wire.text import hidden as _hidden
 
 
 def hidden(text: str) -> str | None:
     """The first character of ``text`` that a name may not hold, as ``U+XXXX``, or None."""
     for char in text:
-        if char not in KEPT and unicodedata.category(char) in HIDDEN:
+        if _hidden(char):
             return f"U+{ord(char):04X}"
     return None
 
