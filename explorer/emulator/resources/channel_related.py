@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import Response
+
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
-from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
+from explorer.emulator.paging import PAGE_PARAMS, page_of
 from explorer.emulator.policy import Route
-from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT, render_channel
+from explorer.emulator.resources.channels import channel_bodies
 from explorer.wire import channel_routes as channel_wire
 
 #: The order within a tier: that of the tier's index.
@@ -91,19 +93,24 @@ async def related(ctx: Context) -> Any:
         counts[0] -= 1  # the channel is in its own first tier, and never its own relative
     page = page_of(ctx)
     skip, wanted = page.offset, page.limit
-    rows: list[tuple[Any, ...]] = []
+    ids: list[int] = []
     for (where, args), count in zip(_listed(tiers(*likeness)), counts, strict=True):
         if wanted and skip < count:
             found = ctx.store.all(
-                f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE {where} AND c.id != ? "
+                f"SELECT c.id FROM channels c WHERE {where} AND c.id != ? "
                 f"ORDER BY {TIER_ORDER} LIMIT ? OFFSET ?",
                 (*args, channel.id, wanted, skip),
             )
-            rows += found
+            ids += [row[0] for row in found]
             wanted -= len(found)
         skip = max(0, skip - count)
-    types = ctx.services.types.all()
-    return paged([render_channel(row, types) for row in rows], sum(counts))
+    # The page's ids come from the tier's index alone; their objects are shared with the
+    # channel listings (encoded once per catalog version).
+    version = ctx.store.catalog_version()
+    body = channel_bodies(ctx.services).page(ctx.store, ctx.services.types, version, ids)
+    return Response(
+        body, media_type="application/json", headers={"X-Total-Count": str(sum(counts))}
+    )
 
 
 routes = [
