@@ -76,6 +76,7 @@ class TierSizes:
 
 
 def _listed(conditions: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tuple[Any, ...]]]:
+    """The conditions with only listed (unsuspended) channels."""
     return [(f"c.suspended = 0 AND {where}", args) for where, args in conditions]
 
 
