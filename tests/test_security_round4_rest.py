@@ -313,10 +313,10 @@ def test_named_hosts_and_trusted_proxies_are_served(make_platform: MakePlatform)
 
 def test_related_and_hosts_pages_cost_no_scan_of_the_world() -> None:
     """In a world of 5,000 channels, a page of a popular channel's relatives (deep pages too),
-    once its tiers are counted, and a channel's hosts cost SQLite fewer than four steps per
-    channel of the world (a sort of the language's channels took 25): neither sorts nor scans
-    the world per request (counted by SQLite's progress
-    handler on the platform's own connection, the app called in process)."""
+    once its tiers are counted, a channel's hosts and a user search cost SQLite fewer than four
+    steps per channel of the world (a sort of the language's channels took 25): none sorts or
+    scans the world per request (counted by SQLite's progress handler on the platform's own
+    connection, the app called in process)."""
     services = open_services(":memory:", Config(channels=5000, rate_limits=False), time.time)
     app = build_app(services)
     steps = [0]
@@ -346,6 +346,7 @@ def test_related_and_hosts_pages_cost_no_scan_of_the_world() -> None:
             f"/channels/{busiest}/related",
             f"/channels/{busiest}/related?page=30",
             f"/channels/{busiest}/hosters",
+            "/users/search?query=ab",
         ):
             attempt("expensive page")
             assert asyncio.run(cost(path)) < 4 * 5000, path
