@@ -1,9 +1,13 @@
 # Every target creates/uses the virtual environment in .venv and installs what it needs.
 PY ?= python3
-RECIPES := explorer/recipes
+RECIPES := notebooks
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The lab needs only the package and JupyterLab: a fresh clone's `make lab` skips the test,
+# docs and benchmark tools that `make test` installs (they are a superset, so a full install
+# satisfies the lab too).
+LAB_STAMP := $(VENV)/.installed-lab
 
 .PHONY: test lint lab notebooks clear-notebooks bench serve docs clean
 
@@ -11,7 +15,12 @@ $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+	touch $(STAMP) $(LAB_STAMP)
+
+$(LAB_STAMP): pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e ".[lab]"
+	touch $(LAB_STAMP)
 
 ## test: install everything (Python, Debian and npm packages) and run lint, types and all tests
 test: $(STAMP)
@@ -27,19 +36,19 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 ## serve: run the platform in the foreground (simulated activity on)
-serve: $(STAMP)
+serve: $(LAB_STAMP)
 	$(BIN)/explorer serve
 
-## lab: start the platform and JupyterLab on the recipes
-lab: $(STAMP)
+## lab: install only what the lab needs, start the platform and JupyterLab on the recipes
+lab: $(LAB_STAMP)
 	$(BIN)/explorer lab
 
 ## notebooks: run every recipe top to bottom (EXPLORER_BASE_URL if set, else the embedded platform)
-notebooks: $(STAMP)
+notebooks: $(LAB_STAMP)
 	$(BIN)/jupyter execute --timeout=300 $(RECIPES)/*.ipynb
 
 ## clear-notebooks: strip outputs, execution counts and widget state from the recipes (a test checks)
-clear-notebooks: $(STAMP)
+clear-notebooks: $(LAB_STAMP)
 	$(BIN)/jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
 		--ClearMetadataPreprocessor.clear_cell_metadata=False \
 		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec \

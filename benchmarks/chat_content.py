@@ -129,6 +129,7 @@ def main() -> None:
     )
     measured = {
         **chatstats.emote_use(frame),
+        "emote-only share": chatstats.emote_only(frame),
         **chatstats.lengths(frame),
         **chatstats.concentration(frame),
         **moderated,

@@ -8,6 +8,15 @@ bystander's 127.0.0.1 keeps its own per-address allowance):
   byte at a time every 0.2 s and reopened as soon as the server closes it;
 * ``headers``: 8 connections sending megabyte-sized heads as fast as they can, each reopened
   once its head is written (it never waits for the server's answer);
+* ``live-bombs`` (:mod:`benchmarks.live_attacks`, like ``live-hold``): 8 live-events
+  sockets each sending 58 KB gzipped frames that inflate to 60 MB, reopened as soon as the
+  server closes them (issue 36, item 2);
+* ``live-hold``: 8 live-events sockets each subscribing to as many 100-character event names
+  as it is let, then sending pings with 100-character ids without ever reading, reopened when
+  closed (items 1 and 9);
+* ``hooks``: one user's client registers every hook it may (up to 500), each naming 1,000
+  events that never happen, while the attacker changes its own channel in a loop (4
+  workers), so every change is an event the dispatcher matches against hooks (item 4);
 * ``related`` (issue 36, the cost of a request): one client asking, one request at a time,
   for the related channels of another channel and page each time (nothing a cache could
   keep), in a world of ``RELATED_CHANNELS`` channels where such a page once sorted tens of
@@ -24,7 +33,9 @@ attacking process takes most of a core of its own, and the header flood's loopba
 more, which the bystander's client and the platform then share: a p99 against an idle
 machine measures the machine as much as the server. So each attack also runs, in the same
 round, against a decoy (``benchmarks.targets decoy``: a listener that holds or drops each
-connection and does nothing else), the bystander measured meanwhile: the "busy" p99, the
+connection and does nothing else; for the live-events attacks a websockets server that
+discards every frame; for ``hooks`` the same channel changes on the platform with no hook
+registered), the bystander measured meanwhile: the "busy" p99, the
 machine as loaded by the attacker with no server work. Goal: the bystander's p99 under each
 attack within 2x the busy p99, no errors: what the server's handling of the attack adds.
 The ratio to the idle machine's p99 is printed beside it.
@@ -43,6 +54,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from urllib.parse import urlsplit
 
+import httpx
+
+from benchmarks import live_attacks
 from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
 from explorer.wire.ratelimit import BUCKETS
@@ -84,6 +98,51 @@ async def _flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, unt
     for _ in range(128):
         writer.write(b"X-Pad: " + b"a" * 8000 + b"\r\n")
         await writer.drain()
+
+
+#: Hooks the ``hooks`` attack tries to register (the issue's figure; the platform allows 100).
+ATTACK_HOOKS = 500
+#: The live-events attacks' sockets.
+LIVE_SOCKETS = 8
+
+
+async def _hooks(url: str, seconds: float, register: bool) -> None:
+    """As a user of the platform at ``url``: register every hook allowed (``register``), each
+    naming 1,000 events that never happen, then change one's own channel from 4 workers for
+    ``seconds``; delete the client (its hooks end) at the end."""
+    local = httpx.AsyncHTTPTransport(local_address=ATTACKER)
+    async with httpx.AsyncClient(base_url=url, transport=local, timeout=30) as person:
+        signed = await person.post(
+            "/users/login", json={"username": "viewer", "password": "explorer"}
+        )
+        person.headers["X-CSRF-Token"] = signed.headers["X-CSRF-Token"]
+        channel = (await person.get("/users/current")).json()["channel"]["id"]
+        made = (
+            await person.post(
+                "/oauth/clients",
+                json={"name": "b", "redirectUris": ["http://127.0.0.1/"], "confidential": True},
+            )
+        ).json()
+        secret = {"Client-ID": made["id"], "Authorization": f"Secret {made['secret']}"}
+        hooks = 0
+        while register and hooks < ATTACK_HOOKS:
+            idle = [f"costream:{hooks}-{n}:update" for n in range(1000)]
+            body = {"kind": "web", "events": idle, "url": "http://127.0.0.1:9/"}
+            if (await person.post("/hooks", json=body, headers=secret)).status_code != 201:
+                break
+            hooks += 1
+        print("attacking", flush=True)
+        until = time.monotonic() + seconds
+
+        async def change(worker: int) -> None:
+            n = 0
+            while time.monotonic() < until:
+                n += 1
+                await person.patch(f"/channels/{channel}", json={"name": f"b{worker}-{n}"})
+                OPENED.append(1)
+
+        await asyncio.gather(*(change(w) for w in range(4)))
+        await person.delete(f"/oauth/clients/{made['id']}")
 
 
 #: Connections the attacker opened (one entry each), to show the attack ran.
@@ -149,12 +208,23 @@ async def _attack(kind: str, url: str, seconds: float) -> None:
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     until = time.monotonic() + seconds
+    if kind in ("hooks", "hook-events"):
+        # Counts the changes made (each an event), not connections.
+        await _hooks(url, seconds, register=kind == "hooks")
+        print(len(OPENED), flush=True)
+        return
     if kind == "slowloris":
         tasks = [_again_and_again(_dribble, host, port, until) for _ in range(SLOW_CONNECTIONS)]
     elif kind == "related":
         tasks = [_related(host, port, until)]
-    else:
+    elif kind == "headers":
         tasks = [_again_and_again(_flood, host, port, until) for _ in range(8)]
+    else:
+        attack = live_attacks.bombs if kind == "live-bombs" else live_attacks.hold
+        tasks = [
+            live_attacks.again_and_again(url, ATTACKER, until, attack, OPENED)
+            for _ in range(LIVE_SOCKETS)
+        ]
     print("attacking", flush=True)
     await asyncio.gather(*tasks)
     print(len(OPENED), flush=True)
@@ -196,20 +266,24 @@ def main() -> None:
     """Measure the bystander normally, beside each attack on a decoy and under each attack;
     print PASS/FAIL per attack."""
     print(f"HTTP front: a bystander's GET /channels, {CONCURRENCY} connections, under attack")
-    kinds = ("slowloris", "headers")
+    kinds = ("slowloris", "headers", "live-bombs", "live-hold", "hooks")
     runs: dict[str, list[LoadResult]] = {
         name: [] for name in ("normal", *(f"{kind}{on}" for kind in kinds for on in (DECOY, "")))
     }
     opened: dict[str, int] = {kind: 0 for kind in kinds}
     with contextlib.ExitStack() as stack:
         url, _ = stack.enter_context(running("platform", "300"))
-        decoys = {kind: stack.enter_context(running("decoy", kind))[0] for kind in kinds}
+        websocket = stack.enter_context(running("decoy", "websocket"))[0]
+        decoys = {kind: stack.enter_context(running("decoy", kind))[0] for kind in kinds[:2]}
+        decoys |= {"live-bombs": websocket, "live-hold": websocket, "hooks": url}
         target = url + QUERY
         load(target, CONCURRENCY, 1.0)
         for _ in range(ROUNDS):
             runs["normal"].append(load(target, CONCURRENCY, SECONDS))
             for kind in kinds:
-                with attacking(kind, decoys[kind], SECONDS + 2):
+                # The hooks attack's decoy: the same channel changes, no hook registered.
+                decoy = "hook-events" if kind == "hooks" else kind
+                with attacking(decoy, decoys[kind], SECONDS + 2):
                     runs[kind + DECOY].append(load(target, CONCURRENCY, SECONDS))
                 with attacking(kind, url, SECONDS + 2) as connections:
                     runs[kind].append(load(target, CONCURRENCY, SECONDS))
@@ -226,7 +300,8 @@ def main() -> None:
         print(
             f"  {kind}: p99 {attacked / busy:.2f}x the machine as busy, {attacked / normal:.2f}x "
             f"idle (goal <= 2x busy, no errors): {verdict}"
-            f"  [attacker opened {opened[kind]:,} connections]"
+            f"  [attacker {'made' if kind == 'hooks' else 'opened'} {opened[kind]:,} "
+            f"{'events' if kind == 'hooks' else 'connections'}]"
         )
     _cost_attack()
 

@@ -42,20 +42,35 @@ import numpy as np
 import pandas as pd
 
 import explorer
-from benchmarks import chatstats
+from benchmarks import chatstats, directory
 from explorer.eventlog import EventLog
 from explorer.processes import serve
 from explorer.ranksize import rank_size_exponent
 
 #: The speed of the window phase, and the simulated days it tracks (``--quick``: fewer).
-SPEED = 10_000
+SPEED = 14_400
 WINDOW_DAYS = 30.0
 QUICK_WINDOW_DAYS = 7.0
 #: Rows 2, 4 and 5 are judged only over a window this long (a tracked span a little short of
 #: the 30 days asked for, by the time the first snapshot takes, still counts).
 MONTH_DAYS = 29.0
-#: Wall seconds between snapshots of the live directory while tracking the window.
-TRACK_EVERY = 0.25
+#: World seconds between snapshots of the live directory while tracking the window (at
+#: most: a snapshot that takes longer delays the next, and the report gives the largest gap).
+SNAPSHOT_EVERY = 1_800.0
+#: The window phase reads the directory, not chat: its simulator runs the chat of a few
+#: channels only (sessions and audiences are never thinned), which at its speed it would
+#: thin to nothing anyway, and spends its time on the world's sessions.
+WINDOW_OPTIONS = ("--sim-channels", "10")
+#: The channel fields each snapshot of the window carries.
+WINDOW_FIELDS = [
+    "viewersCurrent",
+    "online",
+    "typeId",
+    "languageId",
+    "partnered",
+    "numFollowers",
+    "hosteeId",
+]
 #: Wall seconds of live chat watched (``--quick``: fewer), at this speed, on a platform whose
 #: chat budgets (messages a second performed, all channels and the busiest) are raised so that
 #: it thins as little as it can: the model's chat is the same, the sample bigger.
@@ -203,7 +218,7 @@ TARGETS = {
             "8",
             "messages ÷ viewer-minutes, whole platform",
             *_band("messages per viewer-minute"),
-            "0.050 ± 0.010",
+            "0.050 (0.036-0.056)",
             "Twitch transparency 2020 + TwitchTracker",
             "primary (derived)",
             "{:.4f}",
@@ -289,6 +304,185 @@ TARGETS = {
             "1.25 ± 50%",
             "a YouTube live-chat dataset",
             "secondary",
+            "{:.2f}",
+        ),
+        Target(
+            "1h",
+            "row 1 at every UTC hour: lowest ÷ 26 (highest below)",
+            0.6,
+            1.4,
+            "26 ± 40% every hour",
+            "TwitchTracker 2021-24 (round 2)",
+            "primary",
+            "{:.2f}",
+        ),
+        Target(
+            "1H",
+            "row 1 at every UTC hour: highest ÷ 26",
+            0.6,
+            1.4,
+            "26 ± 40% every hour",
+            "TwitchTracker 2021-24 (round 2)",
+            "primary",
+            "{:.2f}",
+        ),
+        Target(
+            "1s",
+            "row 1 at the world's starting instant",
+            20,
+            32,
+            "26 ± 6",
+            "TwitchTracker 2021-24 (round 2)",
+            "primary",
+            "{:.1f}",
+        ),
+        Target(
+            "13",
+            "live channels: busiest UTC hour ÷ quietest",
+            1.6,
+            3.0,
+            "2.2 (1.6-3.0)",
+            "Twitch 2014; Mixer 2020; YouTube Live 2014",
+            "secondary",
+            "{:.2f}",
+        ),
+        Target(
+            "14a",
+            "concurrent viewers: busiest UTC hour ÷ quietest",
+            1.6,
+            3.5,
+            "2.0-3.0 (1.6-3.5)",
+            "XSplit with TwitchTracker; Mixer",
+            "secondary",
+            "{:.2f}",
+        ),
+        Target(
+            "14b",
+            "UTC hour of the viewers' daily peak",
+            -1,
+            3,
+            "23-03 UTC",
+            "XSplit with TwitchTracker; Mixer",
+            "secondary",
+            "{:.0f}",
+        ),
+        Target(
+            "15a",
+            "weekend ÷ weekday mean daily viewer-hours",
+            1.02,
+            1.12,
+            "1.07 ± 0.05",
+            "Gamesight 2021; Stream Hatchet 2022; SullyGnome",
+            "secondary",
+            "{:.3f}",
+        ),
+        Target(
+            "15b",
+            "weekend ÷ weekday mean live channels",
+            1.0,
+            1.12,
+            "1.0-1.12",
+            "Gamesight 2021; Stream Hatchet 2022; SullyGnome",
+            "secondary",
+            "{:.3f}",
+        ),
+        Target(
+            "16a",
+            "share of viewer-hours in the top category",
+            0.10,
+            0.20,
+            "0.10-0.20",
+            "TwitchTracker categories 2019-21",
+            "secondary (derived)",
+            "{:.3f}",
+        ),
+        Target(
+            "16b",
+            "share of viewer-hours in the top ten categories",
+            0.48,
+            0.63,
+            "0.48-0.63",
+            "TwitchTracker categories 2019-21",
+            "secondary (derived)",
+            "{:.3f}",
+        ),
+        Target(
+            "17a",
+            "distinct categories streamed in 30 days",
+            60,
+            150,
+            "≈ 60-150 at 50,000 channels",
+            "TwitchTracker categories 2019-21",
+            "secondary (derived)",
+            "{:.0f}",
+        ),
+        Target(
+            "17b",
+            f"viewers per live channel, top {directory.TOP_CATEGORIES} categories: p90 ÷ p10",
+            4,
+            10,
+            "4-10",
+            "TwitchTracker categories 2019-21",
+            "secondary (derived)",
+            "{:.1f}",
+        ),
+        Target(
+            "18",
+            "followers gained in 30 days ÷ followers (≥ 1,000 viewers)",
+            0.016,
+            0.040,
+            "0.028 ± 0.012",
+            "top 1,000 Twitch channels over a year",
+            "secondary (derived)",
+            "{:.4f}",
+        ),
+        Target(
+            "19",
+            "partnered channels among channels live in 30 days",
+            0.003,
+            0.007,
+            "0.3-0.7%",
+            "Zach Bussey 2022; Twitch 2015",
+            "secondary",
+            "{:.2%}",
+        ),
+        Target(
+            "20a",
+            "English share of viewer-hours",
+            0.50,
+            0.60,
+            "0.50-0.60",
+            "TwitchTracker top 1,000 by language",
+            "secondary",
+            "{:.3f}",
+        ),
+        Target(
+            "20b",
+            "English ÷ Spanish live-channel-hours",
+            4.5,
+            math.inf,
+            "≥ 4.5",
+            "a Sherwood language study",
+            "secondary",
+            "{:.1f}",
+        ),
+        Target(
+            "21",
+            "emote-only messages among all messages",
+            *_band("emote-only share"),
+            "0.22 ± 0.05",
+            "two labelled chat samples",
+            "low",
+            "{:.3f}",
+        ),
+        Target(
+            "22",
+            "paid subscriptions per 1,000 viewer-hours",
+            2.25,
+            9.0,
+            "4.5 (low; ± a factor 2, ours)",
+            "Stream Hatchet 2020",
+            "low",
             "{:.2f}",
         ),
     )
@@ -444,6 +638,7 @@ def measure_chat(
     watch = api.watch(watched, backlog=0)
     track = api.track(watched, every="5s", fields=["viewersCurrent", "online"])
     started = time.monotonic()
+    since = pd.Timestamp.now(tz="UTC")
     readings = [chat_kept(api.base_url)]
     while time.monotonic() - started < seconds:
         time.sleep(min(KEPT_EVERY, max(0.0, seconds - (time.monotonic() - started))))
@@ -453,7 +648,12 @@ def measure_chat(
     track.close()
     watch.close()
     frame = watch.log.frame
-    frame = frame.loc[~frame["from_history"].fillna(False).astype(bool)]
+    # Only what arrived within the timed look: joining hundreds of chats takes seconds, and
+    # the chats joined first speak meanwhile (counted without their minutes, they inflated a
+    # short look by a third on a busy machine).
+    frame = frame.loc[
+        ~frame["from_history"].fillna(False).astype(bool) & (frame["received_at"] >= since)
+    ]
     said = chatstats.from_events(frame)
     snapshots = track.frame
     exposure = live_exposure(snapshots, elapsed / 60 * speed * kept)
@@ -531,6 +731,7 @@ def measure_chat(
     method = f"every live message watched ({len(said):,}), benchmarks/chatstats.py"
     out.results["10a"] = Result(emotes["emote share"], method)
     out.results["10b"] = Result(emotes["emotes per emote message"], method)
+    out.results["21"] = Result(chatstats.emote_only(said), method)
     length = chatstats.lengths(said)
     out.results["11a"] = Result(length["median words"], method)
     out.results["11b"] = Result(
@@ -572,13 +773,13 @@ def measure_chat(
 
 
 def track_window(api: explorer.Client, days: float, speed: float) -> pd.DataFrame:
-    """``api.track`` of the live directory every :data:`TRACK_EVERY` wall seconds for ``days``
-    simulated days at ``speed``; its long frame (``time`` is the platform's clock)."""
+    """``api.track`` of the live directory every :data:`SNAPSHOT_EVERY` world seconds for
+    ``days`` simulated days at ``speed``; its long frame (``time`` is the platform's clock)."""
     wall = days * DAY / speed
     tracker = api.track(
         {"where": {"online": True}},
-        every=TRACK_EVERY,
-        fields=["viewersCurrent", "online"],
+        every=SNAPSHOT_EVERY / speed,
+        fields=WINDOW_FIELDS,
     )
     time.sleep(wall)
     tracker.close()
@@ -626,6 +827,104 @@ def measure_window(snapshots: pd.DataFrame, went_live: float, out: Phases) -> No
                 f"{measured.method}; defined over 30 days, this window is {span:.1f}",
                 meaningful=False,
             )
+
+
+def measure_directory(snapshots: pd.DataFrame, out: Phases) -> None:
+    """Round 2's rows of the tracked live directory: row 1 hour by hour and at the start, the
+    day and the week (13-15), categories (16, 17), growth (18) and languages (20)."""
+    span = (snapshots["time"].max() - snapshots["time"].min()).total_seconds() / DAY
+    gap = directory.largest_gap(snapshots) / 60
+    described = (
+        f"{snapshots['time'].nunique():,} snapshots of the live directory over {span:.1f} "
+        f"simulated days (at most {gap:.0f} simulated minutes apart)"
+    )
+    swing = directory.day_swing(snapshots)
+    by_hour = f"viewers ÷ live channels per UTC hour of day, {described}"
+    out.results["1h"] = Result(
+        swing.per_channel_low / 26, f"lowest hour {swing.per_channel_low:.1f}; {by_hour}"
+    )
+    out.results["1H"] = Result(
+        swing.per_channel_high / 26, f"highest hour {swing.per_channel_high:.1f}; {by_hour}"
+    )
+    out.results["1s"] = Result(
+        directory.at_start(snapshots), "the first snapshot, at the world's starting instant"
+    )
+    hourly = f"mean per snapshot in each UTC hour, {described}"
+    out.results["13"] = Result(swing.live, f"live channels: {hourly}")
+    out.results["14a"] = Result(swing.viewers, f"summed viewersCurrent: {hourly}")
+    out.results["14b"] = Result(
+        swing.peak_hour - 24 if swing.peak_hour >= 12 else swing.peak_hour,
+        f"the peak is at {swing.peak_hour:02d}:00 UTC (hours after 12 shown less 24)",
+    )
+    week = directory.week_swing(snapshots)
+    weekly = (
+        f"the mean of each day's hourly means over {week.weekend_days} weekend days (Sat, "
+        f"Sun, UTC) and {week.weekdays} weekdays seen in at least "
+        f"{directory.FULL_DAY:.0%} of their hours"
+    )
+    out.results["15a"] = Result(week.viewers, f"summed viewers: {weekly}")
+    out.results["15b"] = Result(week.live, f"live channels: {weekly}")
+    kinds = directory.categories(snapshots)
+    by_type = (
+        f"viewer-time per typeId over {described}; {kinds.uncategorised:.1%} of live "
+        "channel-time without a category"
+    )
+    out.results["16a"] = Result(kinds.top, by_type)
+    out.results["16b"] = Result(kinds.top_ten, by_type)
+    out.results["17a"] = Result(float(kinds.distinct), f"distinct typeId seen live, {described}")
+    out.results["17b"] = Result(
+        kinds.spread,
+        f"viewers ÷ live channels per category, the {directory.TOP_CATEGORIES} with the most "
+        "viewer-time",
+    )
+    growth = directory.follower_growth(snapshots)
+    out.results["18"] = Result(
+        growth.median,
+        f"median over {growth.channels} channels averaging ≥ {directory.BIG_AUDIENCE:,} viewers "
+        f"of numFollowers' growth between first and last live sight (≥ "
+        f"{directory.GROWTH_SPAN_DAYS:g} days apart), scaled to 30 days",
+        meaningful=growth.channels > 0,
+    )
+    spoken = directory.languages(snapshots)
+    out.results["20a"] = Result(spoken.english_share, f"viewer-time by languageId, {described}")
+    out.results["20b"] = Result(
+        spoken.english_to_spanish, f"live channel-time 'en' ÷ 'es', {described}"
+    )
+    if span < MONTH_DAYS:
+        for row in ("17a", "18"):
+            measured = out.results[row]
+            out.results[row] = Result(
+                measured.value,
+                f"{measured.method}; defined over 30 days, this window is {span:.1f}",
+                meaningful=False,
+            )
+
+
+def measure_subscriptions(
+    url: str, snapshots: pd.DataFrame, now: pd.Timestamp, out: Phases
+) -> None:
+    """Row 22: the subscribers of every partner seen live (``analytics("subscriptions")`` read
+    as ``staff``, who may read any channel's; a subscriber pays once a month) ÷ the platform's
+    viewer-hours over 30 days (summed viewers per snapshot times the time between snapshots,
+    scaled from the window)."""
+    partnered = snapshots["partnered"].fillna(False).astype(bool)
+    partners = sorted(snapshots.loc[partnered, "channel"].unique())
+    with explorer.connect(url, username="staff", password="explorer", progress=False) as staff:
+        paid = 0
+        for channel in partners:
+            series = staff.channel(int(channel)).analytics(
+                "subscriptions", now - pd.Timedelta(days=2), now
+            )
+            paid += int(series["total"].iloc[-1]) if not series.empty else 0
+    counts = directory.per_snapshot(snapshots)
+    span = (counts.index.max() - counts.index.min()).total_seconds() / 3600
+    viewer_hours = float(counts["viewers"].mean()) * 30 * 24
+    out.results["22"] = Result(
+        1000 * paid / viewer_hours if viewer_hours else None,
+        f"{paid:,} subscribers of the {len(partners)} partners seen live (analytics as staff) ÷ "
+        f"{viewer_hours:,.0f} viewer-hours a month (mean summed viewers over {span:.0f} "
+        "simulated hours of snapshots)",
+    )
 
 
 def measure_recordings(
@@ -749,7 +1048,7 @@ def run(
         ):
             measure_chat(api, chat_seconds, chat_speed, rng, out)
         with (
-            platform(Path(folder), "window", channels, speed, seed) as url,
+            platform(Path(folder), "window", channels, speed, seed, WINDOW_OPTIONS) as url,
             explorer.connect(url, progress=False) as api,
         ):
             snapshots = track_window(api, days, speed)
@@ -760,6 +1059,7 @@ def run(
             big = list(viewer_time.sort_values(ascending=False).index[:RECORDING_BIG])
             now = snapshots["time"].max()
             sampled, biggest = measure_recordings(api, sample, big, now, snapshots["time"].min())
+            measure_subscriptions(url, snapshots, now, out)
     went_month = sampled.loc[sampled["in_month"].astype(bool), "channel"].nunique()
     went_window = sampled.loc[sampled["in_window"].astype(bool), "channel"].nunique()
     per_channel = population / len(sample)
@@ -777,6 +1077,15 @@ def run(
         f"{went_window * per_channel:,.0f} went live in the tracked window"
     )
     measure_sessions(sampled, biggest, len(sample), out)
+    measure_directory(snapshots, out)
+    went_live = share * population
+    out.results["19"] = Result(
+        directory.partners_seen(snapshots) / went_live if went_live else None,
+        f"partnered channels seen live ({directory.partners_seen(snapshots)}) ÷ channels that "
+        f"went live in the last 30 days (row 6's estimate, {went_live:,.0f})",
+        meaningful=(snapshots["time"].max() - snapshots["time"].min()).total_seconds() / DAY
+        >= MONTH_DAYS,
+    )
     context = (
         f"{population:,} channels, seed {seed}, window at speed {speed:g}"
         f"{' (--quick)' if quick else ''}; run took {time.monotonic() - started:.0f} s"

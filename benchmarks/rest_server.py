@@ -26,7 +26,7 @@ import httpx
 from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
 from explorer.emulator import credentials
-from explorer.emulator.sessions import opening
+from explorer.emulator.categories import opening
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 

@@ -3,7 +3,8 @@ share their GIL: ``python -m benchmarks.targets platform`` (the emulator, limits
 simulation), ``python -m benchmarks.targets bare FILE`` (a bare Starlette endpoint answering
 FILE's bytes) or ``python -m benchmarks.targets decoy KIND`` (a listener that does with each
 connection the least a server can: holds it unread for ``slowloris``, closes it at once for
-``headers``; what an attack costs the machine, not a server). Each prints its base URL on one
+``headers``, reads and discards every frame of a websocket for ``websocket``; what an attack
+costs the machine, not a server). Each prints its base URL on one
 line, then serves until killed.
 """
 
@@ -38,9 +39,36 @@ def _bare(body_file: str) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
+def _websocket_decoy() -> None:
+    """A websockets server that reads and discards every frame (no compression, no limit)."""
+    import contextlib
+
+    from websockets.asyncio.server import ServerConnection, serve
+    from websockets.exceptions import ConnectionClosed
+
+    from explorer.emulator.server import bind, run_loop
+
+    async def discard(ws: ServerConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):  # attackers hang up without a close
+            async for _ in ws:
+                pass
+
+    async def main() -> None:
+        sock = bind("127.0.0.1", 0)
+        async with serve(discard, sock=sock, compression=None, max_size=None) as server:
+            print(f"http://127.0.0.1:{sock.getsockname()[1]}/api/v1", flush=True)
+            await server.serve_forever()
+
+    run_loop(main())
+
+
 def _decoy(kind: str) -> None:
     import asyncio
     from typing import cast
+
+    if kind == "websocket":
+        _websocket_decoy()
+        return
 
     held: list[asyncio.Transport] = []
 

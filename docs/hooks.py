@@ -2,7 +2,7 @@
 ``docs/`` or are generated, and links that work both on GitHub and on the site.
 
 - The README is the home page, ``SECURITY.md`` the security page, the recipes of
-  ``explorer/recipes/`` are rendered (not executed) under ``recipes/``, and
+  ``notebooks/`` are rendered (not executed) under the same path, and
   ``reference.md`` holds one mkdocstrings entry per public name of the toolkit (what
   ``explorer.__all__`` lists, read without importing it) and the error tree.
 - Pages named in the navigation but absent (``realism.md`` before it is written) are left out
@@ -32,7 +32,9 @@ from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-RECIPES = ROOT / "explorer" / "recipes"
+RECIPES = ROOT / "notebooks"
+#: Where the recipes are on the site: where they are in the repository.
+SITE_RECIPES = "notebooks/"
 #: Site pages whose source is a file of the repository outside docs/.
 OUTSIDE = {"index.md": ROOT / "README.md", "security.md": ROOT / "SECURITY.md"}
 #: The generated API reference.
@@ -71,7 +73,7 @@ def _site_pages() -> dict[Path, str]:
     """Repository files that are pages (or files) of the site, and their site path."""
     pages = {path.resolve(): path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*")}
     pages.update({source.resolve(): uri for uri, source in OUTSIDE.items()})
-    pages.update({nb.resolve(): f"recipes/{nb.name}" for nb in RECIPES.glob("*.ipynb")})
+    pages.update({nb.resolve(): f"{SITE_RECIPES}{nb.name}" for nb in RECIPES.glob("*.ipynb")})
     return pages
 
 
@@ -79,8 +81,8 @@ def _source(uri: str) -> Path:
     """The repository file a site path comes from."""
     if uri in OUTSIDE:
         return OUTSIDE[uri]
-    if uri.startswith("recipes/"):
-        return RECIPES / uri.removeprefix("recipes/")
+    if uri.startswith(SITE_RECIPES):
+        return RECIPES / uri.removeprefix(SITE_RECIPES)
     return DOCS / uri
 
 
@@ -99,7 +101,7 @@ def _prune(nav: list[Any], docs: Path, generated: set[str]) -> list[Any]:
         if isinstance(entry, dict) and isinstance(next(iter(entry.values())), list):
             title, children = next(iter(entry.items()))
             if title == "Recipes":
-                children = [f"recipes/{nb.name}" for nb in sorted(RECIPES.glob("*.ipynb"))]
+                children = [f"{SITE_RECIPES}{nb.name}" for nb in sorted(RECIPES.glob("*.ipynb"))]
             kept.append({title: _prune(children, docs, generated)})
         elif _exists(entry, docs, generated):
             kept.append(entry)
@@ -121,7 +123,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     is still on the site)."""
     docs = Path(config["docs_dir"])
     generated = {*OUTSIDE, REFERENCE}
-    generated.update(f"recipes/{nb.name}" for nb in RECIPES.glob("*.ipynb"))
+    generated.update(f"{SITE_RECIPES}{nb.name}" for nb in RECIPES.glob("*.ipynb"))
     nav = _prune(config["nav"], docs, generated)
     listed = _listed(nav)
     nav += [page.name for page in sorted(docs.glob("*.md")) if page.name not in listed]
@@ -135,11 +137,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for uri, source in OUTSIDE.items():
         files.append(File.generated(config, uri, abs_src_path=str(source)))
     for notebook in sorted(RECIPES.glob("*.ipynb")):
-        # A plain file under the package folder (mkdocs-jupyter wraps plain files only).
-        uri = f"recipes/{notebook.name}"
-        files.append(
-            File(uri, str(RECIPES.parent), config["site_dir"], config["use_directory_urls"])
-        )
+        # A plain file under the repository (mkdocs-jupyter wraps plain files only).
+        uri = f"{SITE_RECIPES}{notebook.name}"
+        files.append(File(uri, str(ROOT), config["site_dir"], config["use_directory_urls"]))
     # Its source is where the public names are listed; on_page_read_source writes it. (A
     # file given as content would not survive mkdocs-jupyter's handling of the files.)
     init = ROOT / "explorer" / "__init__.py"

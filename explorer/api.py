@@ -200,7 +200,8 @@ class Api(Handle[M]):
         ``user_events``, and any full event names in ``topics``. ``log.changes()`` reads the
         updates field by field; ``to`` records a capture. ``url`` is the live-events address
         (default: the platform's web root); ``token`` (an OAuth access token) signs the socket
-        in, for the user's private events (``user_events=["notify"]``). A started
+        in, for the user's private events (``user_events=["notify"]``, with the scope
+        ``notification:view:self``). A started
         :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
         ``await`` from ``AsyncClient``."""
         from explorer.constellation import address as live_address

@@ -10,6 +10,7 @@ In Jupyter a sync handle shows as a small card with the channel's name, title an
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
@@ -19,6 +20,7 @@ import pandas as pd
 from explorer import schemas, tables
 from explorer.account import Account
 from explorer.endpoints import Choice, Result
+from explorer.errors import ExplorerError, NotFound
 from explorer.handle import (
     Async,
     Call,
@@ -32,8 +34,9 @@ from explorer.handle import (
     names,
 )
 from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 from explorer.wire.numbers import identifier
-from explorer.wire.query import format_order
+from explorer.wire.query import MAX_LIMIT, format_order
 
 if TYPE_CHECKING:
     # The chat client (websockets, event logs) loads when a chat is first asked for.
@@ -113,6 +116,35 @@ class Channel(Handle[M]):
 
     def __repr__(self) -> str:
         return f"<Channel {self.key!r} at {self.base_url} as {self._identity()}>"
+
+    async def _not_found(self, missing: NotFound) -> NotFound:
+        """A channel named by a token no channel has: close tokens, from one search of names
+        sharing its first letters (a page, so a typo costs one request)."""
+        token = self.key
+        if not isinstance(token, str) or not missing.message.startswith("Channel not found"):
+            return missing
+        params = {"q": token[:3], "scope": "names", "fields": "token"}
+        try:
+            found = await self._transport.records(
+                wire.CHANNELS.path,
+                wire.CHANNELS.bucket_for(params),
+                params,
+                size=MAX_LIMIT,
+                pages=1,
+                max_rows=MAX_LIMIT,
+                progress=False,
+            )
+        except ExplorerError:
+            found = []
+        tokens = [str(row["token"]) for row in found if row.get("token")]
+        close = difflib.get_close_matches(token, tokens, n=3, cutoff=0.6)
+        hint = (
+            f"did you mean {' or '.join(map(repr, close))}?"
+            if close
+            else f"api.channels(q={token[:3]!r}) searches channel names."
+        )
+        said = f"Channel not found: none is called {token!r}; {hint}"
+        return NotFound(missing.status, missing.error, said, missing.details)
 
     async def _card(self) -> pd.DataFrame:
         """The card shows the channel's basic fields, not its whole record."""

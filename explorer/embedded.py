@@ -1,10 +1,12 @@
 """The platform embedded in this process: the toolkit's default when no base URL is set.
 
-The first client created without ``base_url`` or ``EXPLORER_BASE_URL`` starts the platform in
-a background thread (a seeded in-memory world with simulated live activity and real rate
-limits), logs its address once, and every later client reuses it, so a notebook works offline
-and on Binder with no setup. It stops when the process exits. The server is imported only
-here and only then, so the toolkit does not load it when it talks to a remote platform.
+The first client created without ``base_url`` or ``EXPLORER_BASE_URL`` starts the platform in a
+background thread (a seeded in-memory world with simulated live activity and real rate limits,
+counted per client as in ``explorer lab``: every client of this process reaches it over
+loopback, and each gets its own buckets), logs its address once, and every later client reuses
+it, so a notebook works offline and on Binder with no setup. It stops when the process exits.
+The server is imported only here and only then, so the toolkit does not load it when it talks
+to a remote platform.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ def base_url() -> str:
     with _lock:
         if _platform is None or _pid != os.getpid():
             from explorer.emulator import start
+            from explorer.jupyterhub import served_hosts
 
-            _platform, _pid = start(simulate=True), os.getpid()
+            _platform = start(simulate=True, limits_per_client=True, allowed_hosts=served_hosts())
+            _pid = os.getpid()
             atexit.register(_platform.stop)
             log.info("explorer: started the embedded platform at %s", _platform.base_url)
         return _platform.base_url

@@ -40,6 +40,7 @@ anything is sent; they are mistakes in the calling code, not outcomes to handle.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,7 +77,8 @@ class PlatformError(ExplorerError):
             f"{status} {error}: {message}" if message and message != error else f"{status} {error}"
         )
         for detail in self.details:
-            text += f"\n  {detail.get('path', '?')}: {detail.get('message', '')}"
+            if detail.get("message") != message:  # (a detail that only repeats it adds nothing)
+                text += f"\n  {detail.get('path', '?')}: {detail.get('message', '')}"
         super().__init__(text)
 
 
@@ -113,7 +115,8 @@ class Conflict(PlatformError):
 class RateLimited(PlatformError):
     """429: a bucket was exhausted and waiting did not help (or the request was not a GET).
 
-    ``reset_at`` is the epoch time in seconds when the bucket refills, when the platform said.
+    ``reset_at`` is the epoch time in seconds when the bucket refills, when the platform said;
+    ``bucket`` the bucket whose window is full, when it said (``X-RateLimit-Bucket``).
     """
 
     status_code = 429
@@ -125,9 +128,33 @@ class RateLimited(PlatformError):
         message: str,
         details: Sequence[Mapping[str, Any]] = (),
         reset_at: float | None = None,
+        bucket: str | None = None,
     ) -> None:
         super().__init__(status, error, message, details)
         self.reset_at = reset_at
+        self.bucket = bucket
+
+
+#: The platform's lockout of failed sign-ins (counted per address).
+LOCKOUT_BUCKET = "user-login-failed"
+
+
+def limit_said(bucket: str, reset_at: float | None, now: float) -> str:
+    """One line for a used-up rate limit: which, until when, and what to do meanwhile."""
+    if reset_at is None:
+        until = "for a while"
+    else:
+        left = max(0, round(reset_at - now))
+        clock = time.strftime("%H:%M:%S", time.gmtime(reset_at))
+        wait = f"{left // 60} min {left % 60} s" if left >= 60 else f"{left} s"
+        until = f"until {clock} UTC (in {wait})"
+    if bucket == LOCKOUT_BUCKET:
+        return (
+            f"Too many failed sign-ins from this address: signing in is locked {until}. "
+            "Check the username and password (the demo accounts' password is 'explorer'); "
+            "restarting the platform also lifts the lock."
+        )
+    return f"The platform's {bucket!r} rate limit is used up {until}: wait, or ask less often."
 
 
 class CsrfError(PlatformError):
@@ -212,12 +239,18 @@ _BY_STATUS: dict[int, type[PlatformError]] = {
 
 
 def error_for(
-    status: int, body: object, reason: str = "", reset_at: float | None = None
+    status: int,
+    body: object,
+    reason: str = "",
+    reset_at: float | None = None,
+    bucket: str | None = None,
+    now: float = 0.0,
 ) -> PlatformError:
     """The typed error for a response with ``status`` and decoded JSON ``body``.
 
     ``body`` may be anything the platform sent (a non-object gives the ``reason`` phrase);
-    ``reset_at`` is kept on a :class:`RateLimited`.
+    ``reset_at`` and ``bucket`` are kept on a :class:`RateLimited`, whose message then says
+    which limit it is and how long it lasts from ``now`` (:func:`limit_said`).
     """
     fields: Mapping[str, Any] = body if isinstance(body, Mapping) else {}
     error = str(fields.get("error") or reason or "Error")
@@ -228,5 +261,7 @@ def error_for(
     )
     cls = _BY_STATUS.get(status, ServerError if status >= 500 else PlatformError)
     if cls is RateLimited:
-        return RateLimited(status, error, message, details, reset_at=reset_at)
+        if bucket:
+            message = limit_said(bucket, reset_at, now)
+        return RateLimited(status, error, message, details, reset_at=reset_at, bucket=bucket)
     return cls(status, error, message, details)

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, Ty
 
 from explorer import loop, schemas, tables
 from explorer.endpoints import Binding, Choice, Result
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, NotFound
 from explorer.schemas import Schema
 from explorer.transport import Transport, decode_object
 from explorer.wire.endpoint import Endpoint
@@ -124,6 +124,11 @@ class Handle(Generic[M]):
             for key, value in frame.reset_index().iloc[0].items()
         )
         return f"<div>{head}<table>{rows}</table></div>"
+
+    async def _not_found(self, missing: NotFound) -> NotFound:
+        """The error to raise for a 404 of one of this handle's methods: the platform's, unless
+        the handle can say more (a channel suggests close names)."""
+        return missing
 
     async def _card(self) -> Any:
         """The one-row frame a card shows: the whole ``info()`` record unless narrowed."""
@@ -248,7 +253,10 @@ def endpoint(
             bound.apply_defaults()
             values = {**handle._values, **bound.arguments}
             assert op.binding is not None
-            answer: R = await perform(handle._transport, op.binding, call, values)
+            try:
+                answer: R = await perform(handle._transport, op.binding, call, values)
+            except NotFound as missing:
+                raise await handle._not_found(missing) from None
             return answer
 
         returns = str(signature.return_annotation).removeprefix("Call[").removesuffix("]")

@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
-from explorer.errors import LoopThreadError
+from explorer.errors import ExplorerError, LoopThreadError
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -95,6 +95,11 @@ def run(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
             raise
         future.cancel()
         raise TimeoutError(f"explorer call did not finish within {timeout} s") from None
+    except ExplorerError as error:
+        # An outcome the message explains: the loop thread's frames (the toolkit's internals)
+        # would bury it under a long traceback; the caller's own frames stay.
+        future.cancel()
+        raise error.with_traceback(None) from error.__cause__
     except BaseException:
         future.cancel()
         raise

@@ -3,7 +3,8 @@
 Before each request the transport asks the bucket's :class:`~explorer.wire.ratelimit.Allowance`
 (learnt from ``X-Rate-Limit``, ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset``) and the
 locally counted ``global`` bucket whether it may send, and sleeps until the window resets when
-not, so a full ranking draws no 429. A platform that enforces nothing says so
+not, so a full ranking draws no 429 (a progress bar's status counts the wait down second by
+second). A platform that enforces nothing says so
 (``X-RateLimit-Enforced: false``); then no bucket, ``global`` included, holds a request back.
 Endpoints sharing a bucket share one allowance; which
 bucket an endpoint is charged to comes from its row (``endpoints.py``).
@@ -78,7 +79,10 @@ class Pacer:
             timed = [d for d in delays if d]
             timeout = max(timed) if timed else None
             if status is not None and timeout is not None and timeout > _QUIET_WAIT:
-                status(f"waiting {math.ceil(timeout)} s for {bucket}")
+                # A countdown: wake when the whole seconds shown drop by one, and say it again.
+                shown = math.ceil(timeout)
+                status(f"waiting {shown} s for {bucket}")
+                timeout -= shown - 1
             waited = True
             changed = self._changed
             try:

@@ -12,14 +12,17 @@ external pack at an ``http``/``https`` address; anything else stays text.
 
 Builtin packs live where the historical platform kept them, on the site beside the API:
 ``<site>/_latest/emoticons/<pack>.png`` (each component's ``coords`` is its rectangle on that
-sheet; :func:`sprite_url`).
+sheet; :func:`sprite_url`). A builtin emoticon's image travels inline, cut from that sheet by
+an :data:`Inline` function (:class:`explorer.sprites.SpriteSheets`, which says why), so it
+shows in a browser that cannot reach the platform; an external pack's sheet is the browser's
+to load, offset to the emoticon's rectangle.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -30,6 +33,10 @@ from pandas.api.types import is_scalar
 SPRITES = "/_latest/emoticons/"
 #: A message shown in a view is cut to this many characters of text.
 TEXT_LIMIT = 300
+
+#: An emoticon's image cut from the sheet at an address, by its ``(x, y, width, height)`` on
+#: it, as a ``data:`` URL; None while it cannot be had.
+Inline = Callable[[str, tuple[int, int, int, int]], str | None]
 
 _API_PATH = re.compile(r"/api/v[0-9]+/?\Z")
 _PACK = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -96,27 +103,31 @@ def _coords(component: Mapping[str, Any]) -> tuple[int, int, int, int] | None:
     return x, y, width, height
 
 
-def emoticon_html(component: Mapping[str, Any], base_url: str | None) -> str:
-    """An emoticon component as its image cut from its sprite sheet, or its text when the
-    sheet is unknown (no ``base_url``, an odd pack or odd coordinates)."""
+def emoticon_html(
+    component: Mapping[str, Any], base_url: str | None, inline: Inline | None = None
+) -> str:
+    """An emoticon component as its image, or its text when there is none: a builtin one
+    inline (``inline`` cuts it from its pack's sheet on the platform at ``base_url``), an
+    external one cut from its sheet by the browser; odd packs or coordinates stay text."""
     text = str(component.get("text") or "")
     pack = str(component.get("pack") or "")
     source = component.get("source")
-    sheet: str | None = None
-    if source == "builtin" and base_url:
-        sheet = sprite_url(base_url, pack)
-    elif source == "external" and _web(pack):
-        sheet = pack.strip()
     coords = _coords(component)
-    if sheet is None or coords is None:
+    if coords is None:
         return html.escape(text)
     x, y, width, height = coords
-    style = (
-        f"width:{width}px;height:{height}px;object-fit:none;"
-        f"object-position:-{x}px -{y}px;vertical-align:middle"
-    )
+    style = f"width:{width}px;height:{height}px;vertical-align:middle"
+    image: str | None = None
+    if source == "builtin" and base_url and inline is not None:
+        sheet = sprite_url(base_url, pack)
+        image = inline(sheet, coords) if sheet is not None else None
+    elif source == "external" and _web(pack):
+        image = pack.strip()
+        style += f";object-fit:none;object-position:-{x}px -{y}px"
+    if image is None:
+        return html.escape(text)
     return (
-        f'<img class="explorer-emoticon" src="{_attr(sheet)}" alt="{_attr(text)}" '
+        f'<img class="explorer-emoticon" src="{_attr(image)}" alt="{_attr(text)}" '
         f'title="{_attr(text)}" style="{style}">'
     )
 
@@ -147,9 +158,12 @@ def tag_html(component: Mapping[str, Any]) -> str:
     )
 
 
-def message_html(components: Sequence[Any], base_url: str | None = None) -> str:
-    """A message's components as the platform means them to look (see the module docstring);
-    at most :data:`TEXT_LIMIT` characters of text."""
+def message_html(
+    components: Sequence[Any], base_url: str | None = None, inline: Inline | None = None
+) -> str:
+    """A message's components as the platform means them to look (see the module docstring;
+    ``inline`` gives builtin emoticons' images); at most :data:`TEXT_LIMIT` characters of
+    text."""
     parts: list[str] = []
     room = TEXT_LIMIT
     for component in components:
@@ -161,7 +175,7 @@ def message_html(components: Sequence[Any], base_url: str | None = None) -> str:
         kind = component.get("type")
         text = str(component.get("text") or component.get("data") or "")
         if kind == "emoticon":
-            parts.append(emoticon_html(component, base_url))
+            parts.append(emoticon_html(component, base_url, inline))
         elif kind == "link":
             parts.append(link_html(component))
         elif kind == "tag":
@@ -222,15 +236,17 @@ def event_html(
     packet: Mapping[str, Any] | None,
     names: Mapping[int, str | None],
     base_url: str | None = None,
+    inline: Inline | None = None,
 ) -> str:
     """What a log row shows in a view's text column: a chat message from its ``packet``'s
-    components (emoticons, links, tags), anything else as its escaped :func:`summary`."""
+    components (emoticons, links, tags; see :func:`message_html`), anything else as its
+    escaped :func:`summary`."""
     if str(row.event) == "ChatMessage" and packet is not None:
         data = packet.get("data")
         message = data.get("message") if isinstance(data, Mapping) else None
         components = message.get("message") if isinstance(message, Mapping) else None
         if isinstance(components, list):
-            body = message_html(components, base_url)
+            body = message_html(components, base_url, inline)
             target = _value(row, "target")
             whisper = f" <i>(whisper to {html.escape(str(target))})</i>" if target else ""
             return body + whisper

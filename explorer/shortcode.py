@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from explorer.jupyterhub import browser_root
+
 
 @dataclass(frozen=True, slots=True)
 class Shortcode:
@@ -30,9 +32,10 @@ class Shortcode:
 
 def shortcode(base_url: str, body: dict[str, Any]) -> Shortcode:
     """The :class:`Shortcode` of a ``POST /oauth/shortcode`` answer, with its ``/go`` address
-    (at the platform's web root, beside ``/api/v1``)."""
+    (at the platform's web root, beside ``/api/v1``, as the person's browser reaches it: on a
+    JupyterHub or Binder, through the Jupyter server; :mod:`explorer.jupyterhub`)."""
     parts = urlsplit(base_url)
-    root = f"{parts.scheme}://{parts.netloc}"
+    root = browser_root(f"{parts.scheme}://{parts.netloc}")
     code = str(body["code"])
     return Shortcode(
         code=code,
@@ -66,12 +69,14 @@ def show(pending: Shortcode) -> None:
 
 def widget_html(pending: Shortcode) -> str:
     """The widget's HTML: the code and the address come from the platform, so both are
-    escaped, and the address is a link only when it is an http(s) one."""
+    escaped, and the address is a link only when it is an http(s) one or a path on the
+    Jupyter server (a JupyterHub's proxy)."""
     url, code = html.escape(pending.url, quote=True), html.escape(pending.code)
+    linkable = pending.url.startswith(("http://", "https://")) or (
+        pending.url.startswith("/") and not pending.url.startswith("//")
+    )
     place = (
-        f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a>'
-        if pending.url.startswith(("http://", "https://"))
-        else url
+        f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a>' if linkable else url
     )
     return (
         f"<p>Go to {place} and enter "

@@ -18,6 +18,7 @@ import asyncio
 import functools
 import secrets
 import ssl
+import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -50,11 +51,13 @@ from explorer.pacing import Pacer, Status, header_number
 from explorer.progress import Progress
 from explorer.shortcode import Shortcode, shortcode
 from explorer.wire import routes as wire
-from explorer.wire.ratelimit import RESET_HEADER
+from explorer.wire.ratelimit import BUCKET_HEADER, RESET_HEADER
 
 Record = dict[str, Any]
 
 TOTAL_HEADER = "X-Total-Count"
+#: The calling application (reference fact 9): the toolkit's client id and this client's tag.
+CLIENT_HEADER = "Client-ID"
 #: The platform's world time on every response (the emulator's ``clock.CLOCK_HEADER``).
 CLOCK_HEADER = "X-Explorer-Clock"
 #: Tries per GET: the first plus retries after a 429 or a dropped connection.
@@ -97,7 +100,12 @@ class Transport:
         self._http = httpx.AsyncClient(
             base_url=base_url,
             auth=BearerAuth(token) if token else self._csrf,
-            headers={"Accept": "application/json"},
+            # A Client-ID of its own: a platform counting anonymous limits per client (a lab's)
+            # gives this client its own buckets, not those of every client on its address.
+            headers={
+                "Accept": "application/json",
+                CLIENT_HEADER: f"{CLIENT_ID}.{secrets.token_hex(4)}",
+            },
             timeout=timeout,
             transport=transport,
             verify=_tls(),
@@ -177,7 +185,7 @@ class Transport:
                 )
                 if transient and attempt == 1 < attempts:
                     continue
-                raise ConnectionFailed(f"{method} {self.base_url}{path} failed: {exc!r}") from exc
+                raise ConnectionFailed(unreachable(self.base_url, exc)) from None
             except BaseException:
                 self._pacer.release(bucket)
                 raise
@@ -371,6 +379,22 @@ class Transport:
         return token
 
 
+def unreachable(base_url: str, exc: httpx.RequestError) -> str:
+    """One line for a request that got no answer: where, what happened, and what to do."""
+    request = exc.request
+    said = f"{request.method} {request.url.path}"
+    if isinstance(exc, httpx.TimeoutException):
+        return (
+            f"The platform at {base_url} did not answer {said} in time ({type(exc).__name__}): "
+            "it may be overloaded or stopped; check it (its log, or `explorer serve`) and retry."
+        )
+    why = str(exc) or type(exc).__name__
+    return (
+        f"Cannot reach the platform at {base_url} ({said}: {why}): start it with "
+        "`explorer serve` (or `explorer lab`), or set EXPLORER_BASE_URL to where it runs."
+    )
+
+
 def world_time(headers: httpx.Headers) -> float | None:
     """The world time a response's ``X-Explorer-Clock`` header gives (epoch seconds), or
     None when it has none (or one that is not a timestamp)."""
@@ -429,6 +453,8 @@ def _error(response: httpx.Response, base_url: str) -> PlatformError:
         body,
         response.reason_phrase,
         reset_at=reset / 1000.0 if reset is not None else None,
+        bucket=response.headers.get(BUCKET_HEADER),
+        now=time.time(),
     )
 
 

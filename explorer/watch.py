@@ -147,6 +147,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
         self._members: dict[int, Member] = {}
+        #: The token of every channel the watch had, for the names in :meth:`messages`.
+        self._names: dict[int, str] = {}
         #: Tokens that name no channel, and the error that said so (reported as failed).
         self._unknown: dict[str, NotFound] = {}
         #: Totals of the chats each channel had before its current one.
@@ -173,6 +175,17 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
     def closed(self) -> bool:
         """Whether :meth:`aclose` was called."""
         return self._closed
+
+    def messages(self) -> pd.DataFrame:
+        """ChatMessage rows of the log so far (:meth:`EventLog.messages`) with ``token``, the
+        channel's name, beside its id ``channel`` (missing where the watch never learnt it).
+        Safe from any thread."""
+        frame = self.log.messages()
+        self._names.update((m.channel, m.token) for m in list(self._members.values()) if m.token)
+        names = dict(self._names)
+        tokens = pd.array([names.get(c) for c in frame["channel"].tolist()], dtype="string")
+        frame.insert(frame.columns.get_loc("channel") + 1, "token", tokens)
+        return frame
 
     def chat(self, channel: int) -> ChatClient | None:
         """The chat client of ``channel`` (None while it is not part of the watch or joining)."""
@@ -360,6 +373,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         found = await self._resolve(channels)
         for member in found:
             member.explicit = True
+        await self._warn_offline([m.channel for m in found])
         await self._take(found)
 
     async def remove(self, *channels: Channels) -> None:
@@ -415,6 +429,31 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             found.update((int(i), str(t)) for i, t in frame["token"].items())
         return found
 
+    async def _warn_offline(self, channels: list[int]) -> None:
+        """Warn about the channels named that are offline, a listing request per hundred:
+        their chats stay quiet until they go live, and a ranking by ``viewersTotal`` (all-time
+        views) names many of those."""
+        offline: list[str] = []
+        for start in range(0, len(channels), _TOKEN_BATCH):
+            batch = channels[start : start + _TOKEN_BATCH]
+            frame = await self._listing(
+                where={"id": batch, "online": False},
+                fields=("id", "token"),
+                max_rows=len(batch),
+                progress=False,
+            )
+            offline += [str(token) for token in frame["token"]]
+        if offline:
+            shown = ", ".join(offline[:5]) + (", ..." if len(offline) > 5 else "")
+            log.warning(
+                "explorer watch: %d of the %d channels named are offline (%s): their chats stay "
+                "quiet until they go live; to watch what is live, rank with where={'online': "
+                "True} and order='viewersCurrent:desc', or use watch(top=N)",
+                len(offline),
+                len(channels),
+                shown,
+            )
+
     async def _take(self, members: list[Member]) -> None:
         """Join ``members`` that are not in the watch, or failed there (tried again); a
         channel joined or joining already only takes the new member's flags."""
@@ -469,6 +508,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
     async def _leave(self, member: Member) -> None:
         """Stop ``member``'s join if it is under way, leave its chat, forget it (keeping its
         totals)."""
+        if member.token:
+            self._names[member.channel] = member.token
         if member.join is not None:
             member.join.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -589,6 +630,11 @@ class Watch(FeedTwin[AsyncWatch]):
     def outages(self) -> pd.DataFrame:
         """Every time a chat of the watch was away, and what may be missing there."""
         return self._aio.outages()
+
+    def messages(self) -> pd.DataFrame:
+        """ChatMessage rows so far, with the channel's ``token`` beside its id
+        (:meth:`AsyncWatch.messages`)."""
+        return self._aio.messages()
 
     def losses(self) -> dict[str, Any]:
         """What a recording's manifest says was lost (outages, gaps, removed, failed)."""

@@ -11,7 +11,7 @@ distinct prefixes cannot collide.
 
 As a script: ``python recipe_runs.py FOLDER`` runs every recipe in ``FOLDER`` in place (the
 environment's ``EXPLORER_BASE_URL`` names the platform) and prints one JSON object, each
-recipe's seconds and error (null when it ran through).
+recipe's seconds, error (null when it ran through) and output texts.
 """
 
 from __future__ import annotations
@@ -36,10 +36,22 @@ CELL_TIMEOUT = 150
 
 @dataclass(frozen=True)
 class Run:
-    """How one notebook's execution went."""
+    """How one notebook's execution went, and what its cells printed or showed as text."""
 
     seconds: float
     error: str | None
+    texts: list[str]
+
+
+def texts(notebook: nbformat.NotebookNode) -> list[str]:
+    """Each output's text (a stream's, or a result's text/plain), in order."""
+    found = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain")
+            if text:
+                found.append(str(text))
+    return found
 
 
 async def _execute(path: Path, env: dict[str, str], sockets: Path) -> Run:
@@ -55,8 +67,8 @@ async def _execute(path: Path, env: dict[str, str], sockets: Path) -> Run:
     try:
         await client.async_execute(env=env)
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
-        return Run(time.monotonic() - started, str(exc))
-    return Run(time.monotonic() - started, None)
+        return Run(time.monotonic() - started, str(exc), texts(notebook))
+    return Run(time.monotonic() - started, None, texts(notebook))
 
 
 async def execute_all(folder: Path, env: dict[str, str]) -> dict[str, Run]:

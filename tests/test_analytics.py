@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from explorer.emulator import Platform
+from explorer.emulator import Platform, status
+from explorer.emulator.sessions import STREAMER_AUDIENCE, STREAMER_HOURS
 
 SERIES = (
     "viewers",
@@ -227,3 +228,14 @@ def test_values_follow_the_channels_audience(
     )
     small_points = viewer.get(series_url(small, "viewers"), params=RANGE).json()
     assert max((p["peak"] for p in small_points), default=0) * 20 < big_peak
+
+
+def test_a_partners_month_of_subscriptions_follows_its_viewer_hours(
+    owner: httpx.Client, streamer_channel: int
+) -> None:
+    """A partner's paid subscriptions over 30 days are its month's viewer-hours at its rate."""
+    month = {"from": "2020-06-22T00:00:00Z", "to": "2020-07-22T00:00:00Z"}
+    points = owner.get(series_url(streamer_channel, "tsdb/subRevenue"), params=month).json()
+    paid = sum(point["count"] for point in points)
+    expected = status.subscribers(STREAMER_AUDIENCE, STREAMER_HOURS)
+    assert 0.8 * expected <= paid <= 1.25 * expected

@@ -46,13 +46,14 @@ def test_binder_python_is_3_11(dockerfile: str) -> None:
 
 
 def test_binder_installs_the_repository(dockerfile: str) -> None:
-    """requirements.txt installs this repository with the lab extra, after the repo is copied."""
+    """requirements.txt installs this repository with the lab extra, and jupyter-server-proxy
+    (the browser's way to the platform's /go page), after the repo is copied."""
     lines = [
         line.strip()
         for line in (BINDER / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    assert lines == [".[lab]"]
+    assert lines == [".[lab]", "jupyter-server-proxy>=4.1"]
     assert 'pip install --no-cache-dir -r "binder/requirements.txt"' in dockerfile
     copy = re.search(r"COPY --chown=\S+ src/ \$\{REPO_DIR\}/", dockerfile)
     assert copy, "the repository is copied into the image"
@@ -106,6 +107,6 @@ def test_readme_explains_binder_without_a_placeholder_link() -> None:
     """README says how to open the recipes on Binder once published, and links no Binder URL
     with a placeholder owner."""
     text = README.read_text()
-    assert "mybinder.org/v2/gh/OWNER/REPOSITORY/HEAD?urlpath=lab/tree/explorer/recipes" in text
-    assert (ROOT / "explorer" / "recipes").is_dir()
+    assert "mybinder.org/v2/gh/OWNER/REPOSITORY/HEAD?urlpath=lab/tree/notebooks" in text
+    assert (ROOT / "notebooks").is_dir()
     assert not re.search(r"\]\(https://mybinder\.org/v2/gh/[^)]*OWNER", text)

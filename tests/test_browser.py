@@ -2,7 +2,7 @@
 show emoticon images and open links safely.
 
 JupyterLab (port 0, a token, ``--no-browser``, configured as ``explorer lab`` configures it)
-serves a temporary copy of explorer/recipes/ (the copy takes JupyterLab's autosaves and checkpoints)
+serves a temporary copy of notebooks/ (the copy takes JupyterLab's autosaves and checkpoints)
 with ``EXPLORER_BASE_URL`` pointing at a platform with simulated chat. Debian's chromium,
 driven by Playwright for Python, opens ``04-tour.ipynb``, runs every cell through the Run menu,
 and reads the widget's event counter twice, a few seconds apart: it must rise while the page is
@@ -71,11 +71,11 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def jupyterlab(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """JupyterLab on a copy of explorer/recipes/ beside a live platform, configured as
+    """JupyterLab on a copy of notebooks/ beside a live platform, configured as
     `explorer lab` configures it (no news, no update check); its URL with the token, and the
     platform's."""
     root = tmp_path / "notebooks"
-    shutil.copytree(ROOT / "explorer" / "recipes", root)
+    shutil.copytree(ROOT / "notebooks", root)
     token = secrets.token_hex(16)
     with start(simulate=True) as platform:
         env = {

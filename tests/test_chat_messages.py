@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.backfill import HISTORY_CHANNELS, seed_history
+from explorer.emulator.categories import opening
 from explorer.emulator.chat import history
-from explorer.emulator.sessions import opening
-from explorer.emulator.simulate import HISTORY_CHANNELS, seed_history
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 from tests.chatkit import World, run

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform, chatter, simulate
+from explorer.emulator.categories import opening
 from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.context import Config
-from explorer.emulator.sessions import opening
 from explorer.emulator.simulate import Script, script_for
 from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
@@ -203,6 +203,25 @@ def test_viewer_counts_move_with_world_time(
         if httpx.get(url, params=params, timeout=10).json() != before:
             return
     raise AssertionError("viewersCurrent never moved")
+
+
+def test_ticks_take_at_most_their_share_of_the_loop() -> None:
+    """A cheap tick waits the usual pause; a costly one waits so long that ticking takes
+    TICK_SHARE of the loop's time, leaving the rest to REST and chat."""
+    assert simulate.tick_wait(0.05, 0.001) == 0.05
+    cost = 0.4
+    assert cost / (cost + simulate.tick_wait(0.05, cost)) == pytest.approx(simulate.TICK_SHARE)
+
+
+def test_a_thinned_chat_keeps_a_thinned_crowd_in_its_room(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """At a speed where the chat keeps a sliver of its messages, a busy channel's bots do not
+    all wait in its room (each enters when it first acts): a tick's cost stays bounded."""
+    world = World(make_platform(rate_limits=False, simulate=True, speed=5000, sim_rate=0.5))
+    channel = busiest(world)["id"]
+    users = httpx.get(f"{world.base_url}/chats/{channel}/users", timeout=10)
+    assert users.status_code == 200 and len(users.json()) < simulate.MAX_BOTS // 3
 
 
 def test_simulation_is_off_by_default_in_start(make_platform: Callable[..., Platform]) -> None:

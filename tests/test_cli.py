@@ -97,3 +97,16 @@ def test_serve_refuses_a_speed_out_of_bounds() -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "--speed" in done.stderr and "between 1 and" in done.stderr
+
+
+def test_python_dash_m_explorer_is_the_command() -> None:
+    """`python -m explorer` runs the explorer command (its help lists the subcommands)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: explorer ")
+    assert all(command in done.stdout for command in ("serve", "lab", "tour", "record"))

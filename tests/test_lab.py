@@ -24,7 +24,8 @@ FETCH = (
     "raise SystemExit(3)"
 )
 ROOT = Path(__file__).resolve().parent.parent
-RECIPES = sorted((ROOT / "explorer" / "recipes").glob("*.ipynb"))
+#: What the copy gets: the recipes and the realism page they link to.
+RECIPES = [*sorted((ROOT / "notebooks").glob("*.ipynb")), ROOT / "notebooks" / "realism.md"]
 SMALL = ["--port", "0", "--db", ":memory:", "--channels", "50", "--no-simulate"]
 
 
@@ -79,7 +80,7 @@ def test_lab_runs_jupyterlab_on_the_users_copy(
     assert isinstance(command, list)
     assert command[:5] == [sys.executable, "-m", "jupyter", "lab", str(copy)]
     assert "--no-browser" in command and lab.LAB_ARGUMENTS[0] in command
-    assert seen["serve"] == ["--port", "0", "--db", str(db)]
+    assert seen["serve"] == ["--port", "0", "--db", str(db), "--limits-per-client"]
     assert seen["log"] == tmp_path / "platform.log"
     env = seen["env"]
     assert isinstance(env, dict)

@@ -184,7 +184,7 @@ def test_a_token_signs_the_feed_in_for_private_events(
     user:{id}:notify, and logs the notification of an achievement earned through REST."""
     with closing(sign_in(platform_of_live.base_url, "staff")) as person:
         me = person.get("/users/current").json()["id"]
-        token = implicit_token(person, "user:details:self")["access_token"]
+        token = implicit_token(person, "notification:view:self")["access_token"]
         with api.live(users=[me], user_events=["notify"], token=token) as live:
             assert live.stats().loc[f"user:{me}:notify", "state"] == "subscribed"
             assert person.post("/interactive/games", json={"name": "g"}).status_code == 201

@@ -263,9 +263,9 @@ def test_notify_is_private_to_its_user(live: Platform) -> None:
     token subscribes and receives it, with user:{id}:achievement, for a game made in REST."""
     with closing(sign_in(live.base_url, "viewer2")) as viewer:
         me = viewer.get("/users/current").json()["id"]
-        own = implicit_token(viewer, "user:details:self")["access_token"]
+        own = implicit_token(viewer, "notification:view:self")["access_token"]
         with closing(sign_in(live.base_url, "viewer")) as other:
-            theirs = implicit_token(other, "user:details:self", "s2")["access_token"]
+            theirs = implicit_token(other, "notification:view:self", "s2")["access_token"]
 
         async def main() -> list[Any]:
             topic = [f"user:{me}:notify", f"user:{me}:achievement"]

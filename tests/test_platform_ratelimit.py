@@ -5,10 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import closing
+from dataclasses import replace
 
 import httpx
+import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.context import Config
+from explorer.emulator.server import PlatformOptions
 from explorer.wire.ratelimit import BUCKETS
 from tests.clocks import ManualClock
 from tests.conftest import sign_in
@@ -142,3 +146,72 @@ def test_searches_are_charged_to_channel_search(make_platform: Callable[..., Pla
     assert search.headers["X-Rate-Limit"] == "1"
     assert httpx.get(platform.base_url + "/channels", params={"q": "x"}).status_code == 429
     assert httpx.get(platform.base_url + "/channels").headers["X-Rate-Limit"] == "1000"
+
+
+def as_client(client_id: str) -> dict[str, str]:
+    """The headers of an anonymous request from the application ``client_id``."""
+    return {"Client-ID": client_id}
+
+
+def test_a_429_names_the_full_bucket(make_platform: Callable[..., Platform]) -> None:
+    """The refusal says which bucket is full in X-RateLimit-Bucket."""
+    platform = make_platform(rate_limits=True, buckets={"channel-read": (1, 60)})
+    httpx.get(platform.base_url + "/channels/streamer")
+    refused = httpx.get(platform.base_url + "/channels/streamer")
+    assert refused.status_code == 429
+    assert refused.headers["X-RateLimit-Bucket"] == "channel-read"
+
+
+def test_per_client_limits_count_each_client_apart(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """With per-client limits, two Client-IDs of one address have a bucket each: one used up
+    does not hold the other back (cached listing pages included)."""
+    platform = make_platform(
+        rate_limits=True, limits_per_client=True, buckets={"channel-read": (2, 60)}
+    )
+    for path in ("/channels/streamer", "/channels?limit=1"):
+        url = platform.base_url + path
+        first = [httpx.get(url, headers=as_client(f"a{path}")).status_code for _ in range(3)]
+        assert first == [200, 200, 429]
+        assert httpx.get(url, headers=as_client(f"b{path}")).status_code == 200
+
+
+def test_without_per_client_limits_client_ids_share_the_address(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """By default a Client-ID changes nothing: the address's anonymous bucket is shared."""
+    platform = make_platform(rate_limits=True, buckets={"channel-read": (2, 60)})
+    url = platform.base_url + "/channels/streamer"
+    assert [httpx.get(url, headers=as_client("a")).status_code for _ in range(2)] == [200, 200]
+    assert httpx.get(url, headers=as_client("b")).status_code == 429
+
+
+def test_per_client_limits_keep_the_lockout_per_address(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """Failed sign-ins still count per address: a new Client-ID does not escape the lockout."""
+    platform = make_platform(
+        rate_limits=True, limits_per_client=True, buckets={"user-login-failed": (2, 900)}
+    )
+    url = platform.base_url + "/users/login"
+    for guess in ("a-guess-1", "a-guess-2"):
+        wrong = {"username": "viewer", "password": guess}
+        assert httpx.post(url, json=wrong, headers=as_client("a")).status_code == 401
+    right = {"username": "viewer", "password": "explorer"}
+    refused = httpx.post(url, json=right, headers=as_client("b"))
+    assert refused.status_code == 429
+    assert refused.headers["X-RateLimit-Bucket"] == "user-login-failed"
+
+
+def test_per_client_limits_are_refused_beyond_loopback() -> None:
+    """Per-client limits let callers choose their identity: refused on a public address or
+    behind a trusted proxy."""
+    per_client = Config(limits_per_client=True)
+    for options in (
+        {"host": "0.0.0.0", "config": per_client},
+        {"config": replace(per_client, forwarded_allow_ips=("10.0.0.0/8",))},
+    ):
+        with pytest.raises(ValueError, match="only for a platform on loopback"):
+            PlatformOptions(**options)  # type: ignore[arg-type]
+    assert PlatformOptions(config=per_client).host == "127.0.0.1"

@@ -201,13 +201,36 @@ def test_an_unknown_channel_name_exits_2_naming_it(
     assert "no channel is called 'no-such-streamer'" in err and "reach" not in err
 
 
+def test_a_misspelt_channel_name_suggests_the_close_one(
+    live: Platform, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--channels with a token one letter off a channel's: exit 2 suggesting that channel."""
+    flags = ["--url", live.base_url, "--out", str(tmp_path / "capture"), "--duration", "1s"]
+    assert main(["record", *flags, "--channels", "streamr"]) == 2
+    assert "did you mean 'streamer'?" in capsys.readouterr().err
+
+
 def test_an_unreachable_platform_exits_1(tmp_path: Path) -> None:
-    """Nothing listening at --url: exit 1 with the reason, no capture started."""
+    """Nothing listening at --url: exit 1 with one line naming the URL once and what to do,
+    no capture started."""
     process = record("http://127.0.0.1:1/api/v1", tmp_path / "capture", "--top", "5")
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1
-    assert "cannot reach the platform" in stderr
+    assert "Cannot reach the platform at http://127.0.0.1:1/api/v1 (" in stderr
+    assert stderr.count("127.0.0.1:1") == 1 and "explorer serve" in stderr
+    assert len(stderr.strip().splitlines()) == 1
     assert not (tmp_path / "capture").exists()
+
+
+def test_an_unwritable_out_is_said_to_be_the_folder(live: Platform, tmp_path: Path) -> None:
+    """--out inside a file (so not writable): exit 2 saying the folder cannot be written,
+    not that the platform cannot be reached."""
+    (tmp_path / "file").write_text("not a folder")
+    process = record(live.base_url, tmp_path / "file" / "capture", "--top", "5")
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "cannot write the capture at" in stderr and "--out" in stderr
+    assert "reach" not in stderr
 
 
 class Terminal(io.StringIO):

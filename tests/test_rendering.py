@@ -1,5 +1,5 @@
-"""Chat events as HTML: emoticons from the platform's sprite sheets, safe links, tags, badges,
-and the sparkline; hostile text and addresses never become markup."""
+"""Chat events as HTML: emoticons from the platform's sprite sheets (builtin ones inline),
+safe links, tags, badges, and the sparkline; hostile text and addresses never become markup."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from explorer.rendering import (
 )
 
 BASE = "http://127.0.0.1:8123/api/v1"
+SHEET = "http://127.0.0.1:8123/_latest/emoticons/default.png"
 SMILE = {
     "type": "emoticon",
     "source": "builtin",
@@ -50,15 +51,25 @@ def test_site_root_drops_the_api_path() -> None:
     assert sprite_url("file:///tmp/api/v1", "default") is None
 
 
-def test_builtin_emoticon_is_cut_from_the_platforms_sprite_sheet() -> None:
-    """A builtin emoticon is an image of its pack's sheet on the platform, offset to its
-    coordinates and sized as they say, with its text as alt."""
-    [(tag, attrs)] = Tags(message_html([SMILE], BASE)).tags
+def inline(sheet: str, rect: tuple[int, int, int, int]) -> str:
+    """An inliner that names what it was asked for."""
+    return f"data:image/png;base64,{sheet}|{rect}"
+
+
+def test_builtin_emoticon_is_inline_from_the_platforms_sprite_sheet() -> None:
+    """A builtin emoticon is the image the inliner cuts from its pack's sheet on the platform
+    at its coordinates, sized as they say, with its text as alt."""
+    [(tag, attrs)] = Tags(message_html([SMILE], BASE, inline)).tags
     assert tag == "img"
-    assert attrs["src"] == "http://127.0.0.1:8123/_latest/emoticons/default.png"
+    assert attrs["src"] == f"data:image/png;base64,{SHEET}|(24, 48, 24, 24)"
     assert attrs["alt"] == ":)"
-    style = attrs["style"] or ""
-    assert "width:24px;height:24px" in style and "object-position:-24px -48px" in style
+    assert "width:24px;height:24px" in (attrs["style"] or "")
+
+
+def test_builtin_emoticon_is_text_until_its_image_is_had() -> None:
+    """Without an inliner, or while it has no image, a builtin emoticon is its text."""
+    assert message_html([SMILE], BASE) == ":)"
+    assert message_html([SMILE], BASE, lambda sheet, rect: None) == ":)"
 
 
 def test_emoticon_without_a_known_sheet_is_text() -> None:
@@ -67,16 +78,18 @@ def test_emoticon_without_a_known_sheet_is_text() -> None:
     hostile = {**SMILE, "pack": '../x" onerror=alert(1)', "text": "<b>"}
     external = {**SMILE, "source": "external", "pack": "javascript:alert(1)"}
     for component, base in ((SMILE, None), (hostile, BASE), (external, BASE)):
-        rendered = message_html([component], base)
+        rendered = message_html([component], base, inline)
         assert "<img" not in rendered, rendered
-    assert message_html([hostile], BASE) == "&lt;b&gt;"
+    assert message_html([hostile], BASE, inline) == "&lt;b&gt;"
 
 
 def test_external_emoticon_uses_its_own_address() -> None:
-    """An external pack's image address is used as it is, escaped."""
+    """An external pack's image address is used as it is, escaped, offset to the emoticon's
+    coordinates: the browser cuts it, the kernel never fetches a chatter's address."""
     external = {**SMILE, "source": "external", "pack": "https://cdn.example/p.png?a=1&b=2"}
-    [(_, attrs)] = Tags(message_html([external], BASE)).tags
+    [(_, attrs)] = Tags(message_html([external], BASE, inline)).tags
     assert attrs["src"] == "https://cdn.example/p.png?a=1&b=2"
+    assert "object-position:-24px -48px" in (attrs["style"] or "")
 
 
 def test_links_open_safely_and_only_for_web_addresses() -> None:
@@ -103,6 +116,7 @@ def test_hostile_text_is_escaped_everywhere() -> None:
             {**SMILE, "text": hostile},
         ],
         BASE,
+        inline,
     )
     assert "<script" not in rendered
     tags = Tags(rendered).tags

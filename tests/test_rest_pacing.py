@@ -12,7 +12,9 @@ import pytest
 import explorer
 from explorer.emulator import Platform
 from explorer.errors import RateLimited
+from explorer.pacing import Pacer
 from explorer.transport import MAX_ATTEMPTS
+from explorer.wire.ratelimit import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
 
 TINY_READ = {"channel-read": (5, 2.0)}
 
@@ -138,3 +140,36 @@ def test_retries_after_429_are_bounded() -> None:
     with pytest.raises(RateLimited, match="429 Too Many Requests"):
         asyncio.run(fetch())
     assert len(calls) == MAX_ATTEMPTS
+
+
+def test_a_wait_counts_down_in_the_status() -> None:
+    """A request held for its bucket says its wait again every second, one less each time,
+    down to 1 s, rather than one number for the whole wait."""
+
+    async def held() -> list[str | None]:
+        pacer, said = Pacer(), []
+        await pacer.acquire("channel-read", None)
+        reset = int((time.time() + 2.6) * 1000)
+        window = {LIMIT_HEADER: "1", REMAINING_HEADER: "0", RESET_HEADER: str(reset)}
+        pacer.settle("channel-read", 200, window, 1)
+        await pacer.acquire("channel-read", said.append)
+        return said
+
+    said = asyncio.run(held())
+    assert said[-1] is None  # the label is back once the request goes
+    counts = [int(text.split()[1]) for text in said if text]
+    assert counts == list(range(counts[0], 0, -1)) and counts[0] >= 3
+
+
+def test_each_client_of_a_per_client_platform_has_its_own_buckets(
+    make_platform: Callable[..., Platform], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a platform counting anonymous limits per client (a lab's), a new client's ranking
+    does not wait for the bucket an earlier one used up: a re-run is as fast as the first."""
+    platform = make_platform(
+        rate_limits=True, limits_per_client=True, buckets={"channel-read": (5, 4.0)}
+    )
+    for _ in range(2):
+        with explorer.connect(platform.base_url) as client:
+            assert len(client.channels(limit=50, max_rows=250)) == 250
+    assert "waiting" not in capsys.readouterr().err

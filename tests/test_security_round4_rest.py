@@ -28,6 +28,7 @@ from explorer.emulator.app import build_app
 from explorer.emulator.context import Config
 from explorer.emulator.resources import chatters, control, modules
 from explorer.emulator.server import open_services
+from explorer.jupyterhub import served_hosts
 from explorer.rendering import sprite_url
 from tests.chatkit import World, run
 from tests.conftest import sign_in
@@ -400,3 +401,14 @@ def test_the_tour_prints_chatters_escape_sequences_inert(
     shown = io.StringIO()
     Display(shown).show(f"channel {ESCAPES}: 3 events")
     assert "\\x1b]52;c;aGk=\\x07" in shown.getvalue() and "\x1b" not in shown.getvalue()
+
+
+def test_on_a_hub_the_proxys_host_is_served(make_platform: MakePlatform) -> None:
+    """On a JupyterHub (Binder), where jupyter-server-proxy forwards the hub's own name and no
+    browser shares the container's loopback, a platform started there serves any name; on a
+    laptop, none beyond loopback."""
+    assert served_hosts({}) == ()
+    hub = served_hosts({"JUPYTERHUB_SERVICE_PREFIX": "/user/ada/"})
+    platform = make_platform(rate_limits=False, allowed_hosts=hub)
+    proxied = {"Host": "hub.binder.example", "X-Forwarded-Context": "/user/ada/proxy/8000"}
+    assert httpx.get(platform.root_url + "/go", headers=proxied).status_code == 200

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 
+from explorer.emulator.categories import opening
 from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.server import Platform
-from explorer.emulator.sessions import opening
 from explorer.emulator.shapes import CHANNEL_FILTERS
 from explorer.emulator.store import LATER_INDEXES, LaterIndexes, Store
 from explorer.emulator.world import seed_store

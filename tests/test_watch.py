@@ -5,6 +5,7 @@ closing, and the async twin."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -397,3 +398,34 @@ def test_async_watch_joins_with_await(quiet: World) -> None:
 
     joined, stats = asyncio.run(scenario())
     assert joined == sorted(online(quiet, 2)) and len(stats) == 2
+
+
+def test_messages_name_each_channel(
+    quiet: World, watches: Callable[..., Watch], streamer: Chat
+) -> None:
+    """watch.messages() has the channel's token beside its id, also once the watch left it."""
+    watch = watches(quiet.base_url, quiet.channel)
+    streamer.send("named")
+    wait_until(lambda: "named" in set(watch.messages()["text"]))
+    watch.remove(quiet.channel)
+    said = watch.messages().set_index("text").loc["named"]
+    assert said["channel"] == quiet.channel and said["token"] == "streamer"
+
+
+def test_offline_channels_named_are_warned(
+    quiet: World, watches: Callable[..., Watch], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Naming offline channels (as a ranking by viewersTotal does) warns which are offline and
+    how to watch what is live; a live channel alone draws no warning."""
+    page = httpx.get(
+        f"{quiet.base_url}/channels",
+        params={"where": "online:eq:0", "fields": "id,token", "limit": 2},
+        timeout=10,
+    ).json()
+    with caplog.at_level(logging.WARNING, logger="explorer.watch"):
+        watches(quiet.base_url, "streamer")
+        assert "offline" not in caplog.text
+        watches(quiet.base_url, ["streamer", *(int(c["id"]) for c in page)])
+    assert "2 of the 3 channels named are offline" in caplog.text
+    assert all(c["token"] in caplog.text for c in page)
+    assert "viewersCurrent:desc" in caplog.text

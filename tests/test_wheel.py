@@ -27,7 +27,7 @@ import pytest
 from tests.recipe_runs import CELL_TIMEOUT
 
 ROOT = Path(__file__).resolve().parent.parent
-RECIPES = sorted(p.name for p in (ROOT / "explorer" / "recipes").glob("*.ipynb"))
+RECIPES = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 RUNNER = Path(__file__).resolve().parent / "recipe_runs.py"
 
 
@@ -83,15 +83,28 @@ def test_wheel_and_sdist_pass_twine_check(dist: Path) -> None:
 
 
 def test_wheel_and_sdist_carry_the_recipes(dist: Path) -> None:
-    """Both archives hold every recipe under explorer/recipes/, and the wheel the typing
-    marker."""
+    """The sdist holds every recipe under notebooks/, the wheel built from it each under
+    explorer/recipes/ (where `explorer lab` finds them) with the realism page they link to,
+    and the typing marker."""
     with zipfile.ZipFile(the(dist, "*.whl")) as wheel:
         names = set(wheel.namelist())
-    assert {f"explorer/recipes/{name}" for name in RECIPES} <= names
+    assert {f"explorer/recipes/{name}" for name in [*RECIPES, "realism.md"]} <= names
     assert "explorer/py.typed" in names
     with tarfile.open(the(dist, "*.tar.gz")) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
-    assert {f"explorer/recipes/{name}" for name in RECIPES} <= members
+    assert {f"notebooks/{name}" for name in RECIPES} <= members
+
+
+def test_wheel_declares_its_license_and_classifiers(dist: Path) -> None:
+    """The wheel's metadata names the MIT license (an SPDX expression) and carries its text,
+    with trove classifiers."""
+    with zipfile.ZipFile(the(dist, "*.whl")) as wheel:
+        info = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = wheel.read(info).decode()
+        license_text = wheel.read(info.replace("METADATA", "licenses/LICENSE")).decode()
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert license_text == (ROOT / "LICENSE").read_text() and "MIT License" in license_text
+    assert "Classifier: Framework :: Jupyter :: JupyterLab" in metadata.splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +152,9 @@ def test_explorer_lab_and_every_recipe_run_from_the_wheel(
     # JupyterLab's --version makes the lab it starts print its version and exit at once.
     said = run([explorer, "lab", "--", "--version"], timeout=300, env=env, cwd=empty)
     copy = base / "data" / "explorer" / "notebooks"
-    assert f"your copy of the recipes is {copy} ({len(RECIPES)} new" in said
+    assert f"your copy of the recipes is {copy} ({len(RECIPES) + 1} new" in said  # realism.md
     assert sorted(p.name for p in copy.glob("*.ipynb")) == RECIPES
+    assert (copy / "realism.md").read_text() == (ROOT / "docs" / "realism.md").read_text()
     assert list(empty.iterdir()) == []
     # The recipes, all at once, against one platform the wheel serves (as explorer lab does).
     log = base / "platform.log"

@@ -151,18 +151,21 @@ def test_widget_updates_reach_jupyter_while_a_cell_blocks(world: World) -> None:
 
 def test_messages_show_emoticons_links_and_tags_from_a_live_chat(world: World) -> None:
     """chat.widget() renders a live message as the platform sent it: the emoticon cut from the
-    sprite sheet the platform serves, the link clickable, the tag highlighted; the sender's
-    role as a badge."""
+    sprite sheet the platform serves and carried inline (once the kernel has the sheet, even
+    with no further event), the link clickable, the tag highlighted; the sender's role as a
+    badge."""
     with talking(world) as (reader, streamer):
         view = reader.widget(rows=3)
         streamer.send("look :) at https://example.org/x @viewer now")
         record = wait_until(
-            lambda: view.records and view.records[-1]["event"] == "ChatMessage" and view.records[-1]
+            lambda: view.records and "<img" in view.records[-1]["html"] and view.records[-1],
+            timeout=15,
         )
         view.close()
     rendered = record["html"]
     sheet = world.base_url.removesuffix("/api/v1") + "/_latest/emoticons/default.png"
-    assert f'<img class="explorer-emoticon" src="{sheet}" alt=":)"' in rendered
+    assert '<img class="explorer-emoticon" src="data:image/png;base64,' in rendered
+    assert 'alt=":)"' in rendered
     assert (
         '<a class="explorer-link" href="https://example.org/x" rel="noopener noreferrer" '
         f'target="_blank" style="{LINK_STYLE}">'

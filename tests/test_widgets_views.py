@@ -11,7 +11,9 @@ import pandas as pd
 from matplotlib.dates import num2date
 
 from explorer import loop
+from explorer.emulator.chat.emoticons import sheet
 from explorer.eventlog import EventLog
+from explorer.sprites import SpriteSheets
 from explorer.views.track import TrackChart
 from explorer.views.watch import WatchView
 from tests.clocks import ManualClock
@@ -20,6 +22,7 @@ from tests.test_rendering import SMILE
 from tests.test_widgets import PNG, SVG
 
 BASE = "http://127.0.0.1:9/api/v1"
+SHEET = "http://127.0.0.1:9/_latest/emoticons/default.png"
 START = 1_700_000_000
 
 
@@ -90,7 +93,17 @@ def test_watch_view_shows_channels_rate_table_and_latest_events() -> None:
     channels first (top rows only), and the events show their channel, badges and
     emoticons."""
     log, stats, clock = watched()
-    view = WatchView(log, stats, status, rows=4, table_rows=2, base_url=BASE, clock=clock)
+    asked: list[str] = []
+
+    def fetch(url: str) -> bytes:
+        asked.append(url)
+        return sheet()  # the platform's own sheet, drawn without a server
+
+    sprites = SpriteSheets(fetch)
+    assert sprites.load(SHEET)
+    view = WatchView(
+        log, stats, status, rows=4, table_rows=2, base_url=BASE, clock=clock, sprites=sprites
+    )
     assert (view.channels, view.total) == (3, 8)
     assert [row["channel"] for row in view.table] == ["2", "1"]
     assert view.table[0]["token"] == "chan2" and view.table[0]["rate"] == "5.0"
@@ -99,7 +112,8 @@ def test_watch_view_shows_channels_rate_table_and_latest_events() -> None:
     assert "3 channels" in header and "8 events" in header and "<svg" in header
     assert "&lt;running&gt;" in header and "1,024 rows written" in header
     assert table.index("chan2") < table.index("chan1") and "chan3" not in table
-    assert "_latest/emoticons/default.png" in events and ">Mod</span>" in events
+    assert '<img class="explorer-emoticon" src="data:image/png;base64,' in events
+    assert ">Mod</span>" in events and asked == [SHEET]
 
 
 def test_watch_view_rate_and_stats_follow_the_clock() -> None:

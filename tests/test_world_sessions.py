@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from explorer.emulator import clock, sessions, streams
+from explorer.emulator import categories, clock, sessions, streams
+from explorer.emulator.live import outbox
 from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.resources.analytics import DAY
 from explorer.emulator.sessions import HOUR, Schedule, Session, audience_at, habits
@@ -131,8 +132,8 @@ def test_audience_rises_then_falls_within_a_session() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """A seeded 400-channel world in memory."""
-    seeded = Store(":memory:", schema_ddl())
-    seed_store(seeded, 5, 400, lambda password: "x", sessions.opening)
+    seeded = Store(":memory:", [*schema_ddl(), outbox.SCHEMA])
+    seed_store(seeded, 5, 400, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()
 

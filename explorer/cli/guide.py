@@ -13,7 +13,7 @@ It talks to ``EXPLORER_BASE_URL`` (or ``--base-url``) and otherwise starts the e
 platform in this process, with simulated activity, so the chat steps have something to show.
 Nothing of Jupyter is imported: the plots are drawn with matplotlib's object API
 (``Figure.savefig``, no pyplot and no GUI backend), imported only when the first is saved.
-The notebooks in ``explorer/recipes/`` tell the same story with prose and live widgets.
+The notebooks in ``notebooks/`` tell the same story with prose and live widgets.
 """
 
 from __future__ import annotations

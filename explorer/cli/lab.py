@@ -6,7 +6,8 @@ notebook, in every kernel, shares the one live platform, as on Binder), and stop
 platform when JupyterLab exits, however it exits.
 
 JupyterLab opens the user's own copy of the recipes (:mod:`explorer.cli.recipes`), so running
-and saving a recipe never writes outputs into the package's ``explorer/recipes/``. It starts without
+and saving a recipe never writes outputs into the recipes themselves (``notebooks/``, in a wheel
+``explorer/recipes/``). It starts without
 JupyterLab's news pop-up and update check: ``fetchNews`` and ``checkForUpdates`` of
 ``@jupyterlab/apputils-extension:notification`` default to off through a
 ``labconfig/default_setting_overrides.json`` on ``JUPYTER_CONFIG_PATH`` (a choice the user
@@ -21,9 +22,12 @@ gone, stops the platform by its PID (SIGINT, then SIGKILL after a grace period).
 this process unwinds it through the same cleanup, and on Linux the platform also gets SIGINT
 if this process dies without cleaning up, so no platform is left behind.
 
-The platform's database is the one ``explorer serve`` uses by default, so what the notebooks
-write survives a restart; its output goes to ``platform.log`` beside the database.
-:func:`with_platform` runs any command this way; the tests use it with short commands.
+The platform counts anonymous rate limits per client (``--limits-per-client``): every kernel
+reaches it over loopback, and a re-run in a new kernel should not wait for the buckets an
+earlier one used. The platform's database is the one ``explorer serve`` uses by default, so
+what the notebooks write survives a restart; its output goes to ``platform.log`` beside the
+database. :func:`with_platform` runs any command this way; the tests use it with short
+commands.
 """
 
 from __future__ import annotations
@@ -153,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     db = args.db or str(paths.default_db())
     log = (paths.default_db() if db == ":memory:" else Path(db)).parent / "platform.log"
-    serve = ["--port", str(args.port), "--db", db, *args.serve_arg]
+    # One person's lab: each kernel's client gets its own anonymous buckets (on loopback only).
+    serve = ["--port", str(args.port), "--db", db, "--limits-per-client", *args.serve_arg]
     folder, extra = args.folder, [a for a in args.jupyter_args if a != "--"]
     if folder is not None and folder.startswith("-"):
         # argparse hands the first word after `--` to the optional folder: it is JupyterLab's.

@@ -1,7 +1,7 @@
-"""The user's own copy of the recipes: ``explorer lab`` opens it rather than the recipes the
-package ships (``explorer/recipes/``, inside the installed package or the repository), so
-that running and saving a recipe (JupyterLab autosaves every two minutes) never writes outputs
-into either.
+"""The user's own copy of the recipes: ``explorer lab`` opens it rather than the recipes
+themselves (``notebooks/`` at the top of the repository, which an installed wheel carries as
+``explorer/recipes/``), so that running and saving a recipe (JupyterLab autosaves every two
+minutes) never writes outputs into either.
 
 Recipes are copied in only when missing from the copy: the user's edits are never
 overwritten, and deleting a file there brings back the current version next time.
@@ -12,8 +12,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-#: The recipes shipped in the package (a wheel carries them), wherever it is installed.
-SOURCE = Path(__file__).resolve().parent.parent / "recipes"
+_PACKAGE = Path(__file__).resolve().parent.parent
+#: The recipes: inside the package where a wheel installed it, else the repository's
+#: ``notebooks/`` beside the package (a clone, an editable install).
+SOURCE = _PACKAGE / "recipes" if (_PACKAGE / "recipes").is_dir() else _PACKAGE.parent / "notebooks"
 #: What recipes write beside themselves (recipe 5's captures): data, never copied.
 OUTPUTS = "captures"
 

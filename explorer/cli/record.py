@@ -15,9 +15,9 @@ minutes at any busy rate, after which the resident memory is level. Rows not wri
 kept beyond it, up to the recorder's ``pending_rows`` (100,000) while writing fails.
 
 Exit codes: 0 done (the duration ended), 2 bad arguments (``--channels`` naming a token no
-channel has among them), 1 the platform could not be reached or refused, 130 interrupted by
-Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell reports it, so a supervisor sees the
-run was cut short; everything is written either way).
+channel has among them, an ``--out`` that cannot be written), 1 the platform could not be
+reached or refused, 130 interrupted by Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell
+reports it, so a supervisor sees the run was cut short; everything is written either way).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import explorer
 from explorer.channelrefs import refs
 from explorer.cli.terminal import inert, say
 from explorer.durations import describe, seconds
-from explorer.errors import ConnectionFailed, ExplorerError
+from explorer.errors import ConnectionFailed, ExplorerError, NotFound
 from explorer.track import Tracker
 from explorer.wire.numbers import identifier, integer
 
@@ -148,14 +148,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         api = explorer.connect(args.url, progress=False)
     except (ExplorerError, OSError) as exc:
-        print(inert(f"explorer record: cannot reach the platform: {exc}"), file=sys.stderr)
+        print(inert(f"explorer record: {exc}"), file=sys.stderr)
         return FAILED
     with api, _signals() as stopped:
         try:
             recording = Recording.start(api, args)
-        except (ConnectionFailed, OSError) as exc:
-            print(inert(f"explorer record: cannot reach the platform: {exc}"), file=sys.stderr)
+        except ConnectionFailed as exc:  # (also an OSError: said before the folder's errors)
+            print(inert(f"explorer record: {exc}"), file=sys.stderr)
             return FAILED
+        except OSError as exc:
+            print(f"explorer record: {unwritable(args.out, exc)}", file=sys.stderr)
+            return BAD_ARGUMENTS
         except ExplorerError as exc:
             print(inert(f"explorer record: the platform refused: {exc}"), file=sys.stderr)
             return FAILED
@@ -172,6 +175,16 @@ def run(args: argparse.Namespace) -> int:
         print(inert(f"explorer record: tracking stopped: {failure}"), file=sys.stderr)
         return FAILED
     return {None: DONE, "Ctrl-C": INTERRUPTED, "SIGTERM": TERMINATED}[stopped.reason]
+
+
+def unwritable(out: str, exc: OSError) -> str:
+    """One line for a capture folder that cannot be written: which, why, and what to do."""
+    where = exc.filename or out
+    why = exc.strerror or str(exc)
+    return (
+        f"cannot write the capture at {out} ({why}: {where}): choose a folder you can write "
+        "with --out, or fix that folder's permissions."
+    )
 
 
 class Stop:
@@ -236,8 +249,19 @@ def _check_tokens(api: explorer.Client, channels: list[str]) -> None:
     if unknown:
         raise ValueError(
             f"--channels: no channel is called {', '.join(map(repr, unknown))} "
-            "(a channel is its id or its token, as in api.channel(token))"
+            f"(a channel is its id or its token{_suggestion(api, unknown[0])})"
         )
+
+
+def _suggestion(api: explorer.Client, token: str) -> str:
+    """The close tokens the channel handle's 404 suggests for ``token``, as a clause ("" when
+    it has none)."""
+    try:
+        api.channel(token).info(fields=("id",))
+    except NotFound as missing:
+        hint = missing.message.partition("; ")[2]
+        return f"; {hint}" if hint.startswith("did you mean") else ""
+    return ""
 
 
 @dataclass

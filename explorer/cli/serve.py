@@ -17,6 +17,7 @@ from explorer.emulator.clock import check_speed
 from explorer.emulator.context import Config
 from explorer.emulator.nodeprocess import run_chat_node
 from explorer.emulator.server import run_loop
+from explorer.jupyterhub import served_hosts
 
 #: The default settings, shown in ``--help``.
 DEFAULTS = Config()
@@ -68,6 +69,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--no-rate-limits",
         action="store_true",
         help="do not enforce the buckets (responses say so: X-RateLimit-Enforced: false)",
+    )
+    serve.add_argument(
+        "--limits-per-client",
+        action="store_true",
+        help="count anonymous callers per address and Client-ID header, so each client (each "
+        "notebook kernel) has its own buckets; only on loopback (explorer lab uses it)",
     )
     serve.add_argument(
         "--chat-nodes", type=int, default=2, help="chat websocket servers to run (default 2)"
@@ -125,9 +132,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     serve.add_argument(
         "--allowed-hosts",
-        default="",
+        default=None,
         help="comma-separated host names the platform is reached by besides loopback names "
-        "and IP addresses ('*': any); a request naming another is 421 (DNS rebinding)",
+        "and IP addresses ('*': any); a request naming another is 421 (DNS rebinding). "
+        "Default: none, but any on a JupyterHub (Binder), whose proxy forwards its own name",
     )
     serve.add_argument(
         "--hook-allow",
@@ -228,22 +236,29 @@ def run(args: argparse.Namespace) -> int:
         chat_user_connections=args.chat_user_connections,
         chat_address_connections=args.chat_address_connections,
         forwarded_allow_ips=proxies,
-        allowed_hosts=tuple(item.strip() for item in args.allowed_hosts.split(",") if item.strip()),
+        allowed_hosts=tuple(item.strip() for item in args.allowed_hosts.split(",") if item.strip())
+        if args.allowed_hosts is not None
+        else served_hosts(),
         hook_allow=hooks,
         open_control=args.open_control,
+        limits_per_client=args.limits_per_client,
     )
     if args.role == "chat-node":
         node = run_chat_node(db, args.broker, args.host, args.port or 0, config, _announce_chat)
         return _run(node)
-    options = PlatformOptions(
-        db=db,
-        host=args.host,
-        port=8000 if args.port is None else args.port,
-        config=config,
-        chat_nodes=args.chat_nodes,
-        simulate=args.simulate,
-        broker=args.broker,
-    )
+    try:
+        options = PlatformOptions(
+            db=db,
+            host=args.host,
+            port=8000 if args.port is None else args.port,
+            config=config,
+            chat_nodes=args.chat_nodes,
+            simulate=args.simulate,
+            broker=args.broker,
+        )
+    except ValueError as exc:
+        print(f"explorer serve: --limits-per-client: {exc}", file=sys.stderr)
+        return 2
     return _run(Platform(options).run(_announce, _announce_clock))
 
 

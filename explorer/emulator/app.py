@@ -30,6 +30,7 @@ from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
 from explorer.emulator.hosts import Hosts
 from explorer.emulator.live.constellation import Constellation
+from explorer.emulator.live.webhooks import RefuseDeliveries
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.pagecache import CachedPages
 from explorer.emulator.policy import Route, guard
@@ -83,12 +84,13 @@ def build_app(services: Services) -> Starlette:
     )
     listing = next(r for r in routes if r.endpoint is wire.CHANNELS)
     return Starlette(
-        # Inside the 500 handler, before any routing: repeated anonymous pages are answered
-        # there, from the page cache.
-        # Outermost, a request naming a host the platform does not serve (DNS rebinding) is
-        # refused before anything runs.
+        # Inside the 500 handler, before any routing: a request naming a host the platform
+        # does not serve (DNS rebinding) is refused first, then the platform's own hook
+        # deliveries (a hook pointed at the platform itself), then repeated anonymous pages
+        # are answered from the page cache.
         middleware=[
             Middleware(Hosts, config=services.config),
+            Middleware(RefuseDeliveries),
             Middleware(CachedPages, services=services, route=listing, prefix="/api/v1"),
         ],
         routes=[

@@ -50,7 +50,9 @@ from collections import deque
 from collections.abc import Sequence
 from itertools import accumulate
 
+from explorer.emulator import highlights
 from explorer.emulator.chat.moderation import MAX_TIMEOUT_SECONDS, format_duration
+from explorer.emulator.highlights import HIGHLIGHT_DECAY, MEAN_EXCESS
 
 # --- the rate law -------------------------------------------------------------------------
 
@@ -81,14 +83,10 @@ def chat_rate(viewers: float) -> float:
 #: Per-minute log-normal noise of the chat rate, and its persistence from minute to minute.
 NOISE_SIGMA = 0.3
 NOISE_MEMORY = 0.8
-#: Chance a minute starts a highlight, its peak excess over the base rate, and the share of
-#: the excess left a minute later.
-HIGHLIGHT_ODDS = 1 / 45
-HIGHLIGHT_PEAK = (3.0, 5.0)
-HIGHLIGHT_DECAY = 0.5
-#: The highlight excess's long-run mean: dividing by ``1 + MEAN_EXCESS`` keeps the mean
-#: intensity 1, so chat_rate stays the long-run rate.
-MEAN_EXCESS = HIGHLIGHT_ODDS * sum(HIGHLIGHT_PEAK) / 2 / (1 - HIGHLIGHT_DECAY)
+#: Minutes of highlights a voice has behind it when first heard: a chat joined (or a platform
+#: started) mid-stream is as likely to be in or after a highlight as at any other minute, so
+#: its first minute is neither quieter (no highlight yet) nor busier than the law.
+WARM_UP = 12
 
 # --- moderation -----------------------------------------------------------------------------
 
@@ -372,7 +370,8 @@ _PASTAS = (
     "{e} the streamer when the chat is nice {e} the streamer when the chat is mean {e}",
     "POV: you told your friends this was a chill stream {e} {e}",
 )
-#: Line kinds and their weights in an ordinary minute.
+#: Line kinds and their weights in an ordinary minute (emote-only lines, with highlights, are
+#: about a fifth of all messages: ``realism.md`` row 21).
 _KINDS = (
     ("emotes", 0.2),
     ("reaction", 0.26),
@@ -452,6 +451,8 @@ class ChannelVoice:
         self._pasta_left = 0
         self._noise = traits.gauss(0.0, NOISE_SIGMA)
         self._excess = 0.0
+        for _ in range(WARM_UP):  # highlights under way when the voice is first heard
+            self._highlight(traits)
 
     # --- who and how much -----------------------------------------------------------------
 
@@ -459,17 +460,27 @@ class ChannelVoice:
         """The index into ``names`` of who sends the next message (the keen ones most)."""
         return _pick(rng, self._activity)
 
-    def intensity(self, rng: random.Random) -> float:
+    def intensity(
+        self, rng: random.Random, highlight: float | None = None, minutes: int = 1
+    ) -> float:
         """The multiplier of :func:`chat_rate` for the next simulated minute: persistent
         log-normal noise, and now and then a highlight that multiplies chat about five-fold
-        and fades over a few minutes. Its long-run mean is 1."""
+        and fades over a few minutes. Its long-run mean is 1. ``highlight`` is the excess the
+        stream's own highlights of the ``minutes`` since the last call add now
+        (``highlights.excess``: the simulator knows the session); without it the voice draws
+        its highlights itself, one chance a call."""
         keep = NOISE_MEMORY
         self._noise = keep * self._noise + math.sqrt(1 - keep * keep) * rng.gauss(0, NOISE_SIGMA)
-        self._excess *= HIGHLIGHT_DECAY
-        if rng.random() < HIGHLIGHT_ODDS:
-            self._excess += rng.uniform(*HIGHLIGHT_PEAK)
+        if highlight is None:
+            self._highlight(rng)
+        else:
+            self._excess = self._excess * HIGHLIGHT_DECAY ** max(1, minutes) + highlight
         base = math.exp(self._noise - NOISE_SIGMA**2 / 2)
         return base * (1 + self._excess) / (1 + MEAN_EXCESS)
+
+    def _highlight(self, rng: random.Random) -> None:
+        """A minute of the voice's own highlights: the excess fades, now and then a new one."""
+        self._excess = self._excess * HIGHLIGHT_DECAY + highlights.drawn(rng)
 
     @property
     def hyped(self) -> bool:

@@ -88,6 +88,12 @@ class Config:
     allowed_hosts: tuple[str, ...] = ()
     #: Answer the control namespace (``/_emulator``) from any address, not only loopback.
     open_control: bool = False
+    #: Count anonymous callers per address *and* ``Client-ID`` header (``explorer serve
+    #: --limits-per-client``), so each client of one address has its own buckets: for a
+    #: platform only one person reaches (``explorer lab``, the embedded platform), where every
+    #: kernel shares the loopback address. A caller picks its own Client-ID, so this is refused
+    #: unless the platform listens on loopback with no trusted proxy (``PlatformOptions``).
+    limits_per_client: bool = False
     #: Stored chat messages kept per channel (older ones are pruned).
     history_keep: int = 1000
     #: Simulated chat messages per second over all channels, and at most in one channel: room

@@ -6,7 +6,9 @@ claim (a JWT minted from a JWT keeps the first one's), a chat authkey in
 ``chat_authkey_credentials``, an authorization code or an approved shortcode not yet exchanged
 in ``credential_children`` (below). A JWT is accepted only while its source lives
 (:func:`source_alive`), so logout, revocation, a password change and a suspension end it at
-once instead of at its expiry. Session credentials use the cookie digest, not the row id:
+once instead of at its expiry; a live-events socket signed in with a credential is closed
+when it ends (the notice :func:`~explorer.emulator.live.outbox.ended`, which every process
+reads). Session credentials use the cookie digest, not the row id:
 SQLite may hand a deleted row's id to the next session, which must not revive old JWTs.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explorer.emulator.chat import authkeys
+from explorer.emulator.live import outbox
 
 if TYPE_CHECKING:
     from explorer.emulator.context import Services
@@ -108,6 +111,8 @@ def end_credential(services: Services, credential: str) -> None:
     """End what ``credential`` handed out: codes, shortcodes and chat authkeys (its JWTs die
     with it through :func:`source_alive`)."""
     _drop_children(services, "credential = ?", credential)
+    with services.store.transaction() as conn:
+        outbox.ended(conn, credential)
     authkeys.end(services, "credential", credential)
 
 
@@ -130,4 +135,5 @@ def end_user(services: Services, user_id: int, keep: str = "") -> None:
         conn.execute(
             "DELETE FROM oauth_shortcodes WHERE userId = ? AND state = 'approved'", (user_id,)
         )
+        outbox.ended(conn, user=user_id)
     authkeys.end(services, "user", user_id)

@@ -5,6 +5,10 @@ historical ``mixer.com/go``). The page signs in with ``POST /api/v1/users/login`
 which client asks for which scopes (``GET /api/v1/oauth/shortcode/code/{code}``), and only
 then offers ``POST /api/v1/oauth/shortcode/approve`` or ``.../deny`` with the session's CSRF
 token; ``?code=`` fills the code in. No other site may frame it.
+
+The page calls the API by a path relative to its own (``api/v1/...``), so it also works where
+a proxy serves the platform under a prefix, as the Jupyter server does on Binder
+(``/user/<name>/proxy/8000/go``, :mod:`explorer.jupyterhub`).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ margin:.2em 0;padding:.3em}label{display:block}#code{letter-spacing:.3em;text-tr
 const $ = (id) => document.getElementById(id), form = $("go"), result = $("result");
 $("code").value = new URLSearchParams(location.search).get("code") || "";
 let csrf = "", code = "";
-const call = (method, path, body, headers) => fetch("/api/v1" + path, {method,
+const call = (method, path, body, headers) => fetch("api/v1" + path, {method,
   credentials: "same-origin", body: body && JSON.stringify(body),
   headers: {"Content-Type": "application/json", ...headers}});
 form.addEventListener("submit", async (event) => {

@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.emulator import addresses
 from explorer.emulator.context import Services
-from explorer.emulator.policy import Route, Tally, charged, counting
+from explorer.emulator.policy import Route, Tally, charged, client_of, counting
 
 #: ``Services.caches`` name of the channel pages.
 CHANNEL_PAGES = "channels"
@@ -118,7 +118,8 @@ class CachedPages:
         )
         search = self.route.endpoint.search
         buckets = charged(self.route, _names(key, search and search[0]))
-        tally = Tally(services, buckets, counting(self.route, None, address), now)
+        client = client_of(_lookup(raw), services.config)
+        tally = Tally(services, buckets, counting(self.route, None, address, client), now)
         if tally.refusing() is not None:
             return False
         body, total = hit

@@ -14,7 +14,8 @@ bucket, whether it needs a signed-in caller, and the OAuth scopes a bearer token
 3. signed-in and scope checks (401 / 403);
 4. the rate-limit buckets (the route's own, ``global``, and any extra such as
    ``user-login-failed``) counted per identity: the user when signed in, else the address
-   (the lockout and registration buckets by :func:`counting`'s own rule);
+   (and its ``Client-ID`` on a platform with per-client limits, :func:`client_of`; the
+   lockout and registration buckets by :func:`counting`'s own rule);
 5. the handler; then the buckets are charged by the response status (``counts_status``).
 """
 
@@ -28,12 +29,13 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from explorer.emulator import addresses, credentials, endings
-from explorer.emulator.context import Caller, Context, Services
+from explorer.emulator.context import Caller, Config, Context, Services
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
 from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import QueryError
 from explorer.wire.ratelimit import (
+    BUCKET_HEADER,
     ENFORCED_HEADER,
     LIMIT_HEADER,
     REMAINING_HEADER,
@@ -183,15 +185,34 @@ PER_ADDRESS = frozenset({"user-login-failed", "user-register"})
 #: Whom a request is charged to in each bucket it counts in.
 Identity = Callable[[str], str]
 
+#: The header naming the calling application (reference fact 9); with
+#: ``Config.limits_per_client`` it splits an address's anonymous buckets per client.
+CLIENT_HEADER = "client-id"
+#: Characters of a Client-ID kept for counting (a longer one is cut, not a new identity).
+_CLIENT_CHARS = 64
 
-def counting(route: Route, caller: Caller | None, address: str) -> Identity:
+
+def client_of(header: addresses.HeaderLookup, config: Config) -> str | None:
+    """The Client-ID an anonymous request is counted under, when the platform counts per
+    client (``Config.limits_per_client``); None otherwise or when none was sent."""
+    if not config.limits_per_client:
+        return None
+    sent = header(CLIENT_HEADER)
+    return sent[:_CLIENT_CHARS] if sent else None
+
+
+def counting(
+    route: Route, caller: Caller | None, address: str, client: str | None = None
+) -> Identity:
     """Whom a request from ``address`` (:func:`~explorer.emulator.addresses.of_request`)
-    counts as, bucket by bucket: the signed-in user, else the address; :data:`PER_ADDRESS`
-    buckets always the address, except where a signed-in caller proves a password or code (a
-    route that needs a user): there failures count per credential, so a stolen session or
-    token cannot lock its owner's own credential out."""
+    counts as, bucket by bucket: the signed-in user, else the address (and ``client``, its
+    :func:`client_of`, when given); :data:`PER_ADDRESS` buckets always the address, except
+    where a signed-in caller proves a password or code (a route that needs a user): there
+    failures count per credential, so a stolen session or token cannot lock its owner's own
+    credential out."""
     address = f"addr:{address}"
-    own = f"user:{caller.user_id}" if caller is not None else address
+    anonymous = f"{address}/client:{client}" if client else address
+    own = f"user:{caller.user_id}" if caller is not None else anonymous
     proof = (
         f"cred:{caller.credential}"
         if caller is not None and route.endpoint.signin == "user"
@@ -267,10 +288,11 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
         now = services.clock()
         buckets = charged(route, request.query_params)
         address = addresses.of_request(request, services.config)
+        client = client_of(request.headers.get, services.config)
         csrf_session: int | None = None
         if request.method not in SAFE_METHODS and cross_site(request):
             refused = ApiError(403, "A page of another site may not send this request.")
-            anonymous = Tally(services, buckets, counting(route, None, address), now)
+            anonymous = Tally(services, buckets, counting(route, None, address, client), now)
             return anonymous.finish(refused.response())
         try:
             caller, csrf_ok, session_id = identify(request, services)
@@ -281,9 +303,9 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 else:
                     csrf_session = session_id
         except ApiError as refused:
-            anonymous = Tally(services, buckets, counting(route, None, address), now)
+            anonymous = Tally(services, buckets, counting(route, None, address, client), now)
             return anonymous.finish(refused.response())
-        tally = Tally(services, buckets, counting(route, caller, address), now)
+        tally = Tally(services, buckets, counting(route, caller, address, client), now)
         if csrf_session is not None:
             token = credentials.csrf_token(services.secret, request.cookies[SESSION_COOKIE])
             csrf = ApiError(461, "Invalid or missing CSRF header", headers={CSRF_HEADER: token})
@@ -299,6 +321,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
             if full is not None:
                 error = ApiError(429, "Too Many Requests")
                 error.headers.update(tally.rate_headers(full))
+                error.headers[BUCKET_HEADER] = full
                 # A refusal counts in global only, and describes the full bucket alone.
                 refusal = Tally(services, ("global",), tally.identity, now)
                 return refusal.finish(error.response(), header_bucket=None)

@@ -24,16 +24,18 @@ from typing import Any
 
 import uvicorn
 
+from explorer.emulator import categories, credentials, front, world
 from explorer.emulator import clock as world_clock
-from explorer.emulator import credentials, front, sessions, world
+from explorer.emulator.addresses import is_loopback
 from explorer.emulator.app import build_app
+from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.live import outbox
 from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
-from explorer.emulator.simulate import Simulator, seed_history
+from explorer.emulator.simulate import Simulator
 from explorer.emulator.store import LaterIndexes, Store
 from explorer.wire.ratelimit import BUCKETS, Bucket, Ledger
 
@@ -58,12 +60,21 @@ class PlatformOptions:
     #: The platform's clock in epoch seconds: every TTL and expiry reads it (tests inject one).
     clock: Callable[[], float] = time.time
 
+    def __post_init__(self) -> None:
+        config = self.config
+        if config.limits_per_client and (not is_loopback(self.host) or config.forwarded_allow_ips):
+            raise ValueError(
+                "per-client limits let a caller choose its identity (its Client-ID), so they "
+                "are only for a platform on loopback with no trusted proxy: listen on "
+                "127.0.0.1, or keep the per-address limits"
+            )
+
 
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
     store = Store(db, [*schema_ddl(), outbox.SCHEMA])
     if world.seed_store(
-        store, config.seed, config.channels, credentials.hash_password, sessions.opening
+        store, config.seed, config.channels, credentials.hash_password, categories.opening
     ):
         seed_history(store, config.seed, clock())
     for module in modules():
@@ -159,6 +170,10 @@ class Platform:
             # Forwarding headers are read by explorer.emulator.addresses, from trusted proxies
             # only; uvicorn's own reading trusts loopback by default.
             proxy_headers=False,
+            # Live-events messages: at most the frame limit, counted after inflating, and no
+            # permessage-deflate (a read of tiny deflated frames would each inflate to it).
+            ws_max_size=services.config.chat_max_frame,
+            ws_per_message_deflate=False,
         )
         self._server = uvicorn.Server(config)
         broker = open_broker(self.options.broker, services.store)

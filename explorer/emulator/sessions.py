@@ -4,16 +4,19 @@ Every channel has *habits* (:func:`habits`), a pure function of the seed and the
 an average audience while live (heavy-tailed: most channels have a handful of viewers, a few
 have thousands), the hours it streams in 30 days (more the bigger it is; many accounts are
 dormant and stream rarely or never), a mean session length (longer for bigger channels) and a
-preferred start hour (most in the American and European evenings, so the platform peaks at
-about 00-02 UTC). Calibrated against ``realism.md`` rows 1-7 (Twitch-like profile: about 26
-concurrent viewers per live channel; see ``docs/realism.md``).
+preferred start hour (half a session before the middle of its streams, in the evenings of the
+Americas, Europe or Asia, or at any hour: ``rhythm.py``; the platform peaks at about 23-01
+UTC). Calibrated against ``realism.md`` rows 1-7 (Twitch-like profile: about 26 concurrent
+viewers per live channel; see ``docs/realism.md``).
 
 The *schedule* (:class:`Schedule`) is the world's sessions, month by month from 30 days before
 the world's instant (:data:`HISTORY_START`): for each 30-day block, each channel streams a
-Poisson number of sessions with its rate, on days weighted by the weekly cycle (weekends busier
-and watched more), at its preferred hour plus jitter, with gamma-distributed lengths. A
-channel's sessions never overlap (a later one that would is dropped). Generation is vectorised
-over the sessions (numpy), so a million-channel world's month takes a fraction of a second.
+Poisson number of sessions with its rate, evenly spaced over days weighted by the weekly cycle
+(weekends a little busier and watched more), at its preferred hour plus jitter, with
+gamma-distributed lengths. A channel's sessions never overlap (a later one that would is
+dropped), and a few that would run across the world's instant do not happen, so that instant
+is a typical one. Generation is vectorised over the sessions (numpy), so a million-channel
+world's month takes a fraction of a second.
 
 Within a session the audience rises over the first minutes, wobbles, and falls at the end
 (:func:`audience_at`); its mean over the session is the session's ``audience``.
@@ -25,10 +28,12 @@ import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from explorer.emulator import rhythm, status, tournaments
 from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW
 
 DAY = 86_400.0
@@ -43,7 +48,7 @@ HISTORY_START = WORLD_NOW.timestamp() - BLOCK
 ACTIVE_SHARE = 0.45
 #: Average audience of active channels: a Pareto body (scale, exponent) whose top 1% is then
 #: stretched so that the platform's hour-weighted mean audience is :data:`MEAN_AUDIENCE`.
-AUDIENCE_SCALE = 0.5
+AUDIENCE_SCALE = 0.55
 AUDIENCE_EXPONENT = 1.3
 MEAN_AUDIENCE = 28.0
 #: Hours streamed per 30 days: ``HOURS_SCALE * audience ** HOURS_EXPONENT``, log-normal noise,
@@ -60,9 +65,6 @@ LENGTH_EXPONENT = 0.15
 MAX_LENGTH = 8.0
 LENGTH_SHAPE = 1.6
 SHORTEST, LONGEST = 0.25 * HOUR, 16 * HOUR
-#: Monday-first weights of a day's sessions, and of its audiences (weekend peaks ~1.5x).
-WEEKLY_SESSIONS = (1.0, 1.0, 1.0, 1.05, 1.2, 1.45, 1.4)
-WEEKLY_AUDIENCE = (1.0, 1.0, 1.0, 1.0, 1.05, 1.3, 1.3)
 #: A session's audience varies around its channel's (log-normal sigma).
 SESSION_NOISE = 0.25
 
@@ -119,15 +121,12 @@ def habits(seed: int, channels: int) -> Habits:
     hours = np.where(active, HOURS_SCALE * audience**HOURS_EXPONENT * noise, DORMANT_HOURS)
     hours = np.minimum(hours, MAX_HOURS)
     audience = _stretch_top(audience, hours)
-    zone = rng.random(channels)
-    start_hour = np.where(
-        zone < 0.6,
-        rng.normal(22.5, 2.5, channels),
-        np.where(zone < 0.85, rng.normal(18.0, 2.0, channels), rng.uniform(0, 24, channels)),
-    )
-    audience[0], hours[0], start_hour[0] = STREAMER_AUDIENCE, STREAMER_HOURS, STREAMER_HOUR
+    audience[0], hours[0] = STREAMER_AUDIENCE, STREAMER_HOURS
+    middle = rhythm.middle_hours(audience)
     length = np.minimum(LENGTH_SCALE * audience**LENGTH_EXPONENT, MAX_LENGTH)
     length[0] = STREAMER_LENGTH
+    start_hour = middle - length / 2
+    start_hour[0] = STREAMER_HOUR
     return Habits(audience, hours, length, start_hour, active)
 
 
@@ -182,20 +181,21 @@ def _raw_block(
     counts = rng.poisson(rate)
     channel = np.repeat(np.arange(len(traits), dtype=np.int64), counts)
     size = len(channel)
-    first_day = int(begin // DAY)
-    weekday = (np.arange(first_day, first_day + BLOCK_DAYS) + 3) % 7  # epoch day 0: Thursday
-    day_weights = np.asarray(WEEKLY_SESSIONS)[weekday]
-    day = rng.choice(BLOCK_DAYS, size=size, p=day_weights / day_weights.sum())
+    day = rhythm.session_days(rng, counts, int(begin // DAY), BLOCK_DAYS)
     hour = traits.start_hour[channel] + rng.normal(0.0, 1.5, size)
     offset = np.mod(day * DAY + hour * HOUR, BLOCK)
     start = begin + np.floor(offset / 60) * 60
     mean = traits.length[channel] * HOUR
     length = np.clip(rng.gamma(LENGTH_SHAPE, mean / LENGTH_SHAPE), SHORTEST, LONGEST)
     length = np.floor(length / 60) * 60
-    weekend = np.asarray(WEEKLY_AUDIENCE)[((start // DAY).astype(np.int64) + 3) % 7]
+    weekend = np.asarray(rhythm.WEEKLY_AUDIENCE)[rhythm.weekday(start)]
     audience = traits.audience[channel] * weekend * rng.lognormal(0, SESSION_NOISE, size)
     if index == 0:
         channel, start, length, audience = _with_streamer(channel, start, length, audience)
+    held = tournaments.scheduled(seed, index, begin, traits.audience, traits.active)
+    channel, start, length, audience = tournaments.with_tournaments(
+        held, channel, start, length, audience
+    )
     order = _by_channel_then_start(channel, start)
     return channel[order], start[order], start[order] + length[order], audience[order]
 
@@ -245,6 +245,33 @@ def _drop_overlaps(
     return keep & (start >= busy_until[channel])
 
 
+#: The mean audience of the channels live at the world's instant (as listed: the curve within
+#: each session and the hour's swing): within this band (``rhythm.typical_instant``), dropping
+#: at most the share ``OPENING_TRIM`` of the sessions that would run across it.
+OPENING_AUDIENCE = (25.0, 29.0)
+OPENING_TRIM = 0.3
+
+
+def _typical_opening(
+    channel: IntArray,
+    start: FloatArray,
+    end: FloatArray,
+    audience: FloatArray,
+    kept: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.bool_]:
+    """Which of the first block's sessions to keep so that the world's instant is a typical
+    one (row 1 there): all but some running across it (never the demo channel's)."""
+    moment = WORLD_NOW.timestamp()
+    live = np.flatnonzero(kept & (start <= moment) & (end > moment) & (channel != 0))
+    span = end[live] - start[live]
+    shape = np.minimum(1.0, (moment - start[live]) / (RAMP_MINUTES * 60))
+    shape *= np.minimum(1.0, 0.3 + 0.7 * (end[live] - moment) / (FALL_SHARE * span))
+    listed = audience[live] * shape * _LEVEL * diurnal(moment)
+    keep = np.ones(len(channel), dtype=bool)
+    keep[live] = rhythm.typical_instant(listed, *OPENING_AUDIENCE, OPENING_TRIM)
+    return keep
+
+
 class Schedule:
     """The world's sessions, block by block, generated on first use and cached."""
 
@@ -280,6 +307,8 @@ class Schedule:
             before_channel, _, before_end, _ = self._raw_of(index - 1)
             np.maximum.at(busy, before_channel, before_end)
         keep = _drop_overlaps(channel, start, end, busy)
+        if index == 0:
+            keep &= _typical_opening(channel, start, end, audience, keep)
         block = Block(
             index,
             channel[keep],
@@ -367,13 +396,12 @@ RAMP_MINUTES = 20.0
 FALL_SHARE = 0.08
 #: Peak of the curve relative to its mean (the ramp and fall cost about this much).
 _LEVEL = 1.07
-#: Audiences swing with the hour of day, highest at 01:00 UTC (the US evening), by this much.
-DIURNAL_SWING = 0.25
 
 
 def diurnal(moment: float) -> float:
-    """How many more (or fewer) viewers watch at ``moment``'s hour of day than on average."""
-    return 1 + DIURNAL_SWING * math.cos(2 * math.pi * ((moment % DAY) / HOUR - 1) / 24)
+    """How many more (or fewer) viewers watch at ``moment``'s hour of day than on average
+    (``rhythm.DIURNAL_SWING``: most of the day's swing is in how many channels are live)."""
+    return 1 + rhythm.DIURNAL_SWING * math.cos(2 * math.pi * ((moment % DAY) / HOUR - 1) / 24)
 
 
 def audience_at(item: Session, moment: float, seed: int) -> int:
@@ -410,6 +438,13 @@ class Opening:
     hours: FloatArray
     active: npt.NDArray[np.bool_]
     live: dict[int, int]
+    #: Each channel's partnership and language (an index into ``world.LANGUAGES``).
+    partnered: npt.NDArray[np.bool_]
+    language: npt.NDArray[np.intp]
+    #: Each channel's category (type id) then, and the types beyond ``world.TYPE_NAMES``:
+    #: filled in by ``categories.opening``, which the world is seeded from.
+    category: IntArray | None = None
+    types: tuple[dict[str, Any], ...] = ()
 
 
 def opening(seed: int, channels: int) -> Opening:
@@ -421,4 +456,11 @@ def opening(seed: int, channels: int) -> Opening:
         item = session(block, position)
         live[item.channel] = audience_at(item, moment, seed)
     traits = schedule.habits
-    return Opening(traits.audience, traits.hours, traits.active, live)
+    return Opening(
+        traits.audience,
+        traits.hours,
+        traits.active,
+        live,
+        status.partnered(traits.audience),
+        status.languages(traits.audience),
+    )

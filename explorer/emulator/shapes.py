@@ -16,7 +16,7 @@ import orjson
 
 from explorer.emulator.store import Store
 from explorer.wire.numbers import identifier
-from explorer.wire.query import FieldKind
+from explorer.wire.query import FieldKind, ValueCheck
 from explorer.wire.records import CHANNEL, TYPE, USER, Field
 
 #: JSON schema atoms of record fields (the OpenAPI description is built from them).
@@ -54,6 +54,10 @@ CHANNEL_BOOLS = tuple(field.name for field in CHANNEL if field.kind == "bool")
 #: What ``where`` may filter and ``order`` sort channels by, and as what kind of value.
 CHANNEL_FILTERS: dict[str, FieldKind] = {
     field.name: field.filter_kind for field in CHANNEL if field.filter
+}
+#: The channel fields whose ``where`` values are checked (enumerations and coded values).
+CHANNEL_CHECKS: dict[str, ValueCheck] = {
+    field.name: field.refusal for field in CHANNEL if field.choices or field.pattern
 }
 USER_FIELDS: tuple[str, ...] = tuple(field.name for field in USER)
 #: The stored Type columns (its live counts are added when it is shown).

@@ -1,5 +1,5 @@
 """Simulated live activity: the world's streams go live and offline, audiences rise and fall,
-bots chat, moderate and vote in the live channels; the seeded chat history.
+bots chat, moderate and vote in the live channels.
 
 Decisions and execution are kept apart. :class:`Streams` (``streams.py``) applies the world's
 session schedule to the store as the world clock passes. :class:`Script` is pure and seeded:
@@ -23,8 +23,7 @@ than ``Config.sim_rate`` messages a second (or one channel more than
 ``X-Explorer-Chat-Kept`` (sessions and audiences are never thinned). Bots vote in every poll
 of their channel, whoever started it, spread over its duration (some change their mind).
 
-:func:`seed_history` gives the busiest channels a deterministic chat history (chatter's
-voices) when the world is seeded, so history can be sampled without running the simulator.
+The seeded chat history of the busiest channels is ``backfill.py``'s.
 """
 
 from __future__ import annotations
@@ -34,9 +33,8 @@ import bisect
 import heapq
 import math
 import random
-import uuid
 from collections import deque
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -44,12 +42,10 @@ import orjson
 
 from explorer.emulator import chatter
 from explorer.emulator.brokers.broker import Delivery
-from explorer.emulator.chat import dispatch, history, presence
+from explorer.emulator.chat import dispatch, presence
 from explorer.emulator.chat.cluster import ChatCluster
 from explorer.emulator.chat.members import Member, member_of, refresh
-from explorer.emulator.chat.messages import compose, message_data
 from explorer.emulator.chat.moderation import parse_duration
-from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
 from explorer.emulator.resources import recordings
@@ -58,18 +54,14 @@ from explorer.emulator.streams import Streams, schedule_of
 from explorer.emulator.world import DEMO_ACCOUNTS
 from explorer.wire.codes import Refusal
 
-#: Channels given a seeded history (the busiest 4%, at most this many), and messages each
-#: (the channel's chat of about this many minutes, within the bounds).
-HISTORY_CHANNELS = 200
-HISTORY_SHARE = 25
-HISTORY_MINUTES = 30
-HISTORY_MESSAGES = (20, 150)
 #: Wall seconds between two applications of the world's sessions (and chat re-plans) at
 #: most; at a high speed ticks come faster, so that one spans at most ``WORLD_TICK`` world
 #: seconds (a short session is still seen live), but never faster than ``MIN_TICK``.
 TICK = 1.0
 WORLD_TICK = 300.0
 MIN_TICK = 0.05
+#: The most of the event loop's time ticks may take (see ``Simulator._tick``).
+TICK_SHARE = 0.3
 MAX_BOTS = 30
 #: How far the executor may fall behind its schedule before it skips ahead, in seconds.
 MAX_LAG = 2.0
@@ -99,98 +91,6 @@ _ODDS = (
 )
 
 
-# --- seeded history -----------------------------------------------------------------------
-
-
-def seeded_message_id(rng: random.Random) -> str:
-    """A UUID-shaped id drawn from ``rng`` (deterministic history)."""
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
-def seed_history(store: Store, seed: int, now: float) -> int:
-    """Give the busiest channels (live ones first; one in ``HISTORY_SHARE``, at most
-    ``HISTORY_CHANNELS``) the chat of their last ``HISTORY_MINUTES`` minutes at their rate
-    (``chatter.chat_rate``), within ``HISTORY_MESSAGES``, said by chatter's voices.
-
-    Content (ids included) is a pure function of ``seed`` and the world; ``createdAt`` spreads
-    the messages over the hour before ``now`` (a wall time: stored chat is dated on the wall
-    clock, see ``clock.py``). Returns the number of messages stored.
-    """
-    rng = random.Random(f"{seed}:history")
-    # Chatters are sampled by id and names looked up by index: loading every user would cost
-    # seconds at a million channels.
-    pool = range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
-    total = store.scalar("SELECT COUNT(*) FROM channels")
-    channels = store.all(
-        "SELECT id, userId, viewersCurrent, languageId FROM channels WHERE suspended = 0 "
-        "ORDER BY viewersCurrent DESC, viewersTotal DESC, id LIMIT ?",
-        (min(HISTORY_CHANNELS, max(1, total // HISTORY_SHARE)),),
-    )
-    known: dict[str, tuple[int, str] | None] = {}
-
-    def lookup(name: str) -> tuple[int, str] | None:
-        key = name.lower()
-        if key not in known:
-            row = store.one(
-                "SELECT id, username FROM users WHERE username = ? COLLATE NOCASE", (name,)
-            )
-            known[key] = None if row is None else (row[0], row[1])
-        return known[key]
-
-    parsed: dict[str, tuple[list[Any], dict[str, Any]]] = {}
-    rows: list[tuple[str, int, int, float, dict[str, Any]]] = []
-    for channel_id, owner_id, viewers, language in channels:
-        sampled = rng.sample(pool, min(len(pool), rng.randint(3, 2 * MAX_BOTS)))
-        found = {
-            row[0]: row
-            for row in store.all(
-                "SELECT id, username, level, avatarUrl FROM users "
-                f"WHERE id IN ({', '.join('?' * len(sampled))})",
-                sampled,
-            )
-        }
-        chatters = [found[user_id] for user_id in sampled if user_id in found]
-        people = [(row, ["User"]) for row in chatters if row[0] != owner_id]
-        owner = store.one(
-            "SELECT id, username, level, avatarUrl FROM users WHERE id = ?", (owner_id,)
-        )
-        if owner is not None:
-            people.append((owner, roles_of(store, channel_id, owner_id)))
-            known[owner[1].lower()] = (owner[0], owner[1])
-        for row, _ in people:
-            known[row[1].lower()] = (row[0], row[1])
-        speakers = [
-            (
-                row[0],
-                {
-                    "user_name": row[1],
-                    "user_id": row[0],
-                    "user_roles": roles,
-                    "user_level": row[2],
-                    "user_avatar": row[3],
-                },
-            )
-            for row, roles in people
-        ]
-        voice = chatter.ChannelVoice(
-            seed, channel_id, [row[1] for row, _ in people], language or "en"
-        )
-        low, high = HISTORY_MESSAGES
-        count = min(high, max(low, round(chatter.chat_rate(viewers) * HISTORY_MINUTES)))
-        for index in range(count):
-            speaker = voice.speaker(rng)
-            user_id, identity = speakers[speaker]
-            text = voice.line(rng, speaker)
-            if text not in parsed:
-                parsed[text] = compose(text, lookup)
-            components, meta = parsed[text]
-            message_id = seeded_message_id(rng)
-            data = message_data(channel_id, message_id, identity, components, meta)
-            created = now - 3600 + 3600 * index / count
-            rows.append((message_id, channel_id, user_id, created, data))
-    return history.store_seeded(store, rows)
-
-
 # --- the script: seeded decisions -----------------------------------------------------------
 
 
@@ -208,6 +108,11 @@ class ChannelPlan:
     voice: chatter.ChannelVoice
     #: Positions in ``cast`` of those present now (bots); the others wait in reserve.
     present: set[int]
+    #: Draws the voice's intensity minute after minute: keyed by the channel, so that its
+    #: bursts do not hang on which channels were planned before it (the busiest channel,
+    #: always planned first, took the script's first draws: with the default seed, a fresh
+    #: platform began with its busiest chat in a highlight).
+    pace: random.Random
     #: The voice's intensity for the current world minute, and that minute.
     intensity: float = 1.0
     minute: int = -1
@@ -281,11 +186,14 @@ class Script:
         live: Sequence[tuple[int, int, int, str]],
         minute: int,
         names: dict[int, str],
+        highlight: Callable[[int, int, int], float] | None = None,
     ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
         """Run chat in ``live`` ``(channel, owner, viewers, language)``, busiest first, at
         most ``Config.sim_channels`` of them (the others count as thinned away); ``minute``
-        is the world's current minute. Returns the plans that started and those that
-        stopped; ``names`` must hold the names of :meth:`missing`'s users."""
+        is the world's current minute; ``highlight`` gives a channel's stream highlights
+        (``Streams.highlight``; without it, voices draw their own). Returns the plans that
+        started and those that stopped; ``names`` must hold the names of :meth:`missing`'s
+        users."""
         kept_ids = list(live[: self.config.sim_channels])
         wanted = {channel for channel, _, _, _ in kept_ids}
         stopped = [plan for channel, plan in self.plans.items() if channel not in wanted]
@@ -303,7 +211,9 @@ class Script:
             plan = known
             plan.viewers = viewers
             if plan.minute != minute:
-                plan.minute, plan.intensity = minute, plan.voice.intensity(self.rng)
+                burst = highlight(channel, plan.minute, minute) if highlight else None
+                voiced = plan.voice.intensity(plan.pace, burst, minute - plan.minute)
+                plan.minute, plan.intensity = minute, voiced
         self.channels = sorted(self.plans.values(), key=lambda plan: (-plan.viewers, plan.id))
         unrun = sum(_natural(viewers, 1.0) for _, _, viewers, _ in live[self.config.sim_channels :])
         self._rate(unrun)
@@ -328,7 +238,8 @@ class Script:
         self.names.update((user, names[user]) for user in cast)
         size = min(len(cast), max(2, min(MAX_BOTS, round(2 + math.sqrt(viewers)))))
         voice = chatter.ChannelVoice(self.seed, channel, [names[user] for user in cast], language)
-        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)))
+        pace = random.Random(f"{self.seed}:{channel}:pace")
+        return ChannelPlan(channel, owner, viewers, 0.0, cast, voice, set(range(size)), pace)
 
     def _rate(self, unrun: float) -> None:
         """Each plan's rate: its natural chat at the world's speed, all thinned alike to
@@ -507,11 +418,11 @@ def live_channels(
 def replan(
     script: Script, store: Store, streams: Streams
 ) -> tuple[list[ChannelPlan], list[ChannelPlan]]:
-    """Give ``script`` the channels live at the streams' cursor; the plans that started and
-    those that stopped."""
+    """Give ``script`` the channels live at the streams' cursor (and their highlights); the
+    plans that started and those that stopped."""
     live = live_channels(store, streams.audiences())
     names = names_of(store, script.missing(live))
-    return script.set_live(live, int(streams.cursor // 60), names)
+    return script.set_live(live, int(streams.cursor // 60), names, streams.highlight)
 
 
 def script_for(store: Store, seed: int, config: Config, speed: float = 1.0) -> Script:
@@ -522,6 +433,12 @@ def script_for(store: Store, seed: int, config: Config, speed: float = 1.0) -> S
 
 
 # --- the simulator: performing the script -----------------------------------------------------
+
+
+def tick_wait(pause: float, cost: float) -> float:
+    """Seconds to wait after a tick that took ``cost``: ``pause``, or longer, so that ticks
+    take at most :data:`TICK_SHARE` of the loop's time."""
+    return max(pause, cost * (1 - TICK_SHARE) / TICK_SHARE)
 
 
 class Simulator:
@@ -536,7 +453,8 @@ class Simulator:
         store = services.store
         self.streams = Streams(store, schedule_of(store), self.seed)
         self.script = Script(self.seed, user_pool(store), services.config, services.world.speed)
-        self._members: dict[tuple[int, int], Member] = {}
+        #: The bots and owners in each room, by channel, then user.
+        self._members: dict[int, dict[int, Member]] = {}
         self._recent: dict[int, deque[str]] = {}
         self._polls_seen: dict[int, int] = {}
         self._poll_keys: set[tuple[int, int]] = set()
@@ -552,7 +470,8 @@ class Simulator:
 
     def plan(self) -> None:
         """Tell the script which channels are live; bots of channels that stopped leave their
-        rooms and those of channels that started enter theirs."""
+        rooms and those of channels that started enter theirs (the share of them the chat
+        keeps: the rest enter when they first act)."""
         started, stopped = replan(self.script, self.services.store, self.streams)
         self.services.world.kept = self.script.kept
         for plan in stopped:
@@ -562,7 +481,10 @@ class Simulator:
             if room is None:
                 continue
             self.broker.subscribe(plan.id, self)
-            for user_id in (plan.owner_id, *plan.bots):
+            # Where chat is thinned (a high speed), so is the crowd that waits in the room:
+            # the others enter when they first act, and a tick's cost stays bounded.
+            bots = plan.bots
+            for user_id in (plan.owner_id, *bots[: math.ceil(len(bots) * self.script.kept)]):
                 self._enter(room, user_id)
         if started:
             self._wake.set()
@@ -579,13 +501,12 @@ class Simulator:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for channel_id in {channel for channel, _ in self._members}:
+        for channel_id in list(self._members):
             self._leave_all(channel_id)
 
     def _leave_all(self, channel_id: int) -> None:
         room = self.rooms.get(channel_id)
-        for key in [key for key in self._members if key[0] == channel_id]:
-            member = self._members.pop(key)
+        for member in self._members.pop(channel_id, {}).values():
             if room is not None:
                 presence.leave(room, member)
         self.broker.unsubscribe(channel_id, self)
@@ -598,18 +519,26 @@ class Simulator:
 
     def _enter(self, room: Room, user_id: int) -> Member:
         member = member_of(self.services.store, room.channel_id, user_id, None)
-        self._members[(room.channel_id, user_id)] = member
+        self._members.setdefault(room.channel_id, {})[user_id] = member
         presence.join(room, member, f"sim:{user_id}")
         return member
 
     def _member(self, room: Room, user_id: int) -> Member:
-        return self._members.get((room.channel_id, user_id)) or self._enter(room, user_id)
+        return self._members.get(room.channel_id, {}).get(user_id) or self._enter(room, user_id)
 
     async def _tick(self) -> None:
+        """Tick every ``pause`` seconds, or less often when a tick is costly: the loop it
+        shares with REST and chat spends at most :data:`TICK_SHARE` of its time ticking, so a
+        listing never starves behind the simulator at a high speed (a tick then spans more
+        world time)."""
+        loop = asyncio.get_running_loop()
         pause = min(TICK, max(MIN_TICK, WORLD_TICK / self.services.world.speed))
+        wait = pause
         while True:
-            await asyncio.sleep(pause)
+            await asyncio.sleep(wait)
+            began = loop.time()
             self.tick()
+            wait = tick_wait(pause, loop.time() - began)
 
     # --- what bots see ------------------------------------------------------------------
 
@@ -624,7 +553,7 @@ class Simulator:
         elif delivery.event == "PollEnd":
             self._poll_keys.discard((channel_id, orjson.loads(delivery.payload)["data"]["endsAt"]))
         elif delivery.refresh_user is not None:
-            member = self._members.get((channel_id, delivery.refresh_user))
+            member = self._members.get(channel_id, {}).get(delivery.refresh_user)
             if member is not None:
                 refresh(self.services.store, member, channel_id)
 
@@ -642,7 +571,7 @@ class Simulator:
             self.seed, channel_id, index, list(plan.bots), len(poll["answers"]), seconds
         ):
             await asyncio.sleep(max(0.0, start + offset - loop.time()))
-            member = self._members.get((channel_id, voter))
+            member = self._members.get(channel_id, {}).get(voter)
             if member is not None:
                 self._call(room, member, "vote:choose", [choice])
 
@@ -688,7 +617,7 @@ class Simulator:
         elif kind == "giveaway":
             self._call(room, actor, "giveaway:start", [])
         elif kind == "churn":
-            leaving = self._members.pop((room.channel_id, args[0]), None)
+            leaving = self._members.get(room.channel_id, {}).pop(args[0], None)
             if leaving is not None:
                 presence.leave(room, leaving)
             self._member(room, args[1])

@@ -245,7 +245,6 @@ USER_COLUMNS = (
 #: The channel columns: the declared fields (``shapes.py``), then the owner's stream key.
 CHANNEL_COLUMNS = tuple(name for name in (*CHANNEL_FIELDS, "streamKey") if name not in CHANNEL_SAME)
 _LANGUAGE_NAMES = tuple(name for name, _ in LANGUAGES)
-_LANGUAGE_CUMULATIVE = tuple(accumulate(weight for _, weight in LANGUAGES))
 _AUDIENCES = ("family", "teen", "18+")
 _BIOS = (None, "Streamer and gamer.", "Just here for the chat.")
 _AUDIENCE_CUMULATIVE = tuple(accumulate((3, 6, 1)))
@@ -268,21 +267,21 @@ def generate(seed: int, channels: int, start: Opening, demo_hash: str | None = N
     """The world for ``seed``: types, roles, and chunks of (user rows, channel rows) in id
     order of the users, columns as :data:`USER_COLUMNS` and :data:`CHANNEL_COLUMNS` (the others
     as :data:`USER_SAME` and :data:`CHANNEL_SAME`); ``start`` is what the channels' sessions
-    say at the world's instant (``sessions.opening``).
+    say at the world's instant (``categories.opening``).
 
     The demo accounts come first, with ``demo_hash`` as their password hash; :func:`seed_store`
     computes it, the only step that costs real time (a slow KDF).
     """
     if channels < len(DEMO_ACCOUNTS):
         raise ValueError(f"a world needs at least {len(DEMO_ACCOUNTS)} channels")
+    if start.category is None:
+        raise ValueError("the opening has no categories: seed from categories.opening")
     rng = random.Random(seed)
-    types = _types(rng)
-    type_ids = [row["id"] for row in types]
-    type_cumulative = list(accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(types))))
+    types = _types(rng) + list(start.types)
     # Each user's channel id follows their user id, so both tables load in key order (a
     # shuffled id put every insert at a random place in a million-row table: 40 % slower).
     roles = [{"channelId": FIRST_CHANNEL_ID, "userId": 2, "roles": dumps(["Mod"])}]
-    chunks = _chunks(Draws(rng), channels, (type_ids, type_cumulative), start)
+    chunks = _chunks(Draws(rng), channels, start)
     accounts = [
         (demo_hash, dumps(list(demo.groups)), user_id)
         for user_id, demo in enumerate(DEMO_ACCOUNTS, start=1)
@@ -377,7 +376,6 @@ def _layout(
 def _chunks(
     draws: Draws,
     channels: int,
-    type_weights: tuple[list[int], list[float]],
     start: Opening,
 ) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
     """Each chunk of users with their channels; every random draw in a fixed order (laid out
@@ -389,6 +387,8 @@ def _chunks(
     session at the world's instant."""
     taken = {d.username for d in DEMO_ACCOUNTS}
     audience_all, hours_all, active_all = start.audience, start.hours, start.active
+    assert start.category is not None
+    categories = start.category
     featured = (audience_all > 40).tolist()
     carried = np.empty((0, 2), dtype=np.uint64)
     for low in range(0, channels, _CHUNK):
@@ -403,8 +403,9 @@ def _chunks(
             np.asarray(bases, dtype=np.int64),
             (audience_all[low : indexes.stop], hours_all[low : indexes.stop]),
             active_all[low : indexes.stop],
-            type_weights,
+            categories[low : indexes.stop],
             start.live,
+            (start.partnered[low : indexes.stop], start.language[low : indexes.stop]),
         )
 
 
@@ -427,12 +428,13 @@ def _chunk_rows(
     base: npt.NDArray[np.int64],
     habits: tuple[Doubles, Doubles],
     active: npt.NDArray[np.bool_],
-    type_weights: tuple[list[int], list[float]],
+    categories: npt.NDArray[np.int64],
     live: dict[int, int],
+    standing: tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]],
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The user and channel rows of one chunk, from its draws (words and their doubles) laid
     out by :func:`_layout`, built column by column (a Python loop per row costs seconds at a
-    million rows)."""
+    million rows); ``standing`` is each channel's partnership and language (``status.py``)."""
     popularity, hours = habits
     size = len(indexes)
     words, value = draws
@@ -453,6 +455,8 @@ def _chunk_rows(
     title += (draw[13] * sizes[2]).astype(np.int64)
     candidate = popularity > 40
     after = base + 14 + candidate
+    # The type draws (a flag and a pick) keep their places in the stream, so the other columns
+    # stay as they were; the category itself comes from the sessions (``categories.py``).
     typed = value[after + 4] < 0.92
     spoken = after + 5 + typed
     language_flag = value[spoken] < 0.95
@@ -460,7 +464,7 @@ def _chunk_rows(
     channel_ids = range(FIRST_CHANNEL_ID + indexes.start, FIRST_CHANNEL_ID + indexes.stop)
     created_at, updated_at = _iso_column(created), _iso_column(updated)
     zeros = [0] * size
-    partnered = (popularity > 15).astype(np.int64)
+    partnered = standing[0].astype(np.int64)
     online, watching = list(zeros), list(zeros)
     for index, viewers in live.items():
         if indexes.start <= index < indexes.stop:
@@ -512,10 +516,8 @@ def _chunk_rows(
                 f"<p>Welcome to {name}'s channel!</p>" if shown else None
                 for name, shown in zip(names, welcome, strict=True)
             ],
-            _pick(type_weights[0], _weighted(value[after + 5], type_weights[1]), typed),
-            _pick(
-                _LANGUAGE_NAMES, _weighted(value[spoken + 1], _LANGUAGE_CUMULATIVE), language_flag
-            ),
+            categories.tolist(),
+            _pick(_LANGUAGE_NAMES, standing[1], language_flag),
             created_at,
             updated_at,
             hex128(words, spoken + 1 + language_flag, channel_ids),
@@ -556,7 +558,7 @@ def seed_store(
 
     Returns True when it seeded. ``hash_password`` turns the demo password into a stored hash
     (the KDF lives with the login code); ``opening`` gives the sessions running at the world's
-    instant (``sessions.opening``: the world's dynamics build on this module). Rows stream in
+    instant (``categories.opening``: the world's dynamics build on this module). Rows stream in
     chunks with the indexes and catalog triggers of users and channels set aside, then the
     indexes are built once, sorted: a million channels seed in seconds, not minutes. In a
     file, the :data:`~explorer.emulator.store.LATER_INDEXES` are left to

@@ -58,6 +58,7 @@ from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 from explorer.chatviews import POLL_EVENTS, poll_progress
 from explorer.eventlog import EventLog
 from explorer.rendering import (
+    Inline,
     badges_html,
     chart_text,
     event_html,
@@ -65,6 +66,7 @@ from explorer.rendering import (
     summary,
     table_html,
 )
+from explorer.sprites import SHEETS, SpriteSheets
 from explorer.wire.events import EVENTS
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
@@ -190,8 +192,10 @@ class LiveChat(TimedView):
     ``status`` returns ``(state, endpoint)``; ``loop`` is the event loop that receives the
     chat (the view then refreshes itself at most 10 times a second; without it, call
     :meth:`refresh`). ``base_url`` is the platform's REST base, where the builtin emoticon
-    sprite sheets are found (without it, emoticons show as text); ``clock`` (monotonic
-    seconds) times the rate.
+    sprite sheets are found (the kernel fetches each once and the emoticons travel inline, so
+    a browser that cannot reach the platform shows them; without it, emoticons show as text;
+    ``sprites`` cuts them, :data:`~explorer.sprites.SHEETS` by default, and a sheet that
+    arrives redraws the view); ``clock`` (monotonic seconds) times the rate.
     """
 
     state = Unicode("connecting", help="The connection's state.")
@@ -219,10 +223,12 @@ class LiveChat(TimedView):
         *,
         base_url: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sprites: SpriteSheets = SHEETS,
     ) -> None:
         self._log = log
         self._status = status
         self._base_url = base_url
+        self._sprites = sprites
         self._meter = RateMeter(clock)
         self._seen: tuple[Any, ...] = ()
         self._names = PurgedNames(log)
@@ -269,7 +275,10 @@ class LiveChat(TimedView):
             state, endpoint = self._status()
             total = self._log.total
             rate = self._meter.sample(total)
-            seen = (state, endpoint, total, round(rate, 1), self.event_filter, self.rows)
+            seen = (
+                *(state, endpoint, total, round(rate, 1), self.event_filter, self.rows),
+                self._sprites.loaded,
+            )
             if seen == self._seen and not force:
                 return False
             self._seen = seen
@@ -281,7 +290,9 @@ class LiveChat(TimedView):
                 self.counts = self._log.counts
                 self.rate = rate
                 self.history = self._meter.history()
-                self.records = records(self._log, tail, self._names(tail), self._base_url)
+                self.records = records(
+                    self._log, tail, self._names(tail), self._base_url, self._sprites.emoticon
+                )
             self._render()
             return True
 
@@ -322,10 +333,15 @@ class PurgedNames:
 
 
 def records(
-    log: EventLog, tail: pd.DataFrame, names: Mapping[int, str | None], base_url: str | None
+    log: EventLog,
+    tail: pd.DataFrame,
+    names: Mapping[int, str | None],
+    base_url: str | None,
+    inline: Inline,
 ) -> list[dict[str, str]]:
     """Table rows for the last events: time, event, channel, user and a one-line text, plus
-    ``roles`` (badges) and ``html`` (the text as the platform means it to look)."""
+    ``roles`` (badges) and ``html`` (the text as the platform means it to look, builtin
+    emoticons' images from ``inline``)."""
     try:
         packets: list[dict[str, Any] | None] = list(log.packets(tail.index))
     except KeyError:  # trimmed by max_rows since the tail was read: plain text then
@@ -338,7 +354,7 @@ def records(
             "user": "" if pd.isna(row.user_name) else str(row.user_name),
             "roles": badges_html(None if pd.isna(row.user_roles) else str(row.user_roles)),
             "text": summary(row, names),
-            "html": event_html(row, packet, names, base_url),
+            "html": event_html(row, packet, names, base_url, inline),
         }
         for row, packet in zip(tail.itertuples(index=False), packets, strict=True)
     ]

@@ -25,6 +25,7 @@ from traitlets import Dict, Float, Int, List
 
 from explorer.eventlog import EventLog
 from explorer.rendering import sparkline, table_html
+from explorer.sprites import SHEETS, SpriteSheets
 from explorer.views.chat import LIVE_INTERVAL, PurgedNames, RateMeter, TimedView, records, rows_html
 
 #: The stats table is read at most this often (seconds).
@@ -50,7 +51,9 @@ class WatchView(TimedView):
     ``stats()`` returns a frame indexed by channel (columns such as token, state, events,
     messages, rate, reconnects, gaps); ``status()`` a few named lines shown in the header.
     ``rows`` events are listed, ``table_rows`` channels. ``base_url`` (the platform's REST
-    base) locates emoticon sprite sheets; ``clock`` (monotonic seconds) times the rate.
+    base) locates emoticon sprite sheets, from which ``sprites`` cuts builtin emoticons (as
+    :class:`~explorer.views.chat.LiveChat` does); ``clock`` (monotonic seconds) times the
+    rate.
     """
 
     channels = Int(0, help="Channels joined (rows of the stats table).")
@@ -74,6 +77,7 @@ class WatchView(TimedView):
         interval: float = LIVE_INTERVAL,
         base_url: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sprites: SpriteSheets = SHEETS,
     ) -> None:
         self._log = log
         self._stats = stats
@@ -81,6 +85,7 @@ class WatchView(TimedView):
         self._rows = rows
         self._table_rows = table_rows
         self._base_url = base_url
+        self._sprites = sprites
         self._clock = clock
         self._meter = RateMeter(clock)
         self._names = PurgedNames(log)
@@ -108,7 +113,7 @@ class WatchView(TimedView):
             stale = self._stats_at is None or now - self._stats_at >= STATS_INTERVAL
             if stale:
                 self._stats_at = now
-            seen = (total, round(rate, 1), tuple(status.items()))
+            seen = (total, round(rate, 1), tuple(status.items()), self._sprites.loaded)
             if seen == self._seen and not stale and not force:
                 return False
             self._seen = seen
@@ -122,7 +127,9 @@ class WatchView(TimedView):
                 self.rate = rate
                 self.history = self._meter.history()
                 self.status = status
-                self.records = records(self._log, tail, self._names(tail), self._base_url)
+                self.records = records(
+                    self._log, tail, self._names(tail), self._base_url, self._sprites.emoticon
+                )
             self._render()
             return True
 

@@ -13,7 +13,8 @@ insensitive. ``fields`` is a comma-separated projection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import difflib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -43,6 +44,22 @@ class QueryError(ValueError):
         self.param = param
         self.message = message
         self.path = path or param
+
+
+#: A check of one field's ``where`` values: the problem with a value (None: none).
+ValueCheck = Callable[[Any], str | None]
+
+
+def unknown_field(param: str, name: str, known: Iterable[str]) -> QueryError:
+    """The error for a field ``param`` does not know: close names when there are some (so a
+    typo says its fix), else every name it knows."""
+    names = sorted(known)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if close:
+        hint = f"did you mean {' or '.join(map(repr, close))}?"
+    else:
+        hint = f"the fields are {', '.join(names)}." if names else "it takes none."
+    return QueryError(param, f"Unknown field {name!r}: {hint}", f"{param}.{name}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,21 +136,32 @@ def _terms(text: str, param: str) -> list[str]:
     return terms
 
 
-def parse_where(text: str, fields: Mapping[str, FieldKind]) -> tuple[Condition, ...]:
-    """Parse a ``where`` string against the filterable ``fields``."""
+def parse_where(
+    text: str, fields: Mapping[str, FieldKind], checks: Mapping[str, ValueCheck] | None = None
+) -> tuple[Condition, ...]:
+    """Parse a ``where`` string against the filterable ``fields``; ``checks`` refuse values a
+    field never takes (an enumeration's others), which would otherwise match nothing."""
     conditions: list[Condition] = []
     for term in _terms(text, "where"):
         name, op, raw = _split_term(term)
         if name not in fields:
-            raise QueryError("where", f"Unknown field {name!r}.", f"where.{name}")
+            raise unknown_field("where", name, fields)
         if op not in OPS:
-            raise QueryError("where", f"Unknown operator {op!r}.", f"where.{name}")
+            raise QueryError(
+                "where",
+                f"Unknown operator {op!r}: use one of {', '.join(sorted(OPS))}.",
+                f"where.{name}",
+            )
         kind = fields[name]
+        values = tuple(convert(kind, v) for v in (raw.split(";") if op == "in" else [raw]))
+        check = (checks or {}).get(name)
+        problems = [p for p in map(check, values) if p] if check and op in ("eq", "in") else []
+        if problems:
+            raise QueryError("where", problems[0], f"where.{name}")
         if op == "in":
-            values = tuple(convert(kind, v) for v in raw.split(";"))
             conditions.append(Condition(name, "in", values))
         else:
-            conditions.append(Condition(name, "ne" if op == "neq" else op, convert(kind, raw)))  # type: ignore[arg-type]
+            conditions.append(Condition(name, "ne" if op == "neq" else op, values[0]))  # type: ignore[arg-type]
     return tuple(conditions)
 
 
@@ -143,7 +171,7 @@ def parse_order(text: str, fields: Mapping[str, FieldKind]) -> tuple[Order, ...]
     for term in _terms(text, "order"):
         name, _, direction = term.partition(":")
         if name not in fields:
-            raise QueryError("order", f"Unknown field {name!r}.", f"order.{name}")
+            raise unknown_field("order", name, fields)
         direction = direction.lower() or "asc"
         if direction not in ("asc", "desc"):
             raise QueryError("order", f"Direction must be asc or desc, not {direction!r}.")
@@ -157,7 +185,7 @@ def parse_fields(text: str, known: Iterable[str]) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(f for f in text.split(",") if f))
     unknown = [n for n in names if n not in allowed]
     if unknown:
-        raise QueryError("fields", f"Unknown field {unknown[0]!r}.", f"fields.{unknown[0]}")
+        raise unknown_field("fields", unknown[0], allowed)
     if not names:
         raise QueryError("fields", "fields must name at least one field.")
     return names
@@ -177,15 +205,17 @@ def parse_list_query(
     params: Mapping[str, str],
     filterable: Mapping[str, FieldKind],
     projectable: Iterable[str],
+    checks: Mapping[str, ValueCheck] | None = None,
 ) -> ListQuery:
-    """Validate every list parameter of a request at once, raising on the first bad one."""
+    """Validate every list parameter of a request at once, raising on the first bad one
+    (``checks``: see :func:`parse_where`)."""
     q = params.get("q") or None
     scope = (params.get("scope") or "all").lower()
     if scope not in SCOPES:
         raise QueryError("scope", f"scope must be one of {', '.join(sorted(SCOPES))}.")
     fields_raw = params.get("fields")
     return ListQuery(
-        where=parse_where(params.get("where", ""), filterable),
+        where=parse_where(params.get("where", ""), filterable, checks),
         order=parse_order(params.get("order", ""), filterable),
         fields=parse_fields(fields_raw, projectable) if fields_raw is not None else None,
         page=_int_param(params, "page", 0, 0, MAX_PAGE),

@@ -54,6 +54,9 @@ RESET_HEADER = "X-RateLimit-Reset"
 #: ``false`` when the platform enforces no bucket (``--no-rate-limits``); it then sends this
 #: header instead of the three above, which would count down to nothing.
 ENFORCED_HEADER = "X-RateLimit-Enforced"
+#: On a 429: the bucket whose window is full (the other headers describe that bucket), so a
+#: client can say which limit was hit, e.g. the failed sign-in lockout.
+BUCKET_HEADER = "X-RateLimit-Bucket"
 
 
 def counts_status(bucket: str, status: int) -> bool:

@@ -8,6 +8,7 @@ types its frames by them (``explorer.schemas``), so a new field is one row here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from explorer.wire.kinds import Kind
@@ -26,6 +27,20 @@ class Field:
     filter: bool = False
     choices: tuple[str, ...] = ()
     stored: bool = True
+    #: A regular expression every value matches, and what it means in words (for errors).
+    pattern: str = ""
+    pattern_said: str = ""
+
+    def refusal(self, value: object) -> str | None:
+        """What is wrong with ``value`` as this field's value in a ``where`` (None: nothing):
+        a value outside the choices or the pattern would silently match no row."""
+        text = str(value)
+        if self.choices and text not in self.choices:
+            valid = ", ".join(map(repr, self.choices))
+            return f"{self.name} is one of {valid}, not {text!r}."
+        if self.pattern and re.fullmatch(self.pattern, text) is None:
+            return f"{self.name} is {self.pattern_said}, not {text!r}."
+        return None
 
     @property
     def filter_kind(self) -> FieldKind:
@@ -64,7 +79,15 @@ CHANNEL: tuple[Field, ...] = (
     Field("numFollowers", "int", filter=True),
     Field("description", "str", nullable=True),
     Field("typeId", "int", nullable=True, filter=True),
-    Field("languageId", "category", nullable=True, filter=True),
+    Field(
+        "languageId",
+        "category",
+        nullable=True,
+        filter=True,
+        pattern="[a-z]{2}",
+        pattern_said="a two-letter ISO 639-1 code such as 'en' or 'de' (the languages "
+        "listing, api.languages(), names those in use)",
+    ),
     *_ids("interactiveGameId", "transcodingProfileId", "coverId", "thumbnailId"),
     *_ids("badgeId", "hosteeId"),
     Field("bannerUrl", "str", nullable=True),

@@ -17,14 +17,16 @@ from typing import Any
 
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.brokers.inprocess import InProcessBroker
-from explorer.emulator.chat import polls, presence
+from explorer.emulator.chat import dispatch, polls, presence
 from explorer.emulator.chat.authkeys import REVOKED
 from explorer.emulator.chat.history import Backlog
 from explorer.emulator.chat.limits import Limits
+from explorer.emulator.chat.members import member_of
 from explorer.emulator.chat.node import ChatNode
 from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.context import Services
 from explorer.emulator.store import Store
+from explorer.wire.codes import ChatErrorCode, Refusal
 
 
 def open_broker(url: str | None, store: Store) -> Broker:
@@ -111,6 +113,23 @@ class ChatCluster:
     def present_users(self, channel_id: int) -> list[int]:
         """Ids of the signed-in users in ``channel_id``'s chat, in the order they joined."""
         return presence.present(self.rooms.store, channel_id)
+
+    def call(self, channel_id: int, user_id: int, method: str, args: list[Any]) -> Any:
+        """Run ``method`` as ``user_id`` in the channel's room: the user is present for the
+        call only (the join and leave events are sent as for a connection)."""
+        room = self.rooms.get(channel_id)
+        if room is None:
+            raise Refusal(ChatErrorCode.NOT_FOUND, "No chat: the channel is gone or suspended.")
+        member = member_of(self.rooms.store, channel_id, user_id, None)
+        presence.join(room, member, f"control:{user_id}")
+        try:
+            return dispatch.call(room, member, method, args)
+        finally:
+            presence.leave(room, member)
+
+    def drop_as_slow(self, user_id: int | None) -> int:
+        """Drop ``user_id``'s connections on every node of this process as too slow."""
+        return sum(node.drop_as_slow(user_id) for node in self.nodes if node.running)
 
     def node_status(self) -> list[dict[str, Any]]:
         """Each of this process's nodes: index, address, state, server id, connections."""

@@ -2,7 +2,8 @@
 
 REST handlers only need a few things from chat: which node addresses are live, who is present
 in a channel's chat, a way to tell rooms that something changed (a user's roles, a revoked
-authkey), and, for the control namespace, stopping and starting single nodes. Keeping that to
+authkey), and, for the control namespace, stopping and starting single nodes, calling a chat
+method as a user and dropping a user's connections as too slow. Keeping that to
 this small protocol lets the chat side run in-process (the default,
 :class:`~explorer.emulator.chat.cluster.ChatCluster`) or in other processes behind a broker
 without the REST side knowing.
@@ -43,4 +44,15 @@ class ChatHub(Protocol):
 
     async def start_node(self, index: int) -> None:
         """Start a stopped node again on its address."""
+        ...
+
+    def call(self, channel_id: int, user_id: int, method: str, args: list[Any]) -> Any:
+        """Run chat method ``method`` as ``user_id`` in the channel's room, as if sent on a
+        connection (its reply data, or :class:`~explorer.wire.codes.Refusal`): scripted
+        scenarios' polls and moderation."""
+        ...
+
+    def drop_as_slow(self, user_id: int | None) -> int:
+        """Drop a user's connections (anonymous ones for None) as too slow, on this process's
+        nodes: the slow-client drill. How many were dropped."""
         ...

@@ -298,6 +298,19 @@ class ChatNode:
                     self._dropping.add(ws)
                     asyncio.get_running_loop().create_task(self._drop(ws))
 
+    def drop_as_slow(self, user_id: int | None) -> int:
+        """Drop ``user_id``'s connections (every anonymous one for None) as the watchdog drops
+        one too far behind, with 1008: the slow-client drill. How many were dropped."""
+        chosen = [
+            ws
+            for ws, session in list(self._sessions.items())
+            if session.member.user_id == user_id and ws not in self._dropping
+        ]
+        for ws in chosen:
+            self._dropping.add(ws)
+            asyncio.get_running_loop().create_task(self._drop(ws))
+        return len(chosen)
+
     async def _drop(self, ws: NodeConnection) -> None:
         """Queue a 1008 close frame behind the backlog, then cut the connection if it has not
         closed within the grace (``close`` waits for a drain that may never come)."""

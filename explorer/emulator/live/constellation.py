@@ -27,18 +27,42 @@ not permitted, 4108 already subscribed, 4110 too many subscriptions. Unsubscribi
 event one is not subscribed to is no error (the docs say so; carina's 4109 is never sent).
 
 Delivery: one task per process reads the :class:`~.outbox.Outbox` every :data:`POLL` seconds
-while anyone is connected and hands each event to its subscribers' send queues; a
-connection that lets :data:`SEND_QUEUE` events pile up unsent is closed with 1008, and a frame
-over ``Config.chat_max_frame`` bytes (64 KiB) closes it with 1009. One address holds at most
-``Config.chat_address_connections`` sockets per process (as for anonymous chat); one more is
-closed with 1008 at once.
+while anyone is connected and hands each event to its subscribers' send queues.
+
+What one client can make a process hold is bounded (SECURITY.md, "Live events"):
+
+* no message over ``Config.chat_max_frame`` bytes (64 KiB) is read, counted after inflating:
+  a larger frame closes the socket with 1009 (uvicorn's ``ws_max_size``, set by
+  :mod:`~explorer.emulator.server`, which also turns permessage-deflate off: thousands of tiny
+  deflated frames would each inflate to the limit in one read), and a gzipped frame
+  is inflated only up to the limit (:func:`decode`) and answered 4007 past it, the socket
+  kept (closing would make the server read, and drop, whatever the peer sends until it
+  answers the close); so no JSON larger than 64 KiB is parsed;
+* a reply echoes an ``id`` only when it is a number or a string of at most :data:`MAX_ID`
+  characters (else the reply's id is null and its error 4010), and the names a message
+  quotes are cut to 100 characters, so a reply is never much larger than a small packet;
+* a connection whose unsent frames pass ``Config.chat_send_buffer`` bytes (1 MiB) is closed
+  with 1008;
+* the sockets of one address are read at :data:`RATE` units a second together (bursts of
+  :data:`BURST`), a frame costing one unit and one more per KiB: past that, reading them
+  waits (TCP holds the sender back), so a flood of methods or of large frames costs the loop
+  what a slow client would;
+* a socket holds at most :data:`MAX_SUBSCRIPTIONS` subscriptions and one address at most
+  :data:`ADDRESS_SUBSCRIPTIONS` over all its sockets (4110); one address holds at most
+  ``Config.chat_address_connections`` sockets per process (as for anonymous chat), one more
+  is closed with 1008 at once.
+
+A signed-in socket lives only as long as its credential: when a credential ends
+(:mod:`~explorer.emulator.endings` writes :data:`~.outbox.ENDED` to the outbox, in the same
+transaction) each process re-checks the credential of its sockets named by it, and every
+:data:`RECHECK` seconds those of every signed-in socket (an expired token); a socket whose
+credential no longer holds is closed with 4011.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
 import logging
 import zlib
 from collections.abc import Mapping
@@ -51,7 +75,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from explorer.emulator import addresses
 from explorer.emulator.context import Caller, Services
-from explorer.emulator.live.outbox import Outbox
+from explorer.emulator.live.outbox import ENDED, Outbox
 from explorer.emulator.live.topics import Topic, UnknownTopic, parse
 from explorer.emulator.policy import identify
 from explorer.emulator.responses import ApiError
@@ -60,16 +84,31 @@ log = logging.getLogger("explorer.emulator.live")
 
 #: Seconds between reads of the outbox while anyone is connected.
 POLL = 0.05
-#: Events queued for one connection before it is closed as too slow.
-SEND_QUEUE = 10_000
 #: Subscriptions one connection may hold (the historical limit was 1,000,000 per address).
 MAX_SUBSCRIPTIONS = 10_000
+#: Subscriptions the sockets of one address may hold together, per process.
+ADDRESS_SUBSCRIPTIONS = 20_000
+#: Longest string ``id`` a reply echoes.
+MAX_ID = 100
+#: Frames a second the sockets of one address are read at (together), and the burst allowed.
+RATE = 200.0
+BURST = 1000.0
+#: Frame bytes worth one more unit of the allowance.
+UNIT = 1024
+#: Seconds (of the platform's clock) between re-checks of every signed-in socket's credential
+#: (one that expired closes).
+RECHECK = 30.0
 #: Subprotocols, in order of preference.
 SUBPROTOCOLS = ("cnstl", "cnstl-gzip")
 SESSION_EXPIRED = 4011
 TOO_SLOW = (1008, "Too slow: send queue full.")
 TOO_BIG = (1009, "Frame too large.")
 TOO_MANY = (1008, "Too many connections from this address.")
+ENDED_CLOSE = (SESSION_EXPIRED, "The credential of this socket has ended.")
+
+
+class TooBig(Exception):
+    """A gzipped frame inflates past the frame limit."""
 
 
 class MethodError(Exception):
@@ -83,19 +122,23 @@ class MethodError(Exception):
 
 @dataclass(eq=False, slots=True)
 class Connection:
-    """One open socket: who it is, what it follows, what waits to be sent."""
+    """One open socket: who it is, what it follows, what waits to be sent (at most
+    ``limit`` bytes)."""
 
     ws: WebSocket
     caller: Caller | None
+    address: str
+    limit: int
     topics: set[str] = field(default_factory=set)
-    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
+    queue: asyncio.Queue[bytes] = field(default_factory=asyncio.Queue)
+    queued: int = 0
 
     def send(self, frame: bytes) -> bool:
-        """Queue ``frame``; False when the queue is full."""
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        """Queue ``frame``; False when it would pass the byte limit."""
+        if self.queued + len(frame) > self.limit:
             return False
+        self.queued += len(frame)
+        self.queue.put_nowait(frame)
         return True
 
 
@@ -136,16 +179,44 @@ def live_event(topic: str, payload: str) -> bytes:
     )
 
 
-def decode(frame: Mapping[str, Any]) -> Any:
-    """The JSON of a received frame (text, or binary that may be gzipped)."""
+def _ident(packet: Mapping[str, Any]) -> Any:
+    """The ``id`` a reply may echo: a number, null, or a short string (else a 4010)."""
+    ident = packet.get("id")
+    if ident is None or isinstance(ident, int | float):
+        return ident
+    if isinstance(ident, str) and len(ident) <= MAX_ID:
+        return ident
+    raise MethodError(4010, f"id must be a number or a string of at most {MAX_ID} characters.")
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an error message quotes it, cut short."""
+    return repr(value)[:100]
+
+
+def inflate(raw: bytes, limit: int) -> bytes:
+    """The first gzip member of ``raw``, inflated to at most ``limit`` bytes (:class:`TooBig`
+    past it, a 4007 when it is no gzip)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(raw, limit + 1)
+    except zlib.error:
+        raise MethodError(4007, "Error decompressing the payload.") from None
+    if len(data) > limit:
+        raise TooBig
+    if not inflater.eof:
+        raise MethodError(4007, "Error decompressing the payload.")
+    return data
+
+
+def decode(frame: Mapping[str, Any], limit: int) -> Any:
+    """The JSON of a received frame (text, or binary that may be gzipped: inflated to at most
+    ``limit`` bytes, :class:`TooBig` past it)."""
     raw: bytes | str | None = frame.get("text")
     if raw is None:
         raw = frame.get("bytes") or b""
         if raw[:2] == b"\x1f\x8b":
-            try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError, zlib.error):
-                raise MethodError(4007, "Error decompressing the payload.") from None
+            raw = inflate(raw, limit)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -164,7 +235,12 @@ class Constellation:
         self.connections: set[Connection] = set()
         self._pump: asyncio.Task[None] | None = None
         self._per_address: dict[str, int] = {}
+        #: Subscriptions held by each address's sockets.
+        self._address_topics: dict[str, int] = {}
         self._closing: set[asyncio.Future[None]] = set()
+        self._rechecked = 0.0
+        #: Each address's allowance of frames: ``(tokens, loop time)``.
+        self._allowance: dict[str, tuple[float, float]] = {}
 
     # --- the socket -------------------------------------------------------------------
 
@@ -184,7 +260,7 @@ class Constellation:
         except ApiError as refused:
             await ws.close(SESSION_EXPIRED, refused.message[:120])
             return
-        conn = Connection(ws, caller)
+        conn = Connection(ws, caller, address, config.chat_send_buffer)
         self.connections.add(conn)
         self._per_address[address] = self._per_address.get(address, 0) + 1
         self._start_pump()
@@ -196,23 +272,45 @@ class Constellation:
                 frame = await ws.receive()
                 if frame["type"] == "websocket.disconnect":
                     break
-                if len(frame.get("text") or frame.get("bytes") or b"") > self.max_frame:
+                size = len(frame.get("text") or frame.get("bytes") or b"")
+                await self._pace(address, 1 + size // UNIT)
+                if size > self.max_frame:
                     await ws.close(*TOO_BIG)
                     break
                 answer = self._answer(conn, frame)
-                if answer is not None and not conn.send(answer):
+                if not conn.send(answer):
+                    self._forget(conn)
                     await ws.close(*TOO_SLOW)
                     break
         except WebSocketDisconnect:
             pass
         finally:
             self._drop(conn)
-            left = self._per_address.pop(address) - 1
+            left = self._per_address.pop(address, 0) - 1
             if left:
                 self._per_address[address] = left
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
+
+    async def _pace(self, address: str, cost: int) -> None:
+        """Take ``cost`` from ``address``'s allowance, waiting while it is spent (its sockets
+        queue behind each other, each waiting its turn)."""
+        now = asyncio.get_running_loop().time()
+        held = self._allowance.get(address)
+        if held is None:
+            held = (BURST, now)
+            self._forget_full(now)
+        tokens = min(BURST, held[0] + (now - held[1]) * RATE) - cost
+        self._allowance[address] = (tokens, now)
+        if tokens < 0:
+            await asyncio.sleep(-tokens / RATE)
+
+    def _forget_full(self, now: float) -> None:
+        """Drop the allowances that have refilled (they hold nothing a new one would not)."""
+        full = [a for a, (t, at) in self._allowance.items() if t + (now - at) * RATE >= BURST]
+        for address in full:
+            del self._allowance[address]
 
     def _caller(self, ws: WebSocket) -> Caller | None:
         """Who opened the socket (a 401 from :func:`identify` becomes :class:`ApiError`)."""
@@ -228,6 +326,7 @@ class Constellation:
     async def _write(self, conn: Connection) -> None:
         while True:
             frame = await conn.queue.get()
+            conn.queued -= len(frame)
             try:
                 await conn.ws.send_text(frame.decode())
             except (WebSocketDisconnect, RuntimeError, OSError):
@@ -235,26 +334,39 @@ class Constellation:
 
     def _drop(self, conn: Connection) -> None:
         self.connections.discard(conn)
-        for topic in conn.topics:
-            held = self.subscribers.get(topic)
+        self._release(conn, list(conn.topics))
+
+    def _release(self, conn: Connection, names: list[str]) -> None:
+        """Drop ``conn``'s subscriptions to ``names`` (those it does not hold are ignored)."""
+        released = 0
+        for name in names:
+            if name not in conn.topics:
+                continue
+            conn.topics.discard(name)
+            released += 1
+            held = self.subscribers.get(name)
             if held is not None:
                 held.discard(conn)
                 if not held:
-                    del self.subscribers[topic]
-        conn.topics.clear()
+                    del self.subscribers[name]
+        left = self._address_topics.get(conn.address, 0) - released
+        if left > 0:
+            self._address_topics[conn.address] = left
+        else:
+            self._address_topics.pop(conn.address, None)
 
     # --- methods ----------------------------------------------------------------------
 
-    def _answer(self, conn: Connection, frame: Mapping[str, Any]) -> bytes | None:
+    def _answer(self, conn: Connection, frame: Mapping[str, Any]) -> bytes:
         """The reply to one frame."""
         ident: Any = None
         try:
-            packet = decode(frame)
+            packet = decode(frame, self.max_frame)
             if not isinstance(packet, dict):
                 raise MethodError(4008, "A packet must be a JSON object.")
-            ident = packet.get("id")
+            ident = _ident(packet)
             if packet.get("type") != "method":
-                raise MethodError(4008, f"Unknown packet type {packet.get('type')!r}.")
+                raise MethodError(4008, f"Unknown packet type {_shown(packet.get('type'))}.")
             method = packet.get("method")
             params = packet.get("params")
             if method == "ping":
@@ -266,7 +378,11 @@ class Constellation:
                 else:
                     self.unsubscribe(conn, names)
                 return reply(ident)
-            raise MethodError(4009, f"Unknown method {method!r}.")
+            raise MethodError(4009, f"Unknown method {_shown(method)}.")
+        except TooBig:
+            return reply(
+                ident, error=MethodError(4007, f"The payload inflates past {self.max_frame} bytes.")
+            )
         except MethodError as error:
             return reply(ident, error=error)
 
@@ -292,24 +408,26 @@ class Constellation:
             topics.append(topic)
         if len(conn.topics) + len(topics) > MAX_SUBSCRIPTIONS:
             raise MethodError(4110, f"At most {MAX_SUBSCRIPTIONS} subscriptions per connection.")
+        held = self._address_topics.get(conn.address, 0)
+        if held + len(topics) > ADDRESS_SUBSCRIPTIONS:
+            raise MethodError(
+                4110, f"At most {ADDRESS_SUBSCRIPTIONS} subscriptions per client address."
+            )
+        self._address_topics[conn.address] = held + len(topics)
         for topic in topics:
             conn.topics.add(topic.name)
             self.subscribers.setdefault(topic.name, set()).add(conn)
 
     def unsubscribe(self, conn: Connection, names: list[str]) -> None:
         """Drop ``conn``'s subscriptions to ``names`` (those it does not hold are ignored)."""
-        for name in names:
-            if name in conn.topics:
-                conn.topics.discard(name)
-                held = self.subscribers[name]
-                held.discard(conn)
-                if not held:
-                    del self.subscribers[name]
+        self._release(conn, names)
 
     def _permitted(self, caller: Caller | None, topic: Topic) -> bool:
+        """Whether ``caller`` may follow ``topic``: a private event needs its owner, with the
+        scope the REST route showing the same data needs (:data:`~.topics.SCOPES`)."""
         if topic.access == "public":
             return True
-        if caller is None:
+        if caller is None or (topic.scope is not None and topic.scope not in caller.scopes):
             return False
         if topic.kind == "user":
             return int(topic.id) == caller.user_id
@@ -334,7 +452,39 @@ class Constellation:
                 log.exception("reading the live-events outbox")
                 continue
             for topic, payload in events:
-                self.deliver(topic, payload)
+                if topic == ENDED:
+                    self._ended(payload)
+                else:
+                    self.deliver(topic, payload)
+            now = self.services.clock()
+            if now - self._rechecked >= RECHECK:
+                self._rechecked = now
+                self._recheck([c for c in self.connections if c.caller is not None])
+
+    def _ended(self, payload: str) -> None:
+        """Re-check the sockets signed in with the credential (or as the user) that ended."""
+        ended = orjson.loads(payload)
+        self._recheck(
+            [
+                conn
+                for conn in self.connections
+                if conn.caller is not None
+                and (
+                    conn.caller.credential == ended.get("credential")
+                    or conn.caller.user_id == ended.get("user")
+                )
+            ]
+        )
+
+    def _recheck(self, conns: list[Connection]) -> None:
+        """Close those of ``conns`` whose credential no longer signs them in as before."""
+        for conn in conns:
+            try:
+                caller = self._caller(conn.ws)
+            except ApiError:
+                caller = None
+            if caller is None or conn.caller is None or caller.user_id != conn.caller.user_id:
+                self._close(conn, ENDED_CLOSE)
 
     def deliver(self, topic: str, payload: str) -> None:
         """Queue one event for each subscriber of ``topic``; close those too slow to take it."""
@@ -344,7 +494,19 @@ class Constellation:
         frame = live_event(topic, payload)
         for conn in list(held):
             if not conn.send(frame):
-                self._drop(conn)
-                closing = asyncio.ensure_future(conn.ws.close(*TOO_SLOW))
-                self._closing.add(closing)
-                closing.add_done_callback(self._closing.discard)
+                self._close(conn, TOO_SLOW)
+
+    def _forget(self, conn: Connection) -> None:
+        """Stop delivering to ``conn`` and drop what waits to be sent to it (a peer that does
+        not read may hold the close frame back until the keep-alive ping times it out)."""
+        self._drop(conn)
+        while not conn.queue.empty():
+            conn.queue.get_nowait()
+        conn.queued = 0
+
+    def _close(self, conn: Connection, why: tuple[int, str]) -> None:
+        """:meth:`_forget` ``conn`` and close it with ``why`` in the background."""
+        self._forget(conn)
+        closing = asyncio.ensure_future(conn.ws.close(*why))
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)

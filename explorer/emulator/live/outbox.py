@@ -11,6 +11,9 @@ when its change is committed, never for a write that rolled back:
   (``streamKey``, e-mail, password hashes) never reach an event.
 * the other happenings are written by the handler that makes them, with :func:`publish`
   (follows, hosts).
+* :data:`ENDED` is no event but a notice to every process: a credential (or every credential
+  of a user) has ended, so sockets signed in with it must end too (written by
+  :mod:`~explorer.emulator.endings`; no client can subscribe to it, no hook name it).
 
 Readers (:class:`Outbox`) follow the table by its increasing ``seq``; every process of a
 platform shares the file, so an event written by one reaches subscribers on all (the chat
@@ -27,6 +30,10 @@ import orjson
 
 from explorer.emulator.store import Store
 from explorer.wire.records import CHANNEL, USER, Field
+
+#: The topic of the notice that a credential ended: ``{"credential": name}`` or
+#: ``{"user": id}``.
+ENDED = "_credential:ended"
 
 #: Events kept in the table; older ones are pruned (a reader further behind skips them).
 KEEP = 50_000
@@ -83,6 +90,11 @@ def publish(conn: sqlite3.Connection, topic: str, payload: Any) -> None:
         "INSERT INTO live_events (topic, payload) VALUES (?, ?)",
         (topic, orjson.dumps(payload).decode()),
     )
+
+
+def ended(conn: sqlite3.Connection, credential: str = "", user: int | None = None) -> None:
+    """Tell every process that ``credential`` (or every credential of ``user``) has ended."""
+    publish(conn, ENDED, {"user": user} if user is not None else {"credential": credential})
 
 
 class Outbox:

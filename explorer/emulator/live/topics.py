@@ -4,7 +4,9 @@ Names are ``kind:{id}:event`` (``announcement:announce`` has no id), as listed b
 historical developer docs (mixer/developer-docs, pages/02.reference/02.constellation/
 03.events/02.live). Most events are public; the ones about a user's own notifications and
 purchases are private to that user, as the docs mark ``user:{id}:notify`` ("requires
-authentication") and as subscriptions were private to the subscriber.
+authentication") and as subscriptions were private to the subscriber. A private event also
+needs the OAuth scope of the REST route that shows the same data (:data:`SCOPES`), so a token
+granted less (``chat:connect`` only) cannot read it live either.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ EVENTS: dict[str, dict[str, Access]] = {
     "interactive": {"connect": "public", "disconnect": "public"},
     "progression": {"levelup": "public"},
 }
+#: The scope a private event needs: the one its REST counterpart needs
+#: (``GET /notifications``; a user's subscriptions).
+SCOPES: dict[str, str] = {
+    "user:notify": "notification:view:self",
+    "user:subscribed": "subscription:view:self",
+    "user:resubscribed": "subscription:view:self",
+    "user:subscriptionGifted": "subscription:view:self",
+}
 #: Events without an id.
 GLOBAL: frozenset[str] = frozenset({"announcement:announce"})
 #: Ids an event may name (costreams are named by uuid, everything else by a positive number).
@@ -69,6 +79,8 @@ class Topic:
     kind: str
     id: str
     access: Access
+    #: The OAuth scope a subscriber needs (private events only).
+    scope: str | None = None
 
 
 class UnknownTopic(ValueError):
@@ -91,7 +103,8 @@ def parse(name: object) -> Topic:
         raise UnknownTopic(name)
     if kind == "costream" and not ident:
         raise UnknownTopic(name)
-    return Topic(name, kind, ident, EVENTS[kind][event])
+    access = EVENTS[kind][event]
+    return Topic(name, kind, ident, access, SCOPES.get(f"{kind}:{event}"))
 
 
 def name(kind: str, ident: int, event: str) -> str:

@@ -9,7 +9,21 @@ sha384=<HMAC-SHA384 of the body, hex, upper case>``. A delivery that gets no 2xx
 again after each of :data:`RETRY_DELAYS`; a hook whose deliveries failed :data:`MAX_FAILURES`
 times in a row is deactivated (``deactivationReason: "failing"``). Redirects are not
 followed, and the URL is checked against the operator's allow-list again before every
-delivery (:func:`allowed`), so nothing reaches an address the operator did not allow.
+delivery (:func:`allowed`, which parses it with the client that delivers, so no two parsers
+disagree on its host), so nothing reaches an address the operator did not allow. Nor does a
+hook reach the platform itself, under whatever address reaches it (the control namespace
+answers loopback, and deliveries come from loopback): every delivery carries
+:data:`HOOK_HEADER`, and :class:`RefuseDeliveries`, outermost in the platform's app, answers
+any request carrying it 403 before anything runs.
+
+What one user's hooks cost is bounded: the hooks of each event are found through an index
+(``hook_events``, one row per hook and event name), so an event costs the hooks that name it
+and nothing per other hook; a user's clients hold at most ``MAX_HOOKS`` active hooks
+(:mod:`~explorer.emulator.resources.hooks`), and a user's hooks start at most
+:data:`MAX_RATE` deliveries a second with at most :data:`MAX_IN_FLIGHT` in flight (one more
+event for them is skipped and logged, not queued). A hook ends
+with its OAuth client: deleting the client deactivates its hooks, and nothing is delivered
+for a hook whose client is gone.
 
 One dispatcher per platform: every process may run one (started by the first ``/hooks``
 request it serves), and they share the outbox cursor (``meta`` key ``hooks_seen``), each batch
@@ -20,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -27,14 +42,14 @@ import logging
 import uuid
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import orjson
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.emulator.addresses import networks
 from explorer.emulator.context import Services
-from explorer.emulator.responses import bad_request
+from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.world import iso
 
 log = logging.getLogger("explorer.emulator.webhooks")
@@ -49,28 +64,64 @@ MAX_FAILURES = 1000
 TIMEOUT = 5.0
 #: Longest URL a hook may have.
 MAX_URL = 2048
+#: Deliveries in flight for the hooks of one user (their clients' owner) at most.
+MAX_IN_FLIGHT = 64
+#: Deliveries started for the hooks of one user per second at most.
+MAX_RATE = 100
+#: The header naming the hook on every delivery; the platform refuses requests carrying it.
+HOOK_HEADER = "Poker-Hook-Id"
 _TASK = "hook-dispatcher"
 _CURSOR = "hooks_seen"
 
 
 def allowed(url: Any, allow: tuple[str, ...]) -> str:
-    """``url`` when it is http(s) to an address in ``allow`` (else a 400): the host must be an
-    address literal or ``localhost``; no name is resolved."""
+    """``url`` as the delivering client reads it, when it is http(s) to an address in
+    ``allow`` (else a 400): the host must be an address literal or ``localhost`` (no name is
+    resolved); an IPv4 address written as IPv6 counts as itself; the unspecified and multicast
+    addresses are never allowed (``0.0.0.0`` reaches this host)."""
     if not isinstance(url, str) or not url or len(url) > MAX_URL:
         raise bad_request("url must be an http or https address.", "url")
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.scheme not in ("http", "https") or not host:
+    try:
+        parsed = httpx.URL(url)
+        port = parsed.port
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise bad_request("url is not a valid http or https address.", "url") from None
+    host = parsed.host
+    if parsed.scheme not in ("http", "https") or not host:
         raise bad_request("url must be an http or https address.", "url")
+    if port is not None and not 0 < port < 65536:
+        raise bad_request("url has no valid port.", "url")
     try:
         address = ipaddress.ip_address("127.0.0.1" if host == "localhost" else host)
     except ValueError:
         raise bad_request(
             "url must name its host by address (no name is resolved).", "url", "host"
         ) from None
-    if not any(address in network for network in networks(allow)):
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if (
+        address.is_unspecified
+        or address.is_multicast
+        or not any(address in network for network in networks(allow))
+    ):
         raise bad_request(f"Hooks may not be delivered to {host}.", "url", "forbidden")
-    return url
+    return str(parsed)
+
+
+class RefuseDeliveries:
+    """ASGI middleware: a request carrying :data:`HOOK_HEADER` is one of the platform's own
+    deliveries reaching the platform, whatever address its URL used: 403, nothing runs."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        marker = HOOK_HEADER.lower().encode()
+        if scope["type"] == "http" and any(key == marker for key, _ in scope["headers"]):
+            refused = ApiError(403, "Hooks are not delivered to the platform itself.")
+            await refused.response()(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -110,32 +161,61 @@ def _claim(services: Services) -> list[tuple[str, str]]:
     return [(topic, payload) for _, topic, payload in rows]
 
 
-def _hooks_for(services: Services, topic: str) -> list[tuple[Any, ...]]:
-    """``(id, url, secret)`` of the active, unexpired hooks that name ``topic``."""
+#: What a delivery needs of a hook: ``(id, url, secret, failures)``.
+Hook = tuple[str, str, str | None, int]
+
+
+def _hooks_for(services: Services, topics: list[str]) -> dict[str, list[tuple[int, Hook]]]:
+    """``(owner, hook)`` of the active, unexpired hooks of existing clients naming each of
+    ``topics`` (through the index: hooks naming none cost nothing)."""
     now = iso(datetime.fromtimestamp(services.clock(), UTC))
-    return services.store.all(
-        "SELECT id, url, secret FROM hooks WHERE isActive = 1 AND expiresAt > ? "
-        "AND EXISTS (SELECT 1 FROM json_each(hooks.events) WHERE value = ?)",
-        (now, topic),
+    rows = services.store.all(
+        "SELECT e.topic, c.ownerId, h.id, h.url, h.secret, h.failures FROM hook_events e "
+        "JOIN hooks h ON h.id = e.hookId JOIN oauth_clients c ON c.id = h.clientId "
+        "WHERE e.topic IN (SELECT value FROM json_each(?)) AND h.isActive = 1 "
+        "AND h.expiresAt > ?",
+        (orjson.dumps(sorted(set(topics))).decode(), now),
     )
+    found: dict[str, list[tuple[int, Hook]]] = {}
+    for topic, owner, *hook in rows:
+        found.setdefault(topic, []).append((owner, (hook[0], hook[1], hook[2], hook[3])))
+    return found
 
 
 async def _dispatch(services: Services) -> None:
     pending: set[asyncio.Task[None]] = set()
+    in_flight: dict[int, int] = {}
+
+    def settled(owner: int, _: asyncio.Task[None]) -> None:
+        in_flight[owner] -= 1
+        if not in_flight[owner]:
+            del in_flight[owner]
+
     async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False, trust_env=False) as http:
         try:
             while True:
                 await asyncio.sleep(POLL)
                 try:
                     events = _claim(services)
+                    hooks = _hooks_for(services, [topic for topic, _ in events]) if events else {}
                 except Exception:  # a locked database: the next poll tries again
                     log.exception("reading the live-events outbox for hooks")
                     continue
+                started: dict[int, int] = {}
                 for topic, payload in events:
-                    for hook in _hooks_for(services, topic):
+                    for owner, hook in hooks.get(topic, ()):
+                        if (
+                            in_flight.get(owner, 0) >= MAX_IN_FLIGHT
+                            or started.get(owner, 0) >= MAX_RATE * POLL
+                        ):
+                            log.info("hook %s: skipped, its owner's deliveries are busy", hook[0])
+                            continue
+                        started[owner] = started.get(owner, 0) + 1
+                        in_flight[owner] = in_flight.get(owner, 0) + 1
                         task = asyncio.ensure_future(_deliver(services, http, hook, topic, payload))
                         pending.add(task)
                         task.add_done_callback(pending.discard)
+                        task.add_done_callback(functools.partial(settled, owner))
         finally:
             for task in list(pending):
                 task.cancel()
@@ -146,12 +226,12 @@ async def _dispatch(services: Services) -> None:
 async def _deliver(
     services: Services,
     http: httpx.AsyncClient,
-    hook: tuple[str, str, str | None],
+    hook: Hook,
     topic: str,
     payload: str,
 ) -> None:
     """POST one event to one hook, retrying; count the outcome on the hook."""
-    hook_id, url, secret = hook
+    hook_id, url, secret, failures = hook
     sent_at = iso(datetime.fromtimestamp(services.clock(), UTC))
     body = b"".join(
         (
@@ -166,15 +246,15 @@ async def _deliver(
             b"}",
         )
     )
-    headers = {"Content-Type": "application/json; charset=utf-8", "Poker-Hook-Id": hook_id}
+    headers = {"Content-Type": "application/json; charset=utf-8", HOOK_HEADER: hook_id}
     if secret:
         headers["Poker-Signature"] = signature(secret, body)
     for attempt, delay in enumerate((0.0, *RETRY_DELAYS)):
         await asyncio.sleep(delay)
         try:
-            allowed(url, services.config.hook_allow)
+            target = allowed(url, services.config.hook_allow)
             response = await http.post(
-                url, content=body, headers={**headers, "Poker-Nth-Retry": str(attempt)}
+                target, content=body, headers={**headers, "Poker-Nth-Retry": str(attempt)}
             )
         except httpx.HTTPError as exc:
             log.info("hook %s: delivery failed: %s", hook_id, exc)
@@ -183,8 +263,9 @@ async def _deliver(
             log.info("hook %s: not delivered: %s", hook_id, exc)
             break
         if response.is_success:
-            with services.store.transaction() as conn:
-                conn.execute("UPDATE hooks SET failures = 0 WHERE id = ?", (hook_id,))
+            if failures:
+                with services.store.transaction() as conn:
+                    conn.execute("UPDATE hooks SET failures = 0 WHERE id = ?", (hook_id,))
             return
     with services.store.transaction() as conn:
         conn.execute(

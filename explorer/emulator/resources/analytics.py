@@ -11,7 +11,8 @@ so the same query always gives the same numbers:
   schedule the simulator plays: the same sessions become its recordings, and its
   ``online``/``viewersCurrent`` while they run); an hour's audience is its sessions' mean
   audiences over the part of the hour they cover, times the hour of day's swing.
-- Everything else comes from RNGs keyed by (world seed, channel, what, when): hosts, origins,
+- Host events are the world's raids (``raids.py``), the same the directory shows.
+- Everything else comes from RNGs keyed by (world seed, channel, what, when): origins,
   which emotes viewers used. A bucket's value never depends on the range asked for, so
   overlapping ranges agree.
 
@@ -40,13 +41,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from explorer.emulator import streams
+from explorer.emulator import categories, raids, streams
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Handler, Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.sessions import Schedule, Session, diurnal
-from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso
+from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.endpoint import Endpoint
 
@@ -159,14 +160,6 @@ class Profile:
         growth = (max(day - born + 1, 1) / max(WORLD_DAY - born + 1, 1)) ** 0.8
         wobble = 1 + 0.0005 * (self.rng(key, day).random() - 0.5)
         return max(0, round(base * growth * wobble))
-
-    def other_channel(self, rng: random.Random) -> int:
-        """A seeded channel other than this one (for hosting events)."""
-        count = max(self.world_channels, 2)
-        offset = rng.randrange(count)
-        if FIRST_CHANNEL_ID + offset == self.channel:
-            offset = (offset + 1) % count
-        return FIRST_CHANNEL_ID + offset
 
 
 def load_profile(ctx: Context, channel_id: int) -> Profile:
@@ -332,10 +325,13 @@ def viewer_metrics(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
 
 
 def stream_sessions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
-    """Events: the channel going online, then offline with the stream's duration and game."""
+    """Events: the channel going online, then offline with the stream's duration and the game
+    it ended in (``categories.py``)."""
     points = []
     partnered = t.profile.partnered
-    for item in t.sessions:
+    profile = t.profile
+    last = categories.of_sessions(profile.seed, profile.world_channels, t.sessions).second
+    for item, type_id in zip(t.sessions, last.tolist(), strict=True):
         if t.window.holds(item.start):
             points.append(t.point(item.start, online=True, partnered=partnered))
         if t.window.holds(item.end):
@@ -345,28 +341,26 @@ def stream_sessions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
                     online=False,
                     partnered=partnered,
                     duration=int(item.end - item.start),
-                    type=t.profile.type_id,
+                    type=type_id,
                 )
             )
     return points
 
 
 def stream_hosts(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
-    """Events: another channel hosting this one (``hoster``), or this one hosting another
-    after its stream (``hostee``)."""
-    events: list[tuple[float, int | None, int | None]] = []
-    chance = min(0.8, 0.2 + 0.1 * math.log10(t.profile.viewers + 1))
+    """Events: another channel raiding (hosting) this one (``hoster``), or this one raiding
+    another as its stream ends (``hostee``): the world's raids (``raids.py``), the same the
+    directory's ``hosteeId`` and viewers show."""
+    raiding = raids.of(t.profile.schedule)
+    found: list[tuple[float, int | None, int | None]] = []
     for item in t.sessions:
-        start, end = item.start, item.end
-        rng = t.profile.rng("hosts", start)
-        if rng.random() < chance:
-            at = start + rng.random() * (end - start)
-            events.append((at, t.profile.other_channel(rng), None))
-        if rng.random() < 0.3:
-            events.append((end, None, t.profile.other_channel(rng)))
+        own = raiding.of_session(item)
+        if own is not None:
+            found.append((own.at, None, own.target_channel))
+        found += [(raid.at, raid.raider_channel, None) for raid in raiding.into(item, t.window.now)]
     return [
         t.point(at, hoster=hoster, hostee=hostee)
-        for at, hoster, hostee in sorted(events, key=lambda e: e[0])
+        for at, hoster, hostee in sorted(found, key=lambda e: (e[0], e[1] or 0, e[2] or 0))
         if t.window.holds(at)
     ]
 

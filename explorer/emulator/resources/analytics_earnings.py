@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from explorer.emulator import status
 from explorer.emulator.context import Context
 from explorer.emulator.resources.analytics import (
     COUNTER_SHAPE,
@@ -35,8 +36,18 @@ SUB_SHARE = 0.5
 
 
 def subscribers(profile: Profile) -> int:
-    """Subscribers on the world's day: a share of the followers, for partners only."""
-    return max(1, profile.followers // 25) if profile.partnered else 0
+    """Subscribers on the world's day, for partners only: a month's paid subscriptions at the
+    channel's audience and hours streamed (``status.subscribers``), so that the platform pays
+    about 4.5 subscriptions per 1,000 viewer-hours; a share of the followers for a channel
+    made later (it has no streaming habits)."""
+    if not profile.partnered:
+        return 0
+    if profile.index is None:
+        return max(1, profile.followers // 25)
+    habits = profile.schedule.habits
+    return status.subscribers(
+        float(habits.audience[profile.index]), float(habits.hours[profile.index])
+    )
 
 
 def subscriptions(t: Timeline, ctx: Context) -> list[dict[str, Any]]:

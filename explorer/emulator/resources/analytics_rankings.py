@@ -1,19 +1,20 @@
 """Channel analytics that rank things: emotes used in chat and games by audience.
 
 Built on the machinery of ``analytics`` (same ranges, owner-only access, determinism).
-``emojiUsageRanks`` is the daily sum of ``emojiUsage``, so the two always agree. Game totals
-(live streams, viewer-hours) come from an RNG shared by the whole world rather than the
-channel's, so every owner sees the same game figures; the pool of each game's streams is the
-number of channels in the store that play it.
+``emojiUsageRanks`` is the daily sum of ``emojiUsage``, so the two always agree. Game figures
+(streams, viewer-hours, ranks) are the world's sessions by category (``categories.streamed``),
+the ones the directory shows, so every owner sees the same game figures.
 """
 
 from __future__ import annotations
 
-import math
-import random
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
+from explorer.emulator import categories
+from explorer.emulator.categories import Streamed
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param
 from explorer.emulator.resources.analytics import (
@@ -28,6 +29,7 @@ from explorer.emulator.resources.analytics import (
     series_schemas,
 )
 from explorer.emulator.responses import bad_request
+from explorer.emulator.sessions import Schedule
 from explorer.wire import channel_routes as channel_wire
 
 #: Chat emotes and how often each is used relative to the first, most popular first.
@@ -82,65 +84,81 @@ def emoji_ranks(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
     return points
 
 
-def _game_day(t: Timeline, day: int, type_id: int, pool: int, own: int) -> tuple[int, int, float]:
-    """(live streams, viewer-hours, mean viewer-hours of the other streams) of a game on
-    ``day``, drawn from ``pool`` channels; the channel's own stream (``own`` viewer-hours, when
-    it played this game) is added."""
-    rng = random.Random(f"{t.profile.seed}:games:{day}:{type_id}")
-    streams = round(pool * rng.uniform(0.1, 0.3))
-    mean = rng.uniform(4.0, 30.0)
-    views = round(streams * mean * rng.lognormvariate(0, 0.2))
-    if own and type_id == t.profile.type_id:
-        return streams + 1, views + own, mean
-    return streams, views, mean
-
-
-def _pools(ctx: Context) -> dict[int, int]:
-    """Channels per game in the store."""
-    rows = ctx.store.all(
-        "SELECT typeId, COUNT(*) FROM channels WHERE typeId IS NOT NULL GROUP BY typeId"
-    )
-    return {row[0]: row[1] for row in rows}
+def _streamed(t: Timeline, day: int) -> tuple[Streamed, slice] | None:
+    """The world's streams of ``day`` by category (``categories.streamed``), or None before
+    the world's history."""
+    index = Schedule.block_of(day * DAY)
+    if index < 0:
+        return None
+    profile = t.profile
+    table = categories.streamed(profile.seed, profile.world_channels, index)
+    return table, table.on(day)
 
 
 def game_ranks(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
-    """Daily, on days the channel streamed: its rank among the streams of its game, the game's
-    live streams and viewer-hours, and the channel's own viewer-hours (``shared``)."""
-    type_id = t.profile.type_id
-    if type_id is None:
+    """Daily, for each game the channel streamed that day (by the day a stream started): its
+    rank among that day's streams of the game by viewer-hours, the game's streams and
+    viewer-hours, and the channel's own viewer-hours in it (``shared``)."""
+    index = t.profile.index
+    if index is None:
         return []
-    pool = _pools(ctx).get(type_id, 0)
     points = []
     for day in t.days():
-        shared = sum(t.watched(day))
-        if not shared:
+        found = _streamed(t, day)
+        if found is None:
             continue
-        streams, views, mean = _game_day(t, day, type_id, pool, shared)
-        # Other streams' viewer-hours are roughly exponential around their mean.
-        rank = 1 + round((streams - 1) * math.exp(-shared / mean))
-        points.append(
-            t.point(day * DAY, type=type_id, rank=rank, streams=streams, views=views, shared=shared)
+        table, rows = found
+        category, channel, watched = (
+            table.category[rows],
+            table.channel[rows],
+            table.watched[rows],
         )
+        own = channel == index
+        for type_id in np.unique(category[own]).tolist():
+            low, high = np.searchsorted(category, [type_id, type_id + 1])
+            mine = own[low:high]
+            best = float(watched[low:high][mine].max())
+            points.append(
+                t.point(
+                    day * DAY,
+                    type=type_id,
+                    rank=1 + int((watched[low:high] > best).sum()),
+                    streams=int(high - low),
+                    views=round(float(watched[low:high].sum())),
+                    shared=round(float(watched[low:high][mine].sum())),
+                )
+            )
     return points
 
 
 def game_ranks_global(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
-    """Daily: every game with live streams, ranked by viewer-hours platform-wide; ``shared`` is
-    the channel's own viewer-hours in that game."""
-    pools = _pools(ctx)
+    """Daily: every game streamed that day, ranked by viewer-hours platform-wide; ``shared``
+    is the channel's own viewer-hours in that game."""
+    index = t.profile.index
     points = []
     for day in t.days():
-        watched = sum(t.watched(day))
-        games = []
-        for type_id, pool in pools.items():
-            streams, views, _ = _game_day(t, day, type_id, pool, watched)
-            if streams:
-                shared = watched if type_id == t.profile.type_id else 0
-                games.append((views, type_id, streams, shared))
-        games.sort(key=lambda game: (-game[0], game[1]))
+        found = _streamed(t, day)
+        if found is None:
+            continue
+        table, rows = found
+        category, watched = table.category[rows], table.watched[rows]
+        if not len(category):
+            continue
+        kinds, first, streams = np.unique(category, return_index=True, return_counts=True)
+        views = np.add.reduceat(watched, first)
+        own = np.where(table.channel[rows] == index, watched, 0.0)
+        shared = np.add.reduceat(own, first)
+        order = np.lexsort((kinds, -np.round(views)))
         points += [
-            t.point(day * DAY, type=type_id, rank=rank, streams=streams, views=views, shared=shared)
-            for rank, (views, type_id, streams, shared) in enumerate(games, start=1)
+            t.point(
+                day * DAY,
+                type=int(kinds[k]),
+                rank=rank,
+                streams=int(streams[k]),
+                views=round(float(views[k])),
+                shared=round(float(shared[k])),
+            )
+            for rank, k in enumerate(order.tolist(), start=1)
         ]
     return points
 

@@ -100,12 +100,13 @@ def seed_follows(store: Store, channel_id: int) -> None:
         return
     seed, users = int(store.meta("seed") or 0), store.scalar("SELECT MAX(id) FROM users")
     now = WORLD_NOW.timestamp()
-    past = streams.schedule_of(store).of_channel(index, HISTORY_START, now)
+    schedule = streams.schedule_of(store)
+    past = schedule.of_channel(index, HISTORY_START, now)
     rows = [
         (channel_id, user, at)
         for item in past
         if item.end <= now
-        for user, at in streams.followers(item, seed, users)
+        for user, at in streams.followers(item, seed, users, streams.spikes(schedule, seed, item))
     ]
     with store.transaction() as conn:
         conn.executemany(

@@ -19,6 +19,7 @@ from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.pagecache import page_cache, page_key
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.shapes import (
+    CHANNEL_CHECKS,
     CHANNEL_FIELDS,
     CHANNEL_FILTERS,
     CHANNEL_FROM,
@@ -87,7 +88,7 @@ async def list_channels(ctx: Context) -> Response:
     cache = page_cache(ctx.services)
     hit = cache.get(key, version)
     if hit is None:
-        query = parse_list_query(ctx.params, CHANNEL_FILTERS, PROJECTABLE)
+        query = parse_list_query(ctx.params, CHANNEL_FILTERS, PROJECTABLE, CHANNEL_CHECKS)
         pager = ctx.services.caches.get("channel-pager")
         if pager is None:
             pager = ctx.services.caches["channel-pager"] = Pager(ctx.store)

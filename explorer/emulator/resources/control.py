@@ -7,6 +7,16 @@ lists the nodes, ``POST /_emulator/chat/nodes/{n}/stop`` stops node ``n`` (its c
 disconnected with 1001 and must reconnect to another endpoint) and ``.../start`` brings it
 back on its address.
 
+Scripted scenarios (``explorer.scenario``) act through it too, one call per happening:
+``POST /_emulator/raids`` (``{"from", "to", "viewers"?}``) ends the raider's stream, makes it
+host the target and moves its audience (or ``viewers``) there; ``POST
+/_emulator/chat/{channel}/call`` (``{"user", "method", "arguments"}``; no user: the owner) runs
+a chat method as that user, as if sent on a connection (a poll, a timeout, a purge); ``POST
+/_emulator/chat/slow`` (``{"user"}``, null for anonymous) drops that user's chat connections as
+too slow (1008), as the watchdog drops a reader that falls behind. With the simulator on, the
+world's sessions set the audiences again at its next tick: a raid's numbers hold on a platform
+without it (``--no-simulate``, the test fixture's default) until the world models raids.
+
 It answers loopback clients only (``403`` to anyone else, the address resolved as in
 :mod:`~explorer.emulator.addresses`) unless ``Config.open_control`` is set (``explorer serve
 --open-control``): the mail box holds confirmation codes and the drills stop chat nodes.
@@ -19,8 +29,10 @@ from typing import Any
 from explorer.emulator import addresses
 from explorer.emulator.chat.hub import ChatHub
 from explorer.emulator.context import Context
+from explorer.emulator.live import happenings
 from explorer.emulator.policy import Handler, Route
-from explorer.emulator.responses import ApiError, not_found
+from explorer.emulator.responses import ApiError, bad_request, not_found
+from explorer.wire.codes import Refusal
 from explorer.wire.endpoint import Endpoint
 
 
@@ -78,6 +90,98 @@ async def start_chat_node(ctx: Context) -> dict[str, Any]:
     return chat.node_status()[index]
 
 
+def _channel(ctx: Context, ref: Any, path: str) -> tuple[int, int, int]:
+    """``(id, online, viewersCurrent)`` of the channel ``ref`` (id or token) names, else 400."""
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        row = ctx.store.one("SELECT id, online, viewersCurrent FROM channels WHERE id = ?", (ref,))
+    elif isinstance(ref, str) and ref:
+        row = ctx.store.one(
+            "SELECT id, online, viewersCurrent FROM channels WHERE token = ? COLLATE NOCASE",
+            (ref,),
+        )
+    else:
+        raise bad_request(f"{path} must name a channel (its id or token).", path)
+    if row is None:
+        raise bad_request(f"No channel is {ref!r}.", path)
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _user(ctx: Context, ref: Any, path: str) -> int:
+    """The id of the user ``ref`` (id or username) names, else 400."""
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        row = ctx.store.one("SELECT id FROM users WHERE id = ?", (ref,))
+    elif isinstance(ref, str) and ref:
+        row = ctx.store.one("SELECT id FROM users WHERE username = ? COLLATE NOCASE", (ref,))
+    else:
+        raise bad_request(f"{path} must name a user (their id or username).", path)
+    if row is None:
+        raise bad_request(f"No user is {ref!r}.", path)
+    return int(row[0])
+
+
+async def raid(ctx: Context) -> dict[str, Any]:
+    """POST /_emulator/raids: the raider's stream ends, it hosts the target, and its audience
+    (or ``viewers``) joins the target's, in one transaction (the live events follow)."""
+    body = await ctx.json_object()
+    raider, online, audience = _channel(ctx, body.get("from"), "from")
+    target = _channel(ctx, body.get("to"), "to")[0]
+    if raider == target:
+        raise bad_request("A channel cannot raid itself.", "to")
+    if not online:
+        raise bad_request("The raider is not live: only a live stream can raid.", "from")
+    viewers = body.get("viewers", audience)
+    if not isinstance(viewers, int) or isinstance(viewers, bool) or not 0 <= viewers < 2**31:
+        raise bad_request("viewers must be a non-negative integer.", "viewers")
+    now = ctx.iso_now()
+    with ctx.store.transaction() as conn:
+        before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (raider,)).fetchone()
+        conn.execute(
+            "UPDATE channels SET online = 0, viewersCurrent = 0, hosteeId = ?, updatedAt = ? "
+            "WHERE id = ?",
+            (target, now, raider),
+        )
+        conn.execute(
+            "UPDATE channels SET viewersCurrent = viewersCurrent + ?, updatedAt = ? WHERE id = ?",
+            (viewers, now, target),
+        )
+        if before[0] is not None and before[0] != target:
+            happenings.hosted(conn, raider, before[0], hosting=False)
+        if before[0] != target:
+            happenings.hosted(conn, raider, target, hosting=True)
+    return {"from": raider, "to": target, "viewers": viewers}
+
+
+async def chat_call(ctx: Context) -> dict[str, Any]:
+    """POST /_emulator/chat/{channel}/call: run a chat method as a user; its reply data, or a
+    400 carrying the chat error's code and message."""
+    body = await ctx.json_object()
+    channel = _channel(ctx, ctx.request.path_params["channel"], "channel")[0]
+    if body.get("user") is None:  # the channel's owner
+        user = int(ctx.store.scalar("SELECT userId FROM channels WHERE id = ?", (channel,)))
+    else:
+        user = _user(ctx, body.get("user"), "user")
+    method, arguments = body.get("method"), body.get("arguments", [])
+    if not isinstance(method, str) or not isinstance(arguments, list):
+        raise bad_request("Send a method name and a list of arguments.", "method")
+    try:
+        reply = _chat(ctx).call(channel, user, method, arguments)
+    except Refusal as refused:
+        raise ApiError(
+            400,
+            f"{method} was refused: {refused.message} (code {int(refused.code)})",
+            details=[{"path": "method", "type": "chat", "message": refused.message}],
+        ) from None
+    return {"reply": reply}
+
+
+async def drop_slow(ctx: Context) -> dict[str, Any]:
+    """POST /_emulator/chat/slow: drop a user's chat connections (anonymous ones for a null
+    user) as too slow; how many."""
+    body = await ctx.json_object()
+    user = None if body.get("user") is None else _user(ctx, body.get("user"), "user")
+    return {"dropped": _chat(ctx).drop_as_slow(user)}
+
+
 def local_only(handler: Handler) -> Handler:
     """``handler``, answering 403 to a client that is not on loopback (unless
     ``Config.open_control``)."""
@@ -112,5 +216,16 @@ routes = [
         Endpoint("POST", "/chat/nodes/{node}/start", "global"),
         local_only(start_chat_node),
         summary="Start a chat node",
+    ),
+    Route(Endpoint("POST", "/raids", "global"), local_only(raid), summary="Stage a raid"),
+    Route(
+        Endpoint("POST", "/chat/slow", "global"),
+        local_only(drop_slow),
+        summary="Drop a user's chat connections as too slow",
+    ),
+    Route(
+        Endpoint("POST", "/chat/{channel}/call", "global"),
+        local_only(chat_call),
+        summary="Run a chat method as a user",
     ),
 ]

@@ -13,6 +13,11 @@ client is no signed-in user. Delivery (:mod:`~explorer.emulator.live.webhooks`) 
 addresses the operator allows: ``Config.hook_allow`` (addresses or CIDR blocks; loopback by
 default) checked at registration, the URL's host an address literal or ``localhost`` (no name
 is resolved, so no DNS answer can point a hook elsewhere); anything else is a 400.
+
+A user's clients hold at most :data:`MAX_HOOKS` active hooks together (a 400 past it, at
+registration and renewal); each hook's events are indexed (``hook_events``) for delivery.
+Deleting a client deactivates its hooks (``deactivationReason: "clientDeleted"``): the owner
+can always end them that way, whoever holds the client's secret.
 """
 
 from __future__ import annotations
@@ -42,12 +47,20 @@ CREATE TABLE IF NOT EXISTS hooks (
     expiresAt TEXT NOT NULL, createdAt TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hooks_client ON hooks (clientId, createdAt);
+CREATE TABLE IF NOT EXISTS hook_events (
+    topic TEXT NOT NULL, hookId TEXT NOT NULL, PRIMARY KEY (topic, hookId)
+) WITHOUT ROWID;
+-- Hooks registered before the index existed.
+INSERT OR IGNORE INTO hook_events (topic, hookId)
+    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events);
 """
 
 #: How long a hook lives from its registration or last renewal.
 LIFETIME = timedelta(days=90)
 #: Events one hook may name at most.
 MAX_EVENTS = 1000
+#: Active hooks the clients of one user may hold together.
+MAX_HOOKS = 100
 _FIELDS = "id, events, kind, url, isActive, deactivationReason, expiresAt, createdAt"
 
 
@@ -86,6 +99,21 @@ def _events(value: Any) -> list[str]:
     return list(dict.fromkeys(value))
 
 
+def _room_for_one(ctx: Context, client_id: str) -> None:
+    """A 400 when the clients of ``client_id``'s owner already hold :data:`MAX_HOOKS` active
+    hooks."""
+    active = ctx.store.scalar(
+        "SELECT COUNT(*) FROM hooks h JOIN oauth_clients c ON c.id = h.clientId "
+        "WHERE c.ownerId = (SELECT ownerId FROM oauth_clients WHERE id = ?) "
+        "AND h.isActive = 1 AND h.expiresAt > ?",
+        (client_id, ctx.iso_now()),
+    )
+    if active >= MAX_HOOKS:
+        raise bad_request(
+            f"A user's clients may hold at most {MAX_HOOKS} active hooks.", "hooks", "limit"
+        )
+
+
 def _expiry(ctx: Context) -> str:
     return iso(datetime.fromtimestamp(ctx.now, UTC) + LIFETIME)
 
@@ -111,12 +139,17 @@ async def register(ctx: Context) -> Response:
     secret = body.get("secret")
     if secret is not None and (not isinstance(secret, str) or not 1 <= len(secret) <= 256):
         raise bad_request("secret must be a string of 1 to 256 characters.", "secret")
+    _room_for_one(ctx, client_id)
     hook_id = str(uuid.uuid4())
     with ctx.store.transaction() as conn:
         conn.execute(
             "INSERT INTO hooks (id, clientId, kind, url, events, secret, expiresAt, createdAt) "
             "VALUES (?, ?, 'web', ?, ?, ?, ?, ?)",
             (hook_id, client_id, url, dumps(events), secret, _expiry(ctx), ctx.iso_now()),
+        )
+        conn.executemany(
+            "INSERT INTO hook_events (topic, hookId) VALUES (?, ?)",
+            [(event, hook_id) for event in events],
         )
     ensure_dispatcher(ctx.services)
     row = ctx.store.one(f"SELECT {_FIELDS} FROM hooks WHERE id = ?", (hook_id,))
@@ -142,7 +175,10 @@ async def get_hook(ctx: Context) -> dict[str, Any]:
 
 async def renew(ctx: Context) -> dict[str, Any]:
     """POST /hooks/{id}/renew: live another :data:`LIFETIME` from now, active again."""
-    row = _own(ctx, _client(ctx))
+    client_id = _client(ctx)
+    row = _own(ctx, client_id)
+    if not row[4]:
+        _room_for_one(ctx, client_id)
     with ctx.store.transaction() as conn:
         conn.execute(
             "UPDATE hooks SET expiresAt = ?, isActive = 1, deactivationReason = NULL, "
@@ -218,7 +254,7 @@ routes = [
         wire.RENEW_HOOK,
         renew,
         summary=f"Renew a hook for another 90 days (active again); {_SECRET_AUTH}",
-        errors=(401, 404),
+        errors=(400, 401, 404),
     ),
     Route(
         wire.DEACTIVATE_HOOK,

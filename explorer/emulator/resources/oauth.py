@@ -16,6 +16,7 @@ from starlette.responses import RedirectResponse, Response
 
 from explorer.emulator import credentials, endings, names
 from explorer.emulator.context import Context, Services
+from explorer.emulator.live import outbox
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.scopes import SCOPES
@@ -192,7 +193,8 @@ async def get_client(ctx: Context) -> dict[str, Any]:
 
 
 async def delete_client(ctx: Context) -> None:
-    """DELETE /oauth/clients/{id}: remove one's own client and revoke its tokens."""
+    """DELETE /oauth/clients/{id}: remove one's own client, revoke its tokens and deactivate
+    its web hooks."""
     client_id = ctx.request.path_params["client"]
     owner = ctx.store.scalar("SELECT ownerId FROM oauth_clients WHERE id = ?", (client_id,))
     if owner is None:
@@ -206,6 +208,12 @@ async def delete_client(ctx: Context) -> None:
         _revoke_family(ctx.services, family)
     with ctx.store.transaction() as conn:
         conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE clientId = ?", (client_id,))
+        # Its web hooks end with it (nothing is delivered for a client that is gone).
+        conn.execute(
+            "UPDATE hooks SET isActive = 0, deactivationReason = 'clientDeleted' "
+            "WHERE clientId = ? AND isActive = 1",
+            (client_id,),
+        )
         conn.execute("DELETE FROM oauth_clients WHERE id = ?", (client_id,))
 
 
@@ -377,6 +385,8 @@ async def token(ctx: Context) -> dict[str, Any]:
                 "UPDATE oauth_tokens SET revoked = 1 WHERE family = ? AND kind = 'access'",
                 (row[3],),
             )
+            # A live-events socket on the old access token ends with it.
+            outbox.ended(conn, f"grant:{row[3]}")
             return mint_tokens(
                 services,
                 row[0],

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from explorer.emulator import streams
+from explorer.emulator import categories, streams
 from explorer.emulator.access import ChannelRef, channel_ref, is_owner, is_staff
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Param, Route
@@ -124,20 +124,22 @@ def store_sessions(store: Store, seed: int, ended: Sequence[Session]) -> int:
         return 0
     ids = sorted({streams.channel_id(item) for item in ended})
     channels = {
-        row[0]: row[1:]
+        row[0]: row[1]
         for chunk in range(0, len(ids), _CHUNK)
         for row in store.all(
-            "SELECT id, name, typeId FROM channels WHERE hasVod = 1 AND id IN "
+            "SELECT id, name FROM channels WHERE hasVod = 1 AND id IN "
             f"({', '.join('?' * len(ids[chunk : chunk + _CHUNK]))})",
             ids[chunk : chunk + _CHUNK],
         )
     }
     recordings, vods = [], []
-    for item in ended:
+    # A recording's category is the one its stream ended in (what the channel shows after).
+    last = categories.of_sessions(seed, int(store.meta("channels") or 0), ended).second.tolist()
+    for item, type_id in zip(ended, last, strict=True):
         channel = streams.channel_id(item)
         if channel not in channels:
             continue
-        title, type_id = channels[channel]
+        title = channels[channel]
         made, done = _moment(item.start), _moment(item.end)
         views = item.audience * item.hours * streams.VOD_VIEWS_PER_VIEWER_HOUR
         recordings.append(
