@@ -16,7 +16,16 @@ bystander's 127.0.0.1 keeps its own per-address allowance):
   closed (items 1 and 9);
 * ``hooks``: one user's client registers every hook it may (up to 500), each naming 1,000
   events that never happen, while the attacker changes its own channel in a loop (4
-  workers), so every change is an event the dispatcher matches against hooks (item 4).
+  workers), so every change is an event the dispatcher matches against hooks (item 4);
+* ``related`` (issue 36, the cost of a request): one client asking, one request at a time,
+  for the related channels of another channel and page each time (nothing a cache could
+  keep), in a world of ``RELATED_CHANNELS`` channels where such a page once sorted tens of
+  thousands of rows (about 150 ms each; a bystander's median went from 4 ms to 1-2.7 s). It
+  spends its whole ``channel-read`` allowance (1,000 per 5 minutes, a fixed window: all of it
+  may come at once) over the runs' seconds of attack, about 55 requests a second: the most
+  a client within its rate limits can ask. Compared with the bystander's p99 on the same world with
+  nobody attacking, in the same round: an attacker of one connection costs the machine
+  little, so no decoy is needed.
 
 Runs alternate (normal, then per attack: the same attack on a decoy, then on the platform)
 for ``ROUNDS`` rounds and the median p99 of each is compared. On this 2-core machine the
@@ -36,6 +45,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import json
 import statistics
 import subprocess
 import sys
@@ -48,6 +59,7 @@ import httpx
 from benchmarks import live_attacks
 from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
+from explorer.wire.ratelimit import BUCKETS
 
 ROUNDS = 3
 SECONDS = 4.0
@@ -59,6 +71,13 @@ HEAD = b"GET /api/v1/channels HTTP/1.1\r\nHost: x\r\n"
 DECOY = " on a decoy"
 #: Connections the slowloris tries to hold (the server's per-address cap is 256).
 SLOW_CONNECTIONS = 600
+#: Channels of the world the ``related`` attack runs in (as large as the issue's).
+RELATED_CHANNELS = 50_000
+#: Channels whose related pages the attacker asks for, and pages of each.
+RELATED_TARGETS, RELATED_PAGES = 500, 20
+#: Requests a second of the ``related`` attack: its address's channel-read allowance spread
+#: over every second it attacks.
+RELATED_RATE = BUCKETS["channel-read"].count / (ROUNDS * (SECONDS + 2))
 
 
 async def _dribble(
@@ -150,6 +169,41 @@ async def _again_and_again(attack: Attack, host: str, port: int, until: float) -
             writer.close()
 
 
+async def _answer(reader: asyncio.StreamReader) -> bytes:
+    """One response's body (by its Content-Length)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(
+        (int(line[15:]) for line in head.split(b"\r\n") if line[:15].lower() == b"content-length:"),
+        0,
+    )
+    return await reader.readexactly(length)
+
+
+async def _related(host: str, port: int, until: float) -> None:
+    """Ask for related channels, one request at a time, another channel and page each time."""
+    reader, writer = await asyncio.open_connection(host, port, local_addr=(ATTACKER, 0))
+
+    async def get(path: str) -> bytes:
+        writer.write(f"GET /api/v1{path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        return await _answer(reader)
+
+    ids: list[int] = []
+    for page in range(RELATED_TARGETS // 100):
+        body = await get(f"/channels?limit=100&page={page}&order=viewersTotal:desc&fields=id")
+        ids += [channel["id"] for channel in json.loads(body)]
+    started = time.monotonic()
+    try:
+        for sent in itertools.count():
+            if time.monotonic() >= until:
+                return
+            channel, page = ids[sent % len(ids)], sent // len(ids) % RELATED_PAGES
+            await get(f"/channels/{channel}/related?page={page}")
+            OPENED.append(1)
+            await asyncio.sleep(max(0.0, started + (sent + 1) / RELATED_RATE - time.monotonic()))
+    finally:
+        writer.close()
+
+
 async def _attack(kind: str, url: str, seconds: float) -> None:
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
@@ -161,6 +215,8 @@ async def _attack(kind: str, url: str, seconds: float) -> None:
         return
     if kind == "slowloris":
         tasks = [_again_and_again(_dribble, host, port, until) for _ in range(SLOW_CONNECTIONS)]
+    elif kind == "related":
+        tasks = [_related(host, port, until)]
     elif kind == "headers":
         tasks = [_again_and_again(_flood, host, port, until) for _ in range(8)]
     else:
@@ -247,10 +303,40 @@ def main() -> None:
             f"  [attacker {'made' if kind == 'hooks' else 'opened'} {opened[kind]:,} "
             f"{'events' if kind == 'hooks' else 'connections'}]"
         )
+    _cost_attack()
+
+
+def _cost_attack() -> None:
+    """The ``related`` attack: the bystander's p99 on a world of ``RELATED_CHANNELS`` with
+    nobody attacking and under the attack, alternating; PASS within 2x."""
+    world = f"{RELATED_CHANNELS:,} channels"
+    print(f"Cost: a bystander's GET /channels while another asks for /related, {world}")
+    runs: dict[str, list[LoadResult]] = {"normal": [], "related": []}
+    sent = 0
+    with running("platform", str(RELATED_CHANNELS)) as (url, _):
+        target = url + QUERY
+        load(target, CONCURRENCY, 1.0)
+        for _ in range(ROUNDS):
+            runs["normal"].append(load(target, CONCURRENCY, SECONDS))
+            with attacking("related", url, SECONDS + 2) as requests:
+                runs["related"].append(load(target, CONCURRENCY, SECONDS))
+            sent += sum(requests)
+    for name, results in runs.items():
+        print(_line(name, results))
+    normal = statistics.median(r.p99_ms for r in runs["normal"])
+    attacked = statistics.median(r.p99_ms for r in runs["related"])
+    errors = sum(r.errors for r in runs["related"])
+    verdict = "PASS" if attacked <= 2 * normal and not errors else "FAIL"
+    print(
+        f"  related: p99 {attacked / normal:.2f}x normal (goal <= 2x, no errors): {verdict}"
+        f"  [attacker answered {sent:,} related pages]"
+    )
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["attack"]:
         asyncio.run(_attack(sys.argv[2], sys.argv[3], float(sys.argv[4])))
+    elif sys.argv[1:2] == ["cost"]:
+        _cost_attack()  # the cost attack alone: python -m benchmarks.front cost
     else:
         main()

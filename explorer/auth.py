@@ -25,6 +25,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
+from explorer.wire.numbers import identifier
+
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_STATUS = 461
 JWT_HEADER = "X-JWT"
@@ -186,7 +188,7 @@ def parse_grant(location: str) -> Grant:
     return Grant(
         access_token=token,
         token_type=first("token_type") or "Bearer",
-        expires_in=int(expires) if expires and expires.isdigit() else None,
+        expires_in=identifier(expires),
         scopes=tuple((first("scope") or "").split()),
         state=first("state"),
     )

@@ -35,6 +35,7 @@ from explorer.handle import (
 )
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
+from explorer.wire.numbers import identifier
 from explorer.wire.query import MAX_LIMIT, format_order
 
 if TYPE_CHECKING:
@@ -438,8 +439,9 @@ class Channel(Handle[M]):
     async def id(self) -> int:
         """The channel's id (asked of the platform once when the handle has its token)."""
         key = self.key
-        if isinstance(key, int) or key.isdigit():
-            return int(key)
+        number = key if isinstance(key, int) else identifier(key)
+        if number is not None:
+            return number
         if "id" not in self._values:
             frame = await Channel.info(self, fields="id")
             self._values["id"] = int(frame.index[0])

@@ -14,6 +14,8 @@ from typing import Any, Protocol, TypeAlias
 
 import pandas as pd
 
+from explorer.wire.numbers import identifier
+
 #: A channel as the caller names it: its id or its token (name).
 ChannelRef: TypeAlias = int | str
 #: One channel, several, or a channels frame (None: none).
@@ -53,8 +55,9 @@ def refs(*channels: Channels) -> Iterator[tuple[ChannelRef, str | None]]:
 
 
 def _ref(ref: object) -> tuple[ChannelRef, str | None]:
-    if isinstance(ref, str) and not ref.isdigit():
-        return ref, ref
-    if isinstance(ref, str | numbers.Integral) and not isinstance(ref, bool):
+    if isinstance(ref, str):
+        number = identifier(ref)
+        return (ref, ref) if number is None else (number, None)
+    if isinstance(ref, numbers.Integral) and not isinstance(ref, bool):
         return int(ref), None
     raise ValueError(f"A channel is an id or a token, not {ref!r}.")

@@ -33,8 +33,10 @@ def base_url() -> str:
     with _lock:
         if _platform is None or _pid != os.getpid():
             from explorer.emulator import start
+            from explorer.jupyterhub import served_hosts
 
-            _platform, _pid = start(simulate=True, limits_per_client=True), os.getpid()
+            _platform = start(simulate=True, limits_per_client=True, allowed_hosts=served_hosts())
+            _pid = os.getpid()
             atexit.register(_platform.stop)
             log.info("explorer: started the embedded platform at %s", _platform.base_url)
         return _platform.base_url

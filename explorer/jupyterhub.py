@@ -43,3 +43,13 @@ def browser_root(site_root: str, environ: Mapping[str, str] = os.environ) -> str
     port = parts.port or (443 if parts.scheme == "https" else 80)
     server = "/".join(filter(None, prefix.strip("/").split("/")))
     return f"{'/' + server if server else ''}/proxy/{port}{parts.path.rstrip('/')}"
+
+
+def served_hosts(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+    """The host names a platform started here serves beyond loopback names and addresses
+    (``Config.allowed_hosts``): every name on a JupyterHub, none elsewhere.
+
+    jupyter-server-proxy forwards the browser's ``Host`` (the hub's own name), and there the
+    loopback is the container's, which no browser shares, so no page can have its name
+    re-pointed at it (the DNS rebinding the platform's host check stops on a laptop)."""
+    return ("*",) if environ.get(PREFIX) else ()

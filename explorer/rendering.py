@@ -38,8 +38,8 @@ TEXT_LIMIT = 300
 #: it, as a ``data:`` URL; None while it cannot be had.
 Inline = Callable[[str, tuple[int, int, int, int]], str | None]
 
-_API_PATH = re.compile(r"/api/v\d+/?$")
-_PACK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_API_PATH = re.compile(r"/api/v[0-9]+/?\Z")
+_PACK = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Badge colours by role, strongest first; a user shows the badges of the roles they hold.
 _BADGES: dict[str, str] = {
     "Owner": "#d4380d",
@@ -63,7 +63,7 @@ def site_root(base_url: str) -> str:
 def sprite_url(base_url: str, pack: str) -> str | None:
     """The sprite sheet of builtin ``pack`` on the platform at ``base_url`` (None when the
     pack's name is not a plain name or the base is not an http/https address)."""
-    if not _PACK.match(pack) or not _web(base_url):
+    if not _PACK.fullmatch(pack) or not _web(base_url):
         return None
     return f"{site_root(base_url).rstrip('/')}{SPRITES}{quote(pack)}.png"
 

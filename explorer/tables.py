@@ -47,7 +47,7 @@ from explorer.wire.kinds import Kind
 
 Record: TypeAlias = Mapping[str, Any]
 
-_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)")
+_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)", re.ASCII)
 
 
 def frame(

@@ -49,6 +49,7 @@ from explorer.errors import ExplorerError, RateLimited, ServerError
 from explorer.follows import FIELDS
 from explorer.loop import Blocking
 from explorer.twins import BlockingTwin, Mirror
+from explorer.wire.numbers import identifier
 
 if TYPE_CHECKING:
     import os
@@ -345,7 +346,8 @@ class AsyncTracker(AsyncClosing):
         """One ``channel:{id}:update``: a row when it changed a tracked field."""
         payload, topic = data.get("payload"), str(data.get("channel"))
         ident = topic.split(":")[1] if topic.count(":") == 2 else ""
-        state = self._state.get(int(ident)) if ident.isdigit() else None
+        number = identifier(ident)
+        state = self._state.get(number) if number is not None else None
         if state is None or not isinstance(payload, dict):
             return
         changed = {f: payload[f] for f in self.fields if f in payload}

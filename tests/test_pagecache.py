@@ -57,7 +57,7 @@ def _get(
 
     async def run() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=layer)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             calls = [path.split(" ") if " " in path else ("GET", path) for path in paths]
             return [await client.request(m, path, headers=headers) for m, path in calls]
 

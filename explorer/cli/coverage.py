@@ -11,6 +11,8 @@ import argparse
 import sys
 
 from explorer.cli.record import _channels, _duration
+from explorer.cli.terminal import say
+from explorer.wire.numbers import identifier
 
 #: Exit codes (see the module docstring).
 COMPLETE, INCOMPLETE, BAD_ARGUMENTS = 0, 1, 2
@@ -48,15 +50,16 @@ def run(args: argparse.Namespace) -> int:
 
     expected = None
     if args.channels is not None:
-        if not all(name.isdigit() for name in args.channels):
+        ids = [identifier(name) for name in args.channels]
+        if None in ids:
             print("explorer coverage: --channels takes channel ids", file=sys.stderr)
             return BAD_ARGUMENTS
-        expected = [int(name) for name in args.channels]
+        expected = [number for number in ids if number is not None]
     try:
         capture = open_capture(args.capture)
         found = capture.coverage(expected, start=args.start, end=args.end, tolerance=args.tolerance)
     except (FileNotFoundError, ValueError) as exc:
         print(f"explorer coverage: {exc}", file=sys.stderr)
         return BAD_ARGUMENTS
-    print(found.report())
+    say(found.report())
     return COMPLETE if found.complete else INCOMPLETE

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 import explorer
+from explorer.cli.terminal import inert
 from explorer.errors import ChatError, ChatErrorCode
 from explorer.eventrows import message_text
 from explorer.ranksize import rank_size_exponent
@@ -64,14 +65,14 @@ class Tour:
         """Run the four steps; the PNG files saved, in order."""
         self.out.mkdir(parents=True, exist_ok=True)
         with explorer.connect(self.base_url, progress=False) as api:
-            self.write(f"Platform: {api.base_url}\n")
+            self.say(f"Platform: {api.base_url}\n")
             channels = self.rank(api)
             self.watch_busiest(api)
             self.run_poll(api.base_url)
             self.sample_history(api, channels)
-        self.write(f"\nSaved {len(self.saved)} plots in {self.out}/:")
+        self.say(f"\nSaved {len(self.saved)} plots in {self.out}/:")
         for path in self.saved:
-            self.write(f"  {path.name}")
+            self.say(f"  {path.name}")
         return self.saved
 
     # -- 1. ranking ---------------------------------------------------------------------------
@@ -88,13 +89,13 @@ class Tour:
         self.table(channels.head(10)[columns], f"The top 10 of {len(channels):,} channels")
         total = channels["viewersTotal"].sum()
         top = channels.head(max(1, len(channels) // 100))["viewersTotal"].sum()
-        self.write(
+        self.say(
             f"The top 1% of channels hold {top / total:.0%} of all views; "
             f"the median channel has {channels['viewersTotal'].median():.0f}."
         )
         live = channels.loc[channels["online"].eq(True), "viewersCurrent"].to_numpy(dtype=float)
         alpha, fitted = rank_size_exponent(live)
-        self.write(
+        self.say(
             f"Live audiences follow a rank-size law, α = {alpha:.2f} (fitted over the top "
             f"{fitted} of {len(live):,} live channels).\nNo study publishes α, but the audience "
             "concentration real platforms report implies 1.1-1.6,\nand the platform is "
@@ -135,13 +136,13 @@ class Tour:
             for event in chat.events("ChatMessage", timeout=self.watch):
                 if printed < _PRINTED_MESSAGES:
                     data = event.data
-                    self.write(f"  {data.get('user_name', '?'):>16}: {message_text(data)}"[:_WIDTH])
+                    self.say(f"  {data.get('user_name', '?'):>16}: {message_text(data)}"[:_WIDTH])
                 printed += 1
             if printed > _PRINTED_MESSAGES:
-                self.write(f"  ... and {printed - _PRINTED_MESSAGES} more")
+                self.say(f"  ... and {printed - _PRINTED_MESSAGES} more")
             messages = chat.log.messages()
             counts = ", ".join(f"{n} {c}" for n, c in sorted(chat.log.counts.items()))
-        self.write(
+        self.say(
             f"\n{len(messages)} messages in {self.watch:g} s "
             f"({len(messages) / max(self.watch, 1e-9):.1f}/s); all events: {counts}\n"
         )
@@ -166,17 +167,17 @@ class Tour:
                 if data.get("q") != POLL_QUESTION:
                     continue
                 votes = "  ".join(f"{a} {n}" for a, n in (data.get("responses") or {}).items())
-                self.write(f"  {event.event:<9} voters {data.get('voters', 0):>3}   {votes}")
+                self.say(f"  {event.event:<9} voters {data.get('voters', 0):>3}   {votes}")
                 if event.event == "PollEnd" or time.monotonic() > deadline:
                     break
             polls = chat.log.polls()
         ours = polls[polls["question"] == POLL_QUESTION]
         final = ours[ours["ended"]].set_index("answer")[["votes"]]
         if final.empty:
-            self.write("The poll did not end in time.\n")
+            self.say("The poll did not end in time.\n")
             return
         final["share"] = (final["votes"] / max(int(final["votes"].sum()), 1)).round(2)
-        self.write("")
+        self.say("")
         self.table(final, POLL_QUESTION)
         self.save("poll.png", _poll_figure, ours)
 
@@ -190,9 +191,9 @@ class Tour:
                 except ChatError as refused:
                     if refused.code != ChatErrorCode.POLL_ERROR:
                         raise
-                    self.write("  (the bots' own poll is running: waiting for it to end)")
+                    self.say("  (the bots' own poll is running: waiting for it to end)")
                     if next(poll_ends, None) is None:
-                        self.write("  It did not end in time; skipping the poll.\n")
+                        self.say("  It did not end in time; skipping the poll.\n")
                         return False
 
     # -- 4. history ---------------------------------------------------------------------------
@@ -246,14 +247,18 @@ class Tour:
 
     # -- output -------------------------------------------------------------------------------
 
+    def say(self, text: str) -> None:
+        """Write ``text``, what the platform sent in it made inert for a terminal."""
+        self.write(inert(text))
+
     def heading(self, text: str) -> None:
         """Print a step's title."""
-        self.write(f"\n{text}\n{'-' * len(text)}")
+        self.say(f"\n{text}\n{'-' * len(text)}")
 
     def table(self, frame: pd.DataFrame, title: str) -> None:
         """Print ``frame`` compactly under ``title``."""
-        self.write(f"{title}:")
-        self.write(frame.to_string(max_colwidth=24, line_width=_WIDTH) + "\n")
+        self.say(f"{title}:")
+        self.say(frame.to_string(max_colwidth=24, line_width=_WIDTH) + "\n")
 
     def save(self, name: str, draw: Callable[..., Figure], *data: Any) -> None:
         """Draw a figure with ``draw(*data)`` and save it as ``name`` in the output folder."""

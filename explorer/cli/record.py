@@ -38,9 +38,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 import explorer
 from explorer.channelrefs import refs
+from explorer.cli.terminal import inert, say
 from explorer.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError, NotFound
 from explorer.track import Tracker
+from explorer.wire.numbers import identifier, integer
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -67,20 +69,18 @@ def _duration(text: str) -> float:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
+    value = integer(text.strip(), 1)
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
     return value
 
 
 def _shard(text: str) -> tuple[int, int]:
     k, _, n = text.partition("/")
-    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+    shard, shards = identifier(k), identifier(n)
+    if shard is None or shards is None or not 1 <= shard <= shards:
         raise argparse.ArgumentTypeError(f"a shard is K/N with 1 <= K <= N, not {text!r}")
-    return int(k), int(n)
+    return shard, shards
 
 
 def _channels(text: str) -> list[str]:
@@ -148,31 +148,31 @@ def run(args: argparse.Namespace) -> int:
     try:
         api = explorer.connect(args.url, progress=False)
     except (ExplorerError, OSError) as exc:
-        print(f"explorer record: {exc}", file=sys.stderr)
+        print(inert(f"explorer record: {exc}"), file=sys.stderr)
         return FAILED
     with api, _signals() as stopped:
         try:
             recording = Recording.start(api, args)
         except ConnectionFailed as exc:  # (also an OSError: said before the folder's errors)
-            print(f"explorer record: {exc}", file=sys.stderr)
+            print(inert(f"explorer record: {exc}"), file=sys.stderr)
             return FAILED
         except OSError as exc:
             print(f"explorer record: {unwritable(args.out, exc)}", file=sys.stderr)
             return BAD_ARGUMENTS
         except ExplorerError as exc:
-            print(f"explorer record: the platform refused: {exc}", file=sys.stderr)
+            print(inert(f"explorer record: the platform refused: {exc}"), file=sys.stderr)
             return FAILED
         except ValueError as exc:  # unknown --channels, what the recorder says of --out, say
-            print(f"explorer record: {exc}", file=sys.stderr)
+            print(inert(f"explorer record: {exc}"), file=sys.stderr)
             return BAD_ARGUMENTS
         try:
             recording.run(args.duration, stopped)
             failure = recording.failure()
         finally:
             recording.close()
-        print(recording.summary(stopped.reason), flush=True)
+        say(recording.summary(stopped.reason))
     if failure is not None:
-        print(f"explorer record: tracking stopped: {failure}", file=sys.stderr)
+        print(inert(f"explorer record: tracking stopped: {failure}"), file=sys.stderr)
         return FAILED
     return {None: DONE, "Ctrl-C": INTERRUPTED, "SIGTERM": TERMINATED}[stopped.reason]
 
@@ -446,10 +446,10 @@ class Display:
         """Draw ``text`` as the current progress."""
         if self._tty:
             pad = " " * max(self._width - len(text), 0)
-            self._stream.write(f"\r{text}{pad}")
+            self._stream.write(f"\r{inert(text)}{pad}")
             self._width = len(text)
         else:
-            self._stream.write(text + "\n")
+            self._stream.write(inert(text) + "\n")
         self._stream.flush()
 
     def finish(self) -> None:

@@ -17,6 +17,7 @@ from explorer.emulator.clock import check_speed
 from explorer.emulator.context import Config
 from explorer.emulator.nodeprocess import run_chat_node
 from explorer.emulator.server import run_loop
+from explorer.jupyterhub import served_hosts
 
 #: The default settings, shown in ``--help``.
 DEFAULTS = Config()
@@ -130,6 +131,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "names the client (default none: the header is ignored)",
     )
     serve.add_argument(
+        "--allowed-hosts",
+        default=None,
+        help="comma-separated host names the platform is reached by besides loopback names "
+        "and IP addresses ('*': any); a request naming another is 421 (DNS rebinding). "
+        "Default: none, but any on a JupyterHub (Binder), whose proxy forwards its own name",
+    )
+    serve.add_argument(
         "--hook-allow",
         default=",".join(DEFAULTS.hook_allow),
         help="comma-separated addresses or CIDR blocks web hooks may be delivered to "
@@ -228,6 +236,9 @@ def run(args: argparse.Namespace) -> int:
         chat_user_connections=args.chat_user_connections,
         chat_address_connections=args.chat_address_connections,
         forwarded_allow_ips=proxies,
+        allowed_hosts=tuple(item.strip() for item in args.allowed_hosts.split(",") if item.strip())
+        if args.allowed_hosts is not None
+        else served_hosts(),
         hook_allow=hooks,
         open_control=args.open_control,
         limits_per_client=args.limits_per_client,

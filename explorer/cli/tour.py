@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from explorer.cli.guide import Tour
+from explorer.cli.terminal import inert
 from explorer.errors import ExplorerError
 
 
@@ -51,6 +52,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         tour.run()
     except (ExplorerError, TimeoutError) as exc:
-        print(f"explorer tour: {exc}", file=sys.stderr)
+        print(inert(f"explorer tour: {exc}"), file=sys.stderr)
         return 1
     return 0

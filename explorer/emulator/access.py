@@ -15,6 +15,7 @@ import orjson
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.responses import ApiError, not_found
+from explorer.wire.numbers import identifier
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +35,10 @@ def channel_ref(ctx: Context, key: str = "channel") -> ChannelRef:
     A suspended channel is visible only to its owner and staff.
     """
     raw = ctx.request.path_params[key]
-    if raw.isdigit() and len(raw) < 19:
+    number = identifier(raw)
+    if number is not None:
         row = ctx.store.one(
-            "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?", (int(raw),)
+            "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?", (number,)
         )
     else:
         row = ctx.store.one(
@@ -63,6 +65,17 @@ def is_staff(ctx: Context) -> bool:
         return False
     groups = ctx.store.scalar("SELECT groups FROM users WHERE id = ?", (ctx.caller.user_id,))
     return groups is not None and "Staff" in orjson.loads(groups)
+
+
+#: SQL condition on users ``u``: the account is not suspended (an account is suspended with
+#: its channel, see ``resources/channel_suspension.py``).
+UNSUSPENDED_USER = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended)"
+
+
+def listed_users(ctx: Context) -> str:
+    """The SQL condition on users ``u`` that every listing of users applies: suspended
+    accounts are shown to staff only, as suspended channels are (:func:`channel_ref`)."""
+    return "1" if is_staff(ctx) else UNSUSPENDED_USER
 
 
 def require_owner(ctx: Context, channel: ChannelRef, *, staff_too: bool = True) -> None:

@@ -53,9 +53,10 @@ def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     return address
 
 
-def _trusted(text: str, trusted: tuple[Network, ...]) -> bool:
+def trusted(text: str, proxies: tuple[Network, ...]) -> bool:
+    """Whether the address ``text`` is in one of the networks ``proxies`` (:func:`networks`)."""
     address = _ip(text)
-    return address is not None and any(address in network for network in trusted)
+    return address is not None and any(address in network for network in proxies)
 
 
 def client(peer: str | None, header: HeaderLookup, allowed: tuple[str, ...]) -> str:
@@ -63,14 +64,14 @@ def client(peer: str | None, header: HeaderLookup, allowed: tuple[str, ...]) -> 
     the trusted proxies ``allowed`` (``Config.forwarded_allow_ips``)."""
     if peer is None:
         return "unknown"
-    trusted = networks(allowed)
-    if not trusted or not _trusted(peer, trusted):
+    proxies = networks(allowed)
+    if not proxies or not trusted(peer, proxies):
         return peer
     hops = [hop.strip() for hop in (header(FORWARDED_FOR) or "").split(",") if hop.strip()]
     for hop in reversed(hops):
         if _ip(hop) is None:
             return peer  # a garbled chain names no one: count the proxy itself
-        if not _trusted(hop, trusted):
+        if not trusted(hop, proxies):
             return str(_ip(hop))
     if hops:
         return str(_ip(hops[0]))

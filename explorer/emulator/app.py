@@ -28,6 +28,7 @@ from starlette.routing import Route as StarletteRoute
 from explorer.emulator import gopage
 from explorer.emulator.chat import emoticons
 from explorer.emulator.context import Services
+from explorer.emulator.hosts import Hosts
 from explorer.emulator.live.constellation import Constellation
 from explorer.emulator.live.webhooks import RefuseDeliveries
 from explorer.emulator.openapi import describe, extra_schemas
@@ -62,7 +63,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    # %r: the path is a client's text, and a log read in a terminal must not obey it.
+    log.exception("unhandled error on %s %r", request.method, request.url.path)
     return ApiError(500, "Internal error.").response()
 
 
@@ -82,10 +84,12 @@ def build_app(services: Services) -> Starlette:
     )
     listing = next(r for r in routes if r.endpoint is wire.CHANNELS)
     return Starlette(
-        # Inside the 500 handler, before any routing: the platform's own hook deliveries are
-        # refused (a hook pointed at the platform itself), then repeated anonymous pages are
-        # answered from the page cache.
+        # Inside the 500 handler, before any routing: a request naming a host the platform
+        # does not serve (DNS rebinding) is refused first, then the platform's own hook
+        # deliveries (a hook pointed at the platform itself), then repeated anonymous pages
+        # are answered from the page cache.
         middleware=[
+            Middleware(Hosts, config=services.config),
             Middleware(RefuseDeliveries),
             Middleware(CachedPages, services=services, route=listing, prefix="/api/v1"),
         ],

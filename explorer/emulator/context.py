@@ -21,6 +21,7 @@ from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.store import Store
 from explorer.emulator.world import DEFAULT_CHANNELS
+from explorer.wire.numbers import identifier
 from explorer.wire.ratelimit import Ledger
 
 if TYPE_CHECKING:
@@ -34,9 +35,8 @@ FORM = "application/x-www-form-urlencoded"
 def lenient_id(value: Any) -> Any:
     """``value`` as an int when it is a numeric string (old clients send ids so, and the
     historical platform took them), else as it is; the caller checks the type."""
-    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 16:
-        return int(value)
-    return value
+    number = identifier(value) if type(value) is str else None
+    return value if number is None else number
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,9 @@ class Config:
     #: Proxies (addresses or CIDR blocks, ``*`` for any) whose ``X-Forwarded-For`` names the
     #: client; from anyone else the header is ignored (see ``explorer.emulator.addresses``).
     forwarded_allow_ips: tuple[str, ...] = ()
+    #: Host names the platform is served under besides loopback names and IP addresses
+    #: (``*`` for any): a request naming another is 421 (``explorer.emulator.hosts``).
+    allowed_hosts: tuple[str, ...] = ()
     #: Answer the control namespace (``/_emulator``) from any address, not only loopback.
     open_control: bool = False
     #: Count anonymous callers per address *and* ``Client-ID`` header (``explorer serve
@@ -179,17 +182,17 @@ class Context:
 
     def path_int(self, name: str) -> int:
         """A numeric path parameter, or 400 naming it."""
-        raw = self.request.path_params[name]
-        if not raw.isdigit() or len(raw) > 18:
+        number = identifier(self.request.path_params[name])
+        if number is None:
             raise bad_request(f"{name} must be a positive integer.", name)
-        return int(raw)
+        return number
 
     async def body(self, limit: int | None = None) -> bytes:
         """The request body, refused with 413 past ``limit`` bytes (streamed, never buffered
         whole first)."""
         cap = limit if limit is not None else self.services.config.max_body
-        declared = self.request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
+        declared = identifier(self.request.headers.get("content-length"))
+        if declared is not None and declared > cap:
             raise ApiError(413, f"Request body is larger than {cap} bytes.")
         chunks: list[bytes] = []
         size = 0

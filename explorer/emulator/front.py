@@ -24,17 +24,19 @@ Limits:
 * ``http_address_connections`` open connections per peer address: one more is ``503`` and
   closed at once, so one client cannot take the connection pool from the others;
 * after any of these refusals, the address is benched for ``header_penalty`` seconds (from
-  its latest refusal) and its new connections are held unanswered: each is dropped at the
-  first multiple of ``header_penalty`` after its opening at which the address is no longer
+  its latest refusal) and its new connections are held unanswered: each is answered ``429``
+  (a JSON body and ``Retry-After``: none of its requests ran) and closed at the first
+  multiple of ``header_penalty`` after its opening at which the address is no longer
   benched, and at the latest ``header_timeout`` after its opening (at once when the address
   already holds twice ``http_address_connections``, or the server ``http_held_connections``
-  from all addresses, which bounds the file descriptors held). An attacker reconnecting in
-  a loop waits instead of costing the server an accept and a parse per attempt, and the
-  server's time stays with everyone else. A held connection gets no uvicorn protocol (its
-  accept is all it costs) and its own deadline, so held connections do not all end, and
-  come back, in one burst; what it sends is discarded, and one that sends more than
-  ``header_limit`` or hangs up is dropped at once (held floods would otherwise fill the
-  host's TCP memory with unread buffers).
+  from all addresses, which bounds the file descriptors held). A client sharing the address
+  with the one refused (behind one proxy) so reads a refusal it can retry, never a hang-up.
+  An attacker reconnecting in a loop waits instead of costing the server an accept and a
+  parse per attempt, and the server's time stays with everyone else. A held connection gets
+  no uvicorn protocol (its accept is all it costs) and its own deadline, so held connections
+  do not all end, and come back, in one burst; what it sends is discarded, and one that
+  sends more than ``header_limit`` or hangs up is dropped at once (held floods would
+  otherwise fill the host's TCP memory with unread buffers).
 
 A websocket upgrade leaves the guard: uvicorn hands the transport to its websocket protocol
 (``transport.set_protocol``), which the guard sees as ``transport.get_protocol()`` no longer
@@ -44,6 +46,7 @@ being itself; the live service bounds its own sockets.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter
 from typing import Any, Literal, cast
 
@@ -53,7 +56,12 @@ from explorer.emulator.context import Config
 
 #: The end of a request head (or of a chunked body's trailers).
 _HEAD_END = b"\r\n\r\n"
-_REASONS = {408: "Request Timeout", 431: "Request Header Fields Too Large", 503: "Busy"}
+_REASONS = {
+    408: "Request Timeout",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+    503: "Busy",
+}
 #: The bytes of blank lines, which may come before a request line.
 _BLANK = b"\r\n"
 #: Longest chunk-size line followed; a longer one is no client's.
@@ -242,6 +250,14 @@ class Front:
         #: Connections held unanswered, by address and in all.
         self.held_by_address: Counter[str] = Counter()
         self.held_total = 0
+        wait = max(1, math.ceil(limits.header_penalty))
+        #: The answer a held connection ends with (built once: the held may be many).
+        self.turned_away = _answer(
+            429,
+            "A request from this address was refused a moment ago (too large, too slow or one "
+            f"connection too many): this connection was held and not served; retry in {wait} s.",
+            f"retry-after: {wait}\r\n",
+        )
 
     def admit(self, address: str, now: float) -> Literal["serve", "busy", "hold"]:
         """Say what becomes of a new connection from ``address``, counting it when served."""
@@ -327,15 +343,15 @@ class Guard(asyncio.Protocol):
             self._arm()
 
     def _hold(self) -> None:
-        """A tarpit: answer nothing and drop the connection when the penalty has passed (at
-        once past the held share), so a client reconnecting in a loop waits instead of
+        """A tarpit: answer nothing until the penalty has passed (at once past the held share),
+        then a 429 and close, so a client reconnecting in a loop waits instead of
         making the server accept again. Each connection has its own deadline, so held ones
         do not all end, and come back, at once. What a held connection sends is read and
         discarded, not left in the kernel: one that sends more than a head may hold (a flood)
         or hangs up is dropped at once, so held floods cannot pile megabytes of unread
         buffers into the host's TCP memory, slowing every connection on it."""
         if not self.front.hold(self._address):
-            self._transport.abort()
+            self._turn_away()
             return
         self._held = True
         self._opened = self._loop.time()
@@ -343,7 +359,7 @@ class Guard(asyncio.Protocol):
 
     def _held_late(self) -> None:
         """Keep holding while the address is still benched (a client reconnecting in a loop
-        would only be held again), but never past the head deadline; else drop."""
+        would only be held again), but never past the head deadline; else turn it away."""
         now = self._loop.time()
         limits = self.front.limits
         if (
@@ -353,7 +369,7 @@ class Guard(asyncio.Protocol):
             self._deadline = self._loop.call_later(limits.header_penalty, self._held_late)
         else:
             self._deadline = None
-            self._transport.abort()
+            self._turn_away()
 
     def data_received(self, data: bytes) -> None:
         if self._inner is None:
@@ -439,15 +455,23 @@ class Guard(asyncio.Protocol):
         address."""
         self._disarm()
         self.front.bench(self._address, self._loop.time())
-        body = (
-            f'{{"statusCode":{status},"error":"{_REASONS[status]}","message":"{message}"}}'
-        ).encode()
-        head = (
-            f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
-        ).encode()
-        self._transport.write(head + body)
+        self._transport.write(_answer(status, message))
         self._transport.close()
+
+    def _turn_away(self) -> None:
+        """End a held connection with a 429 naming the wait (no request of it ran), so a
+        client sharing the address (behind one proxy) reads a refusal, not a hang-up."""
+        self._transport.write(self.front.turned_away)
+        self._transport.close()
+
+
+def _answer(status: int, message: str, headers: str = "") -> bytes:
+    """A whole ``status`` response with the platform's JSON error body, closing."""
+    body = f'{{"statusCode":{status},"error":"{_REASONS[status]}","message":"{message}"}}'
+    return (
+        f"HTTP/1.1 {status} {_REASONS[status]}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n{headers}connection: close\r\n\r\n{body}"
+    ).encode()
 
 
 def protocol(limits: Config) -> type[asyncio.Protocol]:

@@ -65,10 +65,15 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "required": ["username", "password", "email"],
         "properties": {
-            # The same rules as users.py checks (USERNAME, EMAIL, the password length).
+            # The same rules as users.py checks (USERNAME, EMAIL, the password length), whole
+            # texts (ECMA-262's ``$``, unlike Python's, never matches before a final newline).
             "username": {"type": "string", "pattern": "^[A-Za-z0-9_]{3,20}$"},
             "password": {"type": "string", "minLength": 8, "maxLength": 256},
-            "email": {"type": "string", "pattern": "^[^@\\s]{1,64}@[^@\\s]{1,255}\\.[^@\\s]{2,}$"},
+            "email": {
+                "type": "string",
+                "pattern": "^[^@\\s\\x00-\\x1f\\x7f]{1,64}@[^@\\s\\x00-\\x1f\\x7f]{1,255}"
+                "\\.[^@\\s\\x00-\\x1f\\x7f]{2,}$",
+            },
         },
     },
     "Login": {

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from explorer.emulator.store import Store
+from explorer.wire.numbers import identifier
 from explorer.wire.query import FieldKind, ValueCheck
 from explorer.wire.records import CHANNEL, TYPE, USER, Field
 
@@ -131,10 +132,9 @@ def render_channel(
 def find_channel(store: Store, id_or_token: str | int) -> tuple[Any, ...] | None:
     """The ``CHANNEL_SELECT`` row of a channel given by numeric id or token, or None."""
     text = str(id_or_token)
-    if text.isdigit() and len(text) < 19:
-        return store.one(
-            f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.id = ?", (int(text),)
-        )
+    number = identifier(text)
+    if number is not None:
+        return store.one(f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.id = ?", (number,))
     return store.one(
         f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.token = ? COLLATE NOCASE", (text,)
     )

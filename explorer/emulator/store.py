@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- process, so read caches can never serve a stale page.
 CREATE TABLE IF NOT EXISTS versions (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO versions (name, value) VALUES ('catalog', 0);
+INSERT OR IGNORE INTO versions (name, value) VALUES ('grouping', 0);
 
 CREATE TABLE IF NOT EXISTS types (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent TEXT NOT NULL, description TEXT,
@@ -69,6 +70,8 @@ CREATE INDEX IF NOT EXISTS channels_rank_viewers_total
 CREATE INDEX IF NOT EXISTS channels_rank_viewers_current
     ON channels (suspended, viewersCurrent DESC, id);
 CREATE INDEX IF NOT EXISTS channels_online ON channels (online, viewersCurrent);
+-- The hosts of a channel (GET /channels/{id}/hosters): few channels host at all.
+CREATE INDEX IF NOT EXISTS channels_hostee ON channels (hosteeId) WHERE hosteeId IS NOT NULL;
 {later};
 
 CREATE TABLE IF NOT EXISTS channel_roles (
@@ -109,6 +112,13 @@ LATER_INDEXES = {
     "channels_language": "CREATE INDEX IF NOT EXISTS channels_language "
     "ON channels (languageId, viewersTotal)",
     "channels_type": "CREATE INDEX IF NOT EXISTS channels_type ON channels (typeId, viewersTotal)",
+    # Related channels (``resources/channel_related.py``): each tier of a channel's relatives
+    # in its order, counted and paged without reading the table or sorting.
+    "channels_related_type": "CREATE INDEX IF NOT EXISTS channels_related_type ON channels "
+    "(typeId, suspended, online DESC, viewersCurrent DESC, viewersTotal DESC, id, languageId)",
+    "channels_related_language": "CREATE INDEX IF NOT EXISTS channels_related_language ON "
+    "channels (languageId, suspended, online DESC, viewersCurrent DESC, viewersTotal DESC, id, "
+    "typeId)",
 }
 #: Every table and index; opening a database made by an older version, or one whose later
 #: indexes a stop interrupted, builds what is missing.
@@ -122,6 +132,15 @@ CATALOG_TRIGGERS = "\n".join(
     "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'catalog'; END;"
     for table in CATALOG_TABLES
     for op in ("INSERT", "UPDATE", "DELETE")
+) + "".join(
+    # The grouping version: which channels share a type or a language (and are listed) changed.
+    f"\nCREATE TRIGGER IF NOT EXISTS channels_{name}_grouping AFTER {op} ON channels "
+    "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'grouping'; END;"
+    for name, op in (
+        ("insert", "INSERT"),
+        ("delete", "DELETE"),
+        ("update", "UPDATE OF typeId, languageId, suspended"),
+    )
 )
 
 
@@ -235,7 +254,16 @@ class Store:
         for _, name, sql in kept:
             if name not in later:
                 self.conn.execute(sql)
-        self.conn.execute("UPDATE versions SET value = value + 1 WHERE name = 'catalog'")
+        self.conn.execute(
+            "UPDATE versions SET value = value + 1 WHERE name IN ('catalog', 'grouping')"
+        )
+
+    def grouping_version(self) -> int:
+        """A number that changes whenever a channel is added or removed, or changes its type,
+        language or suspension (by any writer): what counts of channels by type or language
+        depend on."""
+        value: int = self.scalar("SELECT value FROM versions WHERE name = 'grouping'")
+        return value
 
     def catalog_version(self) -> int:
         """A number that changes whenever channels, users or types change (by any writer).

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from explorer.wire.numbers import integer
+
 FieldKind = Literal["int", "float", "bool", "str", "time"]
 Op = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in"]
 
@@ -101,15 +103,14 @@ def convert(kind: FieldKind, raw: str, param: str = "where") -> Any:
             return False
         raise QueryError(param, f"{raw!r} is not a boolean (use 1, 0, true or false).")
     if kind == "int":
-        try:
-            value = int(raw)
-        except ValueError:
-            raise QueryError(param, f"{raw!r} is not an integer.") from None
-        if abs(value) > 2**63 - 1:
-            raise QueryError(param, f"{raw!r} is out of range.")
+        value = integer(raw)
+        if value is None:
+            raise QueryError(param, f"{raw!r} is not an integer (digits 0-9, 64-bit).")
         return value
     if kind == "float":
         try:
+            if not raw.isascii():  # float() reads other scripts' digits too
+                raise ValueError(raw)
             number = float(raw)
         except ValueError:
             raise QueryError(param, f"{raw!r} is not a number.") from None

@@ -39,7 +39,7 @@ _DOMAIN = re.compile(
     r"(?:[a-z0-9-]+\.)+(?:com|net|org|tv|gg|io|co|me|ly|uk|de|fr|be|info|dev|app)(?:/\S*)?",
     re.IGNORECASE,
 )
-_TRAILING = re.compile(r"[.,!?;:)\]'\"]+$")
+_TRAILING = re.compile(r"[.,!?;:)\]'\"]+\Z")
 _TAG = re.compile(r"@([A-Za-z0-9_]{1,32})(.*)", re.DOTALL)
 
 #: Finds a user by name: ``(id, canonical username)`` or None.

@@ -29,6 +29,7 @@ from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
+from explorer.wire.numbers import identifier
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_timeouts (
@@ -40,7 +41,7 @@ CREATE TABLE IF NOT EXISTS chat_timeouts (
 MAX_TIMEOUT_SECONDS = 7 * 86400.0
 #: Moderation rank: a member may time out or purge only members of a lower rank.
 _RANKS = {"Owner": 3, "Staff": 3, "Founder": 3, "GlobalMod": 2, "Mod": 2}
-_DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+_DURATION = re.compile(r"(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?")
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
 
 
@@ -50,7 +51,7 @@ def parse_duration(value: Any) -> float | None:
         seconds = float(value)
     elif isinstance(value, str) and value.strip().lower() == "clear":
         return None
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and identifier(value.strip()) is not None:
         seconds = float(value.strip())
     else:
         match = _DURATION.fullmatch(value.strip().lower()) if isinstance(value, str) else None

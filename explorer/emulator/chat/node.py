@@ -392,7 +392,7 @@ class ChatNode:
         except Refusal as refused:
             return encode_reply(packet.id, error=refused.to_object())
         except Exception:
-            log.exception("chat method %s failed", packet.method)
+            log.exception("chat method %r failed", packet.method)  # a client's text: escaped
             failed = error_object(ChatErrorCode.BAD_REQUEST, "Internal error; please retry.")
             return encode_reply(packet.id, error=failed)
         if result is NO_DATA:

@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS channel_emoticons (
 );
 """
 
-CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
+CODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,31}")
 MAX_EMOTICONS = 50
 SHEET_SIZE = 4096
 LARGEST = 112
@@ -82,7 +82,7 @@ async def patch_emoticons(ctx: Context) -> dict[str, Any]:
             "emoticons must map at least one code to coordinates or null.", "emoticons"
         )
     for code in sent:
-        if not CODE.match(code):
+        if not CODE.fullmatch(code):
             raise bad_request(
                 f"{code!r} is not a valid code (a letter, then 1-31 letters, digits or _).", code
             )

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from explorer.emulator import streams
-from explorer.emulator.access import ChannelRef, channel_ref
+from explorer.emulator.access import ChannelRef, channel_ref, listed_users
 from explorer.emulator.context import Context, lenient_id
 from explorer.emulator.live import happenings
 from explorer.emulator.openapi import USER_PROPERTIES
@@ -121,15 +121,16 @@ async def list_followers(ctx: Context) -> JSONResponse:
     channel = channel_ref(ctx)
     seed_follows(ctx.store, channel.id)
     page = page_of(ctx)
+    shown = (
+        "FROM channel_follows f JOIN users u ON u.id = f.userId "
+        f"WHERE f.channelId = ? AND {listed_users(ctx)}"
+    )
     rows = ctx.store.all(
-        f"SELECT {_USER_SELECT}, f.createdAt FROM channel_follows f "
-        "JOIN users u ON u.id = f.userId WHERE f.channelId = ? "
+        f"SELECT {_USER_SELECT}, f.createdAt {shown} "
         "ORDER BY f.createdAt DESC, f.rowid DESC LIMIT ? OFFSET ?",
         (channel.id, page.limit, page.offset),
     )
-    total = ctx.store.scalar(
-        "SELECT COUNT(*) FROM channel_follows WHERE channelId = ?", (channel.id,)
-    )
+    total = ctx.store.scalar(f"SELECT COUNT(*) {shown}", (channel.id,))
     width = len(USER_FIELDS)
     return paged([{**render_user(r[:width]), "followedAt": r[width]} for r in rows], total)
 

@@ -4,30 +4,113 @@ A channel sharing both the type and the language ranks above one sharing only th
 ranks above one sharing only the language; within each tier live channels come first, then the
 most watched now, then the most watched ever. A channel with neither a type nor a language has
 no related channels.
+
+Each tier is read on its own, in the order of an index led by the shared field
+(``channels_related_type`` and ``channels_related_language`` in ``store.py``): a page costs
+its tiers' counts and the rows it skips and shows,
+never a sort of every channel sharing the language (a sort of tens of thousands of rows held
+the event loop about 150 ms a request, and one anonymous client within its rate limits could
+keep everyone else waiting).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from starlette.responses import Response
+
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
-from explorer.emulator.paging import PAGE_PARAMS, channel_page
+from explorer.emulator.paging import PAGE_PARAMS, page_of
 from explorer.emulator.policy import Route
-from explorer.emulator.responses import JSONResponse
+from explorer.emulator.resources.channels import channel_bodies
 from explorer.wire import channel_routes as channel_wire
 
+#: The order within a tier: that of the tier's index.
+TIER_ORDER = "c.online DESC, c.viewersCurrent DESC, c.viewersTotal DESC, c.id"
 
-async def related(ctx: Context) -> JSONResponse:
+
+def tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[Any, ...]]]:
+    """The conditions of the tiers of channels related to one of ``type_id`` and
+    ``language``, best first, each with its arguments."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    if type_id is not None and language is not None:
+        found.append(("c.typeId = ? AND c.languageId = ?", (type_id, language)))
+    if type_id is not None:
+        other = " AND c.languageId IS NOT ?" if language is not None else ""
+        found.append((f"c.typeId = ?{other}", (type_id, language)[: 1 + bool(other)]))
+    if language is not None:
+        other = " AND c.typeId IS NOT ?" if type_id is not None else ""
+        found.append((f"c.languageId = ?{other}", (language, type_id)[: 1 + bool(other)]))
+    return found
+
+
+#: ``Services.caches`` key of the tiers' sizes.
+TIER_SIZES = "related-tier-sizes"
+#: Likeness pairs whose tier sizes are kept (any more, and the cache starts again).
+_KEPT = 4096
+
+
+class TierSizes:
+    """Listed channels per tier of each likeness (type, language), counted once until a
+    channel is added or removed or changes its type, language or suspension
+    (``Store.grouping_version``): counting the channels of a large language holds the loop
+    for milliseconds, and viewers changing moves none of them between tiers."""
+
+    def __init__(self) -> None:
+        self.version = -1
+        self.sizes: dict[tuple[int | None, str | None], list[int]] = {}
+
+    def of(self, ctx: Context, likeness: tuple[int | None, str | None]) -> list[int]:
+        """The sizes of ``tiers(*likeness)``, the channel itself included."""
+        version = ctx.store.grouping_version()
+        if version != self.version or len(self.sizes) >= _KEPT:
+            self.version, self.sizes = version, {}
+        found = self.sizes.get(likeness)
+        if found is None:
+            found = self.sizes[likeness] = [
+                int(ctx.store.scalar(f"SELECT COUNT(*) FROM channels c WHERE {where}", args))
+                for where, args in _listed(tiers(*likeness))
+            ]
+        return found
+
+
+def _listed(conditions: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tuple[Any, ...]]]:
+    """The conditions with only listed (unsuspended) channels."""
+    return [(f"c.suspended = 0 AND {where}", args) for where, args in conditions]
+
+
+async def related(ctx: Context) -> Any:
     """GET /channels/{id}/related: channels like this one, best matches first."""
     channel = channel_ref(ctx)
-    likeness = ctx.store.one("SELECT typeId, languageId FROM channels WHERE id = ?", (channel.id,))
-    assert likeness is not None
-    return channel_page(
-        ctx,
-        "c.id != ? AND (c.typeId = ? OR c.languageId = ?)",
-        (channel.id, *likeness),
-        "COALESCE(c.typeId = ?, 0) * 2 + COALESCE(c.languageId = ?, 0) DESC, "
-        "c.online DESC, c.viewersCurrent DESC, c.viewersTotal DESC",
-        likeness,
+    row = ctx.store.one("SELECT typeId, languageId FROM channels WHERE id = ?", (channel.id,))
+    assert row is not None
+    likeness: tuple[int | None, str | None] = (row[0], row[1])
+    sizes = ctx.services.caches.get(TIER_SIZES)
+    if sizes is None:
+        sizes = ctx.services.caches[TIER_SIZES] = TierSizes()
+    counts = list(sizes.of(ctx, likeness))
+    if counts and not channel.suspended:
+        counts[0] -= 1  # the channel is in its own first tier, and never its own relative
+    page = page_of(ctx)
+    skip, wanted = page.offset, page.limit
+    ids: list[int] = []
+    for (where, args), count in zip(_listed(tiers(*likeness)), counts, strict=True):
+        if wanted and skip < count:
+            found = ctx.store.all(
+                f"SELECT c.id FROM channels c WHERE {where} AND c.id != ? "
+                f"ORDER BY {TIER_ORDER} LIMIT ? OFFSET ?",
+                (*args, channel.id, wanted, skip),
+            )
+            ids += [row[0] for row in found]
+            wanted -= len(found)
+        skip = max(0, skip - count)
+    # The page's ids come from the tier's index alone; their objects are shared with the
+    # channel listings (encoded once per catalog version).
+    version = ctx.store.catalog_version()
+    body = channel_bodies(ctx.services).page(ctx.store, ctx.services.types, version, ids)
+    return Response(
+        body, media_type="application/json", headers={"X-Total-Count": str(sum(counts))}
     )
 
 

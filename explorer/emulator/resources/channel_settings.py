@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from explorer.emulator import credentials, sanitize
+from explorer.emulator import credentials, names, sanitize
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
@@ -28,7 +28,7 @@ AUDIENCES = ("family", "teen", "18+")
 
 def _title(store: Store, value: Any) -> str | None:
     if isinstance(value, str) and value.strip() and len(value) <= 100:
-        return None
+        return names.problem(value)
     return "must be a non-blank string of at most 100 characters"
 
 

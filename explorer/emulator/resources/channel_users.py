@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.access import ChannelRef, channel_ref, require_moderator
+from explorer.emulator.access import ChannelRef, channel_ref, listed_users, require_moderator
 from explorer.emulator.chat.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.openapi import USER_PROPERTIES
@@ -26,6 +26,7 @@ from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import dumps
 from explorer.wire import channel_routes as channel_wire
+from explorer.wire.numbers import identifier
 
 #: Roles a moderator may set, and that only moderators may see in listings.
 MODERATION_ROLES = frozenset({"Banned", "Muted"})
@@ -75,7 +76,7 @@ async def list_users(ctx: Context) -> JSONResponse:
         holders, args = f"SELECT ? UNION {holders}", [channel.user_id, *args]
     elif role == "Owner":
         holders, args = "SELECT ?", [channel.user_id]
-    where = f"FROM users u WHERE u.id IN ({holders})"
+    where = f"FROM users u WHERE u.id IN ({holders}) AND {listed_users(ctx)}"
     rows = ctx.store.all(
         f"SELECT {_USER_SELECT} {where} ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
         [*args, page.limit, page.offset],
@@ -155,11 +156,8 @@ async def relationship(ctx: Context) -> dict[str, Any]:
     it (the caller's, unless ``user`` names another user)."""
     channel = channel_ref(ctx)
     raw = ctx.params.get("user")
-    if raw is None:
-        user_id = ctx.user_id()
-    elif raw.isdigit() and len(raw) < 19:
-        user_id = int(raw)
-    else:
+    user_id = ctx.user_id() if raw is None else identifier(raw)
+    if user_id is None:
         raise bad_request("user must be a user id.", "user")
     if ctx.store.one("SELECT 1 FROM users WHERE id = ?", (user_id,)) is None:
         raise not_found("User")

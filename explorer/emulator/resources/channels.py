@@ -14,7 +14,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.access import channel_ref
-from explorer.emulator.context import Context
+from explorer.emulator.context import Context, Services
 from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.pagecache import page_cache, page_key
 from explorer.emulator.policy import Param, Route
@@ -73,6 +73,14 @@ class ChannelBodies:
         return b"[" + b",".join([bodies[i] for i in ids]) + b"]"
 
 
+def channel_bodies(services: Services) -> ChannelBodies:
+    """The encoded channels of ``services``, made on first use."""
+    bodies: ChannelBodies | None = services.caches.get("channel-bodies")
+    if bodies is None:
+        bodies = services.caches["channel-bodies"] = ChannelBodies()
+    return bodies
+
+
 async def list_channels(ctx: Context) -> Response:
     """GET /channels: one page of the filtered, ordered channel list."""
     key = page_key(ctx.request.scope)
@@ -87,11 +95,8 @@ async def list_channels(ctx: Context) -> Response:
         listing = listing_of(query)
         offset = query.page * query.limit
         if query.fields is None:
-            bodies = ctx.services.caches.get("channel-bodies")
-            if bodies is None:
-                bodies = ctx.services.caches["channel-bodies"] = ChannelBodies()
             ids = pager.ids(listing, version, offset, query.limit)
-            body = bodies.page(ctx.store, ctx.services.types, version, ids)
+            body = channel_bodies(ctx.services).page(ctx.store, ctx.services.types, version, ids)
         else:
             types = ctx.services.types.all()
             rows = pager.page(listing, version, offset, query.limit)

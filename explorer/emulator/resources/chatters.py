@@ -43,6 +43,7 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import JSONResponse, bad_request, not_found
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.endpoint import Endpoint
+from explorer.wire.numbers import integer
 
 SCHEMAS: dict[str, Any] = {
     "ChatUser": {
@@ -152,10 +153,9 @@ def _after(token: str) -> tuple[str, int]:
 async def chat_users_v2(ctx: Context) -> Response:
     """GET /api/v2/chats/{channelId}/users: a page of present users, continued by token."""
     channel = channel_ref(ctx)
-    raw_limit = ctx.params.get("limit", "50")
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
+    limit = integer(ctx.params.get("limit", "50"), 1, 100)
+    if limit is None:
         raise bad_request("limit must be an integer from 1 to 100.", "limit")
-    limit = int(raw_limit)
     users = _present(ctx, channel)
     prefix = ctx.params.get("username", "").lower()
     if len(prefix) > MAX_SEARCH:

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
+from explorer.emulator import names
 from explorer.emulator.access import channel_ref, is_staff
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
@@ -41,9 +42,9 @@ MAX_NAME = 50
 MAX_PARTICLES = 10
 #: Integer settings: (lowest, highest, default).
 LIMITS: dict[str, tuple[int, int, int]] = {"count": (1, 500, 100), "durationMs": (500, 15000, 3000)}
-_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _PARTICLE_CHECKS = {
-    "color": lambda text: bool(_COLOR.match(text)),
+    "color": lambda text: bool(_COLOR.fullmatch(text)),
     "emoji": lambda text: 1 <= len(text) <= 8,
     "image": lambda text: text.startswith(("https://", "http://", "/")) and len(text) <= 500,
 }
@@ -119,6 +120,8 @@ def _settings(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
         name = body.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
             raise bad_request(f"name must be 1-{MAX_NAME} characters.", "name")
+        if (wrong := names.problem(name)) is not None:
+            raise bad_request(f"name {wrong}.", "name")
         values["name"] = name
     if creating or "particles" in body:
         values["particles"] = _particles(body.get("particles"))

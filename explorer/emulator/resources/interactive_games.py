@@ -32,6 +32,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+from explorer.emulator import names
 from explorer.emulator.access import is_staff, require_staff
 from explorer.emulator.context import Context
 from explorer.emulator.listing import contains_pattern
@@ -185,6 +186,9 @@ def text_values(
         else:
             allowed = " or null" if nullable else ""
             raise bad_request(f"{field} must be a string of 1-{limit} characters{allowed}.", field)
+    name = values.get("name")
+    if name is not None and (wrong := names.problem(name)) is not None:
+        raise bad_request(f"name {wrong}.", "name")
     return values
 
 

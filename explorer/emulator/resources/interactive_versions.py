@@ -60,7 +60,7 @@ VERSION_TEXT: dict[str, int] = {
     "controlVersion": 16,
 }
 _NOT_NULL = ("version", "controlVersion")
-_SEMVER = re.compile(r"^\d{1,9}\.\d{1,9}\.\d{1,9}$")
+_SEMVER = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}")
 _SELECT = f"SELECT {', '.join(VERSION_FIELDS)} FROM interactive_versions"
 
 
@@ -84,7 +84,7 @@ def _content(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     values: dict[str, Any] = text_values(
         body, VERSION_TEXT, required=("version",) if creating else (), not_null=_NOT_NULL
     )
-    if "version" in values and not _SEMVER.match(values["version"]):
+    if "version" in values and not _SEMVER.fullmatch(values["version"]):
         raise bad_request("version must be major.minor.patch, e.g. 1.0.0.", "version")
     if "controls" in body:
         if not isinstance(body["controls"], dict):

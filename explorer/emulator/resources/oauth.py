@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 import orjson
 from starlette.responses import RedirectResponse, Response
 
-from explorer.emulator import credentials, endings
+from explorer.emulator import credentials, endings, names
 from explorer.emulator.context import Context, Services
 from explorer.emulator.live import outbox
 from explorer.emulator.policy import Param, Route
@@ -133,6 +133,8 @@ async def register_client(ctx: Context) -> Response:
     name, uris = body.get("name"), body.get("redirectUris")
     if not isinstance(name, str) or not 1 <= len(name) <= 100:
         raise bad_request("name must be a string of 1-100 characters.", "name")
+    if (wrong := names.problem(name)) is not None:
+        raise bad_request(f"name {wrong}.", "name")
     if (
         not isinstance(uris, list)
         or not 1 <= len(uris) <= 10

@@ -12,6 +12,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
 from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
@@ -22,7 +23,14 @@ from explorer.wire import routes as wire
 
 #: Longest name prefix searched for (usernames are at most 32 characters).
 MAX_QUERY = 32
-_MATCH = "u.username LIKE ? ESCAPE '\\' AND u.deletedAt IS NULL"
+#: The prefix as a range of the name index (the ``LIKE`` alone read every user: issue 36),
+#: then the match itself (``%`` and ``_`` literal).
+_MATCH = (
+    "u.username COLLATE NOCASE >= ? AND u.username COLLATE NOCASE < ? "
+    "AND u.username LIKE ? ESCAPE '\\' AND u.deletedAt IS NULL"
+)
+#: Above every text that starts with a given prefix (in UTF-8, above any character).
+_PAST = "\U0010ffff"
 
 
 def _pattern(prefix: str) -> str:
@@ -36,13 +44,14 @@ async def search_users(ctx: Context) -> Response:
     if not 1 <= len(query) <= MAX_QUERY:
         raise bad_request(f"query must have 1 to {MAX_QUERY} characters.", "query")
     page = page_of(ctx)
-    pattern = _pattern(query)
+    matching = (query, query + _PAST, _pattern(query))
+    match = f"{_MATCH} AND {listed_users(ctx)}"
     rows = ctx.store.all(
-        f"SELECT {', '.join(f'u.{name}' for name in USER_FIELDS)} FROM users u WHERE {_MATCH} "
+        f"SELECT {', '.join(f'u.{name}' for name in USER_FIELDS)} FROM users u WHERE {match} "
         "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
-        (pattern, page.limit, page.offset),
+        (*matching, page.limit, page.offset),
     )
-    total = ctx.store.scalar(f"SELECT COUNT(*) FROM users u WHERE {_MATCH}", (pattern,))
+    total = ctx.store.scalar(f"SELECT COUNT(*) FROM users u WHERE {match}", matching)
     types = ctx.services.types.all()
     found: list[dict[str, Any]] = []
     for row in rows:

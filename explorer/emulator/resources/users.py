@@ -17,6 +17,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator import credentials, endings
+from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
@@ -32,8 +33,9 @@ from explorer.emulator.shapes import (
 from explorer.emulator.store import dumps
 from explorer.wire import routes as wire
 
-USERNAME = re.compile(r"^[A-Za-z0-9_]{3,20}$")
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}\.[^@\s]{2,}$")
+#: Whole-text patterns (``fullmatch``: ``$`` would also match before a final newline).
+USERNAME = re.compile(r"[A-Za-z0-9_]{3,20}")
+EMAIL = re.compile(r"[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]{1,255}\.[^@\s\x00-\x1f\x7f]{2,}")
 _USER_SELECT = ", ".join(USER_FIELDS)
 
 
@@ -81,11 +83,11 @@ async def register(ctx: Context) -> Response:
         _text(body, "password"),
         _text(body, "email"),
     )
-    if not USERNAME.match(username):
+    if not USERNAME.fullmatch(username):
         raise bad_request("username must be 3-20 letters, digits or underscores.", "username")
     if not 8 <= len(password) <= 256:
         raise bad_request("password must be 8-256 characters.", "password")
-    if not EMAIL.match(email):
+    if not EMAIL.fullmatch(email):
         raise bad_request("email is not a valid address.", "email")
     password_hash = await asyncio.to_thread(credentials.hash_password, password)
     now = ctx.iso_now()
@@ -144,8 +146,12 @@ async def confirm(ctx: Context) -> dict[str, Any]:
 
 
 async def get_user(ctx: Context) -> dict[str, Any]:
-    """GET /users/{id}: the public User object."""
-    return render_user(user_row(ctx, ctx.path_int("user")))
+    """GET /users/{id}: the public User object (404 for a suspended account, but to staff)."""
+    user_id = ctx.path_int("user")
+    listed = f"SELECT 1 FROM users u WHERE u.id = ? AND {listed_users(ctx)}"
+    if ctx.store.one(listed, (user_id,)) is None:
+        raise not_found("User")
+    return render_user(user_row(ctx, user_id))
 
 
 async def get_current(ctx: Context) -> dict[str, Any]:
