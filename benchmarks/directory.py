@@ -25,9 +25,6 @@ TOP_CATEGORIES = 20
 #: simulated days apart (their followers at first and last sight).
 BIG_AUDIENCE = 1_000
 GROWTH_SPAN_DAYS = 7.0
-#: A calendar day counts for row 15 when snapshots saw at least this share of its hours (the
-#: first and last days of a window are partial).
-FULL_DAY = 0.6
 DAY = 86_400.0
 
 
@@ -76,12 +73,6 @@ def day_swing(snapshots: pd.DataFrame) -> DaySwing:
     )
 
 
-def at_start(snapshots: pd.DataFrame) -> float:
-    """Viewers per live channel in the first snapshot (a user's first listing)."""
-    first = snapshots.loc[snapshots["time"] == snapshots["time"].min(), "viewersCurrent"]
-    return float(first.mean())
-
-
 @dataclass(frozen=True, slots=True)
 class WeekSwing:
     """Weekend ÷ weekday (row 15): mean daily viewer-hours, and mean live channels."""
@@ -93,22 +84,26 @@ class WeekSwing:
 
 
 def week_swing(snapshots: pd.DataFrame) -> WeekSwing:
-    """Row 15 over the whole calendar days (UTC) of the window: a day counts when snapshots
-    saw at least :data:`FULL_DAY` of its hours, and its mean is the mean of its hours' means
-    (snapshots come unevenly when the platform is busy); NaN without both kinds of day."""
+    """Row 15: the mean over the hours of the day of the weekend days' mean in that hour, ÷ the
+    same for weekdays (Saturday and Sunday, UTC). Hour by hour, so an hour that snapshots
+    missed on some day (they come unevenly when the platform is busy, and least often at its
+    busiest) weighs neither kind of day; NaN without both kinds."""
     counts = per_snapshot(snapshots)
     times = pd.DatetimeIndex(counts.index)
-    hourly = counts.groupby([times.floor("D"), times.hour]).mean()
-    days = hourly.groupby(level=0)
-    daily = days.mean().loc[days.size() >= FULL_DAY * 24]
-    weekend = pd.DatetimeIndex(daily.index).day_of_week >= 5
-    if not weekend.any() or weekend.all():
-        return WeekSwing(math.nan, math.nan, int(weekend.sum()), int((~weekend).sum()))
+    day = times.floor("D")
+    hourly = counts.groupby([day, times.hour]).mean()
+    weekend = pd.DatetimeIndex(hourly.index.get_level_values(0)).day_of_week >= 5
+    ends = hourly.loc[weekend].groupby(level=1).mean()
+    weekdays = hourly.loc[~weekend].groupby(level=1).mean()
+    hours = ends.index.intersection(weekdays.index)
+    days = pd.DatetimeIndex(day.unique()).day_of_week >= 5
+    if hours.empty:
+        return WeekSwing(math.nan, math.nan, int(days.sum()), int((~days).sum()))
     return WeekSwing(
-        float(daily["viewers"][weekend].mean() / daily["viewers"][~weekend].mean()),
-        float(daily["live"][weekend].mean() / daily["live"][~weekend].mean()),
-        int(weekend.sum()),
-        int((~weekend).sum()),
+        float(ends.loc[hours, "viewers"].sum() / weekdays.loc[hours, "viewers"].sum()),
+        float(ends.loc[hours, "live"].sum() / weekdays.loc[hours, "live"].sum()),
+        int(days.sum()),
+        int((~days).sum()),
     )
 
 

@@ -23,8 +23,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,9 +32,8 @@ from playwright.sync_api import Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import explorer
-from explorer import processes
-from explorer.cli import lab
 from explorer.emulator import start
+from tests import labkit
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -55,8 +52,6 @@ SCREENSHOT = ROOT / "docs" / "live-widget.png"
 COUNTER = re.compile(r"([\d,]+) events,")
 #: The status bar once the notebook's kernel is connected and ready.
 KERNEL_IDLE = re.compile(r"Python 3 \(ipykernel\) \| Idle")
-#: What JupyterLab prints once it serves (its URL, with the token masked).
-SERVING = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=")
 #: The link the test sends into the tour's channel.
 LINK = "https://example.org/explorer-browser-test"
 #: Emoticon images in the widget that the browser loaded (JavaScript, run in the page).
@@ -77,35 +72,12 @@ def jupyterlab(tmp_path: Path) -> Iterator[tuple[str, str]]:
     root = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", root)
     token = secrets.token_hex(16)
-    with start(simulate=True) as platform:
-        env = {
-            **lab.lab_environment(tmp_path / "lab-config"),
-            "EXPLORER_BASE_URL": platform.base_url,
-            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
-            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
-            "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
-            "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
-        }
-        command = [
-            *(sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root"),
-            *("--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", f"--ServerApp.token={token}"),
-            f"--ServerApp.root_dir={root}",
-            *lab.LAB_ARGUMENTS,
-        ]
-        server = processes.Child(
-            command,
-            tmp_path / "jupyterlab.log",
-            env=env,
-            ready=lambda line: SERVING.search(line) is not None,
-            stop_signal=signal.SIGTERM,
-        )
-        try:
-            serving = SERVING.search(server.start().wait_ready(1, 60).lines[0])
-            assert serving
-            notebook = f"http://127.0.0.1:{serving.group(1)}/lab/tree/04-tour.ipynb?token={token}"
-            yield notebook, platform.base_url
-        finally:
-            server.stop(20)
+    with (
+        start(simulate=True) as platform,
+        labkit.jupyterlab(tmp_path, root, token, platform.base_url) as port,
+    ):
+        notebook = f"http://127.0.0.1:{port}/lab/tree/04-tour.ipynb?token={token}"
+        yield notebook, platform.base_url
 
 
 def _events(page: Page) -> int:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 import secrets
 import shutil
-import signal
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,16 +27,13 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from explorer import processes
-from explorer.cli import lab
 from explorer.emulator import start
 from explorer.jupyterhub import PREFIX
+from tests import labkit
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _explain, _run_all_cells
 
 #: Binder's path prefix for the single-user server.
 SERVER = "/user/binder/"
-#: What JupyterLab prints once it serves at 127.0.0.2 under the prefix.
-SERVING = re.compile(r"http://127\.0\.0\.2:(\d+)/user/binder/lab\?token=")
 #: Any address on the kernel's loopback: the page may reach none.
 LOOPBACK = re.compile(r"^[a-z]+://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/")
 #: The notebook the test adds: the shortcode sign-in, which shows the /go link.
@@ -99,36 +94,19 @@ def binder(tmp_path: Path) -> Iterator[Lab]:
     tracker = tmp_path / "lab-settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
     (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    with start(simulate=True) as platform:
-        env = {
-            **lab.lab_environment(tmp_path / "lab-config"),
-            "EXPLORER_BASE_URL": platform.base_url,
-            PREFIX: SERVER,
-            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
-            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
-            "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
-            "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
-        }
-        command = [
-            *(sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root"),
-            *("--ServerApp.ip=127.0.0.2", "--ServerApp.port=0", f"--ServerApp.token={token}"),
-            f"--ServerApp.base_url={SERVER}",
-            f"--ServerApp.root_dir={root}",
-            *lab.LAB_ARGUMENTS,
-        ]
-        server = processes.Child(
-            command,
-            tmp_path / "jupyterlab.log",
-            env=env,
-            ready=lambda line: SERVING.search(line) is not None,
-            stop_signal=signal.SIGTERM,
-        )
-        try:
-            serving = SERVING.search(server.start().wait_ready(1, 60).lines[0])
-            assert serving
-            yield Lab(f"http://127.0.0.2:{serving.group(1)}{SERVER}", token)
-        finally:
-            server.stop(20)
+    with (
+        start(simulate=True) as platform,
+        labkit.jupyterlab(
+            tmp_path,
+            root,
+            token,
+            platform.base_url,
+            ip="127.0.0.2",
+            base_url=SERVER,
+            env={PREFIX: SERVER},
+        ) as port,
+    ):
+        yield Lab(f"http://127.0.0.2:{port}{SERVER}", token)
 
 
 def _open(context: BrowserContext, address: str) -> Page:

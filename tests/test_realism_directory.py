@@ -41,13 +41,6 @@ def test_viewers_per_channel_by_hour_is_flat_when_every_channel_is_alike() -> No
     assert swing.per_channel_low == swing.per_channel_high == 26
 
 
-def test_at_start_reads_only_the_first_snapshot() -> None:
-    """The first snapshot's mean audience, whatever comes after."""
-    frame = _snapshots(1, {0: 2}, viewers=8)
-    frame.loc[frame["time"] > frame["time"].min(), "viewersCurrent"] = 100
-    assert directory.at_start(frame) == 8
-
-
 def test_week_swing_compares_whole_weekend_days_with_weekdays() -> None:
     """Twice the channels on Saturday and Sunday read 2 for both rows of row 15."""
     frame = _snapshots(7, {})
@@ -59,11 +52,21 @@ def test_week_swing_compares_whole_weekend_days_with_weekdays() -> None:
     assert (week.weekend_days, week.weekdays) == (2, 5)
 
 
-def test_week_swing_drops_a_partial_day() -> None:
-    """A window that ends an hour into a day does not count that day."""
+def test_week_swing_counts_days_however_partial() -> None:
+    """A window that ends an hour into a day counts that day too, hour by hour."""
     frame = _snapshots(8, {})
     cut = frame.loc[frame["time"] <= frame["time"].min() + pd.Timedelta(days=7, hours=1)]
-    assert directory.week_swing(cut).weekdays == 5
+    assert directory.week_swing(cut).weekdays == 6
+
+
+def test_week_swing_is_blind_to_hours_missed_on_some_days() -> None:
+    """A weekend whose busiest hour went unseen one day reads as the weekend it was: 1 where
+    weekends and weekdays are alike, not the lower mean of the hours that were seen."""
+    frame = _snapshots(7, {1: 5})
+    saturday_one = frame["time"] == frame["time"].min() + pd.Timedelta(days=5, hours=1)
+    week = directory.week_swing(frame.loc[~saturday_one])
+    assert week.viewers == pytest.approx(1.0)
+    assert week.live == pytest.approx(1.0)
 
 
 def test_week_swing_without_a_weekend_is_not_a_number() -> None:
