@@ -1067,23 +1067,27 @@ def run(
     measure_window(snapshots, went_window * per_channel, out)
     live = snapshots.groupby("time").size().mean()
     share = went_month / len(sample)
-    out.results["6"] = Result(
-        live / (share * population) if share else None,
-        f"mean live count ({live:,.1f}) over the tracked window ÷ channels with a recording in "
-        f"the last 30 days ({went_month} of {len(sample)} sampled, of {population:,})",
-    )
     seen = snapshots["channel"].nunique()
+    # Only channels that keep their streams (hasVod) have recordings, so the sample's count
+    # is a lower bound, as is the count of channels the snapshots saw live: the larger wins.
+    went_live = max(share * population, seen)
+    out.results["6"] = Result(
+        live / went_live if went_live else None,
+        f"mean live count ({live:,.1f}) over the tracked window ÷ channels that went live in "
+        f"the last 30 days ({went_live:,.0f}: the larger of the channels seen live in the "
+        f"window and the {went_month} of {len(sample)} sampled with a recording then, of "
+        f"{population:,})",
+    )
     out.notes.append(
         f"tracking saw {seen:,} channels live; the recordings sample says "
         f"{went_window * per_channel:,.0f} went live in the tracked window"
     )
     measure_sessions(sampled, biggest, len(sample), out)
     measure_directory(snapshots, out)
-    went_live = share * population
     out.results["19"] = Result(
         directory.partners_seen(snapshots) / went_live if went_live else None,
         f"partnered channels seen live ({directory.partners_seen(snapshots)}) ÷ channels that "
-        f"went live in the last 30 days (row 6's estimate, {went_live:,.0f})",
+        f"went live in the last 30 days (row 6's count, {went_live:,.0f})",
         meaningful=(snapshots["time"].max() - snapshots["time"].min()).total_seconds() / DAY
         >= MONTH_DAYS,
     )
