@@ -245,7 +245,7 @@ def test_a_raided_channels_host_events_name_its_raiders() -> None:
     schedule = sessions.world_schedule(0, 3000)
     raid = big_raid(raids.of(schedule), NOW - 7 * 86_400, NOW)
     profile = analytics.Profile(
-        0, raid.target_channel, 10, 10, None, False, HISTORY_START, 3000, schedule,
+        0, raid.target_channel, 10, 10, False, HISTORY_START, 3000, schedule,
         raid.target.channel,
     )  # fmt: skip
     window = analytics.Window(NOW - 7 * 86_400, NOW, NOW)

@@ -119,8 +119,9 @@ def test_bad_speed_is_refused(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[World]:
-    """A platform with simulated chat, chatting fast."""
-    running = World.start(simulate=True, sim_rate=60.0, sim_channel_rate=15.0)
+    """A platform with simulated chat, chatting fast (its clock at ten times real time: the
+    busiest chat of a small world at its starting instant says a few messages a minute)."""
+    running = World.start(simulate=True, speed=10.0, sim_rate=60.0, sim_channel_rate=15.0)
     yield running
     running.stop()
 
