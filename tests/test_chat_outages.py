@@ -162,7 +162,10 @@ def test_a_channel_given_up_is_reported_as_failed(
     losses = read_manifest(capture)["losses"]
     assert [f["channel"] for f in losses["failed"]] == [world.channel]
     assert "answered within" in losses["failed"][0]["error"]
-    assert [o["loss"] for o in losses["outages"]] == ["unfilled"]
+    # The chat may reconnect to the second node before that stops too: an outage filled from
+    # history (events other than messages may be missing), before the unfilled one.
+    kinds = [o["loss"] for o in losses["outages"]]
+    assert kinds[-1] == "unfilled" and kinds.count("unfilled") == 1
 
 
 def test_a_token_naming_no_channel_is_in_the_manifest(
