@@ -174,10 +174,15 @@ def follower_growth(snapshots: pd.DataFrame) -> Growth:
     return Growth(float(monthly.median()), len(big))
 
 
-def partners_seen(snapshots: pd.DataFrame) -> int:
-    """Partnered channels seen live in the window (row 19's numerator)."""
+def partners(snapshots: pd.DataFrame) -> list[int]:
+    """The partnered channels seen live in the window, in id order."""
     partnered = snapshots["partnered"].fillna(False).astype(bool)
-    return int(snapshots.loc[partnered, "channel"].nunique())
+    return sorted(int(channel) for channel in snapshots.loc[partnered, "channel"].unique())
+
+
+def partners_seen(snapshots: pd.DataFrame) -> int:
+    """How many partnered channels were seen live in the window (row 19's numerator)."""
+    return len(partners(snapshots))
 
 
 @dataclass(frozen=True, slots=True)

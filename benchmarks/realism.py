@@ -916,8 +916,7 @@ def measure_subscriptions(
     as ``staff``, who may read any channel's; a subscriber pays once a month) ÷ the platform's
     viewer-hours over 30 days (summed viewers per snapshot times the time between snapshots,
     scaled from the window)."""
-    partnered = snapshots["partnered"].fillna(False).astype(bool)
-    partners = sorted(snapshots.loc[partnered, "channel"].unique())
+    partners = directory.partners(snapshots)
     with explorer.connect(url, username="staff", password="explorer", progress=False) as staff:
         paid = 0
         for channel in partners:
@@ -1098,9 +1097,10 @@ def run(
     )
     measure_sessions(sampled, biggest, len(sample), out)
     measure_directory(snapshots, population, out)
+    partnered = directory.partners_seen(snapshots)
     out.results["19"] = Result(
-        directory.partners_seen(snapshots) / went_live if went_live else None,
-        f"partnered channels seen live ({directory.partners_seen(snapshots)}) ÷ channels that "
+        partnered / went_live if went_live else None,
+        f"partnered channels seen live ({partnered}) ÷ channels that "
         f"went live in the last 30 days (row 6's count, {went_live:,.0f})",
         meaningful=(snapshots["time"].max() - snapshots["time"].min()).total_seconds() / DAY
         >= MONTH_DAYS,
