@@ -568,6 +568,7 @@ def test_sql_injection_through_list_parameters_fails(
     no secret, and leaves every table intact."""
     db = tmp_path / "platform.db"
     platform = make_platform(rate_limits=False, db=db)
+    assert platform.indexes is not None and platform.indexes.wait(60)  # built after the start
     before = database_state(db)
     secrets = secrets_in(db)
     owner = sign_in(platform.base_url, "streamer")
