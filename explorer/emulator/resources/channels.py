@@ -8,6 +8,7 @@ never appear in listings.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -47,19 +48,24 @@ class ChannelBodies:
 
     Distinct listings (new filters, orders, pages) miss the page cache but share their rows:
     a page is its ids, read from a ranking index alone, joined from here; only channels not
-    yet encoded at this version are read from the table. At most ``size`` are kept.
+    yet encoded at this version are read from the table. At most ``size`` are kept (about
+    1.2 KB each: the default world's 50,000 fit), the longest kept going first: filters drawn
+    across a field's whole range touch every channel, and forgetting all of them at once when
+    full made most pages read and render their rows again.
     """
 
-    def __init__(self, size: int = 20_000) -> None:
+    def __init__(self, size: int = 65_536) -> None:
         self.size = size
         self.version = -1
         self.bodies: dict[int, bytes] = {}
 
     def page(self, store: Store, types: TypeCatalog, version: int, ids: list[int]) -> bytes:
         """The encoded JSON array of the channels ``ids``, in that order."""
-        if version != self.version or len(self.bodies) + len(ids) > self.size:
+        if version != self.version:
             self.version, self.bodies = version, {}
         bodies = self.bodies
+        for stale in list(islice(bodies, max(len(bodies) + len(ids) - self.size, 0))):
+            del bodies[stale]
         missing = [i for i in ids if i not in bodies]
         if missing:
             catalog = types.all()
