@@ -34,7 +34,7 @@ SUITES = (
     "realism",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
-COMMANDS = frozenset(("soak", "realism"))
+COMMANDS = frozenset(("soak", "realism", "listings"))
 
 
 def main(args: list[str]) -> int:

@@ -194,3 +194,30 @@ def test_a_page_body_is_its_channels_encoded_in_order(store: Store) -> None:
         rows = pager.page(listing, 1, offset, 25)
         expected = orjson.dumps([render_channel(row, types.all()) for row in rows])
         assert bodies.page(store, types, 1, pager.ids(listing, 1, offset, 25)) == expected
+
+
+
+@pytest.fixture(scope="module")
+def sampled() -> Store:
+    """A world of 5,000 channels, big enough that its statistics are sampled as a default
+    world's are (``analysis_limit``)."""
+    seeded = Store()
+    seed_store(seeded, 3, 5000, lambda password: "x", opening)
+    return seeded
+
+
+@pytest.mark.parametrize("where", ["createdAt:lt:2018", "token:gte:m", "featured:eq:true", ""])
+def test_a_listing_by_an_unindexed_field_reads_the_table_in_order(
+    sampled: Store, where: str
+) -> None:
+    """Counting or sorting by a field no ranking index holds reads the table (or an index
+    alone), not every listed row fetched by id through a ranking index."""
+    field = where.partition(":")[0] or "name"
+    query = parse_list_query({"where": where, "order": f"{field}:desc"}, CHANNEL_FILTERS, ())
+    listing = listing_of(query)
+    for sql in (
+        f"SELECT COUNT(*) FROM {listing.source} WHERE {listing.where}",
+        f"SELECT c.id FROM {listing.source} WHERE {listing.where} ORDER BY c.{field} DESC",
+    ):
+        plan = sampled.all(f"EXPLAIN QUERY PLAN {sql}", listing.args)
+        assert not any("USING INDEX channels_rank" in row[-1] for row in plan), plan
