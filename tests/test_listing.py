@@ -196,7 +196,6 @@ def test_a_page_body_is_its_channels_encoded_in_order(store: Store) -> None:
         assert bodies.page(store, types, 1, pager.ids(listing, 1, offset, 25)) == expected
 
 
-
 @pytest.fixture(scope="module")
 def sampled() -> Store:
     """A world of 5,000 channels, big enough that its statistics are sampled as a default
