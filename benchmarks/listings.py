@@ -11,8 +11,9 @@ listing in id order, evenly spread) and a page ``P`` below 40, all seeded, so ev
 the same requests. A bound drawn uniformly up to a field's largest value (this benchmark
 before issue 42) matched nearly every channel, since most values are small: an easier load
 than a user's. Rounds alternate the project's own load generator and wrk (when installed)
-on the same requests; the server runs in its own process, simulator off; every round is
-bounded in count and time.
+on the same requests; the server is ``explorer serve --no-simulate --no-rate-limits`` on a new
+database file; every round is bounded in count and time. Its resident memory (now and at its
+peak) is printed after the rounds.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import tempfile
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
 
 from benchmarks import wrk
+from benchmarks.channel_scale import memory_mib, serving
 from benchmarks.http_load import LoadResult, load
-from benchmarks.targets import running
 from explorer.wire.records import CHANNEL
 
 #: Every field a listing filters and sorts by.
@@ -106,7 +108,8 @@ def main(args: list[str] | None = None) -> None:
         f"{len(FIELDS)} fields"
     )
     runs: dict[str, list[LoadResult]] = {"own": [], "wrk": []}
-    with running("platform", str(options.channels)) as (url, _):
+    with tempfile.TemporaryDirectory() as folder, serving(options.channels, folder) as served:
+        url, pid, _ = served
         values = sample(url)
         parts = urlsplit(url)
         base = f"{parts.scheme}://{parts.netloc}"
@@ -118,9 +121,11 @@ def main(args: list[str] | None = None) -> None:
             if wrk.available():
                 paths = [parts.path + q for q in queries]
                 runs["wrk"].append(wrk.run(base, paths, CONCURRENCY, SECONDS))
+        resident, peak = memory_mib(pid)
     for name, measured in runs.items():
         for run in measured:
             print(_line(name, run))
+    print(f"  server resident memory {resident:.0f} MiB, peak {peak:.0f} MiB")
     if not runs["wrk"]:
         print("  wrk: not installed (.ci/system-packages installs it), own generator only")
     for name, measured in runs.items():
