@@ -88,7 +88,7 @@ class Listing:
     args: tuple[Any, ...]
     #: ``(field, descending)`` terms, always ending with ``("id", False)`` unless id came first.
     order: tuple[tuple[str, bool], ...]
-    #: The field and conditions when the filter is only a range of one integer field.
+    #: The field and conditions when the filter is only a range of one sortable field.
     range: tuple[str, tuple[Condition, ...]] | None = None
 
     @property
@@ -190,7 +190,7 @@ class Ranking:
 
 def _ranked(listing: Listing) -> bool | None:
     """Whether a listing's pages are a range of a :class:`Ranking` (its filter a range of one
-    integer field, its order that field, then ``id``): the field's direction, else None."""
+    sortable field, its order that field, then ``id``): the field's direction, else None."""
     if listing.range is None:
         return None
     name, descending = listing.order[0]
@@ -234,7 +234,7 @@ class Pager:
         self.near = near
         self.sort_after = sort_after
         self._listings: OrderedDict[tuple[Any, ...], _Cursors] = OrderedDict()
-        #: Per integer field and direction at one catalog version: counts, then its ranking.
+        #: Per field and direction at one catalog version: counts, then its ranking.
         self._used: dict[tuple[str, bool], int] = {}
         self._rankings: dict[tuple[str, bool], Ranking] = {}
         self._rankings_version = -1
@@ -268,7 +268,7 @@ class Pager:
     def _ranking(
         self, name: str, descending: bool, version: int, counting: bool = False
     ) -> Ranking | None:
-        """The ranking of integer field ``name`` in that direction at ``version`` once a range
+        """The ranking of field ``name`` in that direction at ``version`` once a range
         of it has been counted ``sort_after`` times (None before; a page, not ``counting``,
         only takes one that exists)."""
         if version != self._rankings_version:
