@@ -220,3 +220,23 @@ def test_a_listing_by_an_unindexed_field_reads_the_table_in_order(
     ):
         plan = sampled.all(f"EXPLAIN QUERY PLAN {sql}", listing.args)
         assert not any("USING INDEX channels_rank" in row[-1] for row in plan), plan
+
+
+def test_rankings_past_their_budget_leave_the_one_used_longest_ago(store: Store) -> None:
+    """Rankings kept together hold at most ``ranked_rows`` rows: a new one sends the one used
+    longest ago, and totals stay exact either way."""
+    listed = len(ordered(store, "id:asc", ""))
+    pager = Pager(store, sort_after=0, ranked_rows=2 * listed)
+    wheres = ("viewersTotal:lt:50", "numFollowers:gte:10", "token:lt:m")
+    for where in (*wheres, wheres[0]):
+        listing = listing_of(parse_list_query({"where": where}, CHANNEL_FILTERS, ()))
+        assert pager.total(listing, 1) == len(ordered(store, "id:asc", where))
+    for where, kept in (("token:gte:m", True), ("numFollowers:lt:10", False)):
+        listing = listing_of(parse_list_query({"where": where}, CHANNEL_FILTERS, ()))
+        calls: list[str] = []
+        store.conn.set_trace_callback(calls.append)
+        try:
+            pager.total(listing, 1)
+        finally:
+            store.conn.set_trace_callback(None)
+        assert (calls == []) == kept, where

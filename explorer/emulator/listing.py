@@ -61,6 +61,10 @@ CURSORS = 20_000
 #: alone never build one: a seek costs far less than a count.
 SORT_AFTER = 16
 SORT_AFTER_SCAN = 3
+#: Rows all kept rankings may hold together (about 16 bytes each, more for distinct text):
+#: the default world's every field in both directions, or about ten fields of a million
+#: channels. Past it the ranking used longest ago goes, and its field waits for counts again.
+RANKED_ROWS = 10_000_000
 #: Fields whose ranges SQLite counts from a ranking index (``store.py``), not the table.
 _INDEXED = frozenset({"viewersTotal", "viewersCurrent", "numFollowers"})
 #: Every field a listing filters by: a range of one is counted (and paged) from its ranking,
@@ -229,14 +233,22 @@ class _Cursors:
 class Pager:
     """Pages of channel listings by seek (see the module docstring); one per platform."""
 
-    def __init__(self, store: Store, near: int = NEAR, sort_after: int = SORT_AFTER) -> None:
+    def __init__(
+        self,
+        store: Store,
+        near: int = NEAR,
+        sort_after: int = SORT_AFTER,
+        ranked_rows: int = RANKED_ROWS,
+    ) -> None:
         self.store = store
         self.near = near
         self.sort_after = sort_after
+        self.ranked_rows = ranked_rows
         self._listings: OrderedDict[tuple[Any, ...], _Cursors] = OrderedDict()
-        #: Per field and direction at one catalog version: counts, then its ranking.
+        #: Per field and direction at one catalog version: counts, then its ranking (the
+        #: one used longest ago first).
         self._used: dict[tuple[str, bool], int] = {}
-        self._rankings: dict[tuple[str, bool], Ranking] = {}
+        self._rankings: OrderedDict[tuple[str, bool], Ranking] = OrderedDict()
         self._rankings_version = -1
 
     def _cursors(self, listing: Listing, version: int) -> _Cursors:
@@ -272,15 +284,23 @@ class Pager:
         of it has been counted ``sort_after`` times (None before; a page, not ``counting``,
         only takes one that exists)."""
         if version != self._rankings_version:
-            self._rankings_version, self._used, self._rankings = version, {}, {}
+            self._rankings_version, self._used = version, {}
+            self._rankings = OrderedDict()
         key = (name, descending)
         found = self._rankings.get(key)
-        if found is None and counting:
+        if found is not None:
+            self._rankings.move_to_end(key)
+        elif counting:
             self._used[key] = self._used.get(key, 0) + 1
             wait = self.sort_after if name in _INDEXED else min(self.sort_after, SORT_AFTER_SCAN)
             if self._used[key] <= wait:
                 return None
             found = self._rankings[key] = self._read_ranking(name, descending)
+            rows = sum(len(ranking.ids) for ranking in self._rankings.values())
+            while rows > self.ranked_rows and len(self._rankings) > 1:
+                gone, ranking = self._rankings.popitem(last=False)
+                rows -= len(ranking.ids)
+                self._used.pop(gone, None)
         return found
 
     def _read_ranking(self, name: str, descending: bool) -> Ranking:
