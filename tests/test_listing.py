@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
 
 import orjson
 import pytest
@@ -240,3 +241,17 @@ def test_rankings_past_their_budget_leave_the_one_used_longest_ago(store: Store)
         finally:
             store.conn.set_trace_callback(None)
         assert (calls == []) == kept, where
+
+
+def test_encoded_channels_hold_about_their_own_size(store: Store) -> None:
+    """Encoded channels kept for pages cost about their bytes, not the encoder's buffer."""
+    ids = ordered(store, "id:asc", "")[:400]
+    bodies = ChannelBodies()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        page = bodies.page(store, TypeCatalog(store), 1, ids)
+        held = tracemalloc.get_traced_memory()[0] - before - len(page)
+    finally:
+        tracemalloc.stop()
+    assert held < 2 * len(page), (held, len(page))
