@@ -1,0 +1,201 @@
+"""Real chat in: chat-downloader, TwitchDownloader, justlog/rustlog and yt-dlp files (excerpts
+of the tools' own repositories, tests/fixtures/imports/README.md) read into captures with a
+recording's columns and dtypes; what a format lacks is missing; left-out records are counted."""
+
+from __future__ import annotations
+
+import gzip
+import warnings
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import explorer
+from explorer.capture import open_capture
+from explorer.chatimport import ChatImportWarning, detect, import_chat
+from explorer.eventlog import EventLog
+from explorer.eventrows import DTYPES
+from explorer.replays import replay
+from tests.test_capture import moderation_packets, record
+from tests.test_recorder import T0, chat_message, poll_start
+
+FIXTURES = Path(__file__).parent / "fixtures" / "imports"
+FILES = {
+    "chat-downloader": "chat-downloader.json",
+    "twitchdownloader": "twitchdownloader.json",
+    "irc": "irc-rustlog.txt",
+    "yt-dlp": "yt-dlp.live_chat.json",
+}
+
+
+def imported(name: str, tmp_path: Path, **kwargs: object) -> explorer.Capture:
+    """The capture of fixture ``name``, warnings of left-out records silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChatImportWarning)
+        return import_chat(FIXTURES / FILES[name], to=tmp_path / name, **kwargs)  # type: ignore[arg-type]
+
+
+def manifest(capture: explorer.Capture) -> dict[str, object]:
+    """The import's part of the capture's one manifest."""
+    rows = capture.recorders().to_dict("records")
+    assert len(rows) == 1
+    return dict(rows[0]["import"])
+
+
+@pytest.mark.parametrize("format", list(FILES))
+def test_each_format_imports_with_a_recordings_columns_and_dtypes(
+    format: str, tmp_path: Path
+) -> None:
+    """Every format is detected from its file and read into events with EventLog.frame's dtypes."""
+    assert detect(FIXTURES / FILES[format]) == format
+    capture = imported(format, tmp_path)
+    events = capture.events()
+    assert len(events) > 0
+    assert dict(events.dtypes) == {name: DTYPES[name] for name in events.columns} | {
+        "event": events["event"].dtype
+    }
+    assert list(events.columns) == list(DTYPES)
+    assert capture.messages()["text"].notna().all()
+
+
+def test_irc_lines_keep_ids_roles_emotes_and_moderation(tmp_path: Path) -> None:
+    """Raw IRC: room-id is the channel, user-id the user, badges the roles, the emotes tag
+    splits components, CLEARCHAT is a timeout of its target; ROOMSTATE is skipped and counted."""
+    capture = imported("irc", tmp_path)
+    messages = capture.messages().set_index("user_name")
+    supibot = messages.loc["Supibot"]
+    assert (supibot["channel"], supibot["user_id"]) == (22484632, 68136884)
+    assert supibot["user_roles"] == "vip,subscriber"
+    assert supibot["received_at"] == pd.Timestamp(1709251274940, unit="ms", tz="UTC")
+    viewer = messages.loc[messages["text"].str.startswith("bro")].iloc[0]
+    assert viewer["components"].split(",").count("emoticon") == 5
+    timeout = capture.moderation().iloc[0]
+    assert (timeout["event"], timeout["target_user_id"]) == ("UserTimeout", 71092938)
+    assert manifest(capture)["skipped"] == {"ROOMSTATE": 1}
+
+
+def test_what_a_format_lacks_stays_missing(tmp_path: Path) -> None:
+    """chat-downloader's old items name no channel, ids or roles; YouTube's ids are text: the
+    columns are empty, not invented; channel= fills the channel the file does not name."""
+    old = imported("chat-downloader", tmp_path).messages()
+    assert old["channel"].isna().all() and old["user_id"].isna().all()
+    assert old["user_roles"].isna().all() and old["message_id"].isna().all()
+    youtube = imported("yt-dlp", tmp_path, channel=5).messages()
+    assert youtube["user_id"].isna().all() and (youtube["channel"] == 5).all()
+    assert youtube["user_roles"].tolist() == ["", "moderator", ""]
+
+
+def test_malformed_records_are_counted_warned_and_left_out(tmp_path: Path) -> None:
+    """A broken line and a line without a time are counted in the manifest and the warning;
+    the good lines around them are imported."""
+    lines = (FIXTURES / FILES["irc"]).read_text().splitlines()
+    broken = tmp_path / "day.txt"
+    broken.write_text("\n".join([lines[0], "@badges= this is no IRC", lines[5], "PING"]) + "\n")
+    no_time = lines[0].replace("tmi-sent-ts=1709251274940;", "")
+    broken.write_text(broken.read_text() + no_time + "\n")
+    with pytest.warns(ChatImportWarning, match="2 malformed records"):
+        capture = import_chat(broken, "justlog", to=tmp_path / "out")
+    assert capture.count() == 2
+    report = manifest(capture)
+    assert report["malformed"] == 2 and report["skipped"] == {"PING": 1}
+
+
+def test_gzipped_files_and_a_missing_time_are_read_as_they_are(tmp_path: Path) -> None:
+    """A gzipped TwitchDownloader file is read unzipped; its comment without created_at is
+    counted as malformed; is_action is /me."""
+    packed = tmp_path / "chat.json.gz"
+    packed.write_bytes(gzip.compress((FIXTURES / FILES["twitchdownloader"]).read_bytes()))
+    with pytest.warns(ChatImportWarning, match="1 malformed"):
+        capture = import_chat(packed, to=tmp_path / "out")
+    messages = capture.messages()
+    assert messages["me"].tolist() == [False, True]
+    assert (messages["channel"] == 123465789).all()
+
+
+def test_bad_input_says_what_is_wrong(tmp_path: Path) -> None:
+    """An unknown format, an undetectable file and a missing path raise clear errors."""
+    text = tmp_path / "notes.txt"
+    text.write_text("just some words\n")
+    with pytest.raises(ValueError, match="Cannot tell the chat format"):
+        import_chat(text, to=tmp_path / "a")
+    with pytest.raises(ValueError, match="Unknown chat format 'vtt'"):
+        import_chat(text, "vtt", to=tmp_path / "b")
+    with pytest.raises(FileNotFoundError):
+        import_chat(tmp_path / "missing.json")
+
+
+def test_a_replay_of_an_import_gives_the_same_rows(tmp_path: Path) -> None:
+    """Imported packets have the platform's shape: replayed into a log, they flatten to the
+    imported rows, and the original record stays in the packet's source."""
+    capture = imported("irc", tmp_path)
+    played = replay(capture, speed=None)
+    played.wait(timeout=60)
+    events = capture.events()
+    pd.testing.assert_frame_equal(
+        played.log.frame.reset_index(drop=True).drop(columns="event"),
+        events.drop(columns="event"),
+    )
+    packet = orjson.loads(capture.events(columns=["packet"])["packet"].iloc[0])
+    assert packet["source"].startswith("@badges=;color=;display-name=Snusbot")
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> explorer.Capture:
+    """A recording of chat, a poll (list and map columns) and moderation, over two days."""
+    log = EventLog()
+    packets = [(chat_message(i, channel=7 + i % 3), T0 + i + 0.123) for i in range(12)]
+    packets += [(poll_start({"yes": 1, "no, really": 2}), T0 + 30)]
+    packets += [(p, T0 + 40 + i) for i, p in enumerate(moderation_packets())]
+    packets += [(chat_message(100 + i, channel=8), T0 + 86_400 + i) for i in range(3)]
+    record(tmp_path / "recorded", log, "one", packets)
+    return open_capture(tmp_path / "recorded")
+
+
+@pytest.mark.parametrize("format", ["csv", "jsonl"])
+def test_export_and_import_back_loses_nothing(
+    format: str, recording: explorer.Capture, tmp_path: Path
+) -> None:
+    """A capture written as CSV or JSON Lines and imported back has every column, row and
+    packet of the recording."""
+    path = tmp_path / f"events.{format}"
+    written = getattr(recording, f"to_{format}")(path)
+    assert written == recording.count()
+    back = import_chat(path, to=tmp_path / "back")
+    assert back.recorders()["import"].iloc[0]["format"] == format
+    columns = [*DTYPES, "row", "packet"]
+    pd.testing.assert_frame_equal(back.events(columns=columns), recording.events(columns=columns))
+
+
+def test_export_of_chosen_fields_imports_the_rest_as_missing(
+    recording: explorer.Capture, tmp_path: Path
+) -> None:
+    """to_csv(fields=...) writes those columns only; imported back, the others are empty."""
+    path = tmp_path / "few.csv"
+    recording.to_csv(path, fields=["text", "received_at", "event", "channel"])
+    assert path.read_text().splitlines()[0] == '"received_at","event","channel","text"'
+    back = import_chat(path, to=tmp_path / "back").events()
+    assert back["text"].tolist() == recording.events()["text"].tolist()
+    assert back["user_name"].isna().all()
+    with pytest.raises(ValueError, match="Not an events column: nope"):
+        recording.to_csv(tmp_path / "x.csv", fields=["nope"])
+
+
+def test_captures_and_logs_stream_through_arrow_and_polars(
+    recording: explorer.Capture, tmp_path: Path
+) -> None:
+    """pyarrow.table(capture) holds every events column of the files, in time order;
+    an EventLog's stream and both Polars frames have its rows."""
+    table = pa.table(recording)
+    files = pa.concat_tables(
+        pa.parquet.read_table(p) for p in sorted((recording.path / "events").glob("*/*.parquet"))
+    ).sort_by([("received_at", "ascending"), ("row", "ascending")])
+    assert table.equals(files.select(table.column_names))
+    log = EventLog()
+    for i in range(3):
+        log.append(chat_message(i, channel=7), T0 + i)
+    assert pa.table(log).column("text").to_pylist() == log.frame["text"].tolist()
+    assert recording.polars().height == recording.count()
+    assert log.polars()["user_name"].to_list() == log.frame["user_name"].tolist()
