@@ -112,15 +112,26 @@ def import_chat(
     (:class:`ChatImportWarning`). Raises ``ValueError`` for an unknown or undetectable
     format and ``FileNotFoundError`` for a missing ``path``.
     """
+    capture, report = import_report(path, format, to=to, channel=channel)
+    if report.malformed or report.skipped:
+        warnings.warn(report.summary(), ChatImportWarning, stacklevel=2)
+    return capture
+
+
+def import_report(
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    *,
+    to: str | os.PathLike[str] | None = None,
+    channel: int | None = None,
+) -> tuple[Capture, ImportReport]:
+    """:func:`import_chat` without the warning: the capture and what was read (``explorer
+    import`` prints it)."""
     source = Path(path)
     if not source.exists():
         raise FileNotFoundError(f"No chat log at {str(source)!r}.")
     files = _files(source)
-    chosen = (
-        _ALIASES.get(format, format)
-        if format is not None
-        else detect(files[0] if files else source)
-    )
+    chosen = _ALIASES.get(format, format) if format is not None else detect(files[0])
     if chosen not in FORMATS:
         raise ValueError(f"Unknown chat format {format!r}: one of {', '.join(FORMATS)}.")
     out = to if to is not None else tempfile.mkdtemp(prefix="explorer-import-")
@@ -132,9 +143,7 @@ def import_chat(
         else:
             _read_foreign(file, chosen, channel, report, writer)
     writer.finish(report)
-    if report.malformed or report.skipped:
-        warnings.warn(report.summary(), ChatImportWarning, stacklevel=2)
-    return Capture(out)
+    return Capture(out), report
 
 
 def _files(source: Path) -> list[Path]:

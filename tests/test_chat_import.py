@@ -15,6 +15,7 @@ import pytest
 
 import explorer
 from explorer.capture import open_capture
+from explorer.captureformats import CaptureFiles
 from explorer.chatimport import ChatImportWarning, detect, import_chat
 from explorer.eventlog import EventLog
 from explorer.eventrows import DTYPES
@@ -199,3 +200,55 @@ def test_captures_and_logs_stream_through_arrow_and_polars(
     assert pa.table(log).column("text").to_pylist() == log.frame["text"].tolist()
     assert recording.polars().height == recording.count()
     assert log.polars()["user_name"].to_list() == log.frame["user_name"].tolist()
+
+
+@pytest.mark.parametrize("format", ["csv", "jsonl"])
+def test_a_recorder_writes_text_files_that_import_back(format: str, tmp_path: Path) -> None:
+    """A recorder given CaptureFiles(format=csv|jsonl) writes events files of that format, a
+    file per date and flush; the folder imports back to the rows of a Parquet recording."""
+    packets = [(chat_message(i, channel=7), T0 + i * 3600.0) for i in range(30)]
+    packets += [(poll_start({"yes": 1}), T0 + 10)]
+    record(CaptureFiles(tmp_path / "text", format), EventLog(), "t", packets)
+    record(tmp_path / "parquet", EventLog(), "p", packets)
+    names = sorted(p.name for p in (tmp_path / "text" / "events").glob("*/*"))
+    assert names and all(name.endswith(f".{format}") for name in names)
+    columns = list(DTYPES)
+    back = import_chat(tmp_path / "text", to=tmp_path / "back").events(columns=columns)
+    pd.testing.assert_frame_equal(back, open_capture(tmp_path / "parquet").events(columns=columns))
+
+
+def test_chosen_fields_are_the_only_ones_written(tmp_path: Path) -> None:
+    """fields= keeps only those columns in a CSV file and empties the others in Parquet, whose
+    schema stays whole; a name that is no column is refused."""
+    packets = [(chat_message(i, channel=7), T0 + i) for i in range(3)]
+    fields = ["received_at", "event", "user_name", "text"]
+    record(CaptureFiles(tmp_path / "csv", "csv", fields), EventLog(), "c", packets)
+    header = next((tmp_path / "csv" / "events").glob("*/*.csv")).read_text().splitlines()[0]
+    assert header == '"received_at","event","user_name","text"'
+    record(CaptureFiles(tmp_path / "pq", fields=fields), EventLog(), "p", packets)
+    events = open_capture(tmp_path / "pq").events()
+    assert events["text"].notna().all() and events["channel"].isna().all()
+    with pytest.raises(ValueError, match="Not an events column: colour"):
+        CaptureFiles(tmp_path, "csv", ["colour"])
+    with pytest.raises(ValueError, match="format is one of parquet, csv, jsonl"):
+        CaptureFiles(tmp_path, "xml")
+
+
+def test_the_command_line_imports_and_refuses_bad_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`explorer import` writes the capture and says what it left out (exit 0); a missing file
+    exits 2; `explorer record --fields` refuses an unknown column before connecting."""
+    from explorer.cli import main
+
+    out = tmp_path / "cap"
+    assert main(["import", str(FIXTURES / FILES["irc"]), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "7 events imported" in said and "1 ROOMSTATE" in said
+    assert open_capture(out).count() == 7
+    assert main(["import", str(tmp_path / "none.txt"), "--out", str(out)]) == 2
+    assert "No chat log" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main(["record", "--channels", "1", "--fields", "text,colour", "--out", str(out)])
+    assert refused.value.code == 2
+    assert "Not an events column: colour" in capsys.readouterr().err
