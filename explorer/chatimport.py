@@ -8,7 +8,11 @@ JSON Lines exports) a line at a time and JSON documents (chat-downloader, Twitch
 parsed whole, each a JSON value in memory; rows are flattened the event log's way
 (``eventrows.flatten``) and built into tables :data:`CHUNK_ROWS` at a time, column by column,
 each written as the events files of one flush (``recorder._write_files``: a file per date,
-staged and then published). Nothing is guessed: what a format lacks is missing.
+staged and then published). Nothing is guessed: what a format lacks is missing. Messages are
+``from_history``, as a ``history`` reply's are: they come from a log, not from this toolkit's
+live connection (so recipe 3's analysis of history, ``messages().query("from_history")``,
+runs on them unchanged); other events are not, as on the platform, where only messages come
+from history.
 
 Nothing is dropped silently either: records that are not of the format's shape (or have no
 time) are counted as ``malformed``, records of kinds with no platform event (IRC
@@ -308,7 +312,8 @@ class _Writer:
 
     def add(self, event: Event) -> None:
         """Flatten ``event`` into a row (the event log's way) and keep its packet."""
-        self._rows.append(flatten(event.packet, event.at))
+        history = event.packet["event"] == "ChatMessage"
+        self._rows.append(flatten(event.packet, event.at, from_history=history))
         self._packets.append(orjson.dumps(event.packet).decode())
         if len(self._rows) >= CHUNK_ROWS:
             self._flush()
