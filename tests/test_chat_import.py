@@ -8,6 +8,7 @@ import gzip
 import warnings
 from pathlib import Path
 
+import fsspec
 import orjson
 import pandas as pd
 import pyarrow as pa
@@ -19,6 +20,7 @@ from explorer.captureformats import CaptureFiles
 from explorer.chatimport import ChatImportWarning, detect, import_chat
 from explorer.eventlog import EventLog
 from explorer.eventrows import DTYPES
+from explorer.eventtables import EVENT_SCHEMA
 from explorer.replays import replay
 from tests.test_capture import moderation_packets, record
 from tests.test_recorder import T0, chat_message, poll_start
@@ -255,3 +257,37 @@ def test_the_command_line_imports_and_refuses_bad_arguments(
         main(["record", "--channels", "1", "--fields", "text,colour", "--out", str(out)])
     assert refused.value.code == 2
     assert "Not an events column: colour" in capsys.readouterr().err
+
+
+def test_malformed_rows_of_an_export_are_counted(
+    recording: explorer.Capture, tmp_path: Path
+) -> None:
+    """A JSON Lines export with a line that is no JSON, one with a time that is no time and
+    one that is no object imports the other rows and counts those three."""
+    path = tmp_path / "events.jsonl"
+    recording.to_jsonl(path)
+    with open(path, "a") as file:
+        file.write('not json\n{"received_at": "yesterday", "event": "ChatMessage"}\n[1, 2]\n')
+    with pytest.warns(ChatImportWarning, match="3 malformed"):
+        back = import_chat(path, to=tmp_path / "back")
+    assert back.count() == recording.count()
+
+
+def test_an_empty_capture_streams_an_empty_table_of_the_schema(tmp_path: Path) -> None:
+    """pyarrow.table() of a capture with no events has every events column and no rows."""
+    table = pa.table(open_capture(tmp_path))
+    assert table.num_rows == 0 and table.schema == EVENT_SCHEMA
+
+
+def test_text_files_go_to_object_storage_whole(tmp_path: Path) -> None:
+    """A recorder writing JSON Lines to an fsspec URL puts each file whole, one line a row."""
+    fs = fsspec.filesystem("memory")
+    fs.mkdir("/cap-import-bucket")
+    url = "memory://cap-import-bucket/capture"
+    record(
+        CaptureFiles(url, "jsonl"), EventLog(), "m", [(chat_message(i), T0 + i) for i in range(12)]
+    )
+    files = fs.glob("/cap-import-bucket/capture/events/*/*.jsonl")
+    lines = [orjson.loads(line) for f in files for line in fs.cat_file(f).splitlines()]
+    assert [line["message_id"] for line in lines] == [f"m{i}" for i in range(12)]
+    fs.rm("/cap-import-bucket", recursive=True)
