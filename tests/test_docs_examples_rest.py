@@ -25,6 +25,7 @@ import httpx
 import orjson
 import pytest
 
+import explorer
 from explorer.emulator import Platform, start
 from explorer.emulator.context import Config
 from tests.clocks import ManualClock
@@ -330,6 +331,17 @@ def test_user_follows_replays_the_java_call(world: Platform, clock: ManualClock)
     assert httpx.get(url, params={"where": "nope:eq:1"}).status_code == 400
     assert httpx.get(f"{world.base_url}/users/99999999/follows").status_code == 404
     assert httpx.get(f"{world.base_url}/users/me/follows").status_code == 400
+
+
+def test_the_toolkit_lists_a_users_follows(world: Platform) -> None:
+    """api.user(id).follows() is the user's followed channels, latest first, indexed by id."""
+    with closing(sign_in(world.base_url, "moderator")) as person:
+        user = person.get("/users/current").json()["id"]
+        person.put("/channels/streamer/follow").raise_for_status()
+    with explorer.Client(world.base_url, progress=False) as api:
+        follows = api.user(user).follows()
+    assert list(follows.index) == [channel_of(world, "streamer")]
+    assert follows.loc[channel_of(world, "streamer"), "token"] == "streamer"
 
 
 def test_type_channels_replays_the_java_call(world: Platform) -> None:

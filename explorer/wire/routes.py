@@ -421,7 +421,7 @@ USER_UPDATE = Endpoint(
 )
 USER_CONFIRM = Endpoint("PUT", "/users/{user}/confirm", "user-write", record="User")
 
-# -- channel_follows (a user's side) ----------------------------------------------------------
+# -- channel_follows (a user's side) -----------------------------------------------------------
 
 USER_FOLLOWS = Endpoint("GET", "/users/{user}/follows", "user-read", record="Channel", many=True)
 
