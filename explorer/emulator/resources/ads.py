@@ -2,13 +2,13 @@
 
 As the developer docs of its day describe it (mixer/developer-docs,
 pages/01.guides/03.core/04.AdBreaks/doc.md, "Ad-Break Trigger API (Beta)"): a credential with
-the ``chat:ad_break`` scope asks for an ad break on its own channel with a body
-``{"requestId": "<a GUID>"}`` and gets ``{"id": <channel id>}``. Refusals carry the docs'
-``errorCode`` and ``errorMessage`` beside the platform's error fields: 403 ``42023`` without the
-scope, and 400 for a channel id that is no integer (``42012``), a body that is not the
-documented one (``42018``), an unknown channel (``42002``), a channel that is not partnered
-(``42004``: the feature is for partners), hosting (``42007``), co-streaming (``42008``) or
-offline (``42020``). A channel runs at most :data:`MAX_BREAKS` breaks in any
+the ``chat:ad_break`` scope asks for an ad break on its own channel with a body ``{"requestId":
+"<a GUID>"}`` and gets ``{"id": <channel id>}``. Refusals carry the docs' ``errorCode`` and
+``errorMessage`` beside the platform's error fields: 403 ``42023`` without the scope or on
+another user's channel, and 400 for a channel id that is no integer (``42012``), a body that is
+not the documented one (``42018``), an unknown channel (``42002``), a channel that is not
+partnered (``42004``: the feature is for partners), hosting (``42007``), co-streaming
+(``42008``) or offline (``42020``). A channel runs at most :data:`MAX_BREAKS` breaks in any
 :data:`WINDOW` seconds (429 with ``Retry-After``), counted on the wall clock like every limit.
 The same ``requestId`` again is the same request: answered 200 again, no second break.
 
@@ -61,7 +61,8 @@ class AdError(ApiError):
 
 
 def _request_id(raw: bytes) -> str:
-    """The body's ``requestId`` (a GUID), else 400 ``42018``."""
+    """The body's ``requestId`` (a GUID, normalised), or "" when the body is not the
+    documented ``{"requestId": ...}`` (a ``42018``)."""
     try:
         body = orjson.loads(raw)
         value = body["requestId"]
