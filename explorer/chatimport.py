@@ -60,6 +60,8 @@ FORMATS = (*FOREIGN_FORMATS, *TEXT_FORMATS)
 _ALIASES = {"justlog": "irc", "rustlog": "irc", "chat_downloader": "chat-downloader"}
 #: Rows built into one table (and written as one flush's files) at a time.
 CHUNK_ROWS = 50_000
+#: The longest line read (a YouTube action with its thumbnails is some kilobytes).
+MAX_LINE = 1 << 23
 #: Examples of malformed records kept for the report.
 _EXAMPLES = 5
 _HEAD = 65_536
@@ -218,9 +220,20 @@ def _records(path: Path, format: str) -> tuple[Any, Iterator[Any]]:
     return (document.get("streamer") or {}).get("id"), iter(comments)
 
 
+class _TooLong(bytes):
+    """A line longer than :data:`MAX_LINE` (its start only): malformed, not read whole."""
+
+
 def _lines(path: Path) -> Iterator[bytes]:
+    """The lines of ``path``, each at most :data:`MAX_LINE` bytes read: a longer one (a
+    file with no line breaks, a gzip bomb) is a :class:`_TooLong`, its rest skipped."""
     with _open(path) as file:
-        yield from file
+        while line := file.readline(MAX_LINE):
+            if len(line) == MAX_LINE and not line.endswith(b"\n"):
+                while (rest := file.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                    pass
+                line = _TooLong(line[:80])
+            yield line
 
 
 _READERS: dict[str, Callable[[Any, int | None], Iterator[chatformats.Result]]] = {
@@ -240,6 +253,8 @@ def _read_foreign(
         channel = chatformats.numeric_id(named)
     for number, record in enumerate(records):
         try:
+            if isinstance(record, _TooLong):
+                raise Malformed(f"a line longer than {MAX_LINE:,} bytes")
             if isinstance(record, bytes):
                 if not record.strip():
                     continue
@@ -276,19 +291,21 @@ def _read_text(path: Path, format: str, report: ImportReport, writer: _Writer) -
 
 
 def _json_lines(path: Path, report: ImportReport) -> Iterator[dict[str, Any]]:
-    with _open(path) as file:
-        for number, raw in enumerate(file):
-            if not raw.strip():
-                continue
-            try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                report.bad(number, "not a JSON line")
-                continue
-            if isinstance(record, dict):
-                yield record
-            else:
-                report.bad(number, "a line that is not an object")
+    for number, raw in enumerate(_lines(path)):
+        if isinstance(raw, _TooLong):
+            report.bad(number, f"a line longer than {MAX_LINE:,} bytes")
+            continue
+        if not raw.strip():
+            continue
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            report.bad(number, "not a JSON line")
+            continue
+        if isinstance(record, dict):
+            yield record
+        else:
+            report.bad(number, "a line that is not an object")
 
 
 class _Writer:

@@ -291,3 +291,17 @@ def test_text_files_go_to_object_storage_whole(tmp_path: Path) -> None:
     lines = [orjson.loads(line) for f in files for line in fs.cat_file(f).splitlines()]
     assert [line["message_id"] for line in lines] == [f"m{i}" for i in range(12)]
     fs.rm("/cap-import-bucket", recursive=True)
+
+
+def test_a_line_too_long_is_malformed_not_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line beyond MAX_LINE (a file without line breaks) is counted as malformed, and the
+    lines after it are still read."""
+    monkeypatch.setattr("explorer.chatimport.MAX_LINE", 1024)
+    lines = (FIXTURES / FILES["irc"]).read_text().splitlines()
+    path = tmp_path / "day.txt"
+    path.write_text("\n".join([lines[0], "@" + "x" * 5000, lines[5]]) + "\n")
+    with pytest.warns(ChatImportWarning, match="line longer than 1,024 bytes"):
+        capture = import_chat(path, "irc", to=tmp_path / "out")
+    assert capture.count() == 2
