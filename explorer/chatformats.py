@@ -215,7 +215,7 @@ def irc_parts(line: str) -> tuple[dict[str, str], str, str, list[str]]:
         raw, _, rest = rest[1:].partition(" ")
         for tag in raw.split(";"):
             key, _, value = tag.partition("=")
-            tags[key] = _unescape(value)
+            tags[key] = _unescape(value) if "\\" in value else value
     prefix = ""
     if rest.startswith(":"):
         prefix, _, rest = rest[1:].partition(" ")

@@ -59,7 +59,7 @@ from explorer.textformats import TEXT_FORMATS, Columns, csv_records
 FORMATS = (*FOREIGN_FORMATS, *TEXT_FORMATS)
 _ALIASES = {"justlog": "irc", "rustlog": "irc", "chat_downloader": "chat-downloader"}
 #: Rows built into one table (and written as one flush's files) at a time.
-CHUNK_ROWS = 50_000
+CHUNK_ROWS = 16_384
 #: The longest line read (a YouTube action with its thumbnails is some kilobytes).
 MAX_LINE = 1 << 23
 #: Examples of malformed records kept for the report.
