@@ -33,6 +33,7 @@ from __future__ import annotations
 import gzip
 import os
 import secrets
+import socket
 import tempfile
 import warnings
 from collections import Counter
@@ -366,10 +367,13 @@ class _Writer:
         self._flush()
         report.events = self._count
         first, last = self._span if self._span else (None, None)
-        manifest = {
+        manifest = {  # a recorder's manifest (coverage reads it): the import covers its span
             "name": self.name,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
             "started": first,
             "last_flush": last,
+            "flush_every": 0.0,
             "shard": None,
             "channels": sorted(self._channels),
             "closed": True,
@@ -378,6 +382,7 @@ class _Writer:
             "files": self._files,
             "bytes": self._bytes,
             "rows": self._count,
+            "gaps": [],
             "import": {
                 "format": report.format,
                 "source": report.source,

@@ -78,6 +78,7 @@ def test_irc_lines_keep_ids_roles_emotes_and_moderation(tmp_path: Path) -> None:
     timeout = capture.moderation().iloc[0]
     assert (timeout["event"], timeout["target_user_id"]) == ("UserTimeout", 71092938)
     assert manifest(capture)["skipped"] == {"ROOMSTATE": 1}
+    assert capture.coverage().complete  # an import covers its span, as a recorder would
 
 
 def test_what_a_format_lacks_stays_missing(tmp_path: Path) -> None:
