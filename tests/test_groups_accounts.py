@@ -25,9 +25,9 @@ def pending_invoice(client: httpx.Client, *, credit: bool) -> dict[str, Any]:
     return next(i for i in invoices if i["status"] == "pending" and (i["sparks"] > 0) == credit)
 
 
-def notification(client: httpx.Client, trigger: str) -> dict[str, Any]:
-    """The caller's newest notification with ``trigger``."""
-    return next(n for n in client.get("/notifications").json() if n["trigger"] == trigger)
+def notification(client: httpx.Client, kind: str) -> dict[str, Any]:
+    """The caller's newest notification of type ``kind``."""
+    return next(n for n in client.get("/notifications").json() if n["type"] == kind)
 
 
 def test_achievements_anonymous_get_the_reference_shape(platform: Platform) -> None:
@@ -56,6 +56,7 @@ def test_staff_announcement_reaches_every_user(
     assert announcement["recipients"] == SMALL_WORLD  # one user per channel
     delivered = notification(signed_in(platform.base_url, "viewer"), "announcement")
     assert delivered["payload"] == {
+        "type": "announcement",
         "announcementId": announcement["id"],
         "message": "Maintenance at 10.",
         "level": "warning",
@@ -159,15 +160,13 @@ def test_notifications_list_the_callers_own(platform: Platform, signed_in: SignI
     listed = streamer.get("/notifications")
     me = streamer.get("/users/current").json()["id"]
     assert {n["userId"] for n in listed.json()} == {me}
-    assert {"followed", "hosted", "subscribed", "resubscribed"} <= {
-        n["trigger"] for n in listed.json()
-    }
+    assert {"follow", "host", "subscribe", "resubscribe"} <= {n["type"] for n in listed.json()}
     assert int(listed.headers["X-Total-Count"]) >= len(listed.json())
 
 
 def test_notification_of_another_user_is_403(platform: Platform, signed_in: SignIn) -> None:
     """Reading another user's notification is 403."""
-    own = notification(signed_in(platform.base_url, "streamer"), "followed")
+    own = notification(signed_in(platform.base_url, "streamer"), "follow")
     viewer = signed_in(platform.base_url, "viewer")
     assert viewer.get(f"/notifications/{own['id']}").status_code == 403
 
@@ -189,24 +188,24 @@ def test_share_sub_toggles_sharing(
     """POST shareSub shares a subscription notification; DELETE takes it back."""
     platform = make_platform()
     streamer = signed_in(platform.base_url, "streamer")
-    resub = notification(streamer, "resubscribed")
+    resub = notification(streamer, "resubscribe")
     path = f"/notifications/{resub['id']}/shareSub"
-    assert streamer.post(path).json()["shared"] is True
-    assert streamer.get(f"/notifications/{resub['id']}").json()["shared"] is True
-    assert streamer.delete(path).json()["shared"] is False
+    assert streamer.post(path).json()["payload"]["shared"] is True
+    assert streamer.get(f"/notifications/{resub['id']}").json()["payload"]["shared"] is True
+    assert streamer.delete(path).json()["payload"]["shared"] is False
 
 
 def test_share_sub_refuses_other_notifications(platform: Platform, signed_in: SignIn) -> None:
     """Only subscription notifications can be shared: a follow is 400."""
     streamer = signed_in(platform.base_url, "streamer")
-    follow = notification(streamer, "followed")
+    follow = notification(streamer, "follow")
     reply = streamer.post(f"/notifications/{follow['id']}/shareSub")
     assert reply.status_code == 400
 
 
 def test_share_sub_of_another_user_is_403(platform: Platform, signed_in: SignIn) -> None:
     """Sharing someone else's subscription notification is 403."""
-    resub = notification(signed_in(platform.base_url, "streamer"), "resubscribed")
+    resub = notification(signed_in(platform.base_url, "streamer"), "resubscribe")
     viewer = signed_in(platform.base_url, "viewer")
     assert viewer.post(f"/notifications/{resub['id']}/shareSub").status_code == 403
 
@@ -217,10 +216,10 @@ def test_email_unsubscribe_is_recorded(
     """Opt-outs accumulate per category; repeating one changes nothing."""
     platform = make_platform(rate_limits=False)
     viewer = signed_in(platform.base_url, "viewer")
-    viewer.post("/notifications/emailUnsubscribe", json={"category": "followed"})
+    viewer.post("/notifications/emailUnsubscribe", json={"category": "follow"})
     viewer.post("/notifications/emailUnsubscribe", json={"category": "announcement"})
-    state = viewer.post("/notifications/emailUnsubscribe", json={"category": "followed"}).json()
-    assert [u["category"] for u in state["unsubscribed"]] == ["announcement", "followed"]
+    state = viewer.post("/notifications/emailUnsubscribe", json={"category": "follow"}).json()
+    assert [u["category"] for u in state["unsubscribed"]] == ["announcement", "follow"]
 
 
 def test_email_unsubscribe_bad_category_is_400(platform: Platform, signed_in: SignIn) -> None:

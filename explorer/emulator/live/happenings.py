@@ -86,7 +86,7 @@ def achieved(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> No
     earning = {
         "id": earning_id,
         "earned": True,
-        "progress": 1,
+        "progress": 1.0,
         "createdAt": when,
         "updatedAt": when,
         "achievement": slug,
