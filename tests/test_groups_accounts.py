@@ -6,13 +6,19 @@ viewer2 also an unpayable one) and the streamer with follow/host/subscription no
 
 from __future__ import annotations
 
+import sqlite3
+import uuid
 from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.resources import notifications
+from explorer.emulator.store import Store
 from tests.conftest import SMALL_WORLD
 
 SignIn = Callable[..., httpx.Client]
@@ -235,3 +241,24 @@ def test_email_unsubscribe_needs_sign_in(platform: Platform) -> None:
         f"{platform.base_url}/notifications/emailUnsubscribe", json={"category": "all"}
     )
     assert reply.status_code == 401
+
+
+def test_a_database_from_before_notification_uuids_is_upgraded(tmp_path: Path) -> None:
+    """Opening a database whose notifications had numeric ids and triggers gives each a UUID
+    and this version's type, so REST and follows work on it."""
+    path = tmp_path / "old.db"
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript(
+            "CREATE TABLE notifications (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, "
+            "trigger TEXT NOT NULL, payload TEXT NOT NULL, sentAt TEXT NOT NULL, "
+            "shared INTEGER NOT NULL DEFAULT 0);"
+            "INSERT INTO notifications (userId, trigger, payload, sentAt) "
+            "VALUES (7, 'followed', '{}', '2020-01-01T00:00:00.000Z');"
+        )
+    store = Store(path, extra_ddl=[notifications.SCHEMA])
+    try:
+        notifications.seed(store, 0)
+        (row,) = store.all("SELECT uuid, type FROM notifications")
+    finally:
+        store.close()
+    assert uuid.UUID(row[0]).version == 4 and row[1] == "follow"

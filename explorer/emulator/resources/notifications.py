@@ -130,12 +130,42 @@ def deliver_to_all(
     return int(cursor.rowcount)
 
 
+#: The types a database made before notifications had UUIDs called by other names.
+_RENAMED = {
+    "followed": "follow",
+    "subscribed": "subscribe",
+    "resubscribed": "resubscribe",
+    "hosted": "host",
+}
+
+
+def _upgrade(store: Store) -> None:
+    """Bring a database made before notifications had UUIDs and types to this shape: each
+    notification gets a UUID, ``trigger`` becomes ``type`` with this version's names."""
+    columns = {row[1] for row in store.all("PRAGMA table_info(notifications)")}
+    if "uuid" in columns:
+        return
+    with store.transaction() as conn:
+        conn.execute("ALTER TABLE notifications RENAME COLUMN trigger TO type")
+        conn.execute("ALTER TABLE notifications ADD COLUMN uuid TEXT")
+        conn.execute(f"UPDATE notifications SET uuid = {_SQL_UUID4}")
+        conn.execute("CREATE UNIQUE INDEX notifications_uuid ON notifications (uuid)")
+        for old, new in _RENAMED.items():
+            conn.execute("UPDATE notifications SET type = ? WHERE type = ?", (new, old))
+        for old, new in _RENAMED.items():
+            conn.execute(
+                "UPDATE email_unsubscribes SET category = ? WHERE category = ?", (new, old)
+            )
+
+
 def seed(store: Store, world_seed: int) -> None:
-    """Give each demo account a few notifications, once per database.
+    """Give each demo account a few notifications, once per database (upgrading one made by
+    an older version first).
 
     Followers and hosts are picked from the world with ``world_seed``, so the same world
     always tells the same story.
     """
+    _upgrade(store)
     if store.scalar("SELECT COUNT(*) FROM notifications"):
         return
     users = dict(
