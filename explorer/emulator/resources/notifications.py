@@ -4,8 +4,9 @@ A notification has the historical docs' shape (mixer/developer-docs, ``pages/02.
 02.constellation/03.events/02.live/20.User Notify/doc.md``, whose payload is the REST
 Notification): ``{id (a UUID), userId, trigger: "", type, sentAt, payload}``, the ``type``
 (what happened: :data:`TYPES`) repeated in ``payload.type`` beside who did it, where. The same
-object is the ``user:{id}:notify`` live event and the REST answer. A follow tells the
-channel's owner (:func:`followed`): ``payload`` is ``{type: "follow", channelOwnerId,
+object is the ``user:{id}:notify`` live event and the REST answer. A follow through REST
+tells the channel's owner (:func:`followed`; the world's simulated follows, written in bulk,
+send no live events): ``payload`` is ``{type: "follow", channelOwnerId,
 triggeringUser}``, ``channelOwnerId`` the followed channel's id as the docs' example has it
 and ``triggeringUser`` the follower's User. Each user reads only their own
 (``notification:view:self``); staff announcements arrive here for every user
