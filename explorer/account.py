@@ -91,21 +91,22 @@ class Account(Handle[M]):
     def notifications(
         self, *, max_rows: int | None = None, progress: bool | None = None
     ) -> Call[pd.DataFrame]:
-        """The caller's notifications, newest first, indexed by id; ``payload`` is an object."""
+        """The caller's notifications, newest first, indexed by id (a UUID); ``type`` says
+        what happened, ``payload`` (an object) who did it, where."""
         return Call(max_rows=max_rows, progress=progress)
 
     @endpoint(wire.ACCOUNT_NOTIFICATION)
-    def notification(self, notification_id: int) -> Call[pd.DataFrame]:
+    def notification(self, notification_id: str) -> Call[pd.DataFrame]:
         """One of the caller's notifications, as one row."""
         return Call()
 
     @endpoint(wire.ACCOUNT_SHARE_SUBSCRIPTION)
-    def share_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
+    def share_subscription(self, notification_id: str) -> Call[pd.DataFrame]:
         """Share a subscription notification to the channel's chat; the notification after."""
         return Call()
 
     @endpoint(wire.ACCOUNT_UNSHARE_SUBSCRIPTION)
-    def unshare_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
+    def unshare_subscription(self, notification_id: str) -> Call[pd.DataFrame]:
         """Take a shared subscription back; the notification afterwards."""
         return Call()
 

@@ -30,6 +30,7 @@ from explorer.emulator.live import happenings
 from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, channel_page, page_of, paged
 from explorer.emulator.policy import Handler, Route
+from explorer.emulator.resources import notifications
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.sessions import HISTORY_START
 from explorer.emulator.shapes import USER_FIELDS, render_user
@@ -172,6 +173,7 @@ async def follow(ctx: Context) -> dict[str, Any]:
                 "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel.id,)
             )
             happenings.followed(conn, channel.id, user_id, following=True)
+            notifications.followed(conn, channel.id, channel.user_id, user_id, ctx.iso_now())
     return _state(ctx, channel, user_id)
 
 
