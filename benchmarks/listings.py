@@ -121,8 +121,9 @@ def main(args: list[str] | None = None) -> None:
         warm = [url + q for q in distinct_queries(values, 4000, seed=0)]
         load(warm, CONCURRENCY, 60.0 if million else 10.0)
         for round_ in range(1, ROUNDS + 1):
-            queries = distinct_queries(values, REQUESTS, seed=round_)
             for name in ("own", "wrk") if wrk.available() else ("own",):
+                # Each generator its own requests: none answered from the other's pages.
+                queries = distinct_queries(values, REQUESTS, seed=2 * round_ + (name == "wrk"))
                 before = cpu_seconds(pid)
                 if name == "own":
                     run = load([url + q for q in queries], CONCURRENCY, SECONDS, REQUESTS)
