@@ -143,7 +143,6 @@ def listing_of(query: ListQuery) -> Listing:
         args.extend([pattern] * len(columns))
     if not any(name == "id" for name, _ in order):
         order.append(("id", False))
-    fields = {c.field for c in query.where}
     ranged = (
         not query.q
         and len(fields) == 1
