@@ -169,6 +169,7 @@ class Api(Handle[M]):
             shard=shard,
             max_rows=max_rows,
             base_url=self.base_url,
+            world=lambda: self._transport.world_time,
             **chat_options,
         )
         return start_watch(aio) if self._mode is Sync else aio

@@ -44,7 +44,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from explorer import chatviews, columns, coverage
+from explorer import broadcasts, chatviews, columns, coverage
 from explorer.coverage import Coverage
 from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
@@ -167,11 +167,24 @@ class Capture:
         end: When = None,
         columns: Iterable[str] | None = None,
         events: str | Collection[str] | None = None,
+        sessions: bool = False,
     ) -> pd.DataFrame:
         """Events with ``EventLog.frame``'s columns and dtypes (or only ``columns``, which may
         also name ``row``, ``packet`` and ``date``), in time order; only those of
-        ``channels``, of ``events`` (names) and received in ``[start, end)``."""
+        ``channels``, of ``events`` (names) and received in ``[start, end)``. ``sessions``
+        adds each event's ``session`` and ``session_offset`` (:mod:`explorer.broadcasts`,
+        from the marks of :meth:`sessions`)."""
         names = list(COLUMNS if columns is None else columns)
+        if sessions:
+            frame = self.events(
+                channels=channels,
+                start=start,
+                end=end,
+                columns=list(dict.fromkeys([*names, "received_at", "channel"])),
+                events=events,
+            )
+            stamped = broadcasts.stamp(frame, self.sessions())
+            return stamped[[*names, *broadcasts.SESSION_COLUMNS]]
         where, params = _where("received_at", channels, start, end)
         if events is not None:
             wanted = [events] if isinstance(events, str) else list(events)
@@ -182,6 +195,12 @@ class Capture:
             f"SELECT {select} FROM events {_and(where)} ORDER BY received_at, row", params
         )
         return _event_frame(table) if names else pd.DataFrame(index=range(table.num_rows))
+
+    def sessions(self) -> pd.DataFrame:
+        """What the recorders' looks at the channels' broadcasts found, from their manifests
+        (:func:`~explorer.broadcasts.marks_frame`): which session each event belongs to."""
+        marks = self.recorders().get("sessions", pd.Series([], dtype=object))
+        return broadcasts.marks_frame(m for kept in marks.dropna() for m in kept)
 
     def frame(self, **filters: Any) -> pd.DataFrame:
         """Deprecated: :meth:`events` (``.frame`` is a property elsewhere, holding a table in

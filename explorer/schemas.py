@@ -161,6 +161,18 @@ RECORDING = Schema(
     categories={"state": ("PROCESSING", "AVAILABLE", "DELETED")},
 )
 
+#: A live channel's current broadcast: ``id`` stays the same while it stays live.
+BROADCAST = Schema(
+    {
+        "id": "str",
+        "channelId": "int",
+        "online": "bool",
+        "isTestStream": "bool",
+        "startedAt": "time",
+    },
+    index="id",
+)
+
 #: An uploaded image (thumbnail, badge, banner, game cover); ``url`` serves its bytes.
 RESOURCE = Schema(
     {
@@ -412,6 +424,7 @@ RECORDS: dict[str, Schema] = {
     "Achievement": ACHIEVEMENT,
     "Announcement": ANNOUNCEMENT,
     "Channel": CHANNEL,
+    "Broadcast": BROADCAST,
     "ChannelRelationship": RELATIONSHIP,
     "ChannelUser": CHANNEL_USER,
     "ChatUser": CHAT_USER,

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import pandas as pd
 
-from explorer import loop
+from explorer import broadcasts, loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelListing, ChannelRef, Channels, refs
 from explorer.chat import Chat, ChatClient
@@ -118,6 +118,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         base_url: str | None = None,
+        world: Callable[[], float | None] = lambda: None,
         **chat_options: Any,
     ) -> None:
         if top is not None and top < 1:
@@ -128,6 +129,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             raise TypeError("A watch's chats share its log: log= and tidy= are not options.")
         self._channel = channel
         self._listing = listing
+        self._sessions = broadcasts.Sessions(world)
         self._initial = channels
         self.top = top
         self.refresh = seconds(refresh)
@@ -143,6 +145,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
 
             self.recorder = Recorder(to, flush_every=flush_every, shard=shard)
             self.recorder.losses = self.losses
+            self.recorder.sessions = self._sessions.marks
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
@@ -186,6 +189,15 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         tokens = pd.array([names.get(c) for c in frame["channel"].tolist()], dtype="string")
         frame.insert(frame.columns.get_loc("channel") + 1, "token", tokens)
         return frame
+
+    def sessions(self) -> pd.DataFrame:
+        """What the looks at the channels' broadcasts found (``broadcasts.marks_frame``)."""
+        return self._sessions.frame()
+
+    def events(self) -> pd.DataFrame:
+        """The log's frame with each event's ``session`` and ``session_offset``
+        (``broadcasts.stamp``). Safe from any thread."""
+        return broadcasts.stamp(self.log.frame, self.sessions())
 
     def chat(self, channel: int) -> ChatClient | None:
         """The chat client of ``channel`` (None while it is not part of the watch or joining)."""
@@ -343,7 +355,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             await self.add(self._initial)
             if self.top is not None:
                 await self._retop()
-                self._rule = running.create_task(self._refresher())
+            self._rule = running.create_task(self._refresher())
         except BaseException:
             await self.aclose()
             raise
@@ -543,10 +555,17 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         self.refreshes += 1
 
     async def _refresher(self) -> None:
-        """Re-evaluate the top rule every ``refresh`` seconds; a failed listing is logged and
-        tried again at the next refresh."""
+        """Mark the channels' broadcasts (``broadcasts.py``) now, then every ``refresh``
+        seconds re-evaluate the top rule (if any) and mark them again; a failed listing is
+        logged and tried again at the next refresh."""
         while True:
+            try:
+                await self._sessions.refresh(self.channels, self._listing, self._channel)
+            except Exception as exc:
+                log.warning("explorer watch: looking up the broadcasts failed: %s", exc)
             await self._sleep(self.refresh)
+            if self.top is None:
+                continue
             try:
                 await self._retop()
                 self.refresh_error = None
@@ -639,6 +658,14 @@ class Watch(FeedTwin[AsyncWatch]):
     def losses(self) -> dict[str, Any]:
         """What a recording's manifest says was lost (outages, gaps, removed, failed)."""
         return self._aio.losses()
+
+    def sessions(self) -> pd.DataFrame:
+        """What the looks at the channels' broadcasts found (:meth:`AsyncWatch.sessions`)."""
+        return self._aio.sessions()
+
+    def events(self) -> pd.DataFrame:
+        """Every event so far with its session and offset (:meth:`AsyncWatch.events`)."""
+        return self._aio.events()
 
     add = Blocking(AsyncWatch.add)
     remove = Blocking(AsyncWatch.remove)
