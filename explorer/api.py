@@ -151,7 +151,9 @@ class Api(Handle[M]):
         (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
-        with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
+        with ``id % N == K - 1``; ``exclude_users=`` (ids or names) leaves those users' events
+        out, ``redact_users=`` keeps them without names, ids and texts (``exclusions.py``).
+        A started :class:`~explorer.watch.Watch` from ``Client``, an
         :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
         go to every chat client (see ``explorer/watch.py``)."""
         from explorer.watch import AsyncWatch

@@ -65,6 +65,7 @@ from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, NotFound
 from explorer.eventlog import EventLog, LogViews, tidy
+from explorer.exclusions import Screen, UsersLike
 from explorer.loop import Blocking
 from explorer.session import Outage
 from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
@@ -97,9 +98,11 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
 
     ``channel`` makes a channel handle of the client, ``listing`` is its ``channels()``
     listing, ``base_url`` its REST base, ``user_id`` fetches the signed-in user's id (None:
-    join anonymously). ``sleep`` waits between re-evaluations of the top rule and ``clock``
-    times the rates (tests inject both). ``chat_options`` go to every
-    :class:`~explorer.chat.ChatClient`.
+    join anonymously), ``world`` the world time of the client's latest answer (what dates the
+    broadcasts' starts, ``broadcasts.py``). ``exclude_users`` (ids or names) are never logged,
+    ``redact_users`` are logged without their names, ids and texts (``exclusions.py``).
+    ``sleep`` waits between re-evaluations of the top rule and ``clock`` times the rates
+    (tests inject both). ``chat_options`` go to every :class:`~explorer.chat.ChatClient`.
     """
 
     def __init__(
@@ -119,6 +122,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         clock: Callable[[], float] = time.monotonic,
         base_url: str | None = None,
         world: Callable[[], float | None] = lambda: None,
+        exclude_users: UsersLike = None,
+        redact_users: UsersLike = None,
         **chat_options: Any,
     ) -> None:
         if top is not None and top < 1:
@@ -148,7 +153,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             self.recorder.sessions = self._sessions.marks
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every event of every channel, with the ``channel`` column set.
-        self.log = EventLog(max_rows=max_rows)
+        screen = Screen(exclude_users, redact_users)
+        self.log = EventLog(max_rows=max_rows, screen=screen if screen else None)
         self._members: dict[int, Member] = {}
         #: The token of every channel the watch had, for the names in :meth:`messages`.
         self._names: dict[int, str] = {}

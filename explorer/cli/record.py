@@ -92,6 +92,14 @@ def _channels(text: str) -> list[str]:
     return names
 
 
+def _users(text: str) -> list[str]:
+    """The ids and names of ``--exclude-users`` / ``--redact-users`` (digits are ids)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("needs at least one user id or name")
+    return names
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``explorer record`` and its flags."""
     parser = sub.add_parser(
@@ -121,6 +129,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--out",
         default="capture",
         help="the capture folder, or a URL such as s3://bucket/prefix (default: capture)",
+    )
+    parser.add_argument(
+        "--exclude-users",
+        type=_users,
+        default=None,
+        help="comma-separated user ids or names whose events are never recorded",
+    )
+    parser.add_argument(
+        "--redact-users",
+        type=_users,
+        default=None,
+        help="comma-separated user ids or names recorded without their names, ids and texts",
     )
     parser.add_argument("--shard", type=_shard, default=None, help="K/N: this recorder's share")
     parser.add_argument(
@@ -310,6 +330,8 @@ class Recording:
                 flush_every=args.flush_every,
                 shard=args.shard,
                 max_rows=TAIL_ROWS,
+                exclude_users=args.exclude_users,
+                redact_users=args.redact_users,
             )
         except BaseException:
             recording.close()
