@@ -38,7 +38,8 @@ both (``Recorder.losses``).
 
 ``to="capture/"`` records as it goes: a :class:`~explorer.recorder.Recorder` follows the
 combined log (its ``run()`` task on the same loop) and keeps only a bounded tail in memory
-(``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`).
+(``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`); the builtin emoticons'
+sprite sheets are kept with the capture (``capturesprites.py``), for a replay offline.
 
 :class:`AsyncWatch` is the async core (``watch = await api.watch(...)`` from ``AsyncClient``);
 :class:`Watch` is its blocking twin from ``Client``, already started, running on the toolkit's
@@ -57,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import pandas as pd
 
-from explorer import broadcasts, loop
+from explorer import broadcasts, capturesprites, loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelListing, ChannelRef, Channels, refs
 from explorer.chat import Chat, ChatClient
@@ -357,6 +358,9 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         if self.recorder is not None:
             self.recorder.follow(self.log)
             self._tasks.append(running.create_task(self.recorder.run()))
+            if self.base_url is not None:
+                keeping = capturesprites.keep_with(self.recorder.path, self.base_url)
+                self._tasks.append(running.create_task(keeping))
         try:
             await self.add(self._initial)
             if self.top is not None:
