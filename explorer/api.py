@@ -500,6 +500,14 @@ class Api(Handle[M]):
             raise ConnectionFailed(f"{self.base_url} sends no {CLOCK_HEADER} header.")
         return pd.Timestamp(moment, unit="s", tz="UTC").floor("ms")
 
+    def budget(self) -> pd.DataFrame:
+        """Each rate-limit bucket's state, indexed by bucket: ``limit`` and ``remaining``
+        calls, when the window ``resets`` (UTC; missing when none is open), ``in_flight``
+        requests, whether an answer ``reported`` it (the rest come from the bucket table, the
+        global bucket is counted here) and whether it is ``unlimited`` (the platform enforces
+        none). Read from the headers the platform already sent: no request is made."""
+        return tables.frame(self._transport.budget(), schemas.BUDGET)
+
     @action
     async def get_json(self, path: str, **params: Any) -> Any:
         """``GET path`` (relative to the base URL) with query ``params``; the decoded JSON."""

@@ -37,6 +37,21 @@ class Schema:
 TYPE = Schema({field.name: field.kind for field in records.TYPE}, index="id")
 USER = Schema({field.name: field.kind for field in records.USER}, index="id")
 
+#: A rate-limit bucket as the client knows it (``api.budget()``): from the answers' headers,
+#: else the bucket table (see ``pacing.Pacer.budget``).
+BUDGET = Schema(
+    {
+        "bucket": "str",
+        "limit": "int",
+        "remaining": "int",
+        "resets": "seconds",
+        "in_flight": "int",
+        "reported": "bool",
+        "unlimited": "bool",
+    },
+    index="bucket",
+)
+
 #: A user with their channel (``GET /users/search``): the channel as an object.
 USER_WITH_CHANNEL = Schema({**USER.fields, "channel": "object"}, index="id")
 

@@ -128,6 +128,10 @@ class Transport:
         """Whether :meth:`aclose` was called."""
         return self._http.is_closed
 
+    def budget(self) -> list[dict[str, object]]:
+        """What the rate-limit headers told of each bucket so far (:meth:`Pacer.budget`)."""
+        return self._pacer.budget(time.time())
+
     async def aclose(self) -> None:
         """Close the connections; the transport cannot be used afterwards."""
         await self._http.aclose()
