@@ -41,6 +41,10 @@ combined log (its ``run()`` task on the same loop) and keeps only a bounded tail
 (``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`); the builtin emoticons'
 sprite sheets are kept with the capture (``capturesprites.py``), for a replay offline.
 
+Each event's stream session: the watch looks up its channels' broadcasts as it starts and at
+every ``refresh`` (``broadcasts.py``); :meth:`AsyncWatch.events` adds ``session`` and
+``session_offset``, and a recording keeps the looks in its manifest.
+
 :class:`AsyncWatch` is the async core (``watch = await api.watch(...)`` from ``AsyncClient``);
 :class:`Watch` is its blocking twin from ``Client``, already started, running on the toolkit's
 loop, as :class:`~explorer.chat.Chat` is to ``ChatClient``.
