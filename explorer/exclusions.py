@@ -69,11 +69,13 @@ class Users:
             isinstance(name, str) and name.lower() in self.names
         )
 
-    def of_row(self, row: tuple[Any, ...]) -> bool:
-        """Whether an event row (``eventrows`` order) is of one of these users."""
-        return any(self.has(user_id=row[_ROW[c]]) for c in ID_COLUMNS) or any(
-            self.has(name=row[_ROW[c]]) for c in NAME_COLUMNS
-        )
+    def any_of(self, ids: Iterable[Any], names: Iterable[str]) -> bool:
+        """Whether one of ``ids`` (an event row's, missing ones None) or of ``names``
+        (lower case) is one of these users."""
+        for user_id in ids:
+            if type(user_id) is int and user_id in self.ids:
+                return True
+        return not self.names.isdisjoint(names)
 
     def sql(self, ids: Iterable[str] = ID_COLUMNS, names: Iterable[str] = NAME_COLUMNS) -> str:
         """An SQL condition, never NULL, true for the events view's rows whose ``ids``
@@ -97,10 +99,19 @@ class Screen:
         return bool(self.exclude or self.redact)
 
     def __call__(self, event: str, data: Any) -> Any | None:
-        row = flatten({"event": event, "data": data}, 0.0)
-        if self.exclude.of_row(row):
+        if event == "ChatMessage" and type(data) is dict:
+            # Most events: the values its row would take, read directly (a third of the cost).
+            get = data.get
+            ids: tuple[Any, ...] = (get("user_id"),)
+            names: tuple[Any, ...] = (get("user_name"), get("target"))
+        else:
+            row = flatten({"event": event, "data": data}, 0.0)
+            ids = tuple(row[_ROW[c]] for c in ID_COLUMNS)
+            names = tuple(row[_ROW[c]] for c in NAME_COLUMNS)
+        lowered = [name.lower() for name in names if isinstance(name, str)]
+        if self.exclude.any_of(ids, lowered):
             return None
-        if self.redact.of_row(row):
+        if self.redact.any_of(ids, lowered):
             return redacted(event, data, self.redact)
         return data
 
