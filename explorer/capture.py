@@ -57,8 +57,10 @@ from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS
 from explorer.eventtables import EVENT_SCHEMA
 from explorer.exclusions import Screen, UsersLike
+from explorer.polarsframes import polars_frame
 from explorer.recorder import EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.storage import open_store
+from explorer.textformats import fields_of, write_csv, write_jsonl
 from explorer.wire import events as wire_events
 
 #: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
@@ -297,6 +299,49 @@ class Capture:
         where, params = _where("received_at", channels, start, end)
         table = self._query(f"SELECT count(*) AS n FROM events {_and(where)}", params)
         return int(table["n"][0].as_py())
+
+    # Other formats: CSV, JSON Lines, Arrow, Polars (explorer.textformats, polarsframes).
+
+    def _events_reader(
+        self, fields: Iterable[str] | None = None, batch_rows: int = 10_000, **filters: Any
+    ) -> pa.RecordBatchReader:
+        """The events (``fields`` of :data:`EVENT_SCHEMA`, all by default) in time order, a
+        batch at a time, with the schema's types; ``filters`` as :meth:`events` takes."""
+        names = fields_of(fields)
+        where, params = _where(
+            "received_at", filters.get("channels"), filters.get("start"), filters.get("end")
+        )
+        select = ", ".join(f'"{name}"' for name in names)
+        query = f"SELECT {select} FROM events {_and(where)} ORDER BY events.received_at, row"
+        schema = pa.schema([EVENT_SCHEMA.field(name) for name in names])
+        with self._reading():
+            return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows).cast(schema)
+
+    def to_csv(
+        self, path: str | os.PathLike[str], *, fields: Iterable[str] | None = None, **filters: Any
+    ) -> int:
+        """Write the events (``fields``, default all; ``channels``, ``start``, ``end`` as
+        :meth:`events`) to the CSV file ``path`` (:mod:`explorer.textformats`), a batch at a
+        time; the rows written. ``explorer.import_chat(path)`` reads it back."""
+        with self._reading(), open(path, "wb") as file:
+            return write_csv(self._events_reader(fields, **filters), file)
+
+    def to_jsonl(
+        self, path: str | os.PathLike[str], *, fields: Iterable[str] | None = None, **filters: Any
+    ) -> int:
+        """Write the events to the JSON Lines file ``path``, as :meth:`to_csv` does."""
+        with self._reading(), open(path, "wb") as file:
+            return write_jsonl(self._events_reader(fields, **filters), file)
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Arrow's PyCapsule stream of every event (the columns of :data:`EVENT_SCHEMA`) in
+        time order: ``pyarrow.table(capture)``, ``polars.DataFrame(capture)``, DuckDB and any
+        Arrow reader take the capture as it is."""
+        return self._events_reader().__arrow_c_stream__(requested_schema)
+
+    def polars(self) -> Any:
+        """Every event as a ``polars.DataFrame`` (polars is optional: ``[polars]``)."""
+        return polars_frame(self)
 
     # Summaries.
 

@@ -533,6 +533,19 @@ class EventLog:
                 raise KeyError(row)
         return [found[0] for found in locate(snap, wanted)]
 
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Arrow's PyCapsule stream of :attr:`frame` (the event-log columns with their Arrow
+        types, ``eventtables.LOG_SCHEMA``): ``pyarrow.table(log)``, ``polars.DataFrame(log)``."""
+        from explorer.eventtables import log_table  # Arrow's compute and JSON: when asked
+
+        return log_table(self.frame).__arrow_c_stream__(requested_schema)
+
+    def polars(self) -> Any:
+        """:attr:`frame` as a ``polars.DataFrame`` (polars is optional: ``[polars]``)."""
+        from explorer.polarsframes import polars_frame
+
+        return polars_frame(self)
+
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`frame` to Parquet; ``poll_responses`` is stored as JSON text."""
         frame = self.frame
