@@ -244,6 +244,9 @@ class Recorder:
         #: What the capture may be missing, for the manifest (``api.watch`` sets it: per
         #: channel and interval, see :meth:`~explorer.watch.AsyncWatch.losses`).
         self.losses: Callable[[], dict[str, Any]] | None = None
+        #: What looks at the channels' broadcasts found, for the manifest (``api.watch`` sets
+        #: it: the marks of :mod:`explorer.broadcasts`, which stamp events with their session).
+        self.sessions: Callable[[], list[dict[str, Any]]] | None = None
         _register(self)
 
     # Feeding.
@@ -504,6 +507,8 @@ class Recorder:
         }
         if self.losses is not None:
             manifest["losses"] = self.losses()
+        if self.sessions is not None:
+            manifest["sessions"] = self.sessions()
         self._store.write_whole(
             f"{RECORDERS}/{self.name}.json", orjson.dumps(manifest, option=orjson.OPT_INDENT_2)
         )

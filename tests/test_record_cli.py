@@ -153,6 +153,8 @@ def test_the_recording_keeps_only_its_tail_in_memory(
         flush_every=0.2,
         shard=None,
         refresh=60.0,
+        exclude_users=None,
+        redact_users=None,
     )
     with explorer.connect(live.base_url, progress=False) as api:
         recording = Recording.start(api, args)

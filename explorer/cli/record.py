@@ -95,6 +95,14 @@ def _channels(text: str) -> list[str]:
     return names
 
 
+def _users(text: str) -> list[str]:
+    """The ids and names of ``--exclude-users`` / ``--redact-users`` (digits are ids)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("needs at least one user id or name")
+    return names
+
+
 def _fields(text: str) -> tuple[str, ...]:
     """The events columns of ``--fields``, checked against the events schema."""
     from explorer.textformats import fields_of
@@ -134,6 +142,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--out",
         default="capture",
         help="the capture folder, or a URL such as s3://bucket/prefix (default: capture)",
+    )
+    parser.add_argument(
+        "--exclude-users",
+        type=_users,
+        default=None,
+        help="comma-separated user ids or names whose events are never recorded",
+    )
+    parser.add_argument(
+        "--redact-users",
+        type=_users,
+        default=None,
+        help="comma-separated user ids or names recorded without their names, ids and texts",
     )
     parser.add_argument(
         "--format",
@@ -338,6 +358,8 @@ class Recording:
                 flush_every=args.flush_every,
                 shard=args.shard,
                 max_rows=TAIL_ROWS,
+                exclude_users=args.exclude_users,
+                redact_users=args.redact_users,
             )
         except BaseException:
             recording.close()
