@@ -9,12 +9,14 @@ never appear in listings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any
 
 import orjson
+from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context, Services
@@ -109,6 +111,17 @@ def channel_list(ctx: Context, params: Mapping[str, str]) -> tuple[bytes, str | 
         rows = pager.page(listing, version, offset, query.limit)
         body = orjson.dumps([_project(render_channel(r, types), query.fields) for r in rows])
     return body, str(pager.total(listing, version)) if query.count else None
+
+
+def page_filler(services: Services) -> Callable[[Scope], tuple[bytes, str | None]]:
+    """:func:`channel_list` for an anonymous request's scope: how the page cache's layer
+    (:class:`~explorer.emulator.pagecache.CachedPages`) answers a page not cached yet."""
+
+    def fill(scope: Scope) -> tuple[bytes, str | None]:
+        ctx = Context(Request(scope), services, None)
+        return channel_list(ctx, ctx.params)
+
+    return fill
 
 
 def listed(body: bytes, total: str | None) -> Response:
