@@ -24,52 +24,104 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from explorer.deprecation import moved_module
+from explorer.core.deprecation import moved_module
 from explorer.errors import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
-    from explorer.auth import Grant
-    from explorer.capture import Capture, open_capture
     from explorer.chat import Chat, ChatClient, ChatDetails
-    from explorer.eventlog import EventLog
+    from explorer.clients import AsyncClient, Client, connect
+    from explorer.collect.track import AsyncTracker, Tracker
+    from explorer.collect.watch import AsyncWatch, Watch
+    from explorer.events.log import EventLog
     from explorer.live import AsyncLive, Live
-    from explorer.recorder import Recorder
-    from explorer.replays import Replay, replay
-    from explorer.rest import AsyncClient, Client, connect
-    from explorer.tables import time_series
-    from explorer.track import AsyncTracker, Tracker
-    from explorer.watch import AsyncWatch, Watch
+    from explorer.recording.capture import Capture, open_capture
+    from explorer.recording.recorder import Recorder
+    from explorer.recording.replays import Replay, replay
+    from explorer.rest.auth import Grant
+    from explorer.rest.tables import time_series
 
 #: Public names loaded on first use, by the module that defines them.
 _LAZY = {
-    "AsyncClient": "explorer.rest",
+    "AsyncClient": "explorer.clients",
     "AsyncLive": "explorer.live",
-    "AsyncTracker": "explorer.track",
-    "AsyncWatch": "explorer.watch",
-    "Capture": "explorer.capture",
+    "AsyncTracker": "explorer.collect.track",
+    "AsyncWatch": "explorer.collect.watch",
+    "Capture": "explorer.recording.capture",
     "Chat": "explorer.chat",
     "ChatClient": "explorer.chat",
     "ChatDetails": "explorer.chat",
-    "Client": "explorer.rest",
-    "EventLog": "explorer.eventlog",
-    "Grant": "explorer.auth",
+    "Client": "explorer.clients",
+    "EventLog": "explorer.events.log",
+    "Grant": "explorer.rest.auth",
     "Live": "explorer.live",
-    "Recorder": "explorer.recorder",
-    "Replay": "explorer.replays",
-    "Tracker": "explorer.track",
-    "Watch": "explorer.watch",
-    "connect": "explorer.rest",
-    "open_capture": "explorer.capture",
-    "replay": "explorer.replays",
-    "time_series": "explorer.tables",
+    "Recorder": "explorer.recording.recorder",
+    "Replay": "explorer.recording.replays",
+    "Tracker": "explorer.collect.track",
+    "Watch": "explorer.collect.watch",
+    "connect": "explorer.clients",
+    "open_capture": "explorer.recording.capture",
+    "replay": "explorer.recording.replays",
+    "time_series": "explorer.rest.tables",
 }
 
-# explorer.replay is the function; its module is explorer.replays. The views moved into
-# explorer.views. The old import paths warn.
-moved_module("explorer.replay", "explorer.replays")
-moved_module("explorer.widgets", "explorer.views.chat")
-moved_module("explorer.watchview", "explorer.views.watch")
-moved_module("explorer.trackview", "explorer.views.track")
+# The modules' old paths, from before the toolkit's parts became folders, and older moves:
+# each warns on use and names the new path (for one release).
+_MOVED = {
+    "explorer.replay": "explorer.recording.replays",
+    "explorer.widgets": "explorer.views.chat",
+    "explorer.watchview": "explorer.views.watch",
+    "explorer.trackview": "explorer.views.track",
+    "explorer.account": "explorer.rest.account",
+    "explorer.auth": "explorer.rest.auth",
+    "explorer.capture": "explorer.recording.capture",
+    "explorer.channel": "explorer.rest.channel",
+    "explorer.channelrefs": "explorer.rest.channelrefs",
+    "explorer.chatclient": "explorer.chat.client",
+    "explorer.chatsocket": "explorer.chat.socket",
+    "explorer.chatviews": "explorer.events.frames",
+    "explorer.closing": "explorer.core.closing",
+    "explorer.columns": "explorer.core.columns",
+    "explorer.confetti": "explorer.rest.confetti",
+    "explorer.constellation": "explorer.live.constellation",
+    "explorer.coverage": "explorer.recording.coverage",
+    "explorer.deprecation": "explorer.core.deprecation",
+    "explorer.durations": "explorer.core.durations",
+    "explorer.endpoints": "explorer.rest.endpoints",
+    "explorer.eventchunks": "explorer.events.chunks",
+    "explorer.eventlog": "explorer.events.log",
+    "explorer.eventrows": "explorer.events.rows",
+    "explorer.eventtables": "explorer.events.tables",
+    "explorer.feeds": "explorer.events.feeds",
+    "explorer.follows": "explorer.live.follows",
+    "explorer.games": "explorer.rest.games",
+    "explorer.handle": "explorer.rest.handle",
+    "explorer.heap": "explorer.core.heap",
+    "explorer.jupyterhub": "explorer.core.jupyterhub",
+    "explorer.loop": "explorer.core.loop",
+    "explorer.pacing": "explorer.rest.pacing",
+    "explorer.pageplan": "explorer.rest.pageplan",
+    "explorer.processes": "explorer.core.processes",
+    "explorer.progress": "explorer.rest.progress",
+    "explorer.ranksize": "explorer.core.ranksize",
+    "explorer.recorder": "explorer.recording.recorder",
+    "explorer.recordworker": "explorer.recording.worker",
+    "explorer.rendering": "explorer.views.rendering",
+    "explorer.replays": "explorer.recording.replays",
+    "explorer.schemas": "explorer.rest.schemas",
+    "explorer.session": "explorer.chat.session",
+    "explorer.settings": "explorer.core.settings",
+    "explorer.shortcode": "explorer.rest.shortcode",
+    "explorer.sprites": "explorer.views.sprites",
+    "explorer.storage": "explorer.recording.storage",
+    "explorer.tables": "explorer.rest.tables",
+    "explorer.track": "explorer.collect.track",
+    "explorer.transport": "explorer.rest.transport",
+    "explorer.twins": "explorer.views.twins",
+    "explorer.watch": "explorer.collect.watch",
+    "explorer.watchmembers": "explorer.collect.members",
+}
+for _old, _new in _MOVED.items():
+    moved_module(_old, _new)
 
 __all__ = [
     "AsyncClient",

@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import pandas as pd
 
-from explorer import schemas, tables
-from explorer.account import Account, User
-from explorer.auth import Grant
-from explorer.channel import Channel
-from explorer.channelrefs import Channels
-from explorer.confetti import Confetti
-from explorer.durations import Duration
-from explorer.endpoints import Binding, Choice, Result, bucket_of
+from explorer.core.durations import Duration
 from explorer.errors import ConnectionFailed
-from explorer.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
-from explorer.games import Game, GameVersion
-from explorer.handle import (
+from explorer.live.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
+from explorer.rest import schemas, tables
+from explorer.rest.account import Account, User
+from explorer.rest.auth import Grant
+from explorer.rest.channel import Channel
+from explorer.rest.channelrefs import Channels
+from explorer.rest.confetti import Confetti
+from explorer.rest.endpoints import Binding, Choice, Result, bucket_of
+from explorer.rest.games import Game, GameVersion
+from explorer.rest.handle import (
     Async,
     Call,
     Handle,
@@ -39,9 +39,9 @@ from explorer.handle import (
     endpoints_of,
     field_names,
 )
-from explorer.shortcode import Shortcode
-from explorer.shortcode import show as show_shortcode
-from explorer.transport import CLOCK_HEADER, decode, world_time
+from explorer.rest.shortcode import Shortcode
+from explorer.rest.shortcode import show as show_shortcode
+from explorer.rest.transport import CLOCK_HEADER, decode, world_time
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
 
@@ -49,9 +49,9 @@ if TYPE_CHECKING:
     # Chats, watches, live events and trackers load when first asked for (websockets, event
     # logs): the REST client does not need them.
     from explorer.chat import Chat, ChatClient
-    from explorer.live import AsyncLive, Live
-    from explorer.track import AsyncTracker, Target, Tracker
-    from explorer.watch import AsyncWatch, Watch
+    from explorer.collect.track import AsyncTracker, Target, Tracker
+    from explorer.collect.watch import AsyncWatch, Watch
+    from explorer.live.log import AsyncLive, Live
 
 #: Interactive game listings and the row serving each.
 GAME_LISTINGS = Choice(
@@ -151,11 +151,12 @@ class Api(Handle[M]):
         (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
-        with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
-        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
-        go to every chat client (see ``explorer/watch.py``)."""
-        from explorer.watch import AsyncWatch
-        from explorer.watch import start as start_watch
+        with ``id % N == K - 1``. A started :class:`~explorer.collect.watch.Watch` from
+        ``Client``, an :class:`~explorer.collect.watch.AsyncWatch` to ``await`` from
+        ``AsyncClient``; ``chat_options``
+        go to every chat client (see ``explorer/collect/watch.py``)."""
+        from explorer.collect.watch import AsyncWatch
+        from explorer.collect.watch import start as start_watch
 
         aio = AsyncWatch(
             self.channel,
@@ -204,9 +205,9 @@ class Api(Handle[M]):
         ``notification:view:self``). A started
         :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
         ``await`` from ``AsyncClient``."""
-        from explorer.constellation import address as live_address
-        from explorer.live import AsyncLive
-        from explorer.live import start as start_live
+        from explorer.live.constellation import address as live_address
+        from explorer.live.log import AsyncLive
+        from explorer.live.log import start as start_live
 
         aio = AsyncLive(
             self.channel,
@@ -303,12 +304,12 @@ class Api(Handle[M]):
         replace the schedule's time source and the wait (tests). ``time`` is the platform's
         world time (its ``X-Explorer-Clock`` header), so tracking ``explorer serve --speed N``
         dates rows in simulated time; ``clock`` dates them when the platform sends no clock. A
-        :class:`~explorer.track.Tracker` from ``Client``, an
-        :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
+        :class:`~explorer.collect.track.Tracker` from ``Client``, an
+        :class:`~explorer.collect.track.AsyncTracker` (call it inside the running loop) from
         ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
-        from explorer.constellation import address as live_address
-        from explorer.track import start as start_tracker
+        from explorer.collect.track import start as start_tracker
+        from explorer.live.constellation import address as live_address
 
         return start_tracker(
             functools.partial(Api.channels, self),
@@ -465,7 +466,7 @@ class Api(Handle[M]):
         someone signed in to approve it (at ``/go``, or ``approve_code`` from another client),
         and refreshes the token by itself when it nears expiry. Afterwards requests carry
         ``Authorization: Bearer <token>`` and any cookie session is dropped; the
-        :class:`~explorer.auth.Grant` holds the token and its scopes.
+        :class:`~explorer.rest.auth.Grant` holds the token and its scopes.
         """
         if flow == "shortcode":
             return await self._transport.authorize_shortcode(

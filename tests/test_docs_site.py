@@ -99,7 +99,7 @@ def test_links_are_resolved_against_the_repository(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.explorer"):
         got = hooks.on_page_markdown(text, page("platform.md"), None, None)
     assert got == (
-        "[sec](security.md) [t](toolkit.md#x) src (`explorer/storage.py`) "
+        "[sec](security.md) [t](toolkit.md#x) src (`explorer/recording/storage.py`) "
         "[web](https://example.org) [gone](../no-such-file.md)"
     )
     assert [r.getMessage() for r in caplog.records] == [

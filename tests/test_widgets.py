@@ -16,10 +16,10 @@ from matplotlib.dates import num2date
 from nbclient import NotebookClient
 
 import explorer
-from explorer import loop
-from explorer.eventlog import EventLog
-from explorer.rendering import LINK_STYLE
+from explorer.core import loop
+from explorer.events.log import EventLog
 from explorer.views.chat import LiveChat, PollChart
+from explorer.views.rendering import LINK_STYLE
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until

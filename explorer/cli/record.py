@@ -1,9 +1,9 @@
 """``explorer record``: watch the busiest channels' chat and track the directory into a capture
 folder for a while, with a live progress display and a summary at the end.
 
-It runs a :class:`~explorer.watch.Watch` (``api.watch(top=..., to=out)``) and a
-:class:`~explorer.track.Tracker` per target (``api.track(top query or channels, to=out)``),
-each with its own :class:`~explorer.recorder.Recorder` in the one Parquet dataset, until
+It runs a :class:`~explorer.collect.watch.Watch` (``api.watch(top=..., to=out)``) and a
+:class:`~explorer.collect.track.Tracker` per target (``api.track(top query or channels, to=out)``),
+each with its own :class:`~explorer.recording.recorder.Recorder` in the one Parquet dataset, until
 ``--duration`` ends, Ctrl-C or SIGTERM (or a tracker stops because the platform refuses its
 query). Every stop closes them, which writes everything.
 
@@ -37,16 +37,16 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
 import explorer
-from explorer.channelrefs import refs
 from explorer.cli.terminal import inert, say
-from explorer.durations import describe, seconds
+from explorer.collect.track import Tracker
+from explorer.core.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError, NotFound
-from explorer.track import Tracker
+from explorer.rest.channelrefs import refs
 from explorer.wire.numbers import identifier, integer
 
 if TYPE_CHECKING:
-    from explorer.recorder import Recorder
-    from explorer.watch import Watch
+    from explorer.collect.watch import Watch
+    from explorer.recording.recorder import Recorder
 
 #: Exit codes (see the module docstring).
 DONE, FAILED, BAD_ARGUMENTS = 0, 1, 2
