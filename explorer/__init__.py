@@ -11,7 +11,8 @@ Collecting over time: ``client.watch(channels)`` joins many chats into one log (
 :class:`Tracker`), ``client.live(channels)`` follows live events such as audience changes
 as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
-live views.
+live views. :func:`import_chat` reads chat logs of real platforms (chat-downloader,
+TwitchDownloader, justlog/rustlog, yt-dlp) into a capture of the same shape.
 
 Every public name but the errors loads when first named (the REST client with httpx, the
 chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
@@ -29,12 +30,10 @@ from explorer.errors import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
     from explorer.chat import Chat, ChatClient, ChatDetails
-    from explorer.clients import AsyncClient, Client, connect
-    from explorer.collect.track import AsyncTracker, Tracker
-    from explorer.collect.watch import AsyncWatch, Watch
     from explorer.events.log import EventLog
     from explorer.live import AsyncLive, Live
     from explorer.recording.capture import Capture, open_capture
+    from explorer.recording.chatimport import import_chat
     from explorer.recording.recorder import Recorder
     from explorer.recording.replays import Replay, replay
     from explorer.rest.auth import Grant
@@ -59,69 +58,80 @@ _LAZY = {
     "Tracker": "explorer.collect.track",
     "Watch": "explorer.collect.watch",
     "connect": "explorer.clients",
+    "import_chat": "explorer.recording.chatimport",
     "open_capture": "explorer.recording.capture",
     "replay": "explorer.recording.replays",
     "time_series": "explorer.rest.tables",
 }
 
-# The modules' old paths, from before the toolkit's parts became folders, and older moves:
-# each warns on use and names the new path (for one release).
+# The modules' old paths (``explorer.<old>``), from before the toolkit's parts became folders
+# and older moves, and where each is now (``explorer.<new>``): each warns on use and names
+# the new path, for one release.
 _MOVED = {
-    "explorer.replay": "explorer.recording.replays",
-    "explorer.widgets": "explorer.views.chat",
-    "explorer.watchview": "explorer.views.watch",
-    "explorer.trackview": "explorer.views.track",
-    "explorer.account": "explorer.rest.account",
-    "explorer.auth": "explorer.rest.auth",
-    "explorer.capture": "explorer.recording.capture",
-    "explorer.channel": "explorer.rest.channel",
-    "explorer.channelrefs": "explorer.rest.channelrefs",
-    "explorer.chatclient": "explorer.chat.client",
-    "explorer.chatsocket": "explorer.chat.socket",
-    "explorer.chatviews": "explorer.events.frames",
-    "explorer.closing": "explorer.core.closing",
-    "explorer.columns": "explorer.core.columns",
-    "explorer.confetti": "explorer.rest.confetti",
-    "explorer.constellation": "explorer.live.constellation",
-    "explorer.coverage": "explorer.recording.coverage",
-    "explorer.deprecation": "explorer.core.deprecation",
-    "explorer.durations": "explorer.core.durations",
-    "explorer.endpoints": "explorer.rest.endpoints",
-    "explorer.eventchunks": "explorer.events.chunks",
-    "explorer.eventlog": "explorer.events.log",
-    "explorer.eventrows": "explorer.events.rows",
-    "explorer.eventtables": "explorer.events.tables",
-    "explorer.feeds": "explorer.events.feeds",
-    "explorer.follows": "explorer.live.follows",
-    "explorer.games": "explorer.rest.games",
-    "explorer.handle": "explorer.rest.handle",
-    "explorer.heap": "explorer.core.heap",
-    "explorer.jupyterhub": "explorer.core.jupyterhub",
-    "explorer.loop": "explorer.core.loop",
-    "explorer.pacing": "explorer.rest.pacing",
-    "explorer.pageplan": "explorer.rest.pageplan",
-    "explorer.processes": "explorer.core.processes",
-    "explorer.progress": "explorer.rest.progress",
-    "explorer.ranksize": "explorer.core.ranksize",
-    "explorer.recorder": "explorer.recording.recorder",
-    "explorer.recordworker": "explorer.recording.worker",
-    "explorer.rendering": "explorer.views.rendering",
-    "explorer.replays": "explorer.recording.replays",
-    "explorer.schemas": "explorer.rest.schemas",
-    "explorer.session": "explorer.chat.session",
-    "explorer.settings": "explorer.core.settings",
-    "explorer.shortcode": "explorer.rest.shortcode",
-    "explorer.sprites": "explorer.views.sprites",
-    "explorer.storage": "explorer.recording.storage",
-    "explorer.tables": "explorer.rest.tables",
-    "explorer.track": "explorer.collect.track",
-    "explorer.transport": "explorer.rest.transport",
-    "explorer.twins": "explorer.views.twins",
-    "explorer.watch": "explorer.collect.watch",
-    "explorer.watchmembers": "explorer.collect.members",
+    "account": "rest.account",
+    "auth": "rest.auth",
+    "broadcasts": "collect.broadcasts",
+    "capture": "recording.capture",
+    "captureformats": "recording.formats",
+    "capturesprites": "recording.sprites",
+    "channel": "rest.channel",
+    "channelrefs": "rest.channelrefs",
+    "chatclient": "chat.client",
+    "chatformats": "recording.chatformats",
+    "chatimport": "recording.chatimport",
+    "chatsocket": "chat.socket",
+    "chatviews": "events.frames",
+    "closing": "core.closing",
+    "columns": "core.columns",
+    "confetti": "rest.confetti",
+    "constellation": "live.constellation",
+    "coverage": "recording.coverage",
+    "deprecation": "core.deprecation",
+    "durations": "core.durations",
+    "endpoints": "rest.endpoints",
+    "eventchunks": "events.chunks",
+    "eventlog": "events.log",
+    "eventrows": "events.rows",
+    "eventtables": "events.tables",
+    "exclusions": "events.exclusions",
+    "feeds": "events.feeds",
+    "follows": "live.follows",
+    "games": "rest.games",
+    "handle": "rest.handle",
+    "heap": "core.heap",
+    "jupyterhub": "core.jupyterhub",
+    "loop": "core.loop",
+    "pacing": "rest.pacing",
+    "pageplan": "rest.pageplan",
+    "polarsframes": "core.polarsframes",
+    "processes": "core.processes",
+    "progress": "rest.progress",
+    "ranksize": "core.ranksize",
+    "recorder": "recording.recorder",
+    "recordworker": "recording.worker",
+    "rendering": "views.rendering",
+    "replay": "recording.replays",
+    "replays": "recording.replays",
+    "schemas": "rest.schemas",
+    "session": "chat.session",
+    "settings": "core.settings",
+    "shortcode": "rest.shortcode",
+    "sprites": "views.sprites",
+    "storage": "recording.storage",
+    "tables": "rest.tables",
+    "textformats": "events.textformats",
+    "tokenfiles": "rest.tokenfiles",
+    "track": "collect.track",
+    "trackview": "views.track",
+    "transport": "rest.transport",
+    "twins": "views.twins",
+    "watch": "collect.watch",
+    "watchmembers": "collect.members",
+    "watchview": "views.watch",
+    "widgets": "views.chat",
 }
 for _old, _new in _MOVED.items():
-    moved_module(_old, _new)
+    moved_module(f"explorer.{_old}", f"explorer.{_new}")
 
 __all__ = [
     "AsyncClient",
@@ -143,6 +153,7 @@ __all__ = [
     "Tracker",
     "Watch",
     "connect",
+    "import_chat",
     "open_capture",
     "replay",
     "time_series",

@@ -82,3 +82,41 @@ def test_every_folder_is_on_a_floor() -> None:
     """Each folder of the toolkit (but the platform and the command line) has its floor."""
     folders = {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders - {"emulator", "cli"} == {part for part in FLOOR if (ROOT / part).is_dir()}
+
+
+def test_every_old_module_path_warns_and_gives_the_new_names() -> None:
+    """Each module path from before the folders still imports; a name read from it warns with
+    the new path and is the new module's object."""
+    import importlib
+    import warnings
+
+    for old, new in explorer._MOVED.items():
+        stand_in = importlib.import_module(f"explorer.{old}")
+        module = importlib.import_module(f"explorer.{new}")
+        name = next(n for n in vars(module) if not n.startswith("_"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = getattr(stand_in, name)
+        assert value is getattr(module, name), old
+        assert any(f"explorer.{new}" in str(w.message) for w in caught), old
+
+
+def test_no_module_of_the_toolkit_uses_an_old_path() -> None:
+    """Importing every toolkit module raises no deprecation warning: none goes through an old
+    module path."""
+    import subprocess
+    import sys
+
+    modules = sorted(
+        ".".join(path.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__")
+        for path in ROOT.rglob("*.py")
+        if "emulator" not in path.parts and path.name != "__main__.py"
+    )
+    code = "import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in modules)
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -68,7 +68,6 @@ def recorded(platform: Platform) -> Iterator[tuple[explorer.Client, Recording]]:
 
 #: Rows the toolkit has no method for, and why; a user reaches them with ``client.request``.
 NOT_CALLED = {
-    channel_wire.CHANNEL_BROADCAST: "no method yet",
     channel_wire.CHANNEL_FOLLOW_BY_POST: "the same as PUT, which Channel.follow sends",
     channel_wire.CHANNEL_PARTNERSHIP_DENY: "staff only",
     channel_wire.CHANNEL_PARTNERSHIP_ACCEPT: "staff only",
@@ -80,6 +79,10 @@ NOT_CALLED = {
     wire.ACCOUNT_PASSWORD: "no method yet",
     wire.SHORTCODE_GRANT: "what the /go page shows before approving (Api.approve_code approves)",
     channel_wire.CHANNEL_ANONYMOUS_CHAT_DETAILS: "no method yet (chat clients read anonymously)",
+    channel_wire.CHANNEL_DETAILED: "the older spelling of /details, which Channel.details sends",
+    wire.LOGOUT_CURRENT: "the older spelling of DELETE /users/current/session (sign-out)",
+    wire.ACCOUNT_REFRESH: "the same answer as GET /users/current, which Account.info sends",
+    wire.TYPE_CHANNELS: "Api.channels(where={'typeId': id}) lists the same channels",
     **{
         row: "signed by an OAuth client's id and secret, not a user's credential"
         for row in (
