@@ -41,9 +41,10 @@ from explorer.handle import (
 )
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
-from explorer.transport import CLOCK_HEADER, decode, world_time
+from explorer.transport import decode
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
+from explorer.worldclock import CLOCK_HEADER, world_time
 
 if TYPE_CHECKING:
     # Chats, watches, live events and trackers load when first asked for (websockets, event
@@ -169,6 +170,7 @@ class Api(Handle[M]):
             shard=shard,
             max_rows=max_rows,
             base_url=self.base_url,
+            world_clock=self._transport.clock.now,
             **chat_options,
         )
         return start_watch(aio) if self._mode is Sync else aio
@@ -220,6 +222,7 @@ class Api(Handle[M]):
             flush_every=flush_every,
             max_rows=max_rows,
             base_url=self.base_url,
+            world_clock=self._transport.clock.now,
             **socket_options,
         )
         return start_live(aio) if self._mode is Sync else aio
@@ -321,7 +324,7 @@ class Api(Handle[M]):
             max_rows=max_rows,
             shard=shard,
             live=live_address(self.base_url) if live else None,
-            **{"stamp": lambda: self._transport.world_time, **timing},
+            **{"world": self._transport.clock, **timing},
         )
 
     @endpoint(wire.RECORDING)

@@ -98,7 +98,8 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
     ``channel`` makes a channel handle of the client, ``listing`` is its ``channels()``
     listing, ``base_url`` its REST base, ``user_id`` fetches the signed-in user's id (None:
     join anonymously). ``sleep`` waits between re-evaluations of the top rule and ``clock``
-    times the rates (tests inject both). ``chat_options`` go to every
+    times the rates (tests inject both); ``world_clock`` dates the events and outages (the
+    platform's world clock from a client). ``chat_options`` go to every
     :class:`~explorer.chat.ChatClient`.
     """
 
@@ -118,6 +119,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         base_url: str | None = None,
+        world_clock: Callable[[], float] = time.time,
         **chat_options: Any,
     ) -> None:
         if top is not None and top < 1:
@@ -134,7 +136,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         self.shard = shard
         self._user_id = user_id
         self._sleep = sleep
-        self._chat_options = chat_options
+        self._chat_options = {"clock": world_clock, **chat_options}
         #: The platform's REST base, where the view finds emoticon sprite sheets.
         self.base_url = base_url
         self.recorder: Recorder | None = None
