@@ -11,7 +11,7 @@ Collecting over time: ``client.watch(channels)`` joins many chats into one log (
 :class:`Tracker`), ``client.live(channels)`` follows live events such as audience changes
 as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
-live views.
+live views; :func:`compact` merges its small files into day files.
 
 Every public name but the errors loads when first named (the REST client with httpx, the
 chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from explorer.auth import Grant
     from explorer.capture import Capture, open_capture
     from explorer.chat import Chat, ChatClient, ChatDetails
+    from explorer.compaction import compact
     from explorer.eventlog import EventLog
     from explorer.live import AsyncLive, Live
     from explorer.recorder import Recorder
@@ -58,6 +59,7 @@ _LAZY = {
     "Replay": "explorer.replays",
     "Tracker": "explorer.track",
     "Watch": "explorer.watch",
+    "compact": "explorer.compaction",
     "connect": "explorer.rest",
     "open_capture": "explorer.capture",
     "replay": "explorer.replays",
@@ -90,6 +92,7 @@ __all__ = [
     "Replay",
     "Tracker",
     "Watch",
+    "compact",
     "connect",
     "open_capture",
     "replay",

@@ -7,8 +7,9 @@ rows (:meth:`Capture.snapshots`) and SQL over both (:meth:`Capture.sql`, views `
 and ``snapshots``). They are methods, each reading what it is asked for, where an
 ``EventLog`` or a tracker, which hold their tables in memory, have a ``.frame`` property.
 
-Why DuckDB: it reads the files where they are, globbing them at each query (a capture still
-being recorded shows its new files), pushes ``channels=`` and time filters into the scan
+Why DuckDB: it reads the files where they are, listing them at each query (a capture still
+being recorded shows its new files; a compacted partition is its day file and the files
+written since, :mod:`explorer.compaction`), pushes ``channels=`` and time filters into the scan
 (whole date folders are skipped by their name, row groups by their statistics) and sorts out
 of core, so a capture bigger than memory stays queryable, and only what is asked for is
 read. Files being written are dot files ending ``.partial``, which the ``*.parquet`` glob
@@ -45,6 +46,9 @@ import pandas as pd
 import pyarrow as pa
 
 from explorer import chatviews, columns, coverage
+from explorer.compaction import RECORDER_GLOB, sources
+from explorer.compaction import literal_glob as _literal_glob
+from explorer.compaction import sql_text as _text
 from explorer.coverage import Coverage
 from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
@@ -120,14 +124,21 @@ class Capture:
             return self._db.cursor()
 
     def _define(self, kind: str, empty: str) -> None:
-        """(Re)define the view ``kind``: its files, or ``empty`` while it has none."""
+        """(Re)define the view ``kind``: its files, or ``empty`` while it has none. A
+        compacted partition is its day files and the files written since
+        (:func:`explorer.compaction.sources`), any other the glob of its recorders' files."""
         assert self._db is not None
-        if not self._store.glob(f"{kind}/*/*.parquet"):
+        found = sources(self._store, kind)
+        if not found:
             source = empty
         else:
-            glob = _text(f"{_literal_glob(self._store.url(kind))}/**/*.parquet")
+            glob = f"/{RECORDER_GLOB}"
+            paths = ", ".join(
+                _text(_literal_glob(self._store.url(path)) + (glob if folder else ""))
+                for path, folder in found
+            )
             source = (
-                f"SELECT * FROM read_parquet({glob}, hive_partitioning = true, "
+                f"SELECT * FROM read_parquet([{paths}], hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
             )
         self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
@@ -405,17 +416,6 @@ def _where(
         where += [f"{time_column} < ?::TIMESTAMPTZ", f"{PARTITION} <= ?::DATE"]
         params += [last.isoformat(), last.strftime("%Y-%m-%d")]
     return where, params
-
-
-def _text(value: str) -> str:
-    """``value`` as an SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _literal_glob(path: str) -> str:
-    """``path`` as a DuckDB glob matching only itself: a user's path is a path, never a
-    pattern, so each of ``*?[]`` becomes a one-character class (``[*]``)."""
-    return "".join(f"[{c}]" if c in "*?[]" else c for c in path)
 
 
 def _and(where: list[str]) -> str:

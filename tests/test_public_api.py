@@ -27,6 +27,7 @@ PUBLIC = [
     "Replay",
     "Tracker",
     "Watch",
+    "compact",
     "connect",
     "open_capture",
     "replay",
