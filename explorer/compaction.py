@@ -263,7 +263,7 @@ def _merge(
         union = " UNION ALL BY NAME ".join(
             f"SELECT *, {sql_text(source)} AS _source FROM read_parquet("
             f"[{', '.join(sql_text(literal_glob(store.url(f'{folder}/{n}'))) for n in names)}], "
-            "union_by_name = true)"
+            "union_by_name = true, hive_partitioning = false)"
             for source, names in sorted(groups.items())
         )
         (total,) = db.execute(f"SELECT count(*) FROM ({union})").fetchall()

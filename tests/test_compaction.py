@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from explorer.capture import open_capture
 from explorer.cli import main
-from explorer.compaction import COMPACTIONS, DAY_SUFFIX, compact
+from explorer.compaction import COMPACTIONS, DAY_SUFFIX, KINDS, compact
 from explorer.errors import CaptureNotFound
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
@@ -64,6 +66,11 @@ def two_days(channel: int = 7, offset: float = 0.0) -> list[tuple[dict[str, Any]
     return first + [(chat_message(100 + i, channel), T0 + DAY + i + offset) for i in range(8)]
 
 
+def schema(path: Path) -> pa.Schema:
+    """A Parquet file's schema, without its metadata."""
+    return pq.read_schema(path).remove_metadata()
+
+
 def data_files(path: Path, kind: str = "events") -> list[str]:
     return sorted(p.name for p in (path / kind).glob("*/*.parquet"))
 
@@ -83,6 +90,7 @@ def test_each_partition_becomes_one_day_file_read_the_same(tmp_path: Path) -> No
     record(tmp_path, "b", two_days(8, offset=0.5))
     capture = open_capture(tmp_path)
     events, snapshots = capture.events(), capture.snapshots()
+    schemas = {kind: schema(next((tmp_path / kind).glob("*/*.parquet"))) for kind in KINDS}
     stats = compact(tmp_path, grace=0)
     assert (
         stats.partitions == 4 and stats.doubles == 0 and stats.rows == len(events) + len(snapshots)
@@ -90,6 +98,7 @@ def test_each_partition_becomes_one_day_file_read_the_same(tmp_path: Path) -> No
     for kind in ("events", "snapshots"):
         names = data_files(tmp_path, kind)
         assert len(names) == 2 and all(name.endswith(DAY_SUFFIX) for name in names)
+        assert all(schema(day) == schemas[kind] for day in (tmp_path / kind).glob("*/*"))
     after = open_capture(tmp_path)
     pd.testing.assert_frame_equal(after.events(), events)
     pd.testing.assert_frame_equal(after.snapshots(), snapshots)
