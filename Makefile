@@ -62,7 +62,7 @@ bench: $(STAMP)
 ## then build the documentation site into site/ with warnings as errors (open site/index.html)
 docs: $(STAMP)
 	$(BIN)/python -m explorer.emulator.docs docs
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	EXPLORER_DOCS_EXECUTE=true NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .cache site

@@ -331,26 +331,20 @@ LANGUAGE = Schema(
     index="id",
 )
 
-#: A notification; ``payload`` (who did what, where) differs by trigger, so stays an object.
+#: A notification (the historical docs' shape); ``payload`` (``type`` again, and who did what,
+#: where) differs by type, so stays an object.
 NOTIFICATION = Schema(
     {
-        "id": "int",
+        "id": "str",
         "userId": "int",
-        "trigger": "category",
-        "payload": "object",
+        "trigger": "str",
+        "type": "category",
         "sentAt": "time",
-        "shared": "bool",
+        "payload": "object",
     },
     index="id",
     categories={
-        "trigger": (
-            "followed",
-            "subscribed",
-            "resubscribed",
-            "hosted",
-            "achievement",
-            "announcement",
-        )
+        "type": ("follow", "subscribe", "resubscribe", "host", "achievement", "announcement")
     },
 )
 
