@@ -70,6 +70,8 @@ GROUP_ROWS = 131_072
 
 _WRITER_FILE = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)-(?P<seq>[0-9]{6,})\.parquet")
 _PARTITION = re.compile(r"date=\d{4}-\d{2}-\d{2}")
+#: A day file's name: its date, a random token, the suffix (never a path elsewhere).
+_DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}~[0-9a-f]{12}\.day\.parquet")
 #: The source name of a partition's earlier day files among its recorders.
 _DAY_SOURCE = "~day"
 
@@ -356,8 +358,11 @@ def _records(store: Store, kind: str) -> dict[str, Record]:
         partition = path.rsplit("/", 1)[1].removesuffix(".json")
         try:
             raw: dict[str, Any] = orjson.loads(store.read_bytes(path))
+            files = tuple(str(name) for name in raw["files"])
+            if not all(_DAY_FILE.fullmatch(name) for name in files):
+                raise ValueError(f"not day files: {files}")
             out[partition] = Record(
-                tuple(str(name) for name in raw["files"]),
+                files,
                 {str(k): int(v) for k, v in raw["through"].items()},
                 float(raw["committed"]),
             )

@@ -3,6 +3,7 @@ recorders dropped, recorders writing meanwhile, and ``kill -9`` at every step.""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ import pytest
 from explorer.capture import open_capture
 from explorer.cli import main
 from explorer.compaction import COMPACTIONS, DAY_SUFFIX, KINDS, compact
-from explorer.errors import CaptureNotFound
+from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventlog import EventLog
 from explorer.recorder import Recorder
 from explorer.storage import open_store
@@ -249,3 +250,15 @@ def test_a_capture_on_object_storage_compacts_the_same_way(bucket: str) -> None:
     assert len(files) == 2 and all(name.endswith(DAY_SUFFIX) for name in files)
     after = open_capture(url).messages()
     assert sorted(after["message_id"]) == sorted(before["message_id"].drop_duplicates())
+
+
+def test_a_record_naming_a_file_elsewhere_is_refused(tmp_path: Path) -> None:
+    """A compaction record whose day file is a path out of its folder is damaged: reading the
+    capture raises CaptureError rather than reading that path."""
+    record(tmp_path, "a", two_days(7))
+    compact(tmp_path, grace=0)
+    path = next((tmp_path / COMPACTIONS / "events").glob("*.json"))
+    content = json.loads(path.read_text())
+    path.write_text(json.dumps({**content, "files": ["../../secret.parquet"]}))
+    with pytest.raises(CaptureError, match="damaged"):
+        open_capture(tmp_path).count()
