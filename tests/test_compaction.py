@@ -140,7 +140,7 @@ def test_compaction_while_a_recorder_writes_keeps_every_row_once(tmp_path: Path)
     recorder = Recorder(tmp_path, name="live", worker_rows=None)
     recorder.follow(log)
     stop = threading.Event()
-    total = 800
+    total = 500
 
     def write() -> None:
         for i in range(total):
@@ -184,10 +184,10 @@ def rows(path: Path) -> list[tuple[int, str]]:
     return sorted(zip(messages["channel"].tolist(), messages["message_id"].tolist(), strict=True))
 
 
-@pytest.mark.parametrize("stop_after", [1, 2, 3, 13])
+@pytest.mark.parametrize("stop_after", [2, 3, 13])
 def test_kill_9_at_any_step_loses_and_doubles_nothing(tmp_path: Path, stop_after: int) -> None:
-    """A compaction killed with SIGKILL after its Nth step (listed, written, committed, the
-    first removal): readers see every row once right away,
+    """A compaction killed with SIGKILL after its Nth step (a day file written, then
+    committed, then the first partition's removals): readers see every row once right away,
     and a second compaction finishes the job."""
     record(tmp_path, "a", two_days(7))
     record(tmp_path, "b", two_days(8, offset=0.2))
