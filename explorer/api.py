@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import pandas as pd
 
-from explorer import schemas, tables
+from explorer import schemas, tables, tokenfiles
 from explorer.account import Account, User
-from explorer.auth import Grant
+from explorer.auth import CLIENT_ID, Grant
 from explorer.channel import Channel
 from explorer.channelrefs import Channels
 from explorer.confetti import Confetti
@@ -41,6 +42,7 @@ from explorer.handle import (
 )
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
+from explorer.tokenfiles import Keeper
 from explorer.transport import decode
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
@@ -152,7 +154,9 @@ class Api(Handle[M]):
         (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
-        with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
+        with ``id % N == K - 1``; ``exclude_users=`` (ids or names) leaves those users' events
+        out, ``redact_users=`` keeps them without names, ids and texts (``exclusions.py``).
+        A started :class:`~explorer.watch.Watch` from ``Client``, an
         :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
         go to every chat client (see ``explorer/watch.py``)."""
         from explorer.watch import AsyncWatch
@@ -170,6 +174,7 @@ class Api(Handle[M]):
             shard=shard,
             max_rows=max_rows,
             base_url=self.base_url,
+            world=lambda: self._transport.clock.latest,
             world_clock=self._transport.clock.now,
             **chat_options,
         )
@@ -458,6 +463,8 @@ class Api(Handle[M]):
         timeout: float = 300.0,
         poll: float = 2.0,
         show: Callable[[Shortcode], object] = show_shortcode,
+        token_file: str | os.PathLike[str] | None = None,
+        on_refresh: Callable[[Grant], object] | None = None,
     ) -> Grant:
         """Get an OAuth token for ``scopes`` and switch to it.
 
@@ -469,12 +476,30 @@ class Api(Handle[M]):
         and refreshes the token by itself when it nears expiry. Afterwards requests carry
         ``Authorization: Bearer <token>`` and any cookie session is dropped; the
         :class:`~explorer.auth.Grant` holds the token and its scopes.
+
+        ``token_file`` keeps the token in that file (mode 600) and uses a kept one instead of
+        asking again while it is good for ``scopes``; ``on_refresh`` is called with each new
+        grant the token refreshes to, after the file is rewritten (``tokenfiles.py``).
         """
+        scopes = list(scopes)
+        kept = tokenfiles.load(token_file) if token_file is not None else None
+        if kept is not None and kept.serves(self.base_url, scopes, time.time()):
+            keeper = Keeper(token_file, self.base_url, kept.client_id, on_refresh)
+            self._transport.use_grant(
+                kept.grant, kept.client_id, expires_at=kept.expires_at, on_refresh=keeper
+            )
+            return kept.grant
+        keeper = Keeper(token_file, self.base_url, client_id or CLIENT_ID, on_refresh)
         if flow == "shortcode":
-            return await self._transport.authorize_shortcode(
+            grant = await self._transport.authorize_shortcode(
                 scopes, client_id, timeout=timeout, poll=poll, show=show
             )
-        return await self._transport.authorize(scopes, client_id)
+        else:
+            grant = await self._transport.authorize(scopes, client_id)
+        if token_file is not None or on_refresh is not None:
+            self._transport.use_grant(grant, keeper.client_id, on_refresh=keeper)
+            keeper.keep(grant, tokenfiles.expiry(grant))
+        return grant
 
     @action
     async def approve_code(self, code: str, *, deny: bool = False) -> None:
@@ -499,6 +524,14 @@ class Api(Handle[M]):
         if moment is None:
             raise ConnectionFailed(f"{self.base_url} sends no {CLOCK_HEADER} header.")
         return pd.Timestamp(moment, unit="s", tz="UTC").floor("ms")
+
+    def budget(self) -> pd.DataFrame:
+        """Each rate-limit bucket's state, indexed by bucket: ``limit`` and ``remaining``
+        calls, when the window ``resets`` (UTC; missing when none is open), ``in_flight``
+        requests, whether an answer ``reported`` it (the rest come from the bucket table, the
+        global bucket is counted here) and whether it is ``unlimited`` (the platform enforces
+        none). Read from the headers the platform already sent: no request is made."""
+        return tables.frame(self._transport.budget(), schemas.BUDGET)
 
     @action
     async def get_json(self, path: str, **params: Any) -> Any:

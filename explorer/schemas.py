@@ -37,6 +37,21 @@ class Schema:
 TYPE = Schema({field.name: field.kind for field in records.TYPE}, index="id")
 USER = Schema({field.name: field.kind for field in records.USER}, index="id")
 
+#: A rate-limit bucket as the client knows it (``api.budget()``): from the answers' headers,
+#: else the bucket table (see ``pacing.Pacer.budget``).
+BUDGET = Schema(
+    {
+        "bucket": "str",
+        "limit": "int",
+        "remaining": "int",
+        "resets": "seconds",
+        "in_flight": "int",
+        "reported": "bool",
+        "unlimited": "bool",
+    },
+    index="bucket",
+)
+
 #: A user with their channel (``GET /users/search``): the channel as an object.
 USER_WITH_CHANNEL = Schema({**USER.fields, "channel": "object"}, index="id")
 
@@ -159,6 +174,18 @@ RECORDING = Schema(
     },
     index="id",
     categories={"state": ("PROCESSING", "AVAILABLE", "DELETED")},
+)
+
+#: A live channel's current broadcast: ``id`` stays the same while it stays live.
+BROADCAST = Schema(
+    {
+        "id": "str",
+        "channelId": "int",
+        "online": "bool",
+        "isTestStream": "bool",
+        "startedAt": "time",
+    },
+    index="id",
 )
 
 #: An uploaded image (thumbnail, badge, banner, game cover); ``url`` serves its bytes.
@@ -406,6 +433,7 @@ RECORDS: dict[str, Schema] = {
     "Achievement": ACHIEVEMENT,
     "Announcement": ANNOUNCEMENT,
     "Channel": CHANNEL,
+    "Broadcast": BROADCAST,
     "ChannelRelationship": RELATIONSHIP,
     "ChannelUser": CHANNEL_USER,
     "ChatUser": CHAT_USER,

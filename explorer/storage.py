@@ -69,6 +69,10 @@ class Store(ABC):
         visible yet: a file too big to hold as one table (a compacted day)."""
 
     @abstractmethod
+    def stage_bytes(self, relative: str, data: bytes) -> Staged:
+        """Make ``data`` the file ``relative`` (a CSV or JSON Lines file), not visible yet."""
+
+    @abstractmethod
     def publish(self, staged: Staged) -> None:
         """Show a staged file; a second call for the same file does nothing harmful."""
 
@@ -149,6 +153,14 @@ class LocalStore(Store):
         _sync(partial)
         return Staged(relative, partial.stat().st_size, partial=str(partial))
 
+    def stage_bytes(self, relative: str, data: bytes) -> Staged:
+        final = self.root / relative
+        final.parent.mkdir(parents=True, exist_ok=True)
+        partial = final.with_name(f".{final.name}{PARTIAL}")
+        partial.write_bytes(data)
+        _sync(partial)
+        return Staged(relative, len(data), partial=str(partial))
+
     def publish(self, staged: Staged) -> None:
         assert staged.partial is not None
         with contextlib.suppress(FileNotFoundError):  # published before an interruption
@@ -213,7 +225,9 @@ class RemoteStore(Store):
     ) -> Staged:
         buffer = pa.BufferOutputStream()
         _write_batches(buffer, schema, batches)
-        data = bytes(buffer.getvalue().to_pybytes())
+        return self.stage_bytes(relative, bytes(buffer.getvalue().to_pybytes()))
+
+    def stage_bytes(self, relative: str, data: bytes) -> Staged:
         return Staged(relative, len(data), data=data)
 
     def publish(self, staged: Staged) -> None:

@@ -29,6 +29,7 @@ PUBLIC = [
     "Watch",
     "compact",
     "connect",
+    "import_chat",
     "open_capture",
     "replay",
     "time_series",

@@ -10,6 +10,8 @@
   channels to a Parquet capture, for long runs;
 - ``explorer coverage`` (:mod:`explorer.cli.coverage`): which shard wrote what in a capture,
   and the gaps;
+- ``explorer import`` (:mod:`explorer.cli.imports`): a chat log of a real platform into a
+  capture;
 - ``explorer compact`` (:mod:`explorer.cli.compact`): a capture's small files merged into
   day files, doubles dropped.
 """
@@ -20,7 +22,7 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from explorer.cli import compact, coverage, lab, record, serve, tour
+from explorer.cli import compact, coverage, imports, lab, record, serve, tour
 
 __all__ = ["main"]
 
@@ -30,11 +32,13 @@ _COMMANDS = {
     "tour": tour,
     "record": record,
     "coverage": coverage,
+    "import": imports,
     "compact": compact,
 }
 _DESCRIPTION = (
     "Explore a live-streaming platform: serve it, open the recipes in JupyterLab beside it, "
-    "take the tour in a terminal, or record many channels to disk and check what was recorded."
+    "take the tour in a terminal, record many channels to disk and check what was recorded, "
+    "or import real chat logs."
 )
 
 
