@@ -11,8 +11,9 @@ Collecting over time: ``client.watch(channels)`` joins many chats into one log (
 :class:`Tracker`), ``client.live(channels)`` follows live events such as audience changes
 as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
-live views. :func:`import_chat` reads chat logs of real platforms (chat-downloader,
-TwitchDownloader, justlog/rustlog, yt-dlp) into a capture of the same shape.
+live views; :func:`compact` merges its small files into day files. :func:`import_chat` reads
+chat logs of real platforms (chat-downloader, TwitchDownloader, justlog/rustlog, yt-dlp) into
+a capture of the same shape.
 
 Every public name but the errors loads when first named (the REST client with httpx, the
 chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from explorer.live import AsyncLive, Live
     from explorer.recording.capture import Capture, open_capture
     from explorer.recording.chatimport import import_chat
+    from explorer.recording.compaction import compact
     from explorer.recording.recorder import Recorder
     from explorer.recording.replays import Replay, replay
     from explorer.rest.auth import Grant
@@ -57,6 +59,7 @@ _LAZY = {
     "Replay": "explorer.recording.replays",
     "Tracker": "explorer.collect.track",
     "Watch": "explorer.collect.watch",
+    "compact": "explorer.recording.compaction",
     "connect": "explorer.clients",
     "import_chat": "explorer.recording.chatimport",
     "open_capture": "explorer.recording.capture",
@@ -83,6 +86,7 @@ _MOVED = {
     "chatviews": "events.frames",
     "closing": "core.closing",
     "columns": "core.columns",
+    "compaction": "recording.compaction",
     "confetti": "rest.confetti",
     "constellation": "live.constellation",
     "coverage": "recording.coverage",
@@ -129,6 +133,7 @@ _MOVED = {
     "watchmembers": "collect.members",
     "watchview": "views.watch",
     "widgets": "views.chat",
+    "worldclock": "core.worldclock",
 }
 for _old, _new in _MOVED.items():
     moved_module(f"explorer.{_old}", f"explorer.{_new}")
@@ -152,6 +157,7 @@ __all__ = [
     "Replay",
     "Tracker",
     "Watch",
+    "compact",
     "connect",
     "import_chat",
     "open_capture",

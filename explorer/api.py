@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import pandas as pd
 
 from explorer.core.durations import Duration
+from explorer.core.worldclock import CLOCK_HEADER, world_time
 from explorer.errors import ConnectionFailed
 from explorer.live.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
 from explorer.rest import schemas, tables, tokenfiles
@@ -43,7 +44,7 @@ from explorer.rest.handle import (
 from explorer.rest.shortcode import Shortcode
 from explorer.rest.shortcode import show as show_shortcode
 from explorer.rest.tokenfiles import Keeper
-from explorer.rest.transport import CLOCK_HEADER, decode, world_time
+from explorer.rest.transport import decode
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
 
@@ -173,7 +174,8 @@ class Api(Handle[M]):
             shard=shard,
             max_rows=max_rows,
             base_url=self.base_url,
-            world=lambda: self._transport.world_time,
+            world=lambda: self._transport.clock.latest,
+            world_clock=self._transport.clock.now,
             **chat_options,
         )
         return start_watch(aio) if self._mode is Sync else aio
@@ -225,6 +227,7 @@ class Api(Handle[M]):
             flush_every=flush_every,
             max_rows=max_rows,
             base_url=self.base_url,
+            world_clock=self._transport.clock.now,
             **socket_options,
         )
         return start_live(aio) if self._mode is Sync else aio
@@ -326,7 +329,7 @@ class Api(Handle[M]):
             max_rows=max_rows,
             shard=shard,
             live=live_address(self.base_url) if live else None,
-            **{"stamp": lambda: self._transport.world_time, **timing},
+            **{"world": self._transport.clock, **timing},
         )
 
     @endpoint(wire.RECORDING)

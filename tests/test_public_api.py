@@ -27,6 +27,7 @@ PUBLIC = [
     "Replay",
     "Tracker",
     "Watch",
+    "compact",
     "connect",
     "import_chat",
     "open_capture",

@@ -317,6 +317,19 @@ def test_poll_chart_reads_the_latest_poll(poll_log: EventLog) -> None:
     assert chart.children[0].value == chart.svg
 
 
+def test_a_running_poll_s_chart_ends_when_its_duration_says(poll_log: EventLog) -> None:
+    """While a poll runs, the chart reaches the time its latest event said remained (on the
+    events' clock), not ``endsAt``, which is on the platform's wall clock (years away from a
+    world clock's events)."""
+    log = EventLog()
+    packet = poll_event("PollStart", "Tea or coffee?", {"tea": 1, "coffee": 0})
+    packet["data"] |= {"duration": 120_000, "endsAt": 1_800_000_000_000}
+    log.append(packet, 1_595_376_000)
+    axes = PollChart(log).figure().axes[0]
+    start, end = axes.get_xlim()
+    assert round((end - start) * 86_400) == 120
+
+
 def test_poll_chart_shows_the_poll_asked_for(poll_log: EventLog) -> None:
     """Given a question, PollChart shows that poll even when a later one exists."""
     poll_log.append(poll_event("PollStart", "Cats or dogs?", {"cats": 1, "dogs": 0}))

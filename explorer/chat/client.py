@@ -135,7 +135,8 @@ class ChatClient(Subscribers, AsyncClosing):
     node answering; the socket pings every ``ping_interval`` seconds (None: never) and drops a
     node that answers none within ``ping_timeout``. ``seed`` makes endpoint choice and backoff
     jitter repeatable (tests). ``base_url`` is the platform's REST base, where the live views
-    find the emoticon sprite sheets.
+    find the emoticon sprite sheets. ``clock`` (epoch seconds) dates events and outages: the
+    platform's world clock for a chat made from a client (:mod:`explorer.core.worldclock`).
 
     Use ``await client.start()`` (or ``await client``, or ``async with client``) to join and
     :meth:`aclose` to leave.
@@ -162,8 +163,10 @@ class ChatClient(Subscribers, AsyncClosing):
         max_pending: int = 10_000,
         seed: int | None = None,
         base_url: str | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         Subscribers.__init__(self, max_pending)
+        self._clock = clock
         self._fetch_details = details
         self.base_url = base_url
         self._fetch_user_id = user_id
@@ -323,7 +326,7 @@ class ChatClient(Subscribers, AsyncClosing):
         ws, self._ws = self._ws, None
         if ws is not None:
             await ws.close()
-        closed = self._session.closed(time.time())
+        closed = self._session.closed(self._clock())
         self._end(None, ClientClosed("This chat client is closed."), closed)
 
     async def _fetch(self) -> None:
@@ -449,14 +452,14 @@ class ChatClient(Subscribers, AsyncClosing):
             )
         except (ChatError, ChatTimeout):
             if rejoin:
-                self._deliver_all(session.resync_failed(time.time()))
+                self._deliver_all(session.resync_failed(self._clock()))
             messages = None
         if messages is not None:
             history = messages if isinstance(messages, list) else []
             if rejoin:
-                self._deliver_all(session.resync(history, time.time()))
+                self._deliver_all(session.resync(history, self._clock()))
             else:
-                session.baseline(history, time.time(), self.backlog)
+                session.baseline(history, self._clock(), self.backlog)
         self._ready.set()
 
     async def _auth(self, ws: ChatSocket) -> Any:
@@ -490,7 +493,7 @@ class ChatClient(Subscribers, AsyncClosing):
             f"The connection to {self.endpoint} was lost before the reply came; the method "
             "may or may not have run."
         )
-        self._fail_waiting(self._session.lost(time.time()), lost)
+        self._fail_waiting(self._session.lost(self._clock()), lost)
 
     async def _supervise(self, ws: ChatSocket) -> None:
         """Wait for the connection to drop, then re-establish one (see the module docstring)."""
@@ -522,7 +525,7 @@ class ChatClient(Subscribers, AsyncClosing):
         ws, self._ws = self._ws, None
         if ws is not None:
             ws.abort()
-        self._end(error, error, self._session.closed(time.time()))
+        self._end(error, error, self._session.closed(self._clock()))
 
     def _end(self, error: BaseException | None, waiting: BaseException, pending: list[int]) -> None:
         self._fail_waiting(pending, waiting)
@@ -544,7 +547,7 @@ class ChatClient(Subscribers, AsyncClosing):
         malformed = session.malformed
         wanted = self._feeds or self._callbacks
         try:
-            answers = session.receive(messages, time.time(), self._deliver if wanted else None)
+            answers = session.receive(messages, self._clock(), self._deliver if wanted else None)
         except Exception:
             log.exception("explorer chat: failed to handle %d messages", len(messages))
             return

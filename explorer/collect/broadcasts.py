@@ -13,11 +13,12 @@ and after a look found it offline) and ``session_offset``, how long after the se
 it came (a timedelta). Nothing is invented in between: a session that ended between two looks
 runs, for its events, until the look that found the channel offline.
 
-Clocks: ``received_at`` is this machine's clock, ``startedAt`` the platform's world clock. A
-look translates the start with the world time of its answer (the ``X-Explorer-Clock`` header):
-a broadcast that had run ten minutes of world time at the look started ten minutes of this
-machine's time before it. Under ``explorer serve --speed N`` the offsets of later events count
-this machine's seconds from the look on.
+Clocks: a watch dates its events (``received_at``) on the platform's world clock
+(:mod:`explorer.core.worldclock`), the clock of ``startedAt`` too, and gives :class:`Sessions` that
+clock as ``wall``. A look counts the broadcast's age at its answer (the answer's world time,
+the ``X-Explorer-Clock`` header, less ``startedAt``) back from the look on the events' clock,
+so a mark's time is the start itself, and offsets are world time at any ``--speed``; a
+platform that sends no clock is dated by this machine's clock throughout.
 
 A recording keeps the marks in its recorder's manifest (``sessions``), so a capture stamps
 its events the same way (``Capture.events(sessions=True)``).
@@ -51,8 +52,8 @@ _BATCH = 100
 async def look(
     handle: Channel[Any], world: Callable[[], float | None], wall: Callable[[], float]
 ) -> tuple[str, float] | None:
-    """The live broadcast of ``handle``'s channel: its id and its start on this machine's
-    clock (``world`` gives the answer's world time; see the module docstring), or None when
+    """The live broadcast of ``handle``'s channel: its id and its start on the events' clock
+    ``wall`` (``world`` gives the answer's world time; see the module docstring), or None when
     the channel is offline."""
     try:
         found = await Channel.broadcast(handle)

@@ -45,6 +45,7 @@ from explorer.core.closing import AsyncClosing
 from explorer.core.deprecation import CalledFrame, Renamed
 from explorer.core.durations import Duration, seconds
 from explorer.core.loop import Blocking
+from explorer.core.worldclock import PlatformClock
 from explorer.errors import ExplorerError, RateLimited, ServerError
 from explorer.live.constellation import LiveSocket
 from explorer.live.follows import FIELDS
@@ -163,8 +164,10 @@ class AsyncTracker(AsyncClosing):
 
     Made by ``AsyncClient.track`` inside a running event loop; the task runs on that loop
     until :meth:`aclose` (or ``async with``). ``clock`` (epoch seconds) times the schedule and
-    ``sleep`` waits between snapshots (tests pass manual ones); ``stamp`` gives the platform's
-    world time of the latest answer, which dates the rows (``clock`` does when it gives None).
+    ``sleep`` waits between snapshots (tests pass manual ones); ``world`` is the client's
+    :class:`~explorer.core.worldclock.PlatformClock`: a snapshot is dated by the world time of its
+    latest answer and a live update by the world time it arrived (``clock`` dates both while
+    the platform sends no clock), so they join a watch's chat by time.
     """
 
     def __init__(
@@ -180,7 +183,7 @@ class AsyncTracker(AsyncClosing):
         shard: tuple[int, int] | None = None,
         clock: Clock = time.time,
         sleep: Sleep = asyncio.sleep,
-        stamp: Callable[[], float | None] = lambda: None,
+        world: PlatformClock | None = None,
         live: str | None = None,
     ) -> None:
         #: The live-events address followed after the first snapshot (None: polling).
@@ -202,7 +205,7 @@ class AsyncTracker(AsyncClosing):
         else:
             self._targets = _channels(target)
         self._listing, self._shard, self._clock, self._sleep = listing, shard, clock, sleep
-        self._stamp = stamp
+        self._world = world if world is not None else PlatformClock()
         #: Snapshots taken, those started late (the previous one overran ``every``), and those
         #: that failed (counted and retried at the next tick; the last error in :attr:`error`).
         self.taken = self.late = self.failures = self.updates = 0
@@ -314,7 +317,7 @@ class AsyncTracker(AsyncClosing):
     async def _take(self) -> None:
         """One snapshot: list, project, date, keep (and queue for the recorder)."""
         listed = await self._fetch()
-        world = self._stamp()
+        world = self._world.latest
         taken = self._clock() if world is None else world
         part = self._long(listed, taken)
         if self._shard is not None:
@@ -335,7 +338,7 @@ class AsyncTracker(AsyncClosing):
             int(row["channel"]): {"token": row["token"], **{f: row[f] for f in self.fields}}
             for row in latest.to_dict("records")
         }
-        self.socket = await LiveSocket(url, self._update).start()
+        self.socket = await LiveSocket(url, self._update, clock=self._now).start()
         await self.socket.subscribe(f"channel:{c}:update" for c in self._state)
         self.following = True
         await self._notify()
@@ -354,7 +357,12 @@ class AsyncTracker(AsyncClosing):
         changed = {f: payload[f] for f in self.fields if f in payload}
         if changed:
             state.update(changed)
-            self._pending.append({"time": self._clock(), "channel": int(ident), **state})
+            self._pending.append({"time": received_at, "channel": int(ident), **state})
+
+    def _now(self) -> float:
+        """The platform's world time now (``clock``'s while it sends none)."""
+        world = self._world.world()
+        return self._clock() if world is None else world
 
     async def _flush(self) -> None:
         """The updates gathered since the last flush as one part of the long frame."""

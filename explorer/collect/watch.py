@@ -105,10 +105,11 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
 
     ``channel`` makes a channel handle of the client, ``listing`` is its ``channels()``
     listing, ``base_url`` its REST base, ``user_id`` fetches the signed-in user's id (None:
-    join anonymously), ``world`` the world time of the client's latest answer (what dates the
-    broadcasts' starts, ``collect/broadcasts.py``). ``exclude_users`` (ids or names) are never
-    logged, ``redact_users`` are logged without their names, ids and texts
-    (``events/exclusions.py``). ``sleep`` waits between re-evaluations of the top rule and ``clock``
+    join anonymously), ``world`` the world time of the client's latest answer and
+    ``world_clock`` the world time now (what dates the events, their outages and the
+    broadcasts' starts: ``explorer.core.worldclock``, ``broadcasts.py``). ``exclude_users`` (ids
+    or names) are never logged, ``redact_users`` are logged without their names, ids and texts
+    (``exclusions.py``). ``sleep`` waits between re-evaluations of the top rule and ``clock``
     times the rates (tests inject both). ``chat_options`` go to every
     :class:`~explorer.chat.ChatClient`.
     """
@@ -130,6 +131,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         clock: Callable[[], float] = time.monotonic,
         base_url: str | None = None,
         world: Callable[[], float | None] = lambda: None,
+        world_clock: Callable[[], float] = time.time,
         exclude_users: UsersLike = None,
         redact_users: UsersLike = None,
         **chat_options: Any,
@@ -142,14 +144,14 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             raise TypeError("A watch's chats share its log: log= and tidy= are not options.")
         self._channel = channel
         self._listing = listing
-        self._sessions = broadcasts.Sessions(world)
+        self._sessions = broadcasts.Sessions(world, wall=world_clock)
         self._initial = channels
         self.top = top
         self.refresh = seconds(refresh)
         self.shard = shard
         self._user_id = user_id
         self._sleep = sleep
-        self._chat_options = chat_options
+        self._chat_options = {"clock": world_clock, **chat_options}
         #: The platform's REST base, where the view finds emoticon sprite sheets.
         self.base_url = base_url
         self.recorder: Recorder | None = None

@@ -32,7 +32,7 @@ OFFSET = np.dtype("timedelta64[ms]")
 @dataclass(frozen=True, slots=True)
 class Mark:
     """What one look at ``channel`` found: live in broadcast ``session`` since ``since``
-    (epoch seconds, this machine's clock), or offline (``session`` None) at ``since``."""
+    (epoch seconds, the events' clock), or offline (``session`` None) at ``since``."""
 
     channel: int
     session: str | None

@@ -64,6 +64,7 @@ class AsyncLive(Described, AsyncClosing, LogViews):
 
     ``channel`` makes a channel handle of the client (to resolve tokens), ``url`` is the
     live-events address, ``base_url`` the REST base (for the widget). ``clock`` times the rate;
+    ``world_clock`` dates the events (the platform's world clock from a client);
     ``socket_options`` go to the :class:`~explorer.live.constellation.LiveSocket`.
     """
 
@@ -82,6 +83,7 @@ class AsyncLive(Described, AsyncClosing, LogViews):
         max_rows: int | None = None,
         base_url: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        world_clock: Callable[[], float] = time.time,
         **socket_options: Any,
     ) -> None:
         self._channel = channel
@@ -97,7 +99,7 @@ class AsyncLive(Described, AsyncClosing, LogViews):
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every live event, one row each.
         self.log = EventLog(max_rows=max_rows)
-        self.socket = LiveSocket(url, self._add, **socket_options)
+        self.socket = LiveSocket(url, self._add, clock=world_clock, **socket_options)
         self._counts: dict[str, int] = {}
         self._clock = clock
         self._samples: deque[tuple[float, int]] = deque()

@@ -7,9 +7,10 @@ rows (:meth:`Capture.snapshots`) and SQL over both (:meth:`Capture.sql`, views `
 and ``snapshots``). They are methods, each reading what it is asked for, where an
 ``EventLog`` or a tracker, which hold their tables in memory, have a ``.frame`` property.
 
-Why DuckDB: it reads the files where they are, globbing them at each query (a capture still
-being recorded shows its new files), pushes ``channels=`` and time filters into the scan
-(whole date folders are skipped by their name, row groups by their statistics) and sorts out
+Why DuckDB: it reads the files where they are, listing them at each query (a capture still
+being recorded shows its new files; a compacted partition is its day file and the files
+written since, :mod:`explorer.recording.compaction`), pushes ``channels=`` and time filters into the
+scan (whole date folders are skipped by their name, row groups by their statistics) and sorts out
 of core, so a capture bigger than memory stays queryable, and only what is asked for is
 read. Files being written are dot files ending ``.partial``, which the ``*.parquet`` glob
 never matches, so each row is read once however many recorders wrote into the directory.
@@ -61,6 +62,9 @@ from explorer.events.rows import COLUMNS
 from explorer.events.tables import EVENT_SCHEMA
 from explorer.events.textformats import fields_of, write_csv, write_jsonl
 from explorer.recording import coverage
+from explorer.recording.compaction import RECORDER_GLOB, sources
+from explorer.recording.compaction import literal_glob as _literal_glob
+from explorer.recording.compaction import sql_text as _text
 from explorer.recording.coverage import Coverage
 from explorer.recording.recorder import EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.recording.storage import open_store
@@ -152,14 +156,22 @@ class Capture:
             return self._db.cursor()
 
     def _define(self, kind: str, empty: str) -> None:
-        """(Re)define the view ``kind``: its files, or ``empty`` while it has none."""
+        """(Re)define the view ``kind``: its files, or ``empty`` while it has none. A
+        compacted partition is its day files and the files written since
+        (:func:`explorer.recording.compaction.sources`), any other the glob of its recorders'
+        files."""
         assert self._db is not None
-        if not self._store.glob(f"{kind}/*/*.parquet"):
+        found = sources(self._store, kind)
+        if not found:
             source = empty
         else:
-            glob = _text(f"{_literal_glob(self._store.url(kind))}/**/*.parquet")
+            glob = f"/{RECORDER_GLOB}"
+            paths = ", ".join(
+                _text(_literal_glob(self._store.url(path)) + (glob if folder else ""))
+                for path, folder in found
+            )
             source = (
-                f"SELECT * FROM read_parquet({glob}, hive_partitioning = true, "
+                f"SELECT * FROM read_parquet([{paths}], hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
             )
         if kind == EVENTS and self._screen:
@@ -502,17 +514,6 @@ def _where(
         where += [f"{time_column} < ?::TIMESTAMPTZ", f"{PARTITION} <= ?::DATE"]
         params += [last.isoformat(), last.strftime("%Y-%m-%d")]
     return where, params
-
-
-def _text(value: str) -> str:
-    """``value`` as an SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _literal_glob(path: str) -> str:
-    """``path`` as a DuckDB glob matching only itself: a user's path is a path, never a
-    pattern, so each of ``*?[]`` becomes a one-character class (``[*]``)."""
-    return "".join(f"[{c}]" if c in "*?[]" else c for c in path)
 
 
 def _and(where: list[str]) -> str:

@@ -28,9 +28,9 @@ recorder's state (next unwritten row, file number, queued snapshots, totals) cha
 assignment, made after the files are staged and before they are published, and any publish
 still pending is done first by the next flush or :meth:`~Recorder.close`: an exception at any
 point (Ctrl-C, SIGTERM's ``SystemExit``, a full disk, a failed upload) leaves every row either
-committed and written once, or still pending. Small files are not compacted: no rewrite can
-be made crash-safe for a reader that globs the directory (it would see the old files and
-their replacement at once).
+committed and written once, or still pending. Files are published in the order of their
+numbers, which is what lets :mod:`explorer.recording.compaction` merge them into day files while the
+recorder writes.
 
 A clean stop writes everything: :meth:`~Recorder.close`, an ``atexit`` hook (the end of a
 script, kernel shutdown, Ctrl-C in a script; it also runs before thread pools shut down, which

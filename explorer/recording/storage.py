@@ -26,6 +26,7 @@ import contextlib
 import os
 import pathlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,13 @@ class Store(ABC):
         visible yet."""
 
     @abstractmethod
+    def stage_batches(
+        self, relative: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch]
+    ) -> Staged:
+        """Write ``batches`` as the Parquet file ``relative``, a row group each (zstd), not
+        visible yet: a file too big to hold as one table (a compacted day)."""
+
+    @abstractmethod
     def stage_bytes(self, relative: str, data: bytes) -> Staged:
         """Make ``data`` the file ``relative`` (a CSV or JSON Lines file), not visible yet."""
 
@@ -76,6 +84,10 @@ class Store(ABC):
     def glob(self, pattern: str) -> list[str]:
         """The published files matching ``pattern`` (inside the capture), sorted, as seen
         now (no cached listing)."""
+
+    @abstractmethod
+    def remove(self, relative: str) -> None:
+        """Delete file ``relative``; one already gone is not an error."""
 
     @abstractmethod
     def read_bytes(self, relative: str) -> bytes:
@@ -103,6 +115,13 @@ class Store(ABC):
         """Let DuckDB connection ``db`` read this store's URLs."""
 
 
+def _write_batches(sink: Any, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> None:
+    """Write ``batches`` to ``sink`` as a Parquet file, one row group each."""
+    with pq.ParquetWriter(sink, schema, compression="zstd") as writer:
+        for batch in batches:
+            writer.write_batch(batch, row_group_size=max(batch.num_rows, 1))
+
+
 def _parquet_bytes(table: pa.Table) -> bytes:
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer, compression="zstd", row_group_size=max(table.num_rows, 1))
@@ -122,6 +141,15 @@ class LocalStore(Store):
         final.parent.mkdir(parents=True, exist_ok=True)
         partial = final.with_name(f".{final.name}{PARTIAL}")
         pq.write_table(table, partial, compression="zstd", row_group_size=max(table.num_rows, 1))
+        _sync(partial)
+        return Staged(relative, partial.stat().st_size, partial=str(partial))
+
+    def stage_batches(
+        self, relative: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch]
+    ) -> Staged:
+        final = self.root / relative
+        partial = final.with_name(f".{final.name}{PARTIAL}")
+        _write_batches(str(partial), schema, batches)
         _sync(partial)
         return Staged(relative, partial.stat().st_size, partial=str(partial))
 
@@ -150,6 +178,9 @@ class LocalStore(Store):
 
     def glob(self, pattern: str) -> list[str]:
         return sorted(str(p.relative_to(self.root)) for p in self.root.glob(pattern))
+
+    def remove(self, relative: str) -> None:
+        (self.root / relative).unlink(missing_ok=True)
 
     def read_bytes(self, relative: str) -> bytes:
         return (self.root / relative).read_bytes()
@@ -189,6 +220,13 @@ class RemoteStore(Store):
         data = _parquet_bytes(table)
         return Staged(relative, len(data), data=data)
 
+    def stage_batches(
+        self, relative: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch]
+    ) -> Staged:
+        buffer = pa.BufferOutputStream()
+        _write_batches(buffer, schema, batches)
+        return self.stage_bytes(relative, bytes(buffer.getvalue().to_pybytes()))
+
     def stage_bytes(self, relative: str, data: bytes) -> Staged:
         return Staged(relative, len(data), data=data)
 
@@ -203,6 +241,10 @@ class RemoteStore(Store):
         self.fs.invalidate_cache()
         prefix = len(self.root) + 1
         return sorted(str(path)[prefix:] for path in self.fs.glob(self._path(pattern)))
+
+    def remove(self, relative: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.rm_file(self._path(relative))
 
     def read_bytes(self, relative: str) -> bytes:
         return bytes(self.fs.cat_file(self._path(relative)))

@@ -475,7 +475,7 @@ class Channel(Handle[M]):
             lambda: Channel.chat_details(self),
             user_id=lambda: Account.id(self._handle(Account)),
             base_url=self.base_url,
-            **options,
+            **{"clock": self._transport.clock.now, **options},
         )
         return join(client) if self._mode is Sync else client
 

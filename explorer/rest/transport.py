@@ -20,13 +20,14 @@ import secrets
 import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 import orjson
 
+from explorer.core.worldclock import CLOCK_HEADER as CLOCK_HEADER
+from explorer.core.worldclock import PlatformClock
 from explorer.errors import (
     ClientClosed,
     ConnectionFailed,
@@ -58,8 +59,6 @@ Record = dict[str, Any]
 TOTAL_HEADER = "X-Total-Count"
 #: The calling application (reference fact 9): the toolkit's client id and this client's tag.
 CLIENT_HEADER = "Client-ID"
-#: The platform's world time on every response (the emulator's ``clock.CLOCK_HEADER``).
-CLOCK_HEADER = "X-Explorer-Clock"
 #: Tries per GET: the first plus retries after a 429 or a dropped connection.
 MAX_ATTEMPTS = 5
 _REDIRECTS = (301, 302, 303, 307)
@@ -119,9 +118,9 @@ class Transport:
         self.username: str | None = credentials[0] if credentials else None
         #: How requests are signed: "anonymous", "session", "token" or "jwt".
         self.scheme = "token" if token else "session" if credentials else "anonymous"
-        #: The platform's world time (epoch seconds) in the latest response's clock header;
-        #: None until a response carried one.
-        self.world_time: float | None = None
+        #: The platform's world clock, learnt from every response's headers: what the chats,
+        #: watches, live events and trackers of this client date their rows with.
+        self.clock = PlatformClock()
 
     @property
     def closed(self) -> bool:
@@ -194,7 +193,7 @@ class Transport:
                 self._pacer.release(bucket)
                 raise
             self._pacer.settle(bucket, response.status_code, response.headers, attempt)
-            self.world_time = world_time(response.headers) or self.world_time
+            self.clock.observe(response.headers)
             if response.status_code == 429 and attempt < attempts:
                 continue
             if response.is_error:
@@ -413,18 +412,6 @@ def unreachable(base_url: str, exc: httpx.RequestError) -> str:
         f"Cannot reach the platform at {base_url} ({said}: {why}): start it with "
         "`explorer serve` (or `explorer lab`), or set EXPLORER_BASE_URL to where it runs."
     )
-
-
-def world_time(headers: httpx.Headers) -> float | None:
-    """The world time a response's ``X-Explorer-Clock`` header gives (epoch seconds), or
-    None when it has none (or one that is not a timestamp)."""
-    raw = headers.get(CLOCK_HEADER)
-    if raw is None:
-        return None
-    try:
-        return datetime.fromisoformat(raw).timestamp()
-    except ValueError:
-        return None
 
 
 def decode(response: httpx.Response) -> Any:

@@ -453,8 +453,10 @@ class ChartView(TimedView):
 class PollChart(ChartView):
     """A poll's responses over time, drawn with matplotlib: one line per answer, votes against
     the time each PollStart/PollEnd event arrived (:func:`~explorer.events.frames.poll_progress`),
-    over the poll's span (until it ends, or ``endsAt`` while it runs), with integer vote
-    ticks from 0. Shown as SVG; before any poll, a line saying so.
+    over the poll's span (until it ends, or while it runs until the time its latest event
+    said remained: its ``duration``, since ``endsAt`` is on the platform's wall clock and
+    events on its world clock, :mod:`explorer.core.worldclock`), with integer vote ticks from 0.
+    Shown as SVG; before any poll, a line saying so.
 
     Shows the poll asked as ``question``, else the latest poll in the log, reading the last
     ``last`` poll events with :meth:`~explorer.events.log.EventLog.tail`. Given ``loop`` it
@@ -509,8 +511,12 @@ class PollChart(ChartView):
             )
             self.ended = last is not None and last["event"] == "PollEnd"
             self.points = len(events)
-        ends_at = last["poll_ends_at"] if last is not None else None
-        self._ends_at = None if ends_at is None or pd.isna(ends_at) else ends_at
+        left = last["poll_duration_ms"] if last is not None else None
+        self._ends_at = (
+            None
+            if last is None or left is None or pd.isna(left)
+            else last["received_at"] + pd.Timedelta(milliseconds=int(left))
+        )
         self._poll = poll_progress(events)
         return True
 

@@ -6,7 +6,8 @@ row of these columns (``explorer.events.rows``), types them as pandas columns by
 (``explorer.recording.recorder``), so a new column is one row here plus its value in
 ``explorer.events.rows.flatten``. Missing values are NaN in text columns, ``<NA>`` in the others::
 
-    received_at       when the toolkit received the event (epoch seconds)
+    received_at       when the toolkit received the event (epoch seconds), on the
+                      platform's world clock (``explorer.core.worldclock``)
     event             event name (categories: EVENTS first, then any other name seen)
     channel           ``data.channel`` or ``data.originatingChannel``
     message_id        ChatMessage id, DeleteMessage id
