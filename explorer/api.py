@@ -18,18 +18,19 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import pandas as pd
 
-from explorer import schemas, tables, tokenfiles
-from explorer.account import Account, User
-from explorer.auth import CLIENT_ID, Grant
-from explorer.channel import Channel
-from explorer.channelrefs import Channels
-from explorer.confetti import Confetti
-from explorer.durations import Duration
-from explorer.endpoints import Binding, Choice, Result, bucket_of
+from explorer.core.durations import Duration
+from explorer.core.worldclock import CLOCK_HEADER, world_time
 from explorer.errors import ConnectionFailed
-from explorer.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
-from explorer.games import Game, GameVersion
-from explorer.handle import (
+from explorer.live.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
+from explorer.rest import schemas, tables, tokenfiles
+from explorer.rest.account import Account, User
+from explorer.rest.auth import CLIENT_ID, Grant
+from explorer.rest.channel import Channel
+from explorer.rest.channelrefs import Channels
+from explorer.rest.confetti import Confetti
+from explorer.rest.endpoints import Binding, Choice, Result, bucket_of
+from explorer.rest.games import Game, GameVersion
+from explorer.rest.handle import (
     Async,
     Call,
     Handle,
@@ -40,10 +41,10 @@ from explorer.handle import (
     endpoints_of,
     field_names,
 )
-from explorer.shortcode import Shortcode
-from explorer.shortcode import show as show_shortcode
-from explorer.tokenfiles import Keeper
-from explorer.transport import CLOCK_HEADER, decode, world_time
+from explorer.rest.shortcode import Shortcode
+from explorer.rest.shortcode import show as show_shortcode
+from explorer.rest.tokenfiles import Keeper
+from explorer.rest.transport import decode
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
 
@@ -51,9 +52,9 @@ if TYPE_CHECKING:
     # Chats, watches, live events and trackers load when first asked for (websockets, event
     # logs): the REST client does not need them.
     from explorer.chat import Chat, ChatClient
-    from explorer.live import AsyncLive, Live
-    from explorer.track import AsyncTracker, Target, Tracker
-    from explorer.watch import AsyncWatch, Watch
+    from explorer.collect.track import AsyncTracker, Target, Tracker
+    from explorer.collect.watch import AsyncWatch, Watch
+    from explorer.live.log import AsyncLive, Live
 
 #: Interactive game listings and the row serving each.
 GAME_LISTINGS = Choice(
@@ -154,12 +155,12 @@ class Api(Handle[M]):
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
         with ``id % N == K - 1``; ``exclude_users=`` (ids or names) leaves those users' events
-        out, ``redact_users=`` keeps them without names, ids and texts (``exclusions.py``).
-        A started :class:`~explorer.watch.Watch` from ``Client``, an
-        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
-        go to every chat client (see ``explorer/watch.py``)."""
-        from explorer.watch import AsyncWatch
-        from explorer.watch import start as start_watch
+        out, ``redact_users=`` keeps them without names, ids and texts (``events/exclusions.py``).
+        A started :class:`~explorer.collect.watch.Watch` from ``Client``, an
+        :class:`~explorer.collect.watch.AsyncWatch` to ``await`` from ``AsyncClient``;
+        ``chat_options`` go to every chat client (see ``explorer/collect/watch.py``)."""
+        from explorer.collect.watch import AsyncWatch
+        from explorer.collect.watch import start as start_watch
 
         aio = AsyncWatch(
             self.channel,
@@ -173,7 +174,8 @@ class Api(Handle[M]):
             shard=shard,
             max_rows=max_rows,
             base_url=self.base_url,
-            world=lambda: self._transport.world_time,
+            world=lambda: self._transport.clock.latest,
+            world_clock=self._transport.clock.now,
             **chat_options,
         )
         return start_watch(aio) if self._mode is Sync else aio
@@ -209,9 +211,9 @@ class Api(Handle[M]):
         ``notification:view:self``). A started
         :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
         ``await`` from ``AsyncClient``."""
-        from explorer.constellation import address as live_address
-        from explorer.live import AsyncLive
-        from explorer.live import start as start_live
+        from explorer.live.constellation import address as live_address
+        from explorer.live.log import AsyncLive
+        from explorer.live.log import start as start_live
 
         aio = AsyncLive(
             self.channel,
@@ -225,6 +227,7 @@ class Api(Handle[M]):
             flush_every=flush_every,
             max_rows=max_rows,
             base_url=self.base_url,
+            world_clock=self._transport.clock.now,
             **socket_options,
         )
         return start_live(aio) if self._mode is Sync else aio
@@ -308,12 +311,12 @@ class Api(Handle[M]):
         replace the schedule's time source and the wait (tests). ``time`` is the platform's
         world time (its ``X-Explorer-Clock`` header), so tracking ``explorer serve --speed N``
         dates rows in simulated time; ``clock`` dates them when the platform sends no clock. A
-        :class:`~explorer.track.Tracker` from ``Client``, an
-        :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
+        :class:`~explorer.collect.track.Tracker` from ``Client``, an
+        :class:`~explorer.collect.track.AsyncTracker` (call it inside the running loop) from
         ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
-        from explorer.constellation import address as live_address
-        from explorer.track import start as start_tracker
+        from explorer.collect.track import start as start_tracker
+        from explorer.live.constellation import address as live_address
 
         return start_tracker(
             functools.partial(Api.channels, self),
@@ -326,7 +329,7 @@ class Api(Handle[M]):
             max_rows=max_rows,
             shard=shard,
             live=live_address(self.base_url) if live else None,
-            **{"stamp": lambda: self._transport.world_time, **timing},
+            **{"world": self._transport.clock, **timing},
         )
 
     @endpoint(wire.RECORDING)
@@ -472,11 +475,11 @@ class Api(Handle[M]):
         someone signed in to approve it (at ``/go``, or ``approve_code`` from another client),
         and refreshes the token by itself when it nears expiry. Afterwards requests carry
         ``Authorization: Bearer <token>`` and any cookie session is dropped; the
-        :class:`~explorer.auth.Grant` holds the token and its scopes.
+        :class:`~explorer.rest.auth.Grant` holds the token and its scopes.
 
         ``token_file`` keeps the token in that file (mode 600) and uses a kept one instead of
         asking again while it is good for ``scopes``; ``on_refresh`` is called with each new
-        grant the token refreshes to, after the file is rewritten (``tokenfiles.py``).
+        grant the token refreshes to, after the file is rewritten (``rest/tokenfiles.py``).
         """
         scopes = list(scopes)
         kept = tokenfiles.load(token_file) if token_file is not None else None

@@ -122,7 +122,7 @@ def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
 
 
 #: What the platform may import from the toolkit: the shared contract and the supervisor.
-PLATFORM_MAY_IMPORT = ("explorer.wire", "explorer.processes")
+PLATFORM_MAY_IMPORT = ("explorer.wire", "explorer.core.processes")
 
 
 def _outside(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:

@@ -14,17 +14,17 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import schemas
-from explorer.account import Account, User
 from explorer.api import ENDPOINTS, Api
-from explorer.channel import Channel
-from explorer.confetti import Confetti
 from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
-from explorer.endpoints import SIGN_IN
 from explorer.errors import NotFound
-from explorer.games import Game, GameVersion
-from explorer.handle import Call, Handle, M, Op, endpoint
+from explorer.rest import schemas
+from explorer.rest.account import Account, User
+from explorer.rest.channel import Channel
+from explorer.rest.confetti import Confetti
+from explorer.rest.endpoints import SIGN_IN
+from explorer.rest.games import Game, GameVersion
+from explorer.rest.handle import Call, Handle, M, Op, endpoint
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint

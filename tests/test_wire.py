@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 import explorer
-from explorer.eventrows import COLUMNS, flatten
+from explorer.events.rows import COLUMNS, flatten
 from explorer.wire import events as wire_events
 
 PLATFORM = Path(explorer.__file__).parent / "emulator"

@@ -3,7 +3,7 @@ nullability, whether lists filter and sort by them, and the values of an enumera
 
 The platform renders and validates by them (``explorer.emulator.shapes``: its columns, its
 OpenAPI properties, what ``where``/``order`` of ``GET /channels`` accept) and the toolkit
-types its frames by them (``explorer.schemas``), so a new field is one row here. Pure data.
+types its frames by them (``explorer.rest.schemas``), so a new field is one row here. Pure data.
 """
 
 from __future__ import annotations
