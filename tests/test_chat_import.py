@@ -83,13 +83,22 @@ def test_irc_lines_keep_ids_roles_emotes_and_moderation(tmp_path: Path) -> None:
 
 def test_what_a_format_lacks_stays_missing(tmp_path: Path) -> None:
     """chat-downloader's old items name no channel, ids or roles; YouTube's ids are text: the
-    columns are empty, not invented; channel= fills the channel the file does not name."""
+    columns are empty, not invented; channel= fills the channel the file does not name; the
+    renderers with no platform event (a welcome, a gift, a sticker) are counted as skipped."""
     old = imported("chat-downloader", tmp_path).messages()
     assert old["channel"].isna().all() and old["user_id"].isna().all()
     assert old["user_roles"].isna().all() and old["message_id"].isna().all()
-    youtube = imported("yt-dlp", tmp_path, channel=5).messages()
+    capture = imported("yt-dlp", tmp_path, channel=5)
+    youtube = capture.messages()
     assert youtube["user_id"].isna().all() and (youtube["channel"] == 5).all()
-    assert youtube["user_roles"].tolist() == ["", "moderator", ""]
+    assert youtube["user_roles"].tolist() == ["moderator,member"]
+    assert youtube["text"].tolist() == ["今日初めてほんものみた、おもがんばれよ"]
+    assert youtube["received_at"].tolist() == [pd.Timestamp(1733373660563, unit="ms", tz="UTC")]
+    assert manifest(capture)["skipped"] == {
+        "liveChatViewerEngagementMessageRenderer": 1,
+        "liveChatSponsorshipsGiftPurchaseAnnouncementRenderer": 1,
+        "liveChatPaidStickerRenderer": 1,
+    }
 
 
 def test_malformed_records_are_counted_warned_and_left_out(tmp_path: Path) -> None:
@@ -108,15 +117,21 @@ def test_malformed_records_are_counted_warned_and_left_out(tmp_path: Path) -> No
 
 
 def test_gzipped_files_and_a_missing_time_are_read_as_they_are(tmp_path: Path) -> None:
-    """A gzipped TwitchDownloader file is read unzipped; its comment without created_at is
-    counted as malformed; is_action is /me."""
+    """A gzipped TwitchDownloader file is read unzipped; a comment without created_at is
+    counted as malformed; the text is the fragments' (the file's bodies are redacted), and
+    user_badges null stays missing where a list of badges gives roles."""
+    chat = orjson.loads((FIXTURES / FILES["twitchdownloader"]).read_bytes())
+    first = chat["comments"][0]
+    chat["comments"].append({key: first[key] for key in first if key != "created_at"})
     packed = tmp_path / "chat.json.gz"
-    packed.write_bytes(gzip.compress((FIXTURES / FILES["twitchdownloader"]).read_bytes()))
+    packed.write_bytes(gzip.compress(orjson.dumps(chat)))
     with pytest.warns(ChatImportWarning, match="1 malformed"):
         capture = import_chat(packed, to=tmp_path / "out")
     messages = capture.messages()
-    assert messages["me"].tolist() == [False, True]
-    assert (messages["channel"] == 123465789).all()
+    assert messages["text"].tolist() == ["HES GONNA DIE", "GAS LIGHTING"]
+    assert messages["user_roles"].isna().tolist() == [True, False]
+    assert messages["received_at"].iloc[0] == pd.Timestamp("2022-11-11T01:02:33.752Z")
+    assert not messages["me"].any() and (messages["channel"] == 0).all()
 
 
 def test_bad_input_says_what_is_wrong(tmp_path: Path) -> None:
