@@ -31,8 +31,13 @@ NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 #: Each recipe runs in under a minute on its own (recipe 5, which records for one while a
 #: simulated day passes at 1,000 times the speed, 86 s, and recipe 6, which runs two fast
-#: worlds for 33 and 40 s, in two and a half); all six share one machine here.
-RECIPE_BUDGET = {"05-collecting-over-time": 150.0, "06-phenomena": 150.0}
+#: worlds for 33 and 40 s, in two and a half; recipe 7, which starts no platform, in about
+#: 10 s); all seven share one machine here.
+RECIPE_BUDGET = {
+    "05-collecting-over-time": 150.0,
+    "06-phenomena": 150.0,
+    "07-real-chat": 30.0,
+}
 DEFAULT_BUDGET = 60.0
 #: How to clear one recipe's outputs, counts and widget state (`make clear-notebooks`: all).
 CLEAR = (
@@ -71,8 +76,8 @@ def runs() -> Iterator[dict[str, Run]]:
             yield asyncio.run(execute_all(copy, env))
 
 
-def test_there_are_six_recipes() -> None:
-    """notebooks/ holds the six recipes, in reading order."""
+def test_there_are_seven_recipes() -> None:
+    """notebooks/ holds the seven recipes, in reading order."""
     assert [path.stem for path in NOTEBOOKS] == [
         "01-ranking-channels",
         "02-poll-responses",
@@ -80,16 +85,18 @@ def test_there_are_six_recipes() -> None:
         "04-tour",
         "05-collecting-over-time",
         "06-phenomena",
+        "07-real-chat",
     ]
 
 
 def test_recipes_links_open_here_and_in_the_users_copy(tmp_path: Path) -> None:
-    """Every relative link of the recipes (the realism page's) names a file beside them, in
-    notebooks/ and in the copy `explorer lab` makes, whose JupyterLab opens nothing above it."""
+    """Every relative link of the recipes (the realism page's, recipe 7's data sources) names a
+    file beside them, in notebooks/ and in the copy `explorer lab` makes, whose JupyterLab
+    opens nothing above it."""
     copy = tmp_path / "copy"
     recipes.copy_missing(recipes.SOURCE, copy)
     links = {target.partition("#")[0] for path in NOTEBOOKS for target in relative_links(path)}
-    assert "realism.md" in links
+    assert {"realism.md", "data/README.md"} <= links
     for folder in (NOTEBOOK_DIR, copy):
         missing = [link for link in links if not (folder / link).is_file()]
         above = [link for link in links if not (folder / link).resolve().is_relative_to(folder)]
@@ -137,8 +144,17 @@ def test_tour_shows_the_audience_moving(runs: dict[str, Run]) -> None:
 
 
 @pytest.mark.timeout(CELL_TIMEOUT * 2)
+def test_real_chat_recipe_round_trips_and_compacts(runs: dict[str, Run]) -> None:
+    """Recipe 7 reads its JSON Lines export back to the capture's rows, and its compaction
+    keeps one of the two redacted TwitchDownloader comments that share the id "0"."""
+    said = "".join(runs["07-real-chat.ipynb"].texts)
+    assert "JSON Lines round trip loses nothing: True" in said
+    assert "331 events after compaction (332 before)" in said
+
+
+@pytest.mark.timeout(CELL_TIMEOUT * 2)
 def test_recipes_run_within_their_budget(runs: dict[str, Run]) -> None:
-    """Each recipe finished within its budget, even with all six running at once."""
+    """Each recipe finished within its budget, even with all seven running at once."""
     slow = {
         name: round(run.seconds, 1)
         for name, run in runs.items()

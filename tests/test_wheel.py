@@ -28,6 +28,12 @@ from tests.recipe_runs import CELL_TIMEOUT
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+#: What the recipes read (recipe 7's chat logs and the page citing them), under notebooks/.
+DATA = sorted(
+    p.relative_to(ROOT / "notebooks").as_posix()
+    for p in (ROOT / "notebooks" / "data").rglob("*")
+    if p.is_file()
+)
 RUNNER = Path(__file__).resolve().parent / "recipe_runs.py"
 
 
@@ -83,16 +89,17 @@ def test_wheel_and_sdist_pass_twine_check(dist: Path) -> None:
 
 
 def test_wheel_and_sdist_carry_the_recipes(dist: Path) -> None:
-    """The sdist holds every recipe under notebooks/, the wheel built from it each under
-    explorer/recipes/ (where `explorer lab` finds them) with the realism page they link to,
-    and the typing marker."""
+    """The sdist holds every recipe and its data under notebooks/, the wheel built from it each
+    under explorer/recipes/ (where `explorer lab` finds them) with the realism page they link
+    to, and the typing marker."""
+    assert "data/README.md" in DATA
     with zipfile.ZipFile(the(dist, "*.whl")) as wheel:
         names = set(wheel.namelist())
-    assert {f"explorer/recipes/{name}" for name in [*RECIPES, "realism.md"]} <= names
+    assert {f"explorer/recipes/{name}" for name in [*RECIPES, *DATA, "realism.md"]} <= names
     assert "explorer/py.typed" in names
     with tarfile.open(the(dist, "*.tar.gz")) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
-    assert {f"notebooks/{name}" for name in RECIPES} <= members
+    assert {f"notebooks/{name}" for name in [*RECIPES, *DATA]} <= members
 
 
 def test_wheel_declares_its_license_and_classifiers(dist: Path) -> None:
@@ -140,8 +147,8 @@ def test_explorer_lab_and_every_recipe_run_from_the_wheel(
     venv: tuple[Path, dict[str, str]],
 ) -> None:
     """In the fresh environment, from an empty folder: explorer is imported from the venv,
-    `explorer lab` copies all the recipes to the user's data folder and starts JupyterLab
-    beside the platform, and every recipe runs there top to bottom without an error."""
+    `explorer lab` copies all the recipes and their data to the user's data folder and starts
+    JupyterLab beside the platform, and every recipe runs there top to bottom without an error."""
     base, env = venv
     empty = base / "empty"
     empty.mkdir()
@@ -152,8 +159,12 @@ def test_explorer_lab_and_every_recipe_run_from_the_wheel(
     # JupyterLab's --version makes the lab it starts print its version and exit at once.
     said = run([explorer, "lab", "--", "--version"], timeout=300, env=env, cwd=empty)
     copy = base / "data" / "explorer" / "notebooks"
-    assert f"your copy of the recipes is {copy} ({len(RECIPES) + 1} new" in said  # realism.md
+    new = len(RECIPES) + len(DATA) + 1  # and realism.md
+    assert f"your copy of the recipes is {copy} ({new} new" in said
     assert sorted(p.name for p in copy.glob("*.ipynb")) == RECIPES
+    assert all(
+        (copy / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes() for name in DATA
+    )
     assert (copy / "realism.md").read_text() == (ROOT / "docs" / "realism.md").read_text()
     assert list(empty.iterdir()) == []
     # The recipes, all at once, against one platform the wheel serves (as explorer lab does).
