@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import schemas
 from explorer.account import Account, User
 from explorer.api import ENDPOINTS, Api
 from explorer.channel import Channel
@@ -271,8 +270,3 @@ def test_the_toolkit_reference_lists_every_method() -> None:
         for name in vars(cls):
             if not name.startswith("_"):
                 assert f"`{name}(" in text or f"`{name}`" in text, f"{cls.__name__}.{name}"
-
-
-def test_record_schemas_name_records_of_the_wire() -> None:
-    """Each toolkit schema keyed by a record name types a record some wire row answers."""
-    assert set(schemas.RECORDS) <= {row.record for row in wire.TABLE}

@@ -28,6 +28,7 @@ from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
+from explorer.wire.models import TRIGGERS
 from explorer.wire.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
@@ -43,14 +44,6 @@ CREATE TABLE IF NOT EXISTS email_unsubscribes (
 );
 """
 
-TRIGGERS: tuple[str, ...] = (
-    "followed",
-    "subscribed",
-    "resubscribed",
-    "hosted",
-    "achievement",
-    "announcement",
-)
 SHAREABLE: frozenset[str] = frozenset({"subscribed", "resubscribed"})
 #: E-mail categories a user may opt out of: one per trigger, plus ``all``.
 EMAIL_CATEGORIES: tuple[str, ...] = ("all", *TRIGGERS)
@@ -213,21 +206,6 @@ async def email_unsubscribe(ctx: Context) -> dict[str, Any]:
 _WRITE = ("notification:update:self",)
 
 SCHEMAS: dict[str, Any] = {
-    "Notification": {
-        "type": "object",
-        "required": ["id", "userId", "trigger", "payload", "sentAt", "shared"],
-        "properties": {
-            "id": {"type": "integer"},
-            "userId": {"type": "integer"},
-            "trigger": {"type": "string", "enum": list(TRIGGERS)},
-            "payload": {"type": "object"},
-            "sentAt": {"type": "string", "format": "date-time"},
-            "shared": {
-                "type": "boolean",
-                "description": "A subscription notification shared to chat (shareSub).",
-            },
-        },
-    },
     "EmailUnsubscribeRequest": {
         "type": "object",
         "required": ["category"],
