@@ -491,7 +491,7 @@ class Api(Handle[M]):
         """The platform's world time now (UTC), from the ``X-Explorer-Clock`` header every
         response carries: the clock its timestamps, recordings and analytics use, which runs
         ``explorer serve --speed`` times faster than real time."""
-        response = await self._transport.send("GET", "/types", "channel-read")
+        response = await self._transport.send(wire.TYPES.method, wire.TYPES.path, wire.TYPES.bucket)
         moment = world_time(response.headers)
         if moment is None:
             raise ConnectionFailed(f"{self.base_url} sends no {CLOCK_HEADER} header.")

@@ -37,6 +37,7 @@ from explorer.follows import CHANNEL_EVENTS, USER_EVENTS
 from explorer.loop import Blocking
 from explorer.twins import Described, Mirror, recording_line
 from explorer.watch import FeedTwin
+from explorer.wire import topics as wire_topics
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -53,8 +54,8 @@ def names(
     topics: Iterable[str] = (),
 ) -> list[str]:
     """The event names to subscribe to, in order, each once."""
-    found = [f"channel:{c}:{e}" for c in channels for e in events]
-    found += [f"user:{u}:{e}" for u in users for e in user_events]
+    found = [wire_topics.name("channel", c, e) for c in channels for e in events]
+    found += [wire_topics.name("user", u, e) for u in users for e in user_events]
     return list(dict.fromkeys([*found, *topics]))
 
 
@@ -110,8 +111,7 @@ class AsyncLive(Described, AsyncClosing, LogViews):
         name = data.get("channel")
         if not isinstance(name, str):
             return
-        kind, _, rest = name.partition(":")
-        event = f"{kind}:{rest.partition(':')[2]}" if ":" in rest else name
+        event = wire_topics.without_id(name)
         self._counts[name] = self._counts.get(name, 0) + 1
         self.log.append({"type": "event", "event": event, "data": data}, received_at)
 

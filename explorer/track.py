@@ -49,6 +49,7 @@ from explorer.errors import ExplorerError, RateLimited, ServerError
 from explorer.follows import FIELDS
 from explorer.loop import Blocking
 from explorer.twins import BlockingTwin, Mirror
+from explorer.wire import topics as wire_topics
 from explorer.wire.numbers import identifier
 
 if TYPE_CHECKING:
@@ -335,7 +336,7 @@ class AsyncTracker(AsyncClosing):
             for row in latest.to_dict("records")
         }
         self.socket = await LiveSocket(url, self._update).start()
-        await self.socket.subscribe(f"channel:{c}:update" for c in self._state)
+        await self.socket.subscribe(wire_topics.name("channel", c, "update") for c in self._state)
         self.following = True
         await self._notify()
         while True:
