@@ -92,9 +92,9 @@ def _channels(text: str) -> list[str]:
     return names
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer record`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "record",
         help="record the top channels' chat and directory snapshots to a Parquet capture",
         description=(
