@@ -9,13 +9,13 @@ of a new account. Both are lazy: nothing is requested until a method is called.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 import pandas as pd
 
 from explorer import schemas, tables
 from explorer.endpoints import Result
-from explorer.handle import Call, Handle, M, action, endpoint, names
+from explorer.handle import Call, Handle, ListingOptions, M, action, endpoint, names
 from explorer.wire import routes as wire
 
 
@@ -65,9 +65,9 @@ class Account(Handle[M]):
         return int((await Account.info(self)).index[0])
 
     @endpoint(wire.ACCOUNT_INVOICES, result=Result.TABLE)
-    def invoices(self) -> Call[pd.DataFrame]:
+    def invoices(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The caller's invoices, newest first, indexed by id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.ACCOUNT_INVOICE)
     def invoice(self, invoice_id: int) -> Call[pd.DataFrame]:
@@ -80,11 +80,9 @@ class Account(Handle[M]):
         return Call()
 
     @endpoint(wire.ACCOUNT_NOTIFICATIONS, result=Result.PAGED)
-    def notifications(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def notifications(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The caller's notifications, newest first, indexed by id; ``payload`` is an object."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     @endpoint(wire.ACCOUNT_NOTIFICATION)
     def notification(self, notification_id: int) -> Call[pd.DataFrame]:
@@ -108,9 +106,9 @@ class Account(Handle[M]):
         return Call(json={"category": category})
 
     @endpoint(wire.ACCOUNT_OAUTH_CLIENTS, result=Result.TABLE)
-    def oauth_clients(self) -> Call[pd.DataFrame]:
+    def oauth_clients(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The OAuth clients the caller registered, indexed by client id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.ACCOUNT_ADD_OAUTH_CLIENT)
     def add_oauth_client(

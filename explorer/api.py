@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 import pandas as pd
 
@@ -32,6 +32,7 @@ from explorer.handle import (
     Async,
     Call,
     Handle,
+    ListingOptions,
     M,
     Sync,
     action,
@@ -234,11 +235,9 @@ class Api(Handle[M]):
         fields: str | Iterable[str] | None = None,
         where: Mapping[str, Any] | str | None = None,
         limit: int | None = None,
-        pages: int | None = None,
-        max_rows: int | None = None,
         q: str | None = None,
         scope: str | None = None,
-        progress: bool | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """Channels as a DataFrame indexed by channel id, following pages until done.
 
@@ -263,11 +262,9 @@ class Api(Handle[M]):
         }
         return Call(
             params=params,
-            size=limit or min(MAX_LIMIT, max_rows or MAX_LIMIT),
-            pages=pages,
-            max_rows=max_rows,
-            progress=progress,
+            size=limit or min(MAX_LIMIT, options.get("max_rows") or MAX_LIMIT),
             fields=projected,
+            **options,
         )
 
     @overload
@@ -331,17 +328,17 @@ class Api(Handle[M]):
         return Call()
 
     @endpoint(wire.SEARCH_USERS, result=Result.PAGED)
-    def search_users(
-        self, query: str, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def search_users(self, query: str, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Users whose name starts with ``query`` (any case), by name, indexed by id, each
         with its ``channel`` (an object)."""
-        return Call(params={"query": query}, max_rows=max_rows, progress=progress)
+        return Call(params={"query": query}, **options)
 
     @endpoint(wire.TYPES, result=Result.TABLE)
-    def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
+    def types(
+        self, *, online: bool | None = None, **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
-        return Call(params={"online": int(online) if online is not None else None})
+        return Call(params={"online": int(online) if online is not None else None}, **options)
 
     @endpoint(wire.TYPE)
     def type(self, type_id: int) -> Call[pd.DataFrame]:
@@ -354,13 +351,12 @@ class Api(Handle[M]):
         listing: str = "published",
         *,
         q: str | None = None,
-        max_rows: int | None = None,
-        progress: bool | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """Interactive games indexed by id: the ``published`` catalogue, or (signed in) the
         caller's ``owned``, ``shared`` (edited for others), ``editor`` (both) or, for staff,
         ``reviewing``; ``q`` searches names."""
-        return Call(params={"q": q}, max_rows=max_rows, progress=progress)
+        return Call(params={"q": q}, **options)
 
     @endpoint(wire.CREATE_GAME)
     def create_game(self, name: str, **fields: Any) -> Call[pd.DataFrame]:
@@ -369,9 +365,9 @@ class Api(Handle[M]):
         return Call(json={"name": name, **fields})
 
     @endpoint(wire.INTERACTIVE_HOSTS, result=Result.TABLE)
-    def interactive_hosts(self) -> Call[pd.DataFrame]:
+    def interactive_hosts(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The interactive hosts viewers join."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.CREATE_CONFETTI)
     def create_confetti(
@@ -389,9 +385,9 @@ class Api(Handle[M]):
         return Call(json=body if channel_id is None else {**body, "channelId": channel_id})
 
     @endpoint(wire.ACHIEVEMENTS, result=Result.TABLE)
-    def achievements(self) -> Call[pd.DataFrame]:
+    def achievements(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.ANNOUNCE)
     def announce(self, message: str, *, level: str = "info") -> Call[pd.DataFrame]:
@@ -400,14 +396,18 @@ class Api(Handle[M]):
         return Call(json={"message": message, "level": level})
 
     @endpoint(wire.FRONTEND_VERSIONS, result=Result.TABLE)
-    def frontend_versions(self, *, app: str | None = None) -> Call[pd.DataFrame]:
+    def frontend_versions(
+        self, *, app: str | None = None, **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Released builds of each client app (or of ``app``), newest first, with ``current``."""
-        return Call(params={"app": app})
+        return Call(params={"app": app}, **options)
 
     @endpoint(wire.INGESTS, result=Result.TABLE)
-    def ingests(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
+    def ingests(
+        self, *, protocol: str | None = None, **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Ingest servers with their load, indexed by name; ``protocol`` keeps those taking it."""
-        return Call(params={"protocol": protocol})
+        return Call(params={"protocol": protocol}, **options)
 
     @endpoint(wire.BEST_INGEST)
     def best_ingest(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
@@ -415,10 +415,12 @@ class Api(Handle[M]):
         return Call(params={"protocol": protocol})
 
     @endpoint(LANGUAGE_LISTINGS, result=Result.TABLE)
-    def languages(self, listing: str = "used") -> Call[pd.DataFrame]:
+    def languages(
+        self, listing: str = "used", **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Languages with channel counts, indexed by id: those channels ``used`` (most channels
         first), those ``active`` now (most live viewers first) or all ``available``."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.IMAGE, result=Result.BYTES)
     def image(self, resource_id: int) -> Call[bytes]:

@@ -20,10 +20,10 @@ from explorer.channel import Channel
 from explorer.confetti import Confetti
 from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
-from explorer.endpoints import SIGN_IN
+from explorer.endpoints import SIGN_IN, Result
 from explorer.errors import NotFound
 from explorer.games import Game, GameVersion
-from explorer.handle import Call, Handle, M, Op, endpoint
+from explorer.handle import LISTINGS, Call, Handle, ListingOptions, M, Op, endpoint
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
@@ -270,3 +270,27 @@ def test_the_toolkit_reference_lists_every_method() -> None:
         for name in vars(cls):
             if not name.startswith("_"):
                 assert f"`{name}(" in text or f"`{name}`" in text, f"{cls.__name__}.{name}"
+
+
+def test_every_listing_method_takes_the_listing_options(platform: Platform) -> None:
+    """A one-request listing (api.types) takes the paging and progress options of a paged one
+    (api.channels), and ``max_rows`` stops it."""
+    with explorer.Client(platform.base_url, progress=True) as client:
+        types = client.types(progress=False, max_rows=2, pages=1)
+        channels = client.channels(progress=False, max_rows=2, pages=1)
+    assert len(types) == 2 and len(channels) == 2
+    for cls in HANDLES:
+        for name, op in vars(cls).items():
+            if isinstance(op, Op) and op.binding and op.binding.result in LISTINGS:
+                taken = set(op.__signature__.parameters)
+                assert set(ListingOptions.__annotations__) <= taken, f"{cls.__name__}.{name}"
+
+
+def test_a_listing_method_without_the_listing_options_is_refused() -> None:
+    """Declaring a listing whose method does not take ``**options: Unpack[ListingOptions]``
+    fails where it is declared."""
+    with pytest.raises(TypeError, match="ListingOptions"):
+
+        @endpoint(wire.TYPES, result=Result.TABLE)
+        def types(self: Api[M]) -> Call[pd.DataFrame]:
+            return Call()
