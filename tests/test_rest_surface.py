@@ -294,3 +294,8 @@ def test_a_listing_method_without_the_listing_options_is_refused() -> None:
         @endpoint(wire.TYPES, result=Result.TABLE)
         def types(self: Api[M]) -> Call[pd.DataFrame]:
             return Call()
+
+
+def test_both_clients_share_one_constructor() -> None:
+    """Client and AsyncClient are built by one constructor (its arguments declared once)."""
+    assert explorer.Client.__init__ is explorer.AsyncClient.__init__
