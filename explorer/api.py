@@ -11,7 +11,6 @@ the table of every endpoint row the toolkit calls, gathered from these classes.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
@@ -23,10 +22,8 @@ from explorer.auth import Grant
 from explorer.channel import Channel
 from explorer.channelrefs import Channels
 from explorer.confetti import Confetti
-from explorer.durations import Duration
 from explorer.endpoints import Binding, Choice, Result, bucket_of
 from explorer.errors import ConnectionFailed
-from explorer.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
 from explorer.games import Game, GameVersion
 from explorer.handle import (
     Async,
@@ -136,25 +133,17 @@ class Api(Handle[M]):
     def watch(self: Api[Sync], channels: Channels = None, **options: Any) -> Watch: ...
 
     def watch(
-        self,
-        channels: Channels = None,
-        *,
-        top: int | None = None,
-        refresh: Duration = "1m",
-        anonymous: bool = True,
-        to: str | os.PathLike[str] | None = None,
-        flush_every: Duration = 5.0,
-        shard: tuple[int, int] | None = None,
-        max_rows: int | None = None,
-        **chat_options: Any,
+        self, channels: Channels = None, *, anonymous: bool = True, **options: Any
     ) -> AsyncWatch | Watch:
         """Many channels' live chats in one event log with a ``channel`` column: ``channels``
         (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
-        with ``id % N == K - 1``. A started :class:`~explorer.watch.Watch` from ``Client``, an
-        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``; ``chat_options``
-        go to every chat client (see ``explorer/watch.py``)."""
+        with ``id % N == K - 1``; ``anonymous=False`` joins the chats as the signed-in user.
+        ``options`` are those of :class:`~explorer.watch.AsyncWatch` (``top``, ``refresh``,
+        ``to``, ``flush_every``, ``shard``, ``max_rows``; any other goes to every chat client),
+        declared there once. A started :class:`~explorer.watch.Watch` from ``Client``, an
+        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``."""
         from explorer.watch import AsyncWatch
         from explorer.watch import start as start_watch
 
@@ -162,15 +151,9 @@ class Api(Handle[M]):
             self.channel,
             functools.partial(Api.channels, self),
             channels,
-            top=top,
-            refresh=refresh,
             user_id=None if anonymous else functools.partial(Account.id, self.me),
-            to=to,
-            flush_every=flush_every,
-            shard=shard,
-            max_rows=max_rows,
             base_url=self.base_url,
-            **chat_options,
+            **options,
         )
         return start_watch(aio) if self._mode is Sync else aio
 
@@ -184,16 +167,9 @@ class Api(Handle[M]):
         self,
         channels: Channels = None,
         *,
-        users: Iterable[int] = (),
-        events: Sequence[str] = CHANNEL_EVENTS,
-        user_events: Sequence[str] = USER_EVENTS,
-        topics: Iterable[str] = (),
-        to: str | os.PathLike[str] | None = None,
-        flush_every: Duration = 5.0,
-        max_rows: int | None = None,
         url: str | None = None,
         token: str | None = None,
-        **socket_options: Any,
+        **options: Any,
     ) -> AsyncLive | Live:
         """Live events (Constellation) in one event log: of ``channels`` (ids, tokens or a
         channels frame) the ``events`` (``"update"``: changed fields such as
@@ -202,9 +178,11 @@ class Api(Handle[M]):
         updates field by field; ``to`` records a capture. ``url`` is the live-events address
         (default: the platform's web root); ``token`` (an OAuth access token) signs the socket
         in, for the user's private events (``user_events=["notify"]``, with the scope
-        ``notification:view:self``). A started
-        :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
-        ``await`` from ``AsyncClient``."""
+        ``notification:view:self``). ``options`` are those of
+        :class:`~explorer.live.AsyncLive` (``users``, ``events``, ``user_events``, ``topics``,
+        ``to``, ``flush_every``, ``max_rows``; any other goes to the socket), declared there
+        once. A started :class:`~explorer.live.Live` from ``Client``, an
+        :class:`~explorer.live.AsyncLive` to ``await`` from ``AsyncClient``."""
         from explorer.constellation import address as live_address
         from explorer.live import AsyncLive
         from explorer.live import start as start_live
@@ -213,15 +191,8 @@ class Api(Handle[M]):
             self.channel,
             url or live_address(self.base_url, token),
             channels,
-            users=users,
-            events=events,
-            user_events=user_events,
-            topics=topics,
-            to=to,
-            flush_every=flush_every,
-            max_rows=max_rows,
             base_url=self.base_url,
-            **socket_options,
+            **options,
         )
         return start_live(aio) if self._mode is Sync else aio
 
@@ -274,34 +245,24 @@ class Api(Handle[M]):
     def track(self: Api[Sync], channels_or_query: Target, **options: Any) -> Tracker: ...
 
     def track(
-        self,
-        channels_or_query: Target,
-        *,
-        every: Duration = "30s",
-        fields: str | Iterable[str] = FIELDS,
-        to: str | os.PathLike[str] | None = None,
-        flush_every: Duration = 5.0,
-        max_rows: int | None = None,
-        shard: tuple[int, int] | None = None,
-        live: bool = False,
-        **timing: Any,
+        self, channels_or_query: Target, *, live: bool = False, **options: Any
     ) -> AsyncTracker | Tracker:
         """Snapshots of channel fields every ``every`` into a long frame (``tracker.frame``:
         ``time``, ``channel``, ``token``, ``fields``), paced within the rate limits.
 
         ``channels_or_query``: ids, tokens, a channels DataFrame (its index), or a dict of
         :meth:`channels` arguments (``{"where": {"online": True}, "order":
-        "viewersCurrent:desc", "max_rows": 50}``). ``to`` records to a Parquet capture,
-        written every ``flush_every``; ``max_rows`` bounds the rows kept in memory (when
-        recording, 100,000 by default);
-        ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``live=True`` takes one
-        snapshot, then follows each channel's ``channel:{id}:update`` live events instead of
-        polling (a row per change of a tracked field, as it happens); ``clock=``/``sleep=``
-        replace the schedule's time source and the wait (tests). ``time`` is the platform's
-        world time (its ``X-Explorer-Clock`` header), so tracking ``explorer serve --speed N``
-        dates rows in simulated time; ``clock`` dates them when the platform sends no clock. A
-        :class:`~explorer.track.Tracker` from ``Client``, an
-        :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
+        "viewersCurrent:desc", "max_rows": 50}``). ``live=True`` takes one snapshot, then
+        follows each channel's ``channel:{id}:update`` live events instead of polling (a row
+        per change of a tracked field, as it happens). ``options`` are those of
+        :class:`~explorer.track.AsyncTracker`, declared there once: ``every``, ``fields``,
+        ``to`` (a Parquet capture, written every ``flush_every``), ``max_rows`` (the rows kept
+        in memory; when recording, 100,000 by default), ``shard=(K, N)`` (channels with
+        ``id % N == K - 1``), ``clock=``/``sleep=`` (the schedule's time source and wait, for
+        tests). ``time`` is the platform's world time (its ``X-Explorer-Clock`` header), so
+        tracking ``explorer serve --speed N`` dates rows in simulated time; ``clock`` dates them
+        when the platform sends no clock. A :class:`~explorer.track.Tracker` from ``Client``,
+        an :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
         ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
         from explorer.constellation import address as live_address
@@ -311,14 +272,8 @@ class Api(Handle[M]):
             functools.partial(Api.channels, self),
             channels_or_query,
             self._mode is Sync,
-            every=every,
-            fields=fields,
-            to=to,
-            flush_every=flush_every,
-            max_rows=max_rows,
-            shard=shard,
-            live=live_address(self.base_url) if live else None,
-            **{"stamp": lambda: self._transport.world_time, **timing},
+            live_url=live_address(self.base_url) if live else None,
+            **{"stamp": lambda: self._transport.world_time, **options},
         )
 
     @endpoint(wire.RECORDING)

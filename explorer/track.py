@@ -181,10 +181,10 @@ class AsyncTracker(AsyncClosing):
         clock: Clock = time.time,
         sleep: Sleep = asyncio.sleep,
         stamp: Callable[[], float | None] = lambda: None,
-        live: str | None = None,
+        live_url: str | None = None,
     ) -> None:
         #: The live-events address followed after the first snapshot (None: polling).
-        self.live = live
+        self.live_url = live_url
         self.every = seconds(every)
         self.fields = _fields(fields)
         if to is not None and max_rows is None:
@@ -295,9 +295,9 @@ class AsyncTracker(AsyncClosing):
                 log.error("track: stopped, the snapshot cannot work: %s", exc)
                 await self._notify()
                 return
-            if self.live is not None and self.taken:
+            if self.live_url is not None and self.taken:
                 try:
-                    await self._follow(self.live)
+                    await self._follow(self.live_url)
                 except (ExplorerError, OSError) as exc:
                     self.error = exc
                     log.error("track: stopped, the live events cannot be followed: %s", exc)

@@ -299,3 +299,17 @@ def test_a_listing_method_without_the_listing_options_is_refused() -> None:
 def test_both_clients_share_one_constructor() -> None:
     """Client and AsyncClient are built by one constructor (its arguments declared once)."""
     assert explorer.Client.__init__ is explorer.AsyncClient.__init__
+
+
+def test_collecting_options_are_declared_by_their_class_only() -> None:
+    """api.watch, api.live and api.track take their collectors' options as ``**options``
+    instead of spelling the class's parameters again (the channels aside, and api.live's
+    ``url``, which it fills from the platform's address when not given)."""
+    from explorer.live import AsyncLive
+    from explorer.track import AsyncTracker
+    from explorer.watch import AsyncWatch
+
+    for method, cls in ((Api.watch, AsyncWatch), (Api.live, AsyncLive), (Api.track, AsyncTracker)):
+        spelt = set(inspect.signature(method).parameters) - {"self", "channels", "url", "options"}
+        again = spelt & set(inspect.signature(cls.__init__).parameters)
+        assert not again, f"{method.__name__} spells {sorted(again)} again"
