@@ -3,7 +3,7 @@ call methods, and stream every event into an :class:`~explorer.eventlog.EventLog
 
 :class:`ChatClient` is the async core (``chat = await api.chat(channel)``, or ``async with``);
 its blocking twin :class:`~explorer.chat.Chat` lives in ``chat.py``. What a frame or a lost
-connection means is decided by the sans-I/O :class:`~explorer.session.Session`; this module
+connection means is decided by the sans-I/O :class:`~explorer.session.ChatState`; this module
 owns the timers and the connections (each a :class:`~explorer.chatsocket.ChatSocket`).
 
 Joining (platform.md, "Chat interface"): fetch ``GET /chats/{id}`` (endpoints, permissions, an
@@ -90,8 +90,8 @@ from explorer.feeds import Subscribers
 from explorer.session import (
     HISTORY_LIMIT,
     Answer,
+    ChatState,
     Outage,
-    Session,
     State,
     backoff,
     next_endpoint,
@@ -180,7 +180,7 @@ class ChatClient(Subscribers, AsyncClosing):
         self.compression = compression
         self._tidies = tidy
         self._rng = random.Random(seed)
-        self._session = Session(self.log)
+        self._session = ChatState(self.log)
         self._details: ChatDetails | None = None
         self._user_id: int | None = None
         self._ws: ChatSocket | None = None

@@ -68,7 +68,7 @@ from explorer.eventlog import EventLog, LogViews, tidy
 from explorer.loop import Blocking
 from explorer.session import Outage
 from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
-from explorer.watchmembers import Member, Rates, Totals, channel_totals
+from explorer.watchmembers import Rates, Totals, WatchedChannel, channel_totals
 
 if TYPE_CHECKING:
     from explorer.recorder import Recorder
@@ -146,7 +146,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every event of every channel, with the ``channel`` column set.
         self.log = EventLog(max_rows=max_rows)
-        self._members: dict[int, Member] = {}
+        self._members: dict[int, WatchedChannel] = {}
         #: The token of every channel the watch had, for the names in :meth:`messages`.
         self._names: dict[int, str] = {}
         #: Tokens that name no channel, and the error that said so (reported as failed).
@@ -297,7 +297,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         """Events per second over the last 10 s, all channels together. Safe from any thread."""
         return sum(self._sample(list(self._members.values())).values())
 
-    def _sample(self, members: list[Member]) -> dict[int, float]:
+    def _sample(self, members: list[WatchedChannel]) -> dict[int, float]:
         """Each member's rate by channel (0 while joining)."""
         chats = {m.chat: m.chat.recorded for m in members if m.chat is not None}
         rates = self._rates.sample(chats)
@@ -387,7 +387,9 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         if self._closed:
             raise RuntimeError("This watch is closed.")
 
-    async def _resolve(self, channels: Sequence[Channels], tokens: bool = True) -> list[Member]:
+    async def _resolve(
+        self, channels: Sequence[Channels], tokens: bool = True
+    ) -> list[WatchedChannel]:
         """New members for ``channels`` in this shard, ids resolved, duplicates dropped, and
         the tokens of channels named by id looked up (with ``tokens``)."""
         named: dict[int, str | None] = {}
@@ -398,7 +400,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         unknown = [c for c, t in named.items() if t is None and c not in self._members]
         if tokens and unknown:
             named.update(await self._tokens(unknown))
-        return [Member(channel, token) for channel, token in named.items()]
+        return [WatchedChannel(channel, token) for channel, token in named.items()]
 
     async def _id(self, token: str, joining: bool) -> int | None:
         """The id of the channel ``token`` names; None when none does, which is kept as a
@@ -454,10 +456,10 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
                 shown,
             )
 
-    async def _take(self, members: list[Member]) -> None:
+    async def _take(self, members: list[WatchedChannel]) -> None:
         """Join ``members`` that are not in the watch, or failed there (tried again); a
         channel joined or joining already only takes the new member's flags."""
-        fresh: list[Member] = []
+        fresh: list[WatchedChannel] = []
         for member in members:
             existing = self._members.get(member.channel)
             if existing is not None and existing.state != "failed":
@@ -472,7 +474,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             fresh.append(member)
         await self._join_all(fresh)
 
-    async def _join_all(self, members: list[Member]) -> None:
+    async def _join_all(self, members: list[WatchedChannel]) -> None:
         running = asyncio.get_running_loop()
         for member in members:
             self._members[member.channel] = member
@@ -482,7 +484,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             *(m.join for m in members if m.join is not None), return_exceptions=True
         )
 
-    async def _join(self, member: Member) -> None:
+    async def _join(self, member: WatchedChannel) -> None:
         """Join one channel (at most JOIN_CONCURRENCY at once); a failure stays in ``member``."""
         try:
             async with self._joins:
@@ -505,7 +507,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         finally:
             member.join = None
 
-    async def _leave(self, member: Member) -> None:
+    async def _leave(self, member: WatchedChannel) -> None:
         """Stop ``member``'s join if it is under way, leave its chat, forget it (keeping its
         totals)."""
         if member.token:
@@ -539,7 +541,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         for member in gone:
             member.top = False
         await asyncio.gather(*(self._leave(m) for m in gone if not m.explicit))
-        await self._take([Member(c, token, top=True) for c, token in wanted.items()])
+        await self._take([WatchedChannel(c, token, top=True) for c, token in wanted.items()])
         self.refreshes += 1
 
     async def _refresher(self) -> None:

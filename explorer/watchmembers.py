@@ -21,7 +21,7 @@ _SAMPLE_SPACING = 0.1
 
 
 @dataclass(slots=True)
-class Member:
+class WatchedChannel:
     """One channel of the watch: its chat client once made, or why it failed."""
 
     channel: int

@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS analytics_profiles (
 
 
 @dataclass(frozen=True, slots=True)
-class Window:
+class TimeRange:
     """The validated range of one query, in epoch seconds: ``[start, end)``, ``end`` <= now."""
 
     start: float
@@ -112,7 +112,7 @@ def _moment(ctx: Context, name: str) -> float | None:
         ) from None
 
 
-def parse_window(ctx: Context) -> Window:
+def parse_window(ctx: Context) -> TimeRange:
     """The ``from``/``to`` range of the request, validated (400 naming the bad parameter)."""
     now = ctx.world_now
     to = _moment(ctx, "to")
@@ -123,7 +123,7 @@ def parse_window(ctx: Context) -> Window:
         raise bad_request("from must be before to.", "from", "range")
     if to - start > MAX_SPAN:
         raise bad_request(f"The range may span at most {MAX_SPAN // DAY} days.", "to", "range")
-    return Window(start, min(to, now), now)
+    return TimeRange(start, min(to, now), now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +210,7 @@ class Timeline:
     """One channel's simulated activity around one window, computed once per request."""
 
     profile: Profile
-    window: Window
+    window: TimeRange
     sessions: list[Session] = field(init=False)
     _audience: dict[int, tuple[int, int]] = field(init=False, default_factory=dict)
 
