@@ -54,6 +54,7 @@ from typing import Any
 
 import orjson
 
+from explorer.deprecation import warn_renamed
 from explorer.errors import ChatError
 from explorer.eventchunks import Raw
 from explorer.eventlog import EventLog
@@ -399,3 +400,11 @@ def next_endpoint(endpoints: Sequence[str], avoid: str | None, rng: random.Rando
     """A random endpoint other than ``avoid`` (the one just lost or failed), if there is one."""
     others = [e for e in endpoints if e != avoid]
     return rng.choice(others or list(endpoints))
+
+
+def __getattr__(name: str) -> object:
+    """``Session``, the old name of :class:`ChatState` (kept one release, with a warning)."""
+    if name == "Session":
+        warn_renamed("explorer.session.Session", "explorer.session.ChatState")
+        return ChatState
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from explorer.chatclient import ChatClient
+from explorer.deprecation import warn_renamed
 from explorer.session import OUTAGES_KEPT, Outage
 
 #: Rates are events per second over this many seconds.
@@ -107,3 +108,11 @@ def channel_totals(past: Totals | None, chat: ChatClient | None) -> Totals:
     if chat is not None:
         total.add(chat)
     return total
+
+
+def __getattr__(name: str) -> object:
+    """``Member``, the old name of :class:`WatchedChannel` (kept one release, with a warning)."""
+    if name == "Member":
+        warn_renamed("explorer.watchmembers.Member", "explorer.watchmembers.WatchedChannel")
+        return WatchedChannel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

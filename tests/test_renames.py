@@ -114,3 +114,14 @@ def test_the_views_live_in_explorer_views() -> None:
     with pytest.warns(DeprecationWarning, match=r"explorer.trackview.TrackChart is now"):
         from explorer.trackview import TrackChart as OldTrack  # type: ignore[import-not-found]
     assert (Old, OldWatch, OldTrack) == (LiveChat, WatchView, TrackChart)
+
+
+def test_the_renamed_chat_state_and_watched_channel_keep_their_old_names() -> None:
+    """explorer.session.Session and explorer.watchmembers.Member warn and give the classes
+    they were renamed to (ChatState, WatchedChannel: the names meant other things too)."""
+    from explorer import session, watchmembers
+
+    with pytest.warns(DeprecationWarning, match="ChatState"):
+        assert session.Session is session.ChatState
+    with pytest.warns(DeprecationWarning, match="WatchedChannel"):
+        assert watchmembers.Member is watchmembers.WatchedChannel
