@@ -2,8 +2,9 @@
 
 ``api.me`` is what only the signed-in caller can read or change: their own record,
 achievements earned, invoices, notifications, e-mail opt-outs and registered OAuth clients.
-``api.user(id)`` is one user's public record, the profile they may edit, and the confirmation
-of a new account. Both are lazy: nothing is requested until a method is called.
+``api.user(id)`` is one user's public record, the channels they follow, the profile they may
+edit, and the confirmation of a new account. Both are lazy: nothing is requested until a
+method is called.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ class User(Handle[M]):
     def info(self) -> Call[pd.DataFrame]:
         """The user as a one-row frame indexed by user id."""
         return Call()
+
+    @endpoint(wire.USER_FOLLOWS, result=Result.PAGED)
+    def follows(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
+        """The channels the user follows, most recently followed first, indexed by id."""
+        return Call(**options)
 
     @endpoint(wire.USER_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
@@ -81,21 +87,22 @@ class Account(Handle[M]):
 
     @endpoint(wire.ACCOUNT_NOTIFICATIONS, result=Result.PAGED)
     def notifications(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
-        """The caller's notifications, newest first, indexed by id; ``payload`` is an object."""
+        """The caller's notifications, newest first, indexed by id (a UUID); ``type`` says
+        what happened, ``payload`` (an object) who did it, where."""
         return Call(**options)
 
     @endpoint(wire.ACCOUNT_NOTIFICATION)
-    def notification(self, notification_id: int) -> Call[pd.DataFrame]:
+    def notification(self, notification_id: str) -> Call[pd.DataFrame]:
         """One of the caller's notifications, as one row."""
         return Call()
 
     @endpoint(wire.ACCOUNT_SHARE_SUBSCRIPTION)
-    def share_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
+    def share_subscription(self, notification_id: str) -> Call[pd.DataFrame]:
         """Share a subscription notification to the channel's chat; the notification after."""
         return Call()
 
     @endpoint(wire.ACCOUNT_UNSHARE_SUBSCRIPTION)
-    def unshare_subscription(self, notification_id: int) -> Call[pd.DataFrame]:
+    def unshare_subscription(self, notification_id: str) -> Call[pd.DataFrame]:
         """Take a shared subscription back; the notification afterwards."""
         return Call()
 

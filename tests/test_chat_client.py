@@ -152,7 +152,7 @@ def round_trips() -> dict[str, Callable[[Chat, Chat], None]]:
 
     def start_giveaway(streamer: Chat, viewer: Chat) -> None:
         viewer.send("pick me")
-        assert streamer.start_giveaway() == "Giveaway started."
+        assert streamer.start_giveaway() == "Starting a giveaway"
 
     def ping(streamer: Chat, viewer: Chat) -> None:
         assert streamer.ping() is None

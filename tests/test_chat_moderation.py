@@ -314,7 +314,7 @@ def test_giveaway_picks_an_active_chatter(world: World) -> None:
         mod = await world.join("moderator")
         viewer = await world.join("viewer", node=1)
         await viewer.ok("msg", "pick me")
-        assert await mod.ok("giveaway:start") == "Giveaway started."
+        assert await mod.ok("giveaway:start") == "Starting a giveaway"
         while True:
             announcement = await viewer.event("ChatMessage")
             if announcement["user_name"] == "streamer":

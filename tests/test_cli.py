@@ -99,6 +99,20 @@ def test_serve_refuses_a_speed_out_of_bounds() -> None:
     assert done.returncode == 2 and "--speed" in done.stderr and "between 1 and" in done.stderr
 
 
+def test_serve_refuses_a_database_url_and_creates_nothing(tmp_path: Path) -> None:
+    """`--db postgresql://...` exits 2 with one line saying to give a SQLite file, and leaves
+    no folder named after the URL's scheme behind."""
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer.cli", "serve", "--db", "postgresql://u@127.0.0.1/w"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "--db" in done.stderr and "SQLite file" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_python_dash_m_explorer_is_the_command() -> None:
     """`python -m explorer` runs the explorer command (its help lists the subcommands)."""
     done = subprocess.run(

@@ -509,7 +509,7 @@ SPEC_PAIRS: tuple[Pair, ...] = (
     Pair("GET", "/notifications/{notificationId}", OWNER, other=403),
     Pair("POST", "/notifications/{notificationId}/shareSub", OWNER, other=403),
     Pair("DELETE", "/notifications/{notificationId}/shareSub", OWNER, other=403),
-    Pair("POST", "/notifications/emailUnsubscribe", OWNER, body=lambda v: {"category": "hosted"}),
+    Pair("POST", "/notifications/emailUnsubscribe", OWNER, body=lambda v: {"category": "host"}),
 )
 USER_PAIRS: tuple[Pair, ...] = (
     Pair(
@@ -576,7 +576,7 @@ def seeded_records(world: World) -> Values:
     if payable:
         found["invoice"] = payable[0]
     notifications = world.expect(streamer.get("/notifications"), 200)
-    shareable = [n["id"] for n in notifications if n["trigger"] in ("subscribed", "resubscribed")]
+    shareable = [n["id"] for n in notifications if n["type"] in ("subscribe", "resubscribe")]
     if shareable:
         found["notificationId"] = shareable[0]
     return found

@@ -6,13 +6,19 @@ viewer2 also an unpayable one) and the streamer with follow/host/subscription no
 
 from __future__ import annotations
 
+import sqlite3
+import uuid
 from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.resources import notifications
+from explorer.emulator.store import Store
 from tests.conftest import SMALL_WORLD
 
 SignIn = Callable[..., httpx.Client]
@@ -25,9 +31,9 @@ def pending_invoice(client: httpx.Client, *, credit: bool) -> dict[str, Any]:
     return next(i for i in invoices if i["status"] == "pending" and (i["sparks"] > 0) == credit)
 
 
-def notification(client: httpx.Client, trigger: str) -> dict[str, Any]:
-    """The caller's newest notification with ``trigger``."""
-    return next(n for n in client.get("/notifications").json() if n["trigger"] == trigger)
+def notification(client: httpx.Client, kind: str) -> dict[str, Any]:
+    """The caller's newest notification of type ``kind``."""
+    return next(n for n in client.get("/notifications").json() if n["type"] == kind)
 
 
 def test_achievements_anonymous_get_the_reference_shape(platform: Platform) -> None:
@@ -56,6 +62,7 @@ def test_staff_announcement_reaches_every_user(
     assert announcement["recipients"] == SMALL_WORLD  # one user per channel
     delivered = notification(signed_in(platform.base_url, "viewer"), "announcement")
     assert delivered["payload"] == {
+        "type": "announcement",
         "announcementId": announcement["id"],
         "message": "Maintenance at 10.",
         "level": "warning",
@@ -159,15 +166,13 @@ def test_notifications_list_the_callers_own(platform: Platform, signed_in: SignI
     listed = streamer.get("/notifications")
     me = streamer.get("/users/current").json()["id"]
     assert {n["userId"] for n in listed.json()} == {me}
-    assert {"followed", "hosted", "subscribed", "resubscribed"} <= {
-        n["trigger"] for n in listed.json()
-    }
+    assert {"follow", "host", "subscribe", "resubscribe"} <= {n["type"] for n in listed.json()}
     assert int(listed.headers["X-Total-Count"]) >= len(listed.json())
 
 
 def test_notification_of_another_user_is_403(platform: Platform, signed_in: SignIn) -> None:
     """Reading another user's notification is 403."""
-    own = notification(signed_in(platform.base_url, "streamer"), "followed")
+    own = notification(signed_in(platform.base_url, "streamer"), "follow")
     viewer = signed_in(platform.base_url, "viewer")
     assert viewer.get(f"/notifications/{own['id']}").status_code == 403
 
@@ -189,24 +194,24 @@ def test_share_sub_toggles_sharing(
     """POST shareSub shares a subscription notification; DELETE takes it back."""
     platform = make_platform()
     streamer = signed_in(platform.base_url, "streamer")
-    resub = notification(streamer, "resubscribed")
+    resub = notification(streamer, "resubscribe")
     path = f"/notifications/{resub['id']}/shareSub"
-    assert streamer.post(path).json()["shared"] is True
-    assert streamer.get(f"/notifications/{resub['id']}").json()["shared"] is True
-    assert streamer.delete(path).json()["shared"] is False
+    assert streamer.post(path).json()["payload"]["shared"] is True
+    assert streamer.get(f"/notifications/{resub['id']}").json()["payload"]["shared"] is True
+    assert streamer.delete(path).json()["payload"]["shared"] is False
 
 
 def test_share_sub_refuses_other_notifications(platform: Platform, signed_in: SignIn) -> None:
     """Only subscription notifications can be shared: a follow is 400."""
     streamer = signed_in(platform.base_url, "streamer")
-    follow = notification(streamer, "followed")
+    follow = notification(streamer, "follow")
     reply = streamer.post(f"/notifications/{follow['id']}/shareSub")
     assert reply.status_code == 400
 
 
 def test_share_sub_of_another_user_is_403(platform: Platform, signed_in: SignIn) -> None:
     """Sharing someone else's subscription notification is 403."""
-    resub = notification(signed_in(platform.base_url, "streamer"), "resubscribed")
+    resub = notification(signed_in(platform.base_url, "streamer"), "resubscribe")
     viewer = signed_in(platform.base_url, "viewer")
     assert viewer.post(f"/notifications/{resub['id']}/shareSub").status_code == 403
 
@@ -217,10 +222,10 @@ def test_email_unsubscribe_is_recorded(
     """Opt-outs accumulate per category; repeating one changes nothing."""
     platform = make_platform(rate_limits=False)
     viewer = signed_in(platform.base_url, "viewer")
-    viewer.post("/notifications/emailUnsubscribe", json={"category": "followed"})
+    viewer.post("/notifications/emailUnsubscribe", json={"category": "follow"})
     viewer.post("/notifications/emailUnsubscribe", json={"category": "announcement"})
-    state = viewer.post("/notifications/emailUnsubscribe", json={"category": "followed"}).json()
-    assert [u["category"] for u in state["unsubscribed"]] == ["announcement", "followed"]
+    state = viewer.post("/notifications/emailUnsubscribe", json={"category": "follow"}).json()
+    assert [u["category"] for u in state["unsubscribed"]] == ["announcement", "follow"]
 
 
 def test_email_unsubscribe_bad_category_is_400(platform: Platform, signed_in: SignIn) -> None:
@@ -236,3 +241,24 @@ def test_email_unsubscribe_needs_sign_in(platform: Platform) -> None:
         f"{platform.base_url}/notifications/emailUnsubscribe", json={"category": "all"}
     )
     assert reply.status_code == 401
+
+
+def test_a_database_from_before_notification_uuids_is_upgraded(tmp_path: Path) -> None:
+    """Opening a database whose notifications had numeric ids and triggers gives each a UUID
+    and this version's type, so REST and follows work on it."""
+    path = tmp_path / "old.db"
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript(
+            "CREATE TABLE notifications (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, "
+            "trigger TEXT NOT NULL, payload TEXT NOT NULL, sentAt TEXT NOT NULL, "
+            "shared INTEGER NOT NULL DEFAULT 0);"
+            "INSERT INTO notifications (userId, trigger, payload, sentAt) "
+            "VALUES (7, 'followed', '{}', '2020-01-01T00:00:00.000Z');"
+        )
+    store = Store(path, extra_ddl=[notifications.SCHEMA])
+    try:
+        notifications.seed(store, 0)
+        (row,) = store.all("SELECT uuid, type FROM notifications")
+    finally:
+        store.close()
+    assert uuid.UUID(row[0]).version == 4 and row[1] == "follow"

@@ -105,8 +105,8 @@ def test_first_game_earns_the_achievement(
     earned = {a["slug"]: a for a in viewer2.get("/achievements").json()}["game-creator"]
     assert earned["earned"] is True
     assert viewer2.get("/users/current").json()["sparks"] == before + earned["sparks"]
-    told = [n for n in viewer2.get("/notifications").json() if n["trigger"] == "achievement"]
-    assert [n["payload"] for n in told].count({"slug": "game-creator"}) == 1
+    told = [n for n in viewer2.get("/notifications").json() if n["type"] == "achievement"]
+    assert [n["payload"]["slug"] for n in told].count("game-creator") == 1
 
 
 @pytest.mark.parametrize(

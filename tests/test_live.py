@@ -190,4 +190,4 @@ def test_a_token_signs_the_feed_in_for_private_events(
             assert person.post("/interactive/games", json={"name": "g"}).status_code == 201
             wait_until(lambda: live.log.counts.get("user:notify"))
             row = live.log.frame.iloc[-1]
-    assert row["user_id"] == me and '"trigger":"achievement"' in row["text"]
+    assert row["user_id"] == me and '"type":"achievement"' in row["text"]

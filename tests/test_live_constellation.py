@@ -287,7 +287,7 @@ def test_notify_is_private_to_its_user(live: Platform) -> None:
 
         refused, notification, earning = run(main())
     assert refused == [4107, 4107]
-    assert notification["userId"] == me and notification["trigger"] == "achievement"
+    assert notification["userId"] == me and notification["type"] == "achievement"
     assert earning["achievement"] == "game-creator" and earning["earned"] is True
 
 

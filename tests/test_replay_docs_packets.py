@@ -6,7 +6,8 @@ and replies) and pages/02.reference/01.chat/04.events/*/doc.md (events). Each ex
 below is derived from one example (values replaced by their types); the platform may add
 fields, but every documented field must be there with the documented type. Examples of
 features the platform does not have (skills: ``cancelSkill``, ``SkillAttribution``,
-``DeleteSkillAttribution``, skill ``ChatMessage``; CatBot's censored message) are left out.
+``DeleteSkillAttribution``, skill ``ChatMessage``) are left out; CatBot's censored message and
+the partner emote are replayed exactly in ``tests/test_docs_examples_chat.py``.
 """
 
 from __future__ import annotations

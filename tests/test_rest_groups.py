@@ -528,16 +528,16 @@ def test_capture_an_invoice_exactly_once(viewer: explorer.Client) -> None:
 def test_share_a_subscription_notification(streamer: explorer.Client) -> None:
     """A subscription notification can be shared to chat and the share taken back."""
     notes = streamer.me.notifications()
-    note = int(notes[notes["trigger"] == "subscribed"].index[0])
-    assert streamer.me.share_subscription(note)["shared"].tolist() == [True]
-    assert streamer.me.notification(note)["shared"].tolist() == [True]
-    assert streamer.me.unshare_subscription(note)["shared"].tolist() == [False]
+    note = str(notes[notes["type"] == "subscribe"].index[0])
+    assert streamer.me.share_subscription(note)["payload"].iloc[0]["shared"] is True
+    assert streamer.me.notification(note)["payload"].iloc[0]["shared"] is True
+    assert streamer.me.unshare_subscription(note)["payload"].iloc[0]["shared"] is False
 
 
 def test_unsubscribe_email_lists_the_opt_outs(viewer: explorer.Client) -> None:
     """Opting out of a category answers every opt-out held, indexed by category."""
-    held = viewer.me.unsubscribe_email("hosted")
-    assert "hosted" in held.index and str(held["since"].dtype) == UTC_MS
+    held = viewer.me.unsubscribe_email("host")
+    assert "host" in held.index and str(held["since"].dtype) == UTC_MS
 
 
 def test_update_user_changes_the_bio(viewer: explorer.Client, viewer_id: int) -> None:
@@ -573,7 +573,7 @@ def test_staff_announcements_reach_every_user(
     """An announcement is counted and arrives among a viewer's notifications."""
     made = staff.announce("Maintenance at midnight.", level="warning")
     assert made["level"].tolist() == ["warning"] and made["recipients"].iloc[0] > 0
-    latest = viewer.me.notifications().query("trigger == 'announcement'")["payload"]
+    latest = viewer.me.notifications().query("type == 'announcement'")["payload"]
     assert any(p["message"] == "Maintenance at midnight." for p in latest)
 
 

@@ -79,6 +79,10 @@ NOT_CALLED = {
     wire.ACCOUNT_PASSWORD: "no method yet",
     wire.SHORTCODE_GRANT: "what the /go page shows before approving (Api.approve_code approves)",
     channel_wire.CHANNEL_ANONYMOUS_CHAT_DETAILS: "no method yet (chat clients read anonymously)",
+    channel_wire.CHANNEL_DETAILED: "the older spelling of /details, which Channel.details sends",
+    wire.LOGOUT_CURRENT: "the older spelling of DELETE /users/current/session (sign-out)",
+    wire.ACCOUNT_REFRESH: "the same answer as GET /users/current, which Account.info sends",
+    wire.TYPE_CHANNELS: "Api.channels(where={'typeId': id}) lists the same channels",
     **{
         row: "signed by an OAuth client's id and secret, not a user's credential"
         for row in (

@@ -26,7 +26,7 @@ from explorer.cli.record import Display
 from explorer.durations import seconds
 from explorer.emulator.app import build_app
 from explorer.emulator.context import Config
-from explorer.emulator.resources import chatters, control, modules
+from explorer.emulator.resources import ads, chatters, control, modules
 from explorer.emulator.server import open_services
 from explorer.jupyterhub import served_hosts
 from explorer.rendering import sprite_url
@@ -57,7 +57,7 @@ def test_odd_digits_in_every_id_and_integer_are_a_4xx(make_platform: MakePlatfor
     platform = make_platform(rate_limits=False)
     routes = [
         *(("/api/v1", r) for module in modules() for r in module.routes),
-        *(("/api/v2", r) for r in chatters.V2_ROUTES),
+        *(("/api/v2", r) for r in (*chatters.V2_ROUTES, *ads.V2_ROUTES)),
         *(("/_emulator", r) for r in control.routes),
     ]
     with closing(sign_in(platform.base_url, "streamer")) as session:

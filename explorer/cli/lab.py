@@ -117,7 +117,10 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--port", type=int, default=0, help="the platform's REST port (default 0: a free one)"
     )
     parser.add_argument(
-        "--db", default=None, help=f"the platform's SQLite file ({paths.default_db()})"
+        "--db",
+        type=paths.database_file,
+        default=None,
+        help=f"the platform's SQLite file ({paths.default_db()})",
     )
     parser.add_argument(
         "--serve-arg",

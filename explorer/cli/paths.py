@@ -4,7 +4,9 @@ the recipes and the settings of the JupyterLab that ``explorer lab`` starts."""
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 from pathlib import Path
 
 
@@ -22,3 +24,14 @@ def default_db() -> Path:
 def recipes_copy() -> Path:
     """The user's own copy of the recipes, which ``explorer lab`` opens."""
     return data_dir() / "notebooks"
+
+
+def database_file(value: str) -> str:
+    """``--db``'s value: a SQLite file (or ``:memory:``). A URL such as ``postgresql://...``
+    is refused with what to do instead, rather than becoming a folder named after its scheme."""
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value):
+        raise argparse.ArgumentTypeError(
+            f"{value.split('://')[0]}:// is not a database this platform runs on yet: give a "
+            "SQLite file path (or :memory:), e.g. --db ./platform.db"
+        )
+    return value

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from explorer.cli.paths import default_db
+from explorer.cli.paths import database_file, default_db
 from explorer.emulator import Platform, PlatformOptions, addresses
 from explorer.emulator.clock import check_speed
 from explorer.emulator.context import Config
@@ -49,7 +49,10 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
         help=f"seconds a chat authkey stays valid (default {DEFAULTS.authkey_ttl:g})",
     )
     serve.add_argument(
-        "--db", default=None, help=f"SQLite file (default {default_db()}; ':memory:' for none)"
+        "--db",
+        type=database_file,
+        default=None,
+        help=f"SQLite file (default {default_db()}; ':memory:' for none)",
     )
     serve.add_argument("--seed", type=int, default=0, help="world seed (new databases only)")
     serve.add_argument(

@@ -1,7 +1,8 @@
 """Assembles the platform's ASGI app: every resource module's routes, each wrapped by policy.
 
 Mounted paths: ``/api/v1`` (the platform), ``/api/v2/chats/{id}`` (the alias one official
-client uses, reference.md fact 7) and ``/api/v2/chats/{id}/users`` (the V2 chatters list),
+client uses, reference.md fact 7), ``/api/v2/chats/{id}/users`` (the V2 chatters list) and
+``/api/v2/ads/channels/{id}`` (the 2020 ad-break API, :mod:`~explorer.emulator.resources.ads`),
 ``/_emulator`` (the control namespace), ``/go`` (the shortcode page,
 :mod:`~explorer.emulator.gopage`), ``/_latest/emoticons/default.png`` (the builtin emoticon
 sprite sheet, :mod:`~explorer.emulator.chat.emoticons`) and
@@ -34,7 +35,7 @@ from explorer.emulator.live.webhooks import RefuseDeliveries
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.pagecache import CachedPages
 from explorer.emulator.policy import Route, guard
-from explorer.emulator.resources import chats, chatters, control, modules, oauth
+from explorer.emulator.resources import ads, chats, chatters, control, modules, oauth
 from explorer.emulator.responses import ApiError, JSONResponse
 from explorer.emulator.routing import IndexedRouter
 from explorer.wire import routes as wire
@@ -79,7 +80,11 @@ def build_app(services: Services) -> Starlette:
     api = [*_mount(routes, services), StarletteRoute("/openapi.json", openapi, methods=["GET"])]
     # Mounting the indexed dispatcher keeps per-request routing cost flat in the route count.
     alias = _mount(
-        [*[r for r in chats.routes if r.path == "/chats/{channel}"], *chatters.V2_ROUTES],
+        [
+            *[r for r in chats.routes if r.path == "/chats/{channel}"],
+            *chatters.V2_ROUTES,
+            *ads.V2_ROUTES,
+        ],
         services,
     )
     listing = next(r for r in routes if r.endpoint is wire.CHANNELS)

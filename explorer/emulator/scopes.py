@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from explorer.emulator.context import Caller
 
-#: Chat scopes (reference.md lists the first ten; the rest are the docs' chat scopes).
+#: Chat scopes (reference.md lists the first ten; the rest are the docs' chat scopes;
+#: ``chat:ad_break`` guards the REST ad-break API, :mod:`~explorer.emulator.resources.ads`).
 CHAT_SCOPES: tuple[str, ...] = (
     "chat:connect",
     "chat:chat",
@@ -33,6 +34,7 @@ CHAT_SCOPES: tuple[str, ...] = (
     "chat:change_role",
     "chat:edit_options",
     "chat:view_deleted",
+    "chat:ad_break",
 )
 #: REST scopes: the docs' scope reference (``*:self`` scopes act on the caller's own records).
 REST_SCOPES: tuple[str, ...] = (

@@ -429,6 +429,10 @@ CHANNEL = Endpoint(
 CHANNEL_DETAILS = Endpoint(
     "GET", "/channels/{channel}/details", "channel-read", signin="optional", record="Channel"
 )
+#: The older spelling of ``/details`` that the official Java client (6.0.0) still sends.
+CHANNEL_DETAILED = Endpoint(
+    "GET", "/channels/{channel}/detailed", "channel-read", signin="optional", record="Channel"
+)
 
 # -- chats ----------------------------------------------------------------------------------
 

@@ -13,12 +13,13 @@ from typing import Any
 
 from explorer.wire.records import CHANNEL, USER, Field, Record
 
-#: What a notification reports (``Notification.trigger``).
-TRIGGERS: tuple[str, ...] = (
-    "followed",
-    "subscribed",
-    "resubscribed",
-    "hosted",
+#: What a notification tells of (``Notification.type``): the historical docs show ``follow``,
+#: the others follow that spelling (the noun of the happening).
+NOTIFICATION_TYPES: tuple[str, ...] = (
+    "follow",
+    "subscribe",
+    "resubscribe",
+    "host",
     "achievement",
     "announcement",
 )
@@ -393,12 +394,18 @@ LANGUAGE_CHANNELS = Record(
 NOTIFICATION = Record(
     "Notification",
     (
-        Field("id", "int"),
+        Field("id", "str", schema={"format": "uuid"}),
         Field("userId", "int"),
-        Field("trigger", "category", choices=TRIGGERS),
-        Field("payload", "object"),
+        Field("trigger", "str", doc="Always empty, as in the docs."),
+        Field("type", "category", choices=NOTIFICATION_TYPES),
         Field("sentAt", "time"),
-        Field("shared", "bool", doc="A subscription notification shared to chat (shareSub)."),
+        Field(
+            "payload",
+            "object",
+            doc="``type`` again, and who did what, where (differs by type); a subscription's "
+            "also ``shared`` (shareSub).",
+            schema={"required": ["type"]},
+        ),
     ),
     index="id",
 )

@@ -388,6 +388,9 @@ ACCOUNT_PASSWORD = Endpoint(
 
 TYPES = Endpoint("GET", "/types", "channel-read", record="Type", many=True)
 TYPE = Endpoint("GET", "/types/{type}", "channel-read", record="Type")
+TYPE_CHANNELS = Endpoint(
+    "GET", "/types/{type}/channels", "channel-read", record="Channel", many=True
+)
 
 # -- uploads --------------------------------------------------------------------------------
 
@@ -401,6 +404,12 @@ LOGIN = Endpoint(
     "POST", "/users/login", "user-login", also=("user-login-failed",), record="CurrentUser"
 )
 LOGOUT = Endpoint("DELETE", "/users/current/session", "user-write", signin="user")
+#: The older spellings the official Java and Swift clients send: sign out, and the signed-in
+#: user again (what a client reads on start to learn whether its session still holds).
+LOGOUT_CURRENT = Endpoint("DELETE", "/users/current", "user-write", signin="user")
+ACCOUNT_REFRESH = Endpoint(
+    "POST", "/users/current/refresh", "user-read", signin="user", record="CurrentUser"
+)
 USER = Endpoint("GET", "/users/{user}", "user-read", record="User")
 USER_UPDATE = Endpoint(
     "PATCH",
@@ -411,6 +420,10 @@ USER_UPDATE = Endpoint(
     record="User",
 )
 USER_CONFIRM = Endpoint("PUT", "/users/{user}/confirm", "user-write", record="User")
+
+# -- channel_follows (a user's side) -----------------------------------------------------------
+
+USER_FOLLOWS = Endpoint("GET", "/users/{user}/follows", "user-read", record="Channel", many=True)
 
 # -- user_search ----------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.brokers.inprocess import InProcessBroker
-from explorer.emulator.chat import dispatch, polls, presence
+from explorer.emulator.chat import dispatch, polls, presence, settings
 from explorer.emulator.chat.authkeys import REVOKED
 from explorer.emulator.chat.history import StoredBacklog
 from explorer.emulator.chat.limits import Limits
@@ -103,6 +103,13 @@ class ChatCluster:
         room = self.rooms.get(channel_id)
         if room is not None:
             presence.user_updated(room, user_id)
+
+    def settings_changed(self, channel_id: int) -> None:
+        """Forget the room's emoticon pack and filter here, and on every other process."""
+        room = self.rooms.get(channel_id)
+        if room is not None:
+            settings.forget(room)
+        self.broker.publish(channel_id, Delivery(settings.SETTINGS_CHANGED, b"", users=frozenset()))
 
     def revoke(self, keys: list[tuple[int, int, str]]) -> None:
         """Close the connections signed in with these authkeys, on every node and process."""

@@ -5,7 +5,8 @@ Chat messages name an emoticon by pack and sprite coordinates (platform.md, mess
 components); after ``attachEmotes`` they also carry the image itself as base64 PNG
 (``meta.emoticons``). The whole sheet is served where the historical platform kept builtin
 packs, ``/_latest/emoticons/default.png`` (:data:`routes`), so clients cut each emoticon from
-it by its ``coords``. The pack has the classic text faces (``:)``, ``<3``, ...) and named
+it by its ``coords``; ``/_latest/emoticons/manifest.json`` lists the pack's emoticons and
+cells (:func:`manifest`). The pack has the classic text faces (``:)``, ``<3``, ...) and named
 emotes typed as one word (``PogFace``, ``LulFace``, ...), as a platform's global emotes are,
 so chat can use emotes as often as real chat does (``explorer.emulator.chatter``). The images
 are drawn here in code (a 24x24 face or heart per emoticon, in a colour, with extras such as
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 Pixel = tuple[int, int, int, int]
@@ -258,5 +259,27 @@ async def _sheet(request: Request) -> Response:
     return Response(sheet(), media_type="image/png", headers={"Cache-Control": "max-age=3600"})
 
 
-#: The builtin packs' sprite sheets, at the web root.
-routes = [Route("/_latest/emoticons/{pack}", _sheet, methods=["GET"])]
+@cache
+def manifest() -> dict[str, dict[str, object]]:
+    """The builtin packs by name, as ``/_latest/emoticons/manifest.json`` describes them to
+    clients (the official Java and Swift clients read it): each pack's ``name``, ``default``,
+    ``authors`` and its ``emoticons`` by text, each with its cell on ``<pack>.png`` and an
+    ``alt`` text by language."""
+    emoticons = {
+        text: {**emoticon.coords, "alt": {"en": emoticon.face}}
+        for text, emoticon in EMOTICONS.items()
+    }
+    return {
+        PACK: {"name": "Default", "default": True, "authors": ["explorer"], "emoticons": emoticons}
+    }
+
+
+async def _manifest(request: Request) -> Response:
+    return JSONResponse(manifest(), headers={"Cache-Control": "max-age=3600"})
+
+
+#: The builtin packs' manifest and sprite sheets, at the web root.
+routes = [
+    Route("/_latest/emoticons/manifest.json", _manifest, methods=["GET"]),
+    Route("/_latest/emoticons/{pack}", _sheet, methods=["GET"]),
+]

@@ -29,6 +29,8 @@ from explorer.wire.codes import ChatErrorCode, Refusal
 
 #: How far back ``giveaway:start`` looks for active chatters, in seconds.
 GIVEAWAY_WINDOW = 600.0
+#: The reply's text, as the developer docs' ``giveaway:start`` example shows it.
+GIVEAWAY_REPLY = "Starting a giveaway"
 
 
 def start_giveaway(room: Room, member: Member, args: list[Any]) -> Any:
@@ -58,7 +60,7 @@ def start_giveaway(room: Room, member: Member, args: list[Any]) -> Any:
     history.post(
         room, message_data(room.channel_id, new_message_id(), host.identity(), components, {})
     )
-    return "Giveaway started."
+    return GIVEAWAY_REPLY
 
 
 methods = [RoomMethod(chat_methods.GIVEAWAY_START, start_giveaway)]

@@ -2,11 +2,11 @@
 
 REST handlers only need a few things from chat: which node addresses are live, who is present
 in a channel's chat, a way to tell rooms that something changed (a user's roles, a revoked
-authkey), and, for the control namespace, stopping and starting single nodes, calling a chat
-method as a user and dropping a user's connections as too slow. Keeping that to
-this small protocol lets the chat side run in-process (the default,
-:class:`~explorer.emulator.chat.cluster.ChatCluster`) or in other processes behind a broker
-without the REST side knowing.
+authkey, the channel's emoticon pack or CatBot settings), and, for the control namespace,
+stopping and starting single nodes, calling a chat method as a user and dropping a user's
+connections as too slow. Keeping that to this small protocol lets the chat side run
+in-process (the default, :class:`~explorer.emulator.chat.cluster.ChatCluster`) or in other
+processes behind a broker without the REST side knowing.
 """
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ class ChatHub(Protocol):
 
     async def user_updated(self, channel_id: int, user_id: int) -> None:
         """Tell the channel's room that a user's roles changed (sends ``UserUpdate``)."""
+        ...
+
+    def settings_changed(self, channel_id: int) -> None:
+        """Tell the channel's room, on every node and process, that its emoticon pack or
+        CatBot settings changed (chat reads them again)."""
         ...
 
     def revoke(self, keys: list[tuple[int, int, str]]) -> None:

@@ -6,7 +6,9 @@ message data"; reference.md adds ``user_level`` and ``user_avatar``). Parsing sp
 on whitespace and recognises, word by word:
 
 * an emoticon of the built-in pack (``:)``, ``<3``, named ones such as ``PogFace``; the whole
-  word, case-sensitive; see :mod:`~explorer.emulator.chat.emoticons`);
+  word, case-sensitive; see :mod:`~explorer.emulator.chat.emoticons`), or of the channel's own
+  pack (``:code``, ``source: "external"``; the components are given, see
+  :mod:`~explorer.emulator.chat.settings`);
 * a link: ``http://`` or ``https://`` (``text`` drops the scheme), or a bare domain such as
   ``mixer.com/mixer`` or ``www.example.org`` (``url`` gains ``http://``, as the developer docs'
   ChatMessage example shows);
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from explorer.emulator.brokers.broker import Delivery
@@ -57,8 +59,13 @@ def tag_component(user_id: int, username: str, typed: str | None = None) -> Comp
     return {"type": "tag", "text": f"@{typed or username}", "username": username, "id": user_id}
 
 
-def _special(word: str, lookup: UserLookup) -> tuple[Component, str] | None:
+def _special(
+    word: str, lookup: UserLookup, pack: Mapping[str, Component]
+) -> tuple[Component, str] | None:
     """The non-text component a word starts with, and the text left after it."""
+    external = pack.get(word)
+    if external is not None:
+        return external, ""
     emoticon = EMOTICONS.get(word)
     if emoticon is not None:
         component = {
@@ -83,8 +90,12 @@ def _special(word: str, lookup: UserLookup) -> tuple[Component, str] | None:
     return None
 
 
-def compose(text: str, lookup: UserLookup) -> tuple[list[Component], dict[str, Any]]:
-    """The components and ``meta`` of a message typed as ``text`` (see the module docstring)."""
+def compose(
+    text: str, lookup: UserLookup, pack: Mapping[str, Component] | None = None
+) -> tuple[list[Component], dict[str, Any]]:
+    """The components and ``meta`` of a message typed as ``text`` (see the module docstring);
+    ``pack`` holds the channel's own emoticon components by what is typed (``:code``)."""
+    channel_pack = pack or {}
     meta: dict[str, Any] = {}
     if text.startswith("/me "):
         meta["me"] = True
@@ -92,7 +103,7 @@ def compose(text: str, lookup: UserLookup) -> tuple[list[Component], dict[str, A
     components: list[Component] = []
     pending: list[str] = []
     for word in _TOKENS.findall(text):
-        found = None if word[0].isspace() else _special(word, lookup)
+        found = None if word[0].isspace() else _special(word, lookup, channel_pack)
         if found is None:
             pending.append(word)
             continue
@@ -138,17 +149,20 @@ def message_data(
     return data
 
 
+def _builtin(component: Component) -> bool:
+    return component["type"] == "emoticon" and component.get("source") == "builtin"
+
+
 def has_emoticons(data: dict[str, Any]) -> bool:
-    """True when the message shows at least one emoticon."""
-    return any(c["type"] == "emoticon" for c in data["message"]["message"])
+    """True when the message shows at least one emoticon of the built-in pack."""
+    return any(_builtin(c) for c in data["message"]["message"])
 
 
 def with_emoticons(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with ``meta.emoticons`` mapping each emoticon text to its base64 PNG (the
-    form a connection that called ``attachEmotes`` receives)."""
-    images = {
-        c["text"]: image(c["text"]) for c in data["message"]["message"] if c["type"] == "emoticon"
-    }
+    """``data`` with ``meta.emoticons`` mapping each built-in emoticon's text to its base64
+    PNG (the form a connection that called ``attachEmotes`` receives; a channel pack's
+    emoticons have no image here, their ``pack`` says where the pack is)."""
+    images = {c["text"]: image(c["text"]) for c in data["message"]["message"] if _builtin(c)}
     if not images:
         return data
     message = data["message"]

@@ -60,7 +60,7 @@ from websockets.exceptions import ConnectionClosed
 
 from explorer.emulator import addresses
 from explorer.emulator.brokers.broker import Broker, Delivery
-from explorer.emulator.chat import authkeys, dispatch, presence
+from explorer.emulator.chat import authkeys, dispatch, presence, settings
 from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS, Limits
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
@@ -249,6 +249,11 @@ class ChatNode:
 
     def deliver(self, channel_id: int, delivery: Delivery) -> None:
         """Write ``delivery`` to this node's members of ``channel_id`` (broker callback)."""
+        if delivery.event == settings.SETTINGS_CHANGED:
+            room = self.rooms.get(channel_id)
+            if room is not None:
+                settings.forget(room)
+            return
         members = self._channels.get(channel_id)
         if not members:
             return
@@ -458,6 +463,7 @@ class ChatNode:
         if members is None:
             members = self._channels[room.channel_id] = {}
             self.broker.subscribe(room.channel_id, self)
+            settings.forget(room)  # changes made while no node here served the room
         members[session.ws] = session
         presence.join(room, member, session.key)
 

@@ -91,6 +91,9 @@ class Room:
         self.owner_id = owner_id
         #: Messages stored through this room (history prunes every so many).
         self.writes = 0
+        #: The channel's emoticon pack and filter, once read (:mod:`.settings` owns them and
+        #: their type, which builds on rooms: so this module names no type of it).
+        self.settings: object | None = None
 
     def publish(self, event: str, data: Any, **delivery: Any) -> None:
         """Send event ``event`` to the room's members on every node."""

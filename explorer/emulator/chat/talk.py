@@ -8,14 +8,17 @@ msg, whisper       ``chat``, not timed out      4003 anonymous, 4002 banned/mute
 =================  ===========================  ===============================================
 
 A message is stored in history before anyone sees it; a whisper reaches only its sender and
-target and is never stored. Both reply with the message data.
+target and is never stored. Both reply with the message data. Words are parsed against the
+channel's own emoticon pack too, and a ``msg`` CatBot filters (:mod:`.catbot`) reaches only the
+room's moderators, censored, and is not stored; its sender's reply is the censored data, so a
+client learns its message was withheld.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator.chat import history
+from explorer.emulator.chat import catbot, history, settings
 from explorer.emulator.chat.members import Member, lookup_user
 from explorer.emulator.chat.messages import (
     compose,
@@ -37,7 +40,20 @@ def msg(room: Room, member: Member, args: list[Any]) -> Any:
     arity(args, chat_methods.MSG)
     typed = text(args[0], "message")
     require_voice(room, member, "send messages")
-    components, meta = compose(typed, lambda name: lookup_user(room.rooms.store, name))
+    channel = settings.of(room)
+    store = room.rooms.store
+    components, meta = compose(typed, lambda name: lookup_user(store, name), channel.emoticons)
+    if channel.catbot.blocks(typed, member.roles):
+        meta["censored"] = True
+        data = message_data(
+            room.channel_id,
+            new_message_id(),
+            member.identity(),
+            catbot.censored(components),
+            meta,
+        )
+        room.deliver(message_delivery(data, users=catbot.moderators(room)))
+        return shown_to(member.emotes, data)
     data = message_data(room.channel_id, new_message_id(), member.identity(), components, meta)
     history.post(room, data)
     return shown_to(member.emotes, data)
@@ -55,7 +71,8 @@ def whisper(room: Room, member: Member, args: list[Any]) -> Any:
         raise Refusal(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
     if not is_present(room, target[0]):
         raise Refusal(ChatErrorCode.NOT_FOUND, f"{target[1]} is not in this chat.")
-    components, meta = compose(typed, lambda found: lookup_user(store, found))
+    pack = settings.of(room).emoticons
+    components, meta = compose(typed, lambda found: lookup_user(store, found), pack)
     meta["whisper"] = True
     data = message_data(
         room.channel_id, new_message_id(), member.identity(), components, meta, target[1]

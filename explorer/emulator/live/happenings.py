@@ -80,9 +80,13 @@ def achieved(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> No
         "SELECT slug, name, description, sparks FROM achievements WHERE slug = ?", (slug,)
     ).fetchone()
     achievement = dict(zip(("slug", "name", "description", "sparks"), row, strict=True))
+    (earning_id,) = conn.execute(
+        "SELECT rowid FROM achievement_earnings WHERE userId = ? AND slug = ?", (user_id, slug)
+    ).fetchone()
     earning = {
+        "id": earning_id,
         "earned": True,
-        "progress": 1,
+        "progress": 1.0,
         "createdAt": when,
         "updatedAt": when,
         "achievement": slug,

@@ -2,17 +2,18 @@
 :mod:`~explorer.emulator.resources.hooks`).
 
 A dispatcher task follows the live-events outbox and POSTs each event a hook names to the
-hook's URL, as the historical platform did (mixer/developer-docs, reference/webhooks): the
-body ``{"event", "id", "payload", "sentAt"}``, headers ``Poker-Nth-Retry`` (attempts before
-this one), ``Poker-Hook-Id`` and, when the hook has a secret, ``Poker-Signature:
-sha384=<HMAC-SHA384 of the body, hex, upper case>``. A delivery that gets no 2xx is tried
-again after each of :data:`RETRY_DELAYS`; a hook whose deliveries failed :data:`MAX_FAILURES`
-times in a row is deactivated (``deactivationReason: "failing"``). Redirects are not
-followed, and the URL is checked against the operator's allow-list again before every
-delivery (:func:`allowed`, which parses it with the client that delivers, so no two parsers
-disagree on its host), so nothing reaches an address the operator did not allow. Nor does a
-hook reach the platform itself, under whatever address reaches it (the control namespace
-answers loopback, and deliveries come from loopback): every delivery carries
+hook's URL, as the historical platform did (mixer/developer-docs, reference/webhooks): the body
+``{"event", "id", "payload", "sentAt"}``, headers ``Poker-Nth-Retry`` (attempts before this
+one), ``Poker-Hook-Id`` and, when the hook has a secret, ``Poker-Signature: sha384=<HMAC-SHA384
+of the body, hex, upper case>``; ``sentAt`` is world time, the clock of the hook's own
+``createdAt`` and ``expiresAt`` and of the events' records. A delivery that gets no 2xx is
+tried again after each of :data:`RETRY_DELAYS`; a hook whose deliveries failed
+:data:`MAX_FAILURES` times in a row is deactivated (``deactivationReason: "failing"``).
+Redirects are not followed, and the URL is checked against the operator's allow-list again
+before every delivery (:func:`allowed`, which parses it with the client that delivers, so no
+two parsers disagree on its host), so nothing reaches an address the operator did not allow.
+Nor does a hook reach the platform itself, under whatever address reaches it (the control
+namespace answers loopback, and deliveries come from loopback): every delivery carries
 :data:`HOOK_HEADER`, and :class:`RefuseDeliveries`, outermost in the platform's app, answers
 any request carrying it 403 before anything runs.
 
@@ -40,7 +41,6 @@ import hmac
 import ipaddress
 import logging
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -50,7 +50,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from explorer.emulator.addresses import networks
 from explorer.emulator.context import Services
 from explorer.emulator.responses import ApiError, bad_request
-from explorer.emulator.world import iso
 
 log = logging.getLogger("explorer.emulator.webhooks")
 
@@ -168,7 +167,7 @@ Hook = tuple[str, str, str | None, int]
 def _hooks_for(services: Services, topics: list[str]) -> dict[str, list[tuple[int, Hook]]]:
     """``(owner, hook)`` of the active, unexpired hooks of existing clients naming each of
     ``topics`` (through the index: hooks naming none cost nothing)."""
-    now = iso(datetime.fromtimestamp(services.clock(), UTC))
+    now = services.world.iso()
     rows = services.store.all(
         "SELECT e.topic, c.ownerId, h.id, h.url, h.secret, h.failures FROM hook_events e "
         "JOIN hooks h ON h.id = e.hookId JOIN oauth_clients c ON c.id = h.clientId "
@@ -232,7 +231,7 @@ async def _deliver(
 ) -> None:
     """POST one event to one hook, retrying; count the outcome on the hook."""
     hook_id, url, secret, failures = hook
-    sent_at = iso(datetime.fromtimestamp(services.clock(), UTC))
+    sent_at = services.world.iso()
     body = b"".join(
         (
             b'{"event":',

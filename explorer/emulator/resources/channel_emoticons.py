@@ -4,7 +4,9 @@ A pack maps emoticon codes to their place on the pack's sprite sheet (``x``, ``y
 ``height`` in pixels), the same coordinates chat's ``emoticon`` message components carry.
 ``PATCH`` has JSON merge-patch meaning: each code maps to new coordinates, or to ``null`` to
 remove it; codes not sent are kept. Only partnered channels have a pack to edit (accepting a
-partnership application unlocks it); anyone may read a pack.
+partnership application unlocks it); anyone may read a pack. Chat parses the pack's codes typed
+after a colon (``:code``) as ``external`` emoticons; a change reaches chat at once
+(``ChatHub.settings_changed``).
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ async def patch_emoticons(ctx: Context) -> dict[str, Any]:
                 "emoticons",
                 "too_many",
             )
+    if ctx.services.chat is not None:
+        ctx.services.chat.settings_changed(channel.id)
     return _pack(ctx, channel.id, channel.token)
 
 

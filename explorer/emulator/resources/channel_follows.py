@@ -9,6 +9,12 @@ listed followers include those the channel's streams brought: the past 30 days' 
 stored the first time anyone lists them, later sessions' as they end (``streams.py``).
 Following one's own channel is refused. The historical body ``{"user": <id>}`` is accepted
 but must name the caller.
+
+The user's side, ``GET /users/{id}/follows`` (what the official Java client lists as a
+user's follows): the channels they follow, most recently followed first, paged as the
+followers are. It lists the follows stored: every follow made through the API or brought by a
+session since the world's instant, and a channel's follows from the 30 days before once that
+channel's followers have been listed (they are stored then, as above).
 """
 
 from __future__ import annotations
@@ -21,14 +27,16 @@ from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users
 from explorer.emulator.context import Context, lenient_id
 from explorer.emulator.live import happenings
-from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
+from explorer.emulator.paging import PAGE_PARAMS, channel_page, page_of, paged
 from explorer.emulator.policy import Handler, Route
-from explorer.emulator.responses import ApiError, JSONResponse, bad_request
+from explorer.emulator.resources import notifications
+from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.sessions import HISTORY_START
 from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import Store
 from explorer.emulator.world import WORLD_NOW
 from explorer.wire import channel_routes as channel_wire
+from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
 
 SCHEMA = """
@@ -134,6 +142,22 @@ async def list_followers(ctx: Context) -> JSONResponse:
     return paged([{**render_user(r[:width]), "followedAt": r[width]} for r in rows], total)
 
 
+async def list_follows(ctx: Context) -> JSONResponse:
+    """GET /users/{id}/follows: the channels the user follows, most recently followed first."""
+    user_id = ctx.path_int("user")
+    listed = f"SELECT 1 FROM users u WHERE u.id = ? AND {listed_users(ctx)}"
+    if ctx.store.one(listed, (user_id,)) is None:
+        raise not_found("User")
+    return channel_page(
+        ctx,
+        "c.id IN (SELECT channelId FROM channel_follows WHERE userId = ?)",
+        (user_id,),
+        "(SELECT f.createdAt FROM channel_follows f WHERE f.channelId = c.id AND f.userId = ?) "
+        "DESC",
+        (user_id,),
+    )
+
+
 async def follow(ctx: Context) -> dict[str, Any]:
     """PUT or POST /channels/{id}/follow: follow the channel (idempotent)."""
     channel = channel_ref(ctx)
@@ -148,6 +172,7 @@ async def follow(ctx: Context) -> dict[str, Any]:
                 "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel.id,)
             )
             happenings.followed(conn, channel.id, user_id, following=True)
+            notifications.followed(conn, channel.id, channel.user_id, user_id, ctx.iso_now())
     return _state(ctx, channel, user_id)
 
 
@@ -194,4 +219,11 @@ routes = [
         channel_wire.CHANNEL_FOLLOW_BY_POST, follow, "Follow the channel (idempotent, same as PUT)"
     ),
     _write(channel_wire.CHANNEL_UNFOLLOW, unfollow, "Unfollow the channel (idempotent)"),
+    Route(
+        wire.USER_FOLLOWS,
+        list_follows,
+        summary="The channels a user follows, most recently followed first",
+        params=PAGE_PARAMS,
+        errors=(400, 404),
+    ),
 ]

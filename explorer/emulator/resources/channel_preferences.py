@@ -4,7 +4,9 @@ The keys are the historical platform's (``hosting:allow``, ``channel:slowchat``,
 values an owner changed are stored; reads merge them over the defaults below, so a new key
 never needs a migration. ``POST`` merges: each sent key is validated by its kind and stored,
 ``null`` resets a key to its default, unknown keys are refused. Other groups read single
-values with :func:`preference` (hosting honours ``hosting:allow`` and ``hosting:allowlive``).
+values with :func:`preference` (hosting honours ``hosting:allow`` and ``hosting:allowlive``;
+chat's CatBot ``channel:catbot:level`` and ``channel:bannedwords``, told of each change through
+``ChatHub.settings_changed``).
 """
 
 from __future__ import annotations
@@ -120,6 +122,10 @@ PREFERENCES: dict[str, Preference] = {
 }
 
 
+#: The keys chat reads (CatBot), whose change chat is told of.
+_CHAT_KEYS = frozenset({"channel:catbot:level", "channel:bannedwords"})
+
+
 def stored_preferences(store: Store, channel_id: int) -> dict[str, Any]:
     """Every preference of ``channel_id``: the stored values over the defaults."""
     values = {key: spec.default for key, spec in PREFERENCES.items()}
@@ -173,6 +179,8 @@ async def set_preferences(ctx: Context) -> dict[str, Any]:
                     "VALUES (?, ?, ?)",
                     (channel.id, key, dumps(value)),
                 )
+    if ctx.services.chat is not None and not _CHAT_KEYS.isdisjoint(body):
+        ctx.services.chat.settings_changed(channel.id)
     return stored_preferences(ctx.store, channel.id)
 
 

@@ -1,4 +1,5 @@
-"""Channels: the ranking list, one channel by id or token, and its details.
+"""Channels: the ranking list, one channel by id or token, and its details (also at
+``/detailed``, the older spelling the official Java client, beam-client-java 6.0.0, sends).
 
 ``GET /channels`` turns the shared list-query grammar (``explorer.wire.query``) into a listing whose
 pages cost the same at any depth (``explorer.emulator.listing``). The order always ends with
@@ -8,6 +9,7 @@ never appear in listings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -81,6 +83,32 @@ def channel_bodies(services: Services) -> ChannelBodies:
     return bodies
 
 
+def channel_list(ctx: Context, params: Mapping[str, str]) -> tuple[bytes, str | None]:
+    """The encoded page of channels the list query ``params`` asks for, and its total (None
+    with ``noCount``): what ``GET /channels`` answers, and any listing that narrows it."""
+    query = parse_list_query(params, CHANNEL_FILTERS, PROJECTABLE, CHANNEL_CHECKS)
+    version = ctx.store.catalog_version()
+    pager = ctx.services.caches.get("channel-pager")
+    if pager is None:
+        pager = ctx.services.caches["channel-pager"] = Pager(ctx.store)
+    listing = listing_of(query)
+    offset = query.page * query.limit
+    if query.fields is None:
+        ids = pager.ids(listing, version, offset, query.limit)
+        body = channel_bodies(ctx.services).page(ctx.store, ctx.services.types, version, ids)
+    else:
+        types = ctx.services.types.all()
+        rows = pager.page(listing, version, offset, query.limit)
+        body = orjson.dumps([_project(render_channel(r, types), query.fields) for r in rows])
+    return body, str(pager.total(listing, version)) if query.count else None
+
+
+def listed(body: bytes, total: str | None) -> Response:
+    """A page of :func:`channel_list` as a response (the total in ``X-Total-Count``)."""
+    headers = {"X-Total-Count": total} if total is not None else None
+    return Response(body, media_type="application/json", headers=headers)
+
+
 async def list_channels(ctx: Context) -> Response:
     """GET /channels: one page of the filtered, ordered channel list."""
     key = page_key(ctx.request.scope)
@@ -88,24 +116,9 @@ async def list_channels(ctx: Context) -> Response:
     cache = page_cache(ctx.services)
     hit = cache.get(key, version)
     if hit is None:
-        query = parse_list_query(ctx.params, CHANNEL_FILTERS, PROJECTABLE, CHANNEL_CHECKS)
-        pager = ctx.services.caches.get("channel-pager")
-        if pager is None:
-            pager = ctx.services.caches["channel-pager"] = Pager(ctx.store)
-        listing = listing_of(query)
-        offset = query.page * query.limit
-        if query.fields is None:
-            ids = pager.ids(listing, version, offset, query.limit)
-            body = channel_bodies(ctx.services).page(ctx.store, ctx.services.types, version, ids)
-        else:
-            types = ctx.services.types.all()
-            rows = pager.page(listing, version, offset, query.limit)
-            body = orjson.dumps([_project(render_channel(r, types), query.fields) for r in rows])
-        total = str(pager.total(listing, version)) if query.count else None
-        cache.put(key, version, body, total)
-        hit = body, total
-    headers = {"X-Total-Count": hit[1]} if hit[1] is not None else None
-    return Response(hit[0], media_type="application/json", headers=headers)
+        hit = channel_list(ctx, ctx.params)
+        cache.put(key, version, *hit)
+    return listed(*hit)
 
 
 def channel_or_404(ctx: Context, key: str = "channel") -> tuple[Any, ...]:
@@ -156,7 +169,8 @@ async def channel_details(ctx: Context) -> dict[str, Any]:
     return item
 
 
-_LIST_PARAMS = (
+#: The query parameters of ``GET /channels`` (and of the listings that narrow it).
+LIST_PARAMS = (
     Param("page", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE}, "0-based page number"),
     Param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size (default 50)"),
     Param("fields", {"type": "string", "pattern": "[^,]"}, "comma-separated projection"),
@@ -173,20 +187,26 @@ routes = [
         wire.CHANNELS,
         list_channels,
         summary="List channels (a search with q is charged to channel-search)",
-        params=_LIST_PARAMS,
+        params=LIST_PARAMS,
         errors=(400,),
     ),
     Route(
         channel_wire.CHANNEL,
         get_channel,
         summary="One channel by id or token",
-        params=(_LIST_PARAMS[2],),
+        params=(LIST_PARAMS[2],),
         errors=(400, 404),
     ),
     Route(
         channel_wire.CHANNEL_DETAILS,
         channel_details,
         summary="A channel with its media resources",
+        errors=(404,),
+    ),
+    Route(
+        channel_wire.CHANNEL_DETAILED,
+        channel_details,
+        summary="A channel with its media resources (the older spelling of /details)",
         errors=(404,),
     ),
 ]

@@ -6,7 +6,14 @@ authenticates with its id in ``Client-ID`` and its secret as ``Authorization: Se
 ``{kind: "web", events: [...], url, secret?}``; ``GET /hooks`` lists the client's hooks,
 ``GET /hooks/{id}`` shows one, ``POST /hooks/{id}/renew`` extends it by :data:`LIFETIME`,
 ``POST /hooks/{id}/deactivate`` ends it. A Hook is ``{id, events, kind, url, isActive,
-deactivationReason, expiresAt, createdAt}`` (the secret is never shown again).
+deactivationReason, expiresAt, renewUrl, createdAt}`` (the secret is never shown again):
+``renewUrl`` is the absolute address of its renewal, as the docs' registration example shows
+(reached under the address the request came in by).
+
+One clock for the whole record: ``createdAt``, ``expiresAt`` and each delivery's ``sentAt``
+are world time (:mod:`~explorer.emulator.clock`), as every other record's dates are, and a hook
+expires when the world clock passes ``expiresAt``: at ``--speed N`` its 90 days pass N times
+faster, like everything else the world dates.
 
 Events are the live events' names (docs/live.md); private ones are refused (403), since a
 client is no signed-in user. Delivery (:mod:`~explorer.emulator.live.webhooks`) reaches only
@@ -64,11 +71,20 @@ MAX_HOOKS = 100
 _FIELDS = "id, events, kind, url, isActive, deactivationReason, expiresAt, createdAt"
 
 
-def _render(row: tuple[Any, ...]) -> dict[str, Any]:
+def _render(ctx: Context, row: tuple[Any, ...]) -> dict[str, Any]:
     hook = dict(zip(_FIELDS.split(", "), row, strict=True))
     hook["events"] = orjson.loads(hook["events"])
     hook["isActive"] = bool(hook["isActive"])
+    hook["renewUrl"] = _renew_url(ctx, hook["id"])
     return hook
+
+
+def _renew_url(ctx: Context, hook_id: str) -> str:
+    """The absolute address of ``POST /hooks/{id}/renew``, under the prefix and host this
+    request came in by (``/api/v1`` behind whatever proxy path)."""
+    url = ctx.request.url
+    prefix = url.path[: url.path.rindex("/hooks")]
+    return str(url.replace(path=prefix + wire.RENEW_HOOK.url({"hook": hook_id}), query=""))
 
 
 def _client(ctx: Context) -> str:
@@ -115,7 +131,8 @@ def _room_for_one(ctx: Context, client_id: str) -> None:
 
 
 def _expiry(ctx: Context) -> str:
-    return iso(datetime.fromtimestamp(ctx.now, UTC) + LIFETIME)
+    """:data:`LIFETIME` from now on the world clock (the clock of ``createdAt``)."""
+    return iso(datetime.fromtimestamp(ctx.world_now, UTC) + LIFETIME)
 
 
 def _own(ctx: Context, client_id: str) -> tuple[Any, ...]:
@@ -154,7 +171,7 @@ async def register(ctx: Context) -> Response:
     ensure_dispatcher(ctx.services)
     row = ctx.store.one(f"SELECT {_FIELDS} FROM hooks WHERE id = ?", (hook_id,))
     assert row is not None
-    return JSONResponse(_render(row), status_code=201)
+    return JSONResponse(_render(ctx, row), status_code=201)
 
 
 async def list_hooks(ctx: Context) -> list[dict[str, Any]]:
@@ -165,12 +182,12 @@ async def list_hooks(ctx: Context) -> list[dict[str, Any]]:
         f"SELECT {_FIELDS} FROM hooks WHERE clientId = ? ORDER BY createdAt DESC, id",
         (client_id,),
     )
-    return [_render(row) for row in rows]
+    return [_render(ctx, row) for row in rows]
 
 
 async def get_hook(ctx: Context) -> dict[str, Any]:
     """GET /hooks/{id}: one of the client's hooks (its state: active, why it ended)."""
-    return _render(_own(ctx, _client(ctx)))
+    return _render(ctx, _own(ctx, _client(ctx)))
 
 
 async def renew(ctx: Context) -> dict[str, Any]:
@@ -186,7 +203,7 @@ async def renew(ctx: Context) -> dict[str, Any]:
             (_expiry(ctx), row[0]),
         )
     ensure_dispatcher(ctx.services)
-    return _render(_own(ctx, _client(ctx)))
+    return _render(ctx, _own(ctx, _client(ctx)))
 
 
 async def deactivate(ctx: Context) -> dict[str, Any]:
@@ -197,13 +214,13 @@ async def deactivate(ctx: Context) -> dict[str, Any]:
             "UPDATE hooks SET isActive = 0, deactivationReason = 'deactivated' WHERE id = ?",
             (row[0],),
         )
-    return _render(_own(ctx, _client(ctx)))
+    return _render(ctx, _own(ctx, _client(ctx)))
 
 
 SCHEMAS: dict[str, Any] = {
     "Hook": {
         "type": "object",
-        "required": _FIELDS.split(", "),
+        "required": [*_FIELDS.split(", "), "renewUrl"],
         "properties": {
             "id": {"type": "string", "format": "uuid"},
             "events": {"type": "array", "items": {"type": "string"}},
@@ -212,6 +229,7 @@ SCHEMAS: dict[str, Any] = {
             "isActive": {"type": "boolean"},
             "deactivationReason": {"type": "string", "nullable": True},
             "expiresAt": {"type": "string", "format": "date-time"},
+            "renewUrl": {"type": "string", "format": "uri"},
             "createdAt": {"type": "string", "format": "date-time"},
         },
     },

@@ -1,5 +1,12 @@
 """Users and sign-in: registration, confirmation, lookups, and cookie sessions.
 
+``DELETE /users/current`` and ``POST /users/current/refresh`` are the older spellings the
+official Java client (beam-client-java 6.0.0, UsersService) and the Swift client still send:
+the first signs out as ``DELETE /users/current/session`` does; the second answers the signed-in
+user as ``GET /users/current`` does (a client asks it on start to learn whether its session
+still holds) and extends nothing: a session lasts ``session_ttl`` from sign-in whatever is
+asked, so a stolen cookie cannot be kept alive.
+
 Login answers the same 401 message for an unknown user and a wrong password (no account
 enumeration) and is charged to ``user-login-failed`` on failure, which stops brute force after
 8 tries in 15 minutes. Password checks run the slow KDF in a worker thread so chat and other
@@ -270,6 +277,19 @@ routes = [
         summary="Sign out (end the cookie session)",
         status=204,
         errors=(400, 401, 461),
+    ),
+    Route(
+        wire.LOGOUT_CURRENT,
+        logout,
+        summary="Sign out (the older spelling of DELETE /users/current/session)",
+        status=204,
+        errors=(400, 401, 461),
+    ),
+    Route(
+        wire.ACCOUNT_REFRESH,
+        get_current,
+        summary="The signed-in user, as GET /users/current (the session is not extended)",
+        errors=(401, 403, 461),
     ),
     Route(wire.USER, get_user, summary="One user", errors=(400, 404)),
     Route(
