@@ -406,7 +406,7 @@ class Channel(Handle[M]):
         at most 90.
         """
         params = {"emoji": emoji, "from": _moment(start), "to": _moment(end)}
-        return Call(params=params, schema=schemas.ANALYTICS.get(series), **options)
+        return Call(params=params, **options)
 
     # -- chat ---------------------------------------------------------------------------------
 

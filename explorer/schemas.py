@@ -3,8 +3,8 @@
 A :class:`Schema` names a resource's fields in display order with their kinds; ``tables.py``
 turns records into DataFrames driven by these declarations. The records' schemas are derived
 from the wire's declarations (``explorer.wire.records`` and ``explorer.wire.models``), so a
-record's new field is one row there; this module adds only the toolkit's own views (an
-emoticon pack as rows, analytics points). No pandas here.
+record's new field is one row there (analytics points included); this module adds only the
+toolkit's own views (an emoticon pack as rows, e-mail opt-outs). No pandas here.
 """
 
 from __future__ import annotations
@@ -101,35 +101,6 @@ EMOTICON = Schema(
 #: A category of notification e-mail the user opted out of, and since when.
 EMAIL_OPT_OUT = Schema({"category": "str", "since": "time"}, index="category")
 
-
-def _series(**fields: Kind) -> Schema:
-    """The point of an analytics series: ``time``, ``channel`` and its values."""
-    return Schema({"time": "time", "channel": "int", **fields})
-
-
-_COUNTER = _series(total="int", delta="int")
-_GAME_RANK = _series(type="int", rank="int", streams="int", views="int", shared="int")
-
-#: Every analytics series by name: ``viewerSummary`` is ``/analytics/viewers`` (daily), the
-#: others are ``/analytics/tsdb/{name}``. Points are hourly, daily or events (see the platform).
-ANALYTICS: dict[str, Schema] = {
-    "viewerSummary": _series(peak="int", average="float", viewerHours="int", hoursLive="int"),
-    "viewers": _series(anon="int", authed="int"),
-    "viewersMetrics": _series(
-        country="category", browser="category", platform="category", count="int"
-    ),
-    "streamSessions": _series(online="bool", partnered="bool", duration="int", type="int"),
-    "streamHosts": _series(hoster="int", hostee="int"),
-    "followers": _COUNTER,
-    "subscriptions": _COUNTER,
-    "subRevenue": _series(gateway="category", count="int", gross="int", total="int"),
-    "cpm": _series(impressions="int", payout="int"),
-    "sparkSpent": _series(sparks="int"),
-    "emojiUsageRanks": _series(emoji="category", count="int", rank="int"),
-    "emojiUsage": _series(emoji="category", count="int"),
-    "gameRanks": _GAME_RANK,
-    "gameRanksGlobal": _GAME_RANK,
-}
 
 #: Anything without a declared schema: every field inferred, ``id`` the index when present.
 GENERIC = Schema({}, index="id")

@@ -67,7 +67,9 @@ def component(record: Record) -> dict[str, Any]:
     description's tests catch a field the platform sends but the wire lacks)."""
     return {
         "type": "object",
-        "required": [field.name for field in record.fields if not field.optional],
+        "required": [
+            field.name for field in record.fields if not (field.optional or field.sometimes)
+        ],
         "properties": {field.name: json_schema(field) for field in record.fields},
         "additionalProperties": False,
     }

@@ -541,6 +541,47 @@ USER_WITH_CHANNEL = Record(
     index="id",
 )
 
+
+def _point(name: str, *fields: Field) -> Record:
+    """The record of one analytics series' points: ``time``, ``channel`` and its values."""
+    return Record(name, (Field("time", "time"), Field("channel", "int"), *fields))
+
+
+def _ints(*names: str, nullable: bool = False) -> tuple[Field, ...]:
+    return tuple(Field(name, "int", nullable=nullable) for name in names)
+
+
+#: The points of each analytics series (the rows under ``/channels/{id}/analytics`` name them).
+ANALYTICS_POINTS: tuple[Record, ...] = (
+    _point(
+        "AnalyticViewerSummary",
+        Field("peak", "int"),
+        Field("average", "float"),
+        *_ints("viewerHours", "hoursLive"),
+    ),
+    _point("AnalyticViewers", *_ints("anon", "authed")),
+    _point(
+        "AnalyticViewerMetric",
+        *(Field(name, "category") for name in ("country", "browser", "platform")),
+        Field("count", "int"),
+    ),
+    _point(
+        "AnalyticStreamSession",
+        Field("online", "bool"),
+        Field("partnered", "bool"),
+        Field("duration", "int", sometimes=True, doc="seconds; offline events only"),
+        Field("type", "int", nullable=True, sometimes=True, doc="game id; offline events only"),
+    ),
+    _point("AnalyticStreamHost", *_ints("hoster", "hostee", nullable=True)),
+    _point("AnalyticCounter", *_ints("total", "delta")),
+    _point("AnalyticSubRevenue", Field("gateway", "category"), *_ints("count", "gross", "total")),
+    _point("AnalyticCpm", *_ints("impressions", "payout")),
+    _point("AnalyticSparks", Field("sparks", "int")),
+    _point("AnalyticEmojiRank", Field("emoji", "category"), *_ints("count", "rank")),
+    _point("AnalyticEmojiUsage", Field("emoji", "category"), Field("count", "int")),
+    _point("AnalyticGameRank", *_ints("type", "rank", "streams", "views", "shared")),
+)
+
 #: Every record of this module by name.
 RECORDS: dict[str, Record] = {
     record.name: record
@@ -576,5 +617,6 @@ RECORDS: dict[str, Record] = {
         TRANSCODE_UNLOCK,
         USER_WITH_CHANNEL,
         VOD,
+        *ANALYTICS_POINTS,
     )
 }

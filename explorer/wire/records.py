@@ -36,6 +36,9 @@ class Field:
     pattern_said: str = ""
     #: Whether the record may leave the field out (shown only to some callers, say).
     optional: bool = False
+    #: Whether some records of a list leave the field out (a column of every frame all the
+    #: same, null where it is missing).
+    sometimes: bool = False
     #: What the field means, for readers of the API description.
     doc: str = ""
     #: An embedded record, flattened into the record's columns by the toolkit: another
