@@ -190,8 +190,8 @@ CURRENT_USER = Record(
         *USER,
         Field("channel", "object", of=Record("", (*CHANNEL, _TYPE))),
         Field("groups", "object", schema={"type": "array", "items": {"type": "object"}}),
-        Field("email", "str", optional=True),
-        Field("preferences", "object", optional=True),
+        Field("email", "str", sometimes=True),
+        Field("preferences", "object", sometimes=True),
     ),
     index="id",
 )

@@ -34,10 +34,11 @@ class Field:
     #: A regular expression every value matches, and what it means in words (for errors).
     pattern: str = ""
     pattern_said: str = ""
-    #: Whether the record may leave the field out (shown only to some callers, say).
+    #: Whether the record may leave the field out, its column shown only when some record
+    #: has it (what few callers see: a stream key, a client's secret).
     optional: bool = False
-    #: Whether some records of a list leave the field out (a column of every frame all the
-    #: same, null where it is missing).
+    #: Whether some answers leave the field out (a caller without the scope, an event of
+    #: another kind), its column in every frame all the same (null where it is missing).
     sometimes: bool = False
     #: What the field means, for readers of the API description.
     doc: str = ""
