@@ -11,7 +11,8 @@ Collecting over time: ``client.watch(channels)`` joins many chats into one log (
 :class:`Tracker`), ``client.live(channels)`` follows live events such as audience changes
 as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
-live views.
+live views. :func:`import_chat` reads chat logs of real platforms (chat-downloader,
+TwitchDownloader, justlog/rustlog, yt-dlp) into a capture of the same shape.
 
 Every public name but the errors loads when first named (the REST client with httpx, the
 chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from explorer.auth import Grant
     from explorer.capture import Capture, open_capture
     from explorer.chat import Chat, ChatClient, ChatDetails
+    from explorer.chatimport import import_chat
     from explorer.eventlog import EventLog
     from explorer.live import AsyncLive, Live
     from explorer.recorder import Recorder
@@ -59,6 +61,7 @@ _LAZY = {
     "Tracker": "explorer.track",
     "Watch": "explorer.watch",
     "connect": "explorer.rest",
+    "import_chat": "explorer.chatimport",
     "open_capture": "explorer.capture",
     "replay": "explorer.replays",
     "time_series": "explorer.tables",
@@ -91,6 +94,7 @@ __all__ = [
     "Tracker",
     "Watch",
     "connect",
+    "import_chat",
     "open_capture",
     "replay",
     "time_series",

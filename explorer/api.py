@@ -11,14 +11,16 @@ the table of every endpoint row the toolkit calls, gathered from these classes.
 from __future__ import annotations
 
 import functools
+import os
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 import pandas as pd
 
-from explorer import schemas, tables
+from explorer import schemas, tables, tokenfiles
 from explorer.account import Account, User
-from explorer.auth import Grant
+from explorer.auth import CLIENT_ID, Grant
 from explorer.channel import Channel
 from explorer.channelrefs import Channels
 from explorer.confetti import Confetti
@@ -39,6 +41,7 @@ from explorer.handle import (
 )
 from explorer.shortcode import Shortcode
 from explorer.shortcode import show as show_shortcode
+from explorer.tokenfiles import Keeper
 from explorer.transport import CLOCK_HEADER, decode, world_time
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
@@ -141,8 +144,10 @@ class Api(Handle[M]):
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
         with ``id % N == K - 1``; ``anonymous=False`` joins the chats as the signed-in user.
         ``options`` are those of :class:`~explorer.watch.AsyncWatch` (``top``, ``refresh``,
-        ``to``, ``flush_every``, ``shard``, ``max_rows``; any other goes to every chat client),
-        declared there once. A started :class:`~explorer.watch.Watch` from ``Client``, an
+        ``to``, ``flush_every``, ``shard``, ``max_rows``, ``exclude_users`` (ids or names: their
+        events are left out), ``redact_users`` (kept without names, ids and texts:
+        ``exclusions.py``); any other goes to every chat client), declared there once. A
+        started :class:`~explorer.watch.Watch` from ``Client``, an
         :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``."""
         from explorer.watch import AsyncWatch
         from explorer.watch import start as start_watch
@@ -153,6 +158,7 @@ class Api(Handle[M]):
             channels,
             user_id=None if anonymous else functools.partial(Account.id, self.me),
             base_url=self.base_url,
+            world=lambda: self._transport.world_time,
             **options,
         )
         return start_watch(aio) if self._mode is Sync else aio
@@ -412,6 +418,8 @@ class Api(Handle[M]):
         timeout: float = 300.0,
         poll: float = 2.0,
         show: Callable[[Shortcode], object] = show_shortcode,
+        token_file: str | os.PathLike[str] | None = None,
+        on_refresh: Callable[[Grant], object] | None = None,
     ) -> Grant:
         """Get an OAuth token for ``scopes`` and switch to it.
 
@@ -423,12 +431,30 @@ class Api(Handle[M]):
         and refreshes the token by itself when it nears expiry. Afterwards requests carry
         ``Authorization: Bearer <token>`` and any cookie session is dropped; the
         :class:`~explorer.auth.Grant` holds the token and its scopes.
+
+        ``token_file`` keeps the token in that file (mode 600) and uses a kept one instead of
+        asking again while it is good for ``scopes``; ``on_refresh`` is called with each new
+        grant the token refreshes to, after the file is rewritten (``tokenfiles.py``).
         """
+        scopes = list(scopes)
+        kept = tokenfiles.load(token_file) if token_file is not None else None
+        if kept is not None and kept.serves(self.base_url, scopes, time.time()):
+            keeper = Keeper(token_file, self.base_url, kept.client_id, on_refresh)
+            self._transport.use_grant(
+                kept.grant, kept.client_id, expires_at=kept.expires_at, on_refresh=keeper
+            )
+            return kept.grant
+        keeper = Keeper(token_file, self.base_url, client_id or CLIENT_ID, on_refresh)
         if flow == "shortcode":
-            return await self._transport.authorize_shortcode(
+            grant = await self._transport.authorize_shortcode(
                 scopes, client_id, timeout=timeout, poll=poll, show=show
             )
-        return await self._transport.authorize(scopes, client_id)
+        else:
+            grant = await self._transport.authorize(scopes, client_id)
+        if token_file is not None or on_refresh is not None:
+            self._transport.use_grant(grant, keeper.client_id, on_refresh=keeper)
+            keeper.keep(grant, tokenfiles.expiry(grant))
+        return grant
 
     @action
     async def approve_code(self, code: str, *, deny: bool = False) -> None:
@@ -453,6 +479,14 @@ class Api(Handle[M]):
         if moment is None:
             raise ConnectionFailed(f"{self.base_url} sends no {CLOCK_HEADER} header.")
         return pd.Timestamp(moment, unit="s", tz="UTC").floor("ms")
+
+    def budget(self) -> pd.DataFrame:
+        """Each rate-limit bucket's state, indexed by bucket: ``limit`` and ``remaining``
+        calls, when the window ``resets`` (UTC; missing when none is open), ``in_flight``
+        requests, whether an answer ``reported`` it (the rest come from the bucket table, the
+        global bucket is counted here) and whether it is ``unlimited`` (the platform enforces
+        none). Read from the headers the platform already sent: no request is made."""
+        return tables.frame(self._transport.budget(), schemas.BUDGET)
 
     @action
     async def get_json(self, path: str, **params: Any) -> Any:

@@ -111,6 +111,9 @@ class RefreshingAuth(httpx.Auth):
     """``Authorization: Bearer`` with a token that renews itself: once the access token is
     within ``margin`` seconds of expiring, the next request first refreshes the pair at
     ``token_url`` (``grant_type=refresh_token``, single use, so the new refresh token is kept).
+    ``expires_at`` (epoch seconds) restores a kept token's expiry (default: ``expires_in``
+    from now); ``on_refresh`` is called with each new grant and its expiry (a token file keeps
+    them, ``tokenfiles.py``).
     """
 
     requires_response_body = True
@@ -123,6 +126,8 @@ class RefreshingAuth(httpx.Auth):
         *,
         margin: float = 60.0,
         clock: Callable[[], float] = time.time,
+        expires_at: float | None = None,
+        on_refresh: Callable[[Grant, float | None], object] | None = None,
     ) -> None:
         self.token_url, self.client_id, self.margin, self.clock = (
             token_url,
@@ -130,7 +135,10 @@ class RefreshingAuth(httpx.Auth):
             margin,
             clock,
         )
+        self.on_refresh = on_refresh
         self._take(grant)
+        if expires_at is not None:
+            self.expires_at = expires_at
 
     def _take(self, grant: Grant) -> None:
         self.grant = grant
@@ -148,6 +156,9 @@ class RefreshingAuth(httpx.Auth):
             response = yield httpx.Request("POST", self.token_url, data=form)
             if response.status_code == 200:
                 self._take(token_grant(response.json()))
+                if self.on_refresh is not None:
+                    finite = self.expires_at if self.expires_at != float("inf") else None
+                    self.on_refresh(self.grant, finite)
         request.headers["Authorization"] = f"Bearer {self.grant.access_token}"
         yield request
 

@@ -20,6 +20,11 @@ read the same way: DuckDB reads its files through the fsspec filesystem
 (:mod:`explorer.storage`), so no DuckDB extension is downloaded, and known extensions are
 never installed or loaded automatically.
 
+``open_capture(path, exclude_users=..., redact_users=...)`` defines the ``events`` view
+through :meth:`explorer.exclusions.Screen.view`, so every read (``sql()`` and ``packets()``
+too) leaves those users' events out, or redacts them (packets by a SQL function of its own).
+``events(sessions=True)`` adds each event's stream session (:mod:`explorer.broadcasts`).
+
 Every error is a :class:`~explorer.errors.CaptureError`: a folder that is not a capture (a
 recorder writes ``events/``, ``snapshots/`` and ``recorders/`` into it) says what was expected,
 and a damaged file or a failed query carries DuckDB's error as its ``__cause__``. Only the raw
@@ -43,20 +48,27 @@ import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
+from duckdb.func import SPECIAL
 
-from explorer import chatviews, columns, coverage
+from explorer import broadcasts, chatviews, columns, coverage
 from explorer.coverage import Coverage
 from explorer.deprecation import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
 from explorer.eventrows import COLUMNS
 from explorer.eventtables import EVENT_SCHEMA
+from explorer.exclusions import Screen, UsersLike
+from explorer.polarsframes import polars_frame
 from explorer.recorder import EVENTS, PARTITION, RECORDERS, SNAPSHOT_KEYS, SNAPSHOTS
 from explorer.storage import open_store
+from explorer.textformats import fields_of, write_csv, write_jsonl
 from explorer.wire import events as wire_events
 
 #: What ``start=`` and ``end=`` take: epoch seconds, a datetime (``pd.Timestamp``) or ISO
 #: text (naive times are UTC); None for no bound.
 When = float | str | datetime | np.datetime64 | None
+
+#: The SQL function a capture's events view redacts packets with.
+_REDACT = "explorer_redacted_packet"
 
 #: DuckDB's names of the arrow types of captures' columns, for the empty views.
 _SQL_TYPES = {
@@ -76,21 +88,35 @@ _ARROW_TO_PANDAS = {
 }.get
 
 
-def open_capture(path: str | os.PathLike[str]) -> Capture:
+def open_capture(
+    path: str | os.PathLike[str],
+    *,
+    exclude_users: UsersLike = None,
+    redact_users: UsersLike = None,
+) -> Capture:
     """The capture in directory ``path`` (written by one or more recorders), a local path or
-    a filesystem URL such as ``s3://bucket/prefix``.
+    a filesystem URL such as ``s3://bucket/prefix``. Every read leaves out the events of
+    ``exclude_users`` (ids or names) and redacts those of ``redact_users``
+    (:mod:`explorer.exclusions`).
 
     Raises :class:`~explorer.errors.CaptureNotFound` when ``path`` does not exist and
     :class:`~explorer.errors.CaptureError` when it is not a capture folder (a file, or a
     folder without the ``events/``, ``snapshots/`` or ``recorders/`` a recorder writes).
     """
-    return Capture(path)
+    return Capture(path, exclude_users=exclude_users, redact_users=redact_users)
 
 
 class Capture:
     """A capture on disk: events and snapshots, read lazily (see the module docstring)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        exclude_users: UsersLike = None,
+        redact_users: UsersLike = None,
+    ) -> None:
+        self._screen = Screen(exclude_users, redact_users)
         self._store = open_store(path)
         #: The capture's directory: a path, or the URL given.
         self.path = self._store.location
@@ -115,6 +141,9 @@ class Capture:
                 self._db = duckdb.connect(config=config)
                 self._db.execute("SET TimeZone = 'UTC'")
                 self._store.attach(self._db)
+                self._db.create_function(
+                    _REDACT, self._screen.packet, ["VARCHAR"], "VARCHAR", null_handling=SPECIAL
+                )
             self._define(EVENTS, _empty_sql(EVENT_SCHEMA, with_partition=True))
             self._define(SNAPSHOTS, _empty_sql(pa.schema(list(SNAPSHOT_KEYS.items())), True))
             return self._db.cursor()
@@ -130,6 +159,8 @@ class Capture:
                 f"SELECT * FROM read_parquet({glob}, hive_partitioning = true, "
                 f"union_by_name = {'true' if kind == SNAPSHOTS else 'false'})"
             )
+        if kind == EVENTS and self._screen:
+            source = self._screen.view(source, _REDACT)
         self._db.execute(f"CREATE OR REPLACE VIEW {kind} AS {source}")
 
     def sql(self, query: str) -> pd.DataFrame:
@@ -167,11 +198,24 @@ class Capture:
         end: When = None,
         columns: Iterable[str] | None = None,
         events: str | Collection[str] | None = None,
+        sessions: bool = False,
     ) -> pd.DataFrame:
         """Events with ``EventLog.frame``'s columns and dtypes (or only ``columns``, which may
         also name ``row``, ``packet`` and ``date``), in time order; only those of
-        ``channels``, of ``events`` (names) and received in ``[start, end)``."""
+        ``channels``, of ``events`` (names) and received in ``[start, end)``. ``sessions``
+        adds each event's ``session`` and ``session_offset`` (:mod:`explorer.broadcasts`,
+        from the marks of :meth:`sessions`)."""
         names = list(COLUMNS if columns is None else columns)
+        if sessions:
+            frame = self.events(
+                channels=channels,
+                start=start,
+                end=end,
+                columns=list(dict.fromkeys([*names, "received_at", "channel"])),
+                events=events,
+            )
+            stamped = broadcasts.stamp(frame, self.sessions())
+            return stamped[[*names, *broadcasts.SESSION_COLUMNS]]
         where, params = _where("received_at", channels, start, end)
         if events is not None:
             wanted = [events] if isinstance(events, str) else list(events)
@@ -182,6 +226,12 @@ class Capture:
             f"SELECT {select} FROM events {_and(where)} ORDER BY received_at, row", params
         )
         return _event_frame(table) if names else pd.DataFrame(index=range(table.num_rows))
+
+    def sessions(self) -> pd.DataFrame:
+        """What the recorders' looks at the channels' broadcasts found, from their manifests
+        (:func:`~explorer.broadcasts.marks_frame`): which session each event belongs to."""
+        marks = self.recorders().get("sessions", pd.Series([], dtype=object))
+        return broadcasts.marks_frame(m for kept in marks.dropna() for m in kept)
 
     def frame(self, **filters: Any) -> pd.DataFrame:
         """Deprecated: :meth:`events` (``.frame`` is a property elsewhere, holding a table in
@@ -249,6 +299,49 @@ class Capture:
         where, params = _where("received_at", channels, start, end)
         table = self._query(f"SELECT count(*) AS n FROM events {_and(where)}", params)
         return int(table["n"][0].as_py())
+
+    # Other formats: CSV, JSON Lines, Arrow, Polars (explorer.textformats, polarsframes).
+
+    def _events_reader(
+        self, fields: Iterable[str] | None = None, batch_rows: int = 10_000, **filters: Any
+    ) -> pa.RecordBatchReader:
+        """The events (``fields`` of :data:`EVENT_SCHEMA`, all by default) in time order, a
+        batch at a time, with the schema's types; ``filters`` as :meth:`events` takes."""
+        names = fields_of(fields)
+        where, params = _where(
+            "received_at", filters.get("channels"), filters.get("start"), filters.get("end")
+        )
+        select = ", ".join(f'"{name}"' for name in names)
+        query = f"SELECT {select} FROM events {_and(where)} ORDER BY events.received_at, row"
+        schema = pa.schema([EVENT_SCHEMA.field(name) for name in names])
+        with self._reading():
+            return self.duckdb().sql(query, params=params).to_arrow_reader(batch_rows).cast(schema)
+
+    def to_csv(
+        self, path: str | os.PathLike[str], *, fields: Iterable[str] | None = None, **filters: Any
+    ) -> int:
+        """Write the events (``fields``, default all; ``channels``, ``start``, ``end`` as
+        :meth:`events`) to the CSV file ``path`` (:mod:`explorer.textformats`), a batch at a
+        time; the rows written. ``explorer.import_chat(path)`` reads it back."""
+        with self._reading(), open(path, "wb") as file:
+            return write_csv(self._events_reader(fields, **filters), file)
+
+    def to_jsonl(
+        self, path: str | os.PathLike[str], *, fields: Iterable[str] | None = None, **filters: Any
+    ) -> int:
+        """Write the events to the JSON Lines file ``path``, as :meth:`to_csv` does."""
+        with self._reading(), open(path, "wb") as file:
+            return write_jsonl(self._events_reader(fields, **filters), file)
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Arrow's PyCapsule stream of every event (the columns of :data:`EVENT_SCHEMA`) in
+        time order: ``pyarrow.table(capture)``, ``polars.DataFrame(capture)``, DuckDB and any
+        Arrow reader take the capture as it is."""
+        return self._events_reader().__arrow_c_stream__(requested_schema)
+
+    def polars(self) -> Any:
+        """Every event as a ``polars.DataFrame`` (polars is optional: ``[polars]``)."""
+        return polars_frame(self)
 
     # Summaries.
 

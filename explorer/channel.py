@@ -346,6 +346,12 @@ class Channel(Handle[M]):
         ``viewsTotal``, ``duration``) says otherwise, indexed by id; ``vods`` lists files."""
         return Call(params={"order": format_order(order)}, **options)
 
+    @endpoint(channel_wire.CHANNEL_BROADCAST)
+    def broadcast(self) -> Call[pd.DataFrame]:
+        """The live broadcast as one row: ``id`` (the same while the channel stays live) and
+        ``startedAt``. Offline channels answer 404 (:class:`~explorer.errors.NotFound`)."""
+        return Call()
+
     @endpoint(MANIFESTS, result=Result.TEXT)
     def manifest(self, kind: str = "m3u8") -> Call[str]:
         """A live channel's playback manifest as text: ``m3u8`` (HLS), ``smil``, or the JSON

@@ -28,6 +28,7 @@ so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
     │   │                          folder, a damaged file, a failed query (DuckDB's error is
     │   │                          its ``__cause__``)
     │   └── CaptureNotFound        (also FileNotFoundError) no capture folder at that path
+    ├── TokenFileError             (also ValueError) a token_file that is not a kept token
     ├── CredentialLost             the chat closed the connection because the credential behind
     │                              its authkey ended (logout, revoked token, ...): sign in again
     ├── ClientClosed               (also RuntimeError) the client was used after close()
@@ -210,6 +211,11 @@ class CaptureError(ExplorerError, ValueError):
 
 class CaptureNotFound(CaptureError, FileNotFoundError):
     """No capture folder at the given path."""
+
+
+class TokenFileError(ExplorerError, ValueError):
+    """A ``token_file`` that is not a token explorer kept (damaged, or another file): it is
+    left as it is (``explorer.tokenfiles``)."""
 
 
 class CredentialLost(ExplorerError):

@@ -123,7 +123,9 @@ class EventLog:
 
     ``max_rows`` keeps only that many most recent rows (``None``: keep everything), except
     rows :meth:`hold` keeps for a reader that has not taken them yet; ``chunk_rows`` is the
-    sealing size; ``clock`` gives epoch seconds for events appended without ``received_at``.
+    sealing size; ``clock`` gives epoch seconds for events appended without ``received_at``;
+    ``screen`` (an :class:`explorer.exclusions.Screen`) sees every event first and gives its
+    data, a redacted copy to keep instead, or None to leave the event out.
 
     The writing methods take the ``channel`` an event came from: a log fed by several chats
     (``api.watch``) fills the ``channel`` column with it where the packet names no channel.
@@ -134,6 +136,7 @@ class EventLog:
         max_rows: int | None = None,
         chunk_rows: int = CHUNK_ROWS,
         clock: Callable[[], float] = time.time,
+        screen: Callable[[str, Any], Any] | None = None,
     ) -> None:
         if max_rows is not None and max_rows < 1:
             raise ValueError("max_rows must be at least 1 or None.")
@@ -142,6 +145,7 @@ class EventLog:
         self._max_rows = max_rows
         self._chunk_rows = chunk_rows
         self._clock = clock
+        self._screen = screen
         # The writer's lock: swaps of tail and chunks, category growth, reader snapshots.
         self._lock = threading.Lock()
         self._tail = Tail()
@@ -183,6 +187,13 @@ class EventLog:
         the caller, which has read the ChatMessage's id already, passes it as ``message_id``
         (what :meth:`add_history` and :meth:`seen_message` find the message by).
         """
+        if self._screen is not None:
+            kept = self._screen(event, data)
+            if kept is not data:
+                if kept is not None:
+                    packet = {"type": "event", "event": event, "data": kept}
+                    self._add_packet(packet, received_at, channel=channel, screened=True)
+                return
         self._add(received_at, event, raw, False, message_id, channel)
 
     def extend(
@@ -220,8 +231,7 @@ class EventLog:
                     continue
                 seen.add(message_id)
             packet = {"type": "event", "event": "ChatMessage", "data": message}
-            self._add_packet(packet, when, from_history=True, channel=channel)
-            added += 1
+            added += self._add_packet(packet, when, from_history=True, channel=channel)
         return added
 
     def _add_packet(
@@ -230,17 +240,26 @@ class EventLog:
         received_at: float,
         from_history: bool = False,
         channel: int | None = None,
-    ) -> None:
+        screened: bool = False,
+    ) -> bool:
+        """Add ``packet`` (unless the screen leaves it out: False)."""
         event = packet.get("event")
         if not isinstance(event, str):
             raise ValueError(f"Not an event packet: event is {event!r}.")
         data = packet.get("data")
+        if self._screen is not None and not screened:
+            kept = self._screen(event, data)
+            if kept is None:
+                return False
+            if kept is not data:
+                packet, data = {**packet, "data": kept}, kept
         message_id = data.get("id") if event == "ChatMessage" and type(data) is dict else None
         # Text, not orjson's bytes: those hold a 4 kB buffer however short the JSON.
         raw = orjson.dumps(packet, default=str).decode()
         self._tail.text = True
         message_id = message_id if type(message_id) is str else None
         self._add(received_at, event, raw, from_history, message_id, channel)
+        return True
 
     def _add(
         self,
@@ -513,6 +532,19 @@ class EventLog:
             if not start <= row < snap.end:
                 raise KeyError(row)
         return [found[0] for found in locate(snap, wanted)]
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Arrow's PyCapsule stream of :attr:`frame` (the event-log columns with their Arrow
+        types, ``eventtables.LOG_SCHEMA``): ``pyarrow.table(log)``, ``polars.DataFrame(log)``."""
+        from explorer.eventtables import log_table  # Arrow's compute and JSON: when asked
+
+        return log_table(self.frame).__arrow_c_stream__(requested_schema)
+
+    def polars(self) -> Any:
+        """:attr:`frame` as a ``polars.DataFrame`` (polars is optional: ``[polars]``)."""
+        from explorer.polarsframes import polars_frame
+
+        return polars_frame(self)
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`frame` to Parquet; ``poll_responses`` is stored as JSON text."""

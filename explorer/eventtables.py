@@ -113,6 +113,15 @@ def _slice_table(packed: Packed) -> pa.Table:
         return frame_table(packed.frame)
 
 
+#: An event log's columns as Arrow (:data:`EVENT_SCHEMA` without ``row`` and ``packet``).
+LOG_SCHEMA = pa.schema([EVENT_SCHEMA.field(column.name) for column in wire_events.COLUMNS])
+
+
+def log_table(frame: pd.DataFrame) -> pa.Table:
+    """An event frame (``EventLog.frame``) as a table of :data:`LOG_SCHEMA`."""
+    return pa.Table.from_pydict(_frame_arrays(frame), schema=LOG_SCHEMA)
+
+
 def frame_table(frame: pd.DataFrame) -> pa.Table:
     """An event frame with its packets (:attr:`Packed.frame
     <explorer.eventchunks.Packed.frame>`) as a table of :data:`EVENT_SCHEMA`, its index as

@@ -113,6 +113,34 @@ class Pacer:
         self._global.release()
         self._notify()
 
+    def budget(self, now: float) -> list[dict[str, object]]:
+        """Each bucket's state as the answers told it (the bucket table's, for one no answer
+        has reported yet): ``bucket``, ``limit``, ``remaining`` (None until an answer said),
+        ``resets`` (epoch seconds; None when no window is open), ``in_flight``,
+        ``reported`` (an answer told it, or the local count of ``global``) and
+        ``unlimited`` (the platform enforces none). Reads without changing anything."""
+        rows: list[dict[str, object]] = []
+        for name in sorted({*BUCKETS, *self._allowances}):
+            allowance = self._global if name == "global" else self._allowances.get(name)
+            table = BUCKETS.get(name)
+            limit = allowance.limit if allowance and allowance.limit is not None else None
+            remaining = allowance.remaining if allowance else None
+            resets: float | None = allowance.resets_at if allowance else None
+            if remaining is not None and resets is not None and now >= resets:
+                remaining, resets = limit, None  # the window passed: full again
+            rows.append(
+                {
+                    "bucket": name,
+                    "limit": limit if limit is not None else (table.count if table else None),
+                    "remaining": remaining,
+                    "resets": resets if remaining is not None else None,
+                    "in_flight": allowance.in_flight if allowance else 0,
+                    "reported": allowance is not None and allowance.remaining is not None,
+                    "unlimited": bool(allowance and allowance.unlimited),
+                }
+            )
+        return rows
+
     def _notify(self) -> None:
         self._changed.set()
         self._changed = asyncio.Event()

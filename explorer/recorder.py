@@ -95,6 +95,7 @@ import pandas as pd
 import pyarrow as pa
 
 from explorer import columns
+from explorer.captureformats import PARQUET, CaptureFiles, capture_files
 from explorer.durations import Duration, seconds
 from explorer.eventchunks import Packed
 from explorer.eventlog import EventLog
@@ -125,6 +126,7 @@ _TIME = pa.timestamp("ms", tz="UTC")
 SNAPSHOT_KEYS: dict[str, pa.DataType] = {"time": _TIME, "channel": pa.int64(), "token": pa.string()}
 
 _DAY_MS = 86_400_000
+PARQUET_FILES = CaptureFiles("")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -179,7 +181,9 @@ class Recorder:
     """Writes one recorder's share of a capture: a Parquet dataset directory.
 
     ``path`` is the capture's directory (made if missing), local or a filesystem URL such as
-    ``s3://bucket/prefix`` (:mod:`explorer.storage`); ``flush_every`` how often
+    ``s3://bucket/prefix`` (:mod:`explorer.storage`), or :class:`CaptureFiles
+    <explorer.captureformats.CaptureFiles>` of one, to write CSV or JSON Lines files or only
+    some events fields; ``flush_every`` how often
     :meth:`run` writes (a duration: ``5.0``, ``"10s"``), and sooner once ``flush_rows`` events
     wait (None: only on time); ``shard`` ``(K, N)`` says which share
     of the channels this recorder has, for the manifest; ``name`` names its files and manifest
@@ -202,7 +206,9 @@ class Recorder:
         pending_rows: int = RECORDING_ROWS,
         flush_rows: int | None = FLUSH_ROWS,
     ) -> None:
-        self._store = open_store(path)
+        #: The files' format and the events fields written (a plain path: Parquet, all).
+        self.files = capture_files(path)
+        self._store = open_store(self.files.path)
         #: The capture's directory: a path, or the URL given.
         self.path = self._store.location
         if self._store.kind() == "file":
@@ -238,6 +244,9 @@ class Recorder:
         #: What the capture may be missing, for the manifest (``api.watch`` sets it: per
         #: channel and interval, see :meth:`~explorer.watch.AsyncWatch.losses`).
         self.losses: Callable[[], dict[str, Any]] | None = None
+        #: What looks at the channels' broadcasts found, for the manifest (``api.watch`` sets
+        #: it: the marks of :mod:`explorer.broadcasts`, which stamp events with their session).
+        self.sessions: Callable[[], list[dict[str, Any]]] | None = None
         _register(self)
 
     # Feeding.
@@ -369,7 +378,7 @@ class Recorder:
         if queued:
             table = pa.concat_tables(queued)
             files += _write_files(
-                self._store, self.name, SNAPSHOTS, table, "time", state.seq + len(files)
+                self._store, self.name, SNAPSHOTS, table, "time", state.seq + len(files), self.files
             )
             written[SNAPSHOTS] = table.num_rows
             channels.update(int(c) for c in _distinct(table["channel"]))
@@ -465,10 +474,10 @@ class Recorder:
             try:
                 if self._worker is None:
                     self._worker = Worker(_WORKER_ENTRY)
-                return self._worker.call((self._store, self.name, packed, seq))
+                return self._worker.call((self._store, self.name, packed, seq, self.files))
             except WorkerGone:
                 self._worker_rows = None  # it will not come back: build here from now on
-        return _events_files(self._store, self.name, packed, seq)
+        return _events_files(self._store, self.name, packed, seq, self.files)
 
     def _publish(self) -> None:
         """Publish the files a committed flush staged (lock held)."""
@@ -498,6 +507,8 @@ class Recorder:
         }
         if self.losses is not None:
             manifest["losses"] = self.losses()
+        if self.sessions is not None:
+            manifest["sessions"] = self.sessions()
         self._store.write_whole(
             f"{RECORDERS}/{self.name}.json", orjson.dumps(manifest, option=orjson.OPT_INDENT_2)
         )
@@ -579,28 +590,38 @@ def _plain(kind: pa.DataType) -> pa.DataType:
 
 
 def _write_files(
-    store: Store, name: str, kind: str, table: pa.Table, time_column: str, seq: int
+    store: Store,
+    name: str,
+    kind: str,
+    table: pa.Table,
+    time_column: str,
+    seq: int,
+    files: CaptureFiles = PARQUET_FILES,
 ) -> list[Staged]:
-    """Stage ``table`` in ``store`` as one ``kind`` file per date (one row group each); the
-    files, numbered from ``seq``."""
+    """Stage ``table`` in ``store`` as one ``kind`` file per date (one row group each) in the
+    format of ``files``; the files, numbered from ``seq``."""
     days = table[time_column].cast(pa.int64()).to_numpy() // _DAY_MS
     out = []
     unique = np.unique(days)
     for day in unique:
         part = table if len(unique) == 1 else table.filter(pa.array(days == day))
         date = pd.Timestamp(int(day) * _DAY_MS, unit="ms").strftime("%Y-%m-%d")
-        out.append(store.stage(f"{kind}/{PARTITION}={date}/{name}-{seq:06d}.parquet", part))
+        relative = f"{kind}/{PARTITION}={date}/{name}-{seq:06d}{files.suffix}"
+        text = files.format != PARQUET
+        out.append(
+            store.stage_bytes(relative, files.encode(part)) if text else store.stage(relative, part)
+        )
         seq += 1
     return out
 
 
 def _events_files(
-    store: Store, name: str, packed: Packed, seq: int
+    store: Store, name: str, packed: Packed, seq: int, files: CaptureFiles = PARQUET_FILES
 ) -> tuple[list[Staged], set[int]]:
     """Build ``packed``'s rows and stage them as events files; the files and the channels."""
     table = events_table(packed)
-    files = _write_files(store, name, EVENTS, table, "received_at", seq)
-    return files, set(_distinct(table["channel"]))
+    staged = _write_files(store, name, EVENTS, files.events(table), "received_at", seq, files)
+    return staged, set(_distinct(table["channel"]))
 
 
 #: What the worker process runs.

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pyarrow as pa
 
-from explorer import loop
+from explorer import capturesprites, loop
 from explorer.eventlog import EventLog, LogViews
+from explorer.sprites import SpriteSheets
 
 if TYPE_CHECKING:
     from explorer.capture import Capture, When
@@ -94,6 +95,7 @@ class Replay(LogViews):
         self._clock = clock
         self._sleep = sleep
         self._done = threading.Event()
+        self._sprites: SpriteSheets | None = None
         self._loop = loop.get_loop()
         self._future = asyncio.run_coroutine_threadsafe(self._run(), self._loop)
 
@@ -173,10 +175,20 @@ class Replay(LogViews):
 
     def widget(self, rows: int = 20) -> LiveChat:
         """A :class:`~explorer.views.chat.LiveChat` of the replay: counts, rate, the last
-        ``rows`` events, as for a live chat."""
+        ``rows`` events, as for a live chat; builtin emoticons are cut from the sprite sheets
+        kept with the capture (``capturesprites.py``), with no platform running."""
         from explorer.views.chat import LiveChat
 
-        return LiveChat(self.log, self._status, rows=rows, loop=self._loop)
+        if self._sprites is None:
+            self._sprites = capturesprites.sheets(self.capture.path)
+        return LiveChat(
+            self.log,
+            self._status,
+            rows=rows,
+            loop=self._loop,
+            base_url=capturesprites.OFFLINE_BASE,
+            sprites=self._sprites,
+        )
 
     def poll_chart(self, question: str | None = None) -> PollChart:
         """A live :class:`~explorer.views.chat.PollChart` of a poll in the replay (the latest, or

@@ -28,9 +28,9 @@ from explorer.transport import Transport
 class _Connected(Api[M]):
     """What both clients are built from: the client settings (``base_url`` and credentials,
     then ``EXPLORER_*`` variables, then defaults) and their transport, in the subclass's mode
-    (``MODE``). The constructor's arguments are declared here once."""
+    (``_MODE``). The constructor's arguments are declared here once."""
 
-    MODE: ClassVar[type[Any]]
+    _MODE: ClassVar[type[Any]]
 
     def __init__(
         self,
@@ -56,7 +56,7 @@ class _Connected(Api[M]):
             timeout=timeout,
             transport=transport,
         )
-        super().__init__(wire, self.MODE)
+        super().__init__(wire, self._MODE)
         self._opened()
 
     def _opened(self) -> None:
@@ -75,7 +75,7 @@ class AsyncClient(AsyncClosing, _Connected[Async]):
     :meth:`aclose`.
     """
 
-    MODE = Async
+    _MODE = Async
 
     async def start(self) -> Self:
         """Sign in with the credentials given at construction (otherwise done on first use);
@@ -98,7 +98,7 @@ class Client(_Connected[Sync]):
     ``with`` or :meth:`close`.
     """
 
-    MODE = Sync
+    _MODE = Sync
 
     def _opened(self) -> None:
         """Sign in at once when given credentials (closing again if that fails)."""

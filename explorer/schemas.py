@@ -4,7 +4,8 @@ A :class:`Schema` names a resource's fields in display order with their kinds; `
 turns records into DataFrames driven by these declarations. The records' schemas are derived
 from the wire's declarations (``explorer.wire.records`` and ``explorer.wire.models``), so a
 record's new field is one row there (analytics points included); this module adds only the
-toolkit's own views (an emoticon pack as rows, e-mail opt-outs). No pandas here.
+toolkit's own views (an emoticon pack as rows, e-mail opt-outs, the rate-limit budget). No
+pandas here.
 """
 
 from __future__ import annotations
@@ -92,6 +93,21 @@ INVOICE = RECORDS["Invoice"]
 TYPE = RECORDS["Type"]
 USER = RECORDS["User"]
 
+
+#: A rate-limit bucket as the client knows it (``api.budget()``): from the answers' headers,
+#: else the bucket table (see ``pacing.Pacer.budget``).
+BUDGET = Schema(
+    {
+        "bucket": "str",
+        "limit": "int",
+        "remaining": "int",
+        "resets": "seconds",
+        "in_flight": "int",
+        "reported": "bool",
+        "unlimited": "bool",
+    },
+    index="bucket",
+)
 
 #: One emoticon of a channel's pack: its code and place on the sprite sheet.
 EMOTICON = Schema(

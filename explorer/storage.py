@@ -61,6 +61,10 @@ class Store(ABC):
         visible yet."""
 
     @abstractmethod
+    def stage_bytes(self, relative: str, data: bytes) -> Staged:
+        """Make ``data`` the file ``relative`` (a CSV or JSON Lines file), not visible yet."""
+
+    @abstractmethod
     def publish(self, staged: Staged) -> None:
         """Show a staged file; a second call for the same file does nothing harmful."""
 
@@ -121,6 +125,14 @@ class LocalStore(Store):
         _sync(partial)
         return Staged(relative, partial.stat().st_size, partial=str(partial))
 
+    def stage_bytes(self, relative: str, data: bytes) -> Staged:
+        final = self.root / relative
+        final.parent.mkdir(parents=True, exist_ok=True)
+        partial = final.with_name(f".{final.name}{PARTIAL}")
+        partial.write_bytes(data)
+        _sync(partial)
+        return Staged(relative, len(data), partial=str(partial))
+
     def publish(self, staged: Staged) -> None:
         assert staged.partial is not None
         with contextlib.suppress(FileNotFoundError):  # published before an interruption
@@ -175,6 +187,9 @@ class RemoteStore(Store):
 
     def stage(self, relative: str, table: pa.Table) -> Staged:
         data = _parquet_bytes(table)
+        return Staged(relative, len(data), data=data)
+
+    def stage_bytes(self, relative: str, data: bytes) -> Staged:
         return Staged(relative, len(data), data=data)
 
     def publish(self, staged: Staged) -> None:

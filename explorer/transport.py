@@ -128,6 +128,10 @@ class Transport:
         """Whether :meth:`aclose` was called."""
         return self._http.is_closed
 
+    def budget(self) -> list[dict[str, object]]:
+        """What the rate-limit headers told of each bucket so far (:meth:`Pacer.budget`)."""
+        return self._pacer.budget(time.time())
+
     async def aclose(self) -> None:
         """Close the connections; the transport cannot be used afterwards."""
         await self._http.aclose()
@@ -361,9 +365,25 @@ class Transport:
                 )
             )
         )
-        token_url = f"{self.base_url.rstrip('/')}{wire.TOKEN.path}"
-        self._use(RefreshingAuth(grant, token_url, client), "token")
+        self.use_grant(grant, client)
         return grant
+
+    def use_grant(
+        self,
+        grant: Grant,
+        client_id: str,
+        *,
+        expires_at: float | None = None,
+        on_refresh: Callable[[Grant, float | None], object] | None = None,
+    ) -> None:
+        """Sign requests with ``grant``'s token from now on, refreshed by itself when it has
+        a refresh token (:class:`~explorer.auth.RefreshingAuth`: ``expires_at`` restores a
+        kept token's expiry, ``on_refresh`` hears of each new grant)."""
+        token_url = f"{self.base_url.rstrip('/')}{wire.TOKEN.path}"
+        auth = RefreshingAuth(
+            grant, token_url, client_id, expires_at=expires_at, on_refresh=on_refresh
+        )
+        self._use(auth, "token")
 
     async def authorize_jwt(self) -> str:
         """Trade the current credential for a JWT and sign requests with it from now on."""

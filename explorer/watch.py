@@ -38,7 +38,12 @@ both (``Recorder.losses``).
 
 ``to="capture/"`` records as it goes: a :class:`~explorer.recorder.Recorder` follows the
 combined log (its ``run()`` task on the same loop) and keeps only a bounded tail in memory
-(``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`).
+(``max_rows`` defaults to :data:`~explorer.recorder.RECORDING_ROWS`); the builtin emoticons'
+sprite sheets are kept with the capture (``capturesprites.py``), for a replay offline.
+
+Each event's stream session: the watch looks up its channels' broadcasts as it starts and at
+every ``refresh`` (``broadcasts.py``); :meth:`AsyncWatch.events` adds ``session`` and
+``session_offset``, and a recording keeps the looks in its manifest.
 
 :class:`AsyncWatch` is the async core (``watch = await api.watch(...)`` from ``AsyncClient``);
 :class:`Watch` is its blocking twin from ``Client``, already started, running on the toolkit's
@@ -57,7 +62,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import pandas as pd
 
-from explorer import loop
+from explorer import broadcasts, capturesprites, loop
 from explorer.channel import Channel
 from explorer.channelrefs import ChannelListing, ChannelRef, Channels, refs
 from explorer.chat import Chat, ChatClient
@@ -65,6 +70,7 @@ from explorer.closing import AsyncClosing
 from explorer.durations import Duration, seconds
 from explorer.errors import ExplorerError, NotFound
 from explorer.eventlog import EventLog, LogViews, tidy
+from explorer.exclusions import Screen, UsersLike
 from explorer.loop import Blocking
 from explorer.session import Outage
 from explorer.twins import Described, LoggedCore, LoggedTwin, Mirror, recording_line
@@ -97,9 +103,11 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
 
     ``channel`` makes a channel handle of the client, ``listing`` is its ``channels()``
     listing, ``base_url`` its REST base, ``user_id`` fetches the signed-in user's id (None:
-    join anonymously). ``sleep`` waits between re-evaluations of the top rule and ``clock``
-    times the rates (tests inject both). ``chat_options`` go to every
-    :class:`~explorer.chat.ChatClient`.
+    join anonymously), ``world`` the world time of the client's latest answer (what dates the
+    broadcasts' starts, ``broadcasts.py``). ``exclude_users`` (ids or names) are never logged,
+    ``redact_users`` are logged without their names, ids and texts (``exclusions.py``).
+    ``sleep`` waits between re-evaluations of the top rule and ``clock`` times the rates
+    (tests inject both). ``chat_options`` go to every :class:`~explorer.chat.ChatClient`.
     """
 
     def __init__(
@@ -118,6 +126,9 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         base_url: str | None = None,
+        world: Callable[[], float | None] = lambda: None,
+        exclude_users: UsersLike = None,
+        redact_users: UsersLike = None,
         **chat_options: Any,
     ) -> None:
         if top is not None and top < 1:
@@ -128,6 +139,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             raise TypeError("A watch's chats share its log: log= and tidy= are not options.")
         self._channel = channel
         self._listing = listing
+        self._sessions = broadcasts.Sessions(world)
         self._initial = channels
         self.top = top
         self.refresh = seconds(refresh)
@@ -143,9 +155,11 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
 
             self.recorder = Recorder(to, flush_every=flush_every, shard=shard)
             self.recorder.losses = self.losses
+            self.recorder.sessions = self._sessions.marks
             max_rows = RECORDING_ROWS if max_rows is None else max_rows
         #: Every event of every channel, with the ``channel`` column set.
-        self.log = EventLog(max_rows=max_rows)
+        screen = Screen(exclude_users, redact_users)
+        self.log = EventLog(max_rows=max_rows, screen=screen if screen else None)
         self._members: dict[int, WatchedChannel] = {}
         #: The token of every channel the watch had, for the names in :meth:`messages`.
         self._names: dict[int, str] = {}
@@ -186,6 +200,15 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         tokens = pd.array([names.get(c) for c in frame["channel"].tolist()], dtype="string")
         frame.insert(frame.columns.get_loc("channel") + 1, "token", tokens)
         return frame
+
+    def sessions(self) -> pd.DataFrame:
+        """What the looks at the channels' broadcasts found (``broadcasts.marks_frame``)."""
+        return self._sessions.frame()
+
+    def events(self) -> pd.DataFrame:
+        """The log's frame with each event's ``session`` and ``session_offset``
+        (``broadcasts.stamp``). Safe from any thread."""
+        return broadcasts.stamp(self.log.frame, self.sessions())
 
     def chat(self, channel: int) -> ChatClient | None:
         """The chat client of ``channel`` (None while it is not part of the watch or joining)."""
@@ -339,11 +362,14 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         if self.recorder is not None:
             self.recorder.follow(self.log)
             self._tasks.append(running.create_task(self.recorder.run()))
+            if self.base_url is not None:
+                keeping = capturesprites.keep_with(self.recorder.path, self.base_url)
+                self._tasks.append(running.create_task(keeping))
         try:
             await self.add(self._initial)
             if self.top is not None:
                 await self._retop()
-                self._rule = running.create_task(self._refresher())
+            self._rule = running.create_task(self._refresher())
         except BaseException:
             await self.aclose()
             raise
@@ -545,10 +571,17 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         self.refreshes += 1
 
     async def _refresher(self) -> None:
-        """Re-evaluate the top rule every ``refresh`` seconds; a failed listing is logged and
-        tried again at the next refresh."""
+        """Mark the channels' broadcasts (``broadcasts.py``) now, then every ``refresh``
+        seconds re-evaluate the top rule (if any) and mark them again; a failed listing is
+        logged and tried again at the next refresh."""
         while True:
+            try:
+                await self._sessions.refresh(self.channels, self._listing, self._channel)
+            except Exception as exc:
+                log.warning("explorer watch: looking up the broadcasts failed: %s", exc)
             await self._sleep(self.refresh)
+            if self.top is None:
+                continue
             try:
                 await self._retop()
                 self.refresh_error = None
@@ -641,6 +674,14 @@ class Watch(FeedTwin[AsyncWatch]):
     def losses(self) -> dict[str, Any]:
         """What a recording's manifest says was lost (outages, gaps, removed, failed)."""
         return self._aio.losses()
+
+    def sessions(self) -> pd.DataFrame:
+        """What the looks at the channels' broadcasts found (:meth:`AsyncWatch.sessions`)."""
+        return self._aio.sessions()
+
+    def events(self) -> pd.DataFrame:
+        """Every event so far with its session and offset (:meth:`AsyncWatch.events`)."""
+        return self._aio.events()
 
     add = Blocking(AsyncWatch.add)
     remove = Blocking(AsyncWatch.remove)

@@ -28,6 +28,7 @@ PUBLIC = [
     "Tracker",
     "Watch",
     "connect",
+    "import_chat",
     "open_capture",
     "replay",
     "time_series",

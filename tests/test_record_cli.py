@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
 import pandas as pd
 import pytest
 
@@ -106,6 +107,36 @@ def test_a_timed_run_writes_a_capture_that_reads_back(live: Platform, tmp_path: 
     assert capture.events(columns=["channel"])["channel"].notna().all()
 
 
+def test_a_run_in_json_lines_with_chosen_fields_imports_back(
+    live: Platform, tmp_path: Path
+) -> None:
+    """--format jsonl --fields: JSON Lines files of those events columns only (snapshots in
+    JSON Lines too), which explorer.import_chat reads back to the events the summary counts."""
+    out = tmp_path / "capture"
+    fields = "received_at,event,channel,user_name,text"
+    process = record(
+        live.base_url,
+        out,
+        "--top",
+        "5",
+        "--duration",
+        "2s",
+        "--format",
+        "jsonl",
+        "--fields",
+        fields,
+    )
+    stdout, stderr = process.communicate(timeout=90)
+    assert process.returncode == 0, stderr
+    events = sorted((out / "events").rglob("*.jsonl"))
+    assert events and not list(out.rglob("*.parquet"))
+    assert list(orjson.loads(events[0].read_bytes().splitlines()[0])) == fields.split(",")
+    assert list((out / "snapshots").rglob("*.jsonl"))
+    back = explorer.import_chat(out, to=tmp_path / "back")
+    assert back.count() == written(stdout, "events") > 0
+    assert back.events()["user_id"].isna().all()
+
+
 def test_the_recording_keeps_only_its_tail_in_memory(
     live: Platform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,9 +148,13 @@ def test_the_recording_keeps_only_its_tail_in_memory(
         channels=None,
         snapshot_every=60.0,
         out=str(tmp_path / "capture"),
+        format="parquet",
+        fields=None,
         flush_every=0.2,
         shard=None,
         refresh=60.0,
+        exclude_users=None,
+        redact_users=None,
     )
     with explorer.connect(live.base_url, progress=False) as api:
         recording = Recording.start(api, args)

@@ -67,7 +67,6 @@ def recorded(platform: Platform) -> Iterator[tuple[explorer.Client, Recording]]:
 
 #: Rows the toolkit has no method for, and why; a user reaches them with ``client.request``.
 NOT_CALLED = {
-    channel_wire.CHANNEL_BROADCAST: "no method yet",
     channel_wire.CHANNEL_FOLLOW_BY_POST: "the same as PUT, which Channel.follow sends",
     channel_wire.CHANNEL_PARTNERSHIP_DENY: "staff only",
     channel_wire.CHANNEL_PARTNERSHIP_ACCEPT: "staff only",

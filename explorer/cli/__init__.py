@@ -9,7 +9,9 @@
 - ``explorer record`` (:mod:`explorer.cli.record`): chat and directory snapshots of many
   channels to a Parquet capture, for long runs;
 - ``explorer coverage`` (:mod:`explorer.cli.coverage`): which shard wrote what in a capture,
-  and the gaps.
+  and the gaps;
+- ``explorer import`` (:mod:`explorer.cli.imports`): a chat log of a real platform into a
+  capture.
 """
 
 from __future__ import annotations
@@ -18,14 +20,22 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from explorer.cli import coverage, lab, record, serve, tour
+from explorer.cli import coverage, imports, lab, record, serve, tour
 
 __all__ = ["main"]
 
-_COMMANDS = {"serve": serve, "lab": lab, "tour": tour, "record": record, "coverage": coverage}
+_COMMANDS = {
+    "serve": serve,
+    "lab": lab,
+    "tour": tour,
+    "record": record,
+    "coverage": coverage,
+    "import": imports,
+}
 _DESCRIPTION = (
     "Explore a live-streaming platform: serve it, open the recipes in JupyterLab beside it, "
-    "take the tour in a terminal, or record many channels to disk and check what was recorded."
+    "take the tour in a terminal, record many channels to disk and check what was recorded, "
+    "or import real chat logs."
 )
 
 

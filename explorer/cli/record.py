@@ -14,6 +14,9 @@ not the 100,000 of a recording in a notebook (``RECORDING_ROWS``): about 3.5 MB 
 minutes at any busy rate, after which the resident memory is level. Rows not written yet are
 kept beyond it, up to the recorder's ``pending_rows`` (100,000) while writing fails.
 
+``--format csv`` or ``jsonl`` writes CSV or JSON Lines files instead of Parquet, and
+``--fields`` only the events columns named (:mod:`explorer.captureformats`).
+
 Exit codes: 0 done (the duration ended), 2 bad arguments (``--channels`` naming a token no
 channel has among them, an ``--out`` that cannot be written), 1 the platform could not be
 reached or refused, 130 interrupted by Ctrl-C and 143 by SIGTERM (128 + the signal, as a shell
@@ -92,6 +95,24 @@ def _channels(text: str) -> list[str]:
     return names
 
 
+def _users(text: str) -> list[str]:
+    """The ids and names of ``--exclude-users`` / ``--redact-users`` (digits are ids)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("needs at least one user id or name")
+    return names
+
+
+def _fields(text: str) -> tuple[str, ...]:
+    """The events columns of ``--fields``, checked against the events schema."""
+    from explorer.textformats import fields_of
+
+    try:
+        return tuple(fields_of(part.strip() for part in text.split(",") if part.strip()))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer record`` and its flags."""
     parser = add(
@@ -121,6 +142,30 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--out",
         default="capture",
         help="the capture folder, or a URL such as s3://bucket/prefix (default: capture)",
+    )
+    parser.add_argument(
+        "--exclude-users",
+        type=_users,
+        default=None,
+        help="comma-separated user ids or names whose events are never recorded",
+    )
+    parser.add_argument(
+        "--redact-users",
+        type=_users,
+        default=None,
+        help="comma-separated user ids or names recorded without their names, ids and texts",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["parquet", "csv", "jsonl"],
+        default="parquet",
+        help="the files written: parquet (default; what open_capture reads), csv or jsonl",
+    )
+    parser.add_argument(
+        "--fields",
+        type=_fields,
+        default=None,
+        help="comma-separated events columns to write (default: all)",
     )
     parser.add_argument("--shard", type=_shard, default=None, help="K/N: this recorder's share")
     parser.add_argument(
@@ -288,15 +333,18 @@ class Recording:
             targets.append({**TOP, "max_rows": args.top})
         if args.channels is not None:
             targets.append(args.channels)
+        from explorer.captureformats import CaptureFiles
+
         trackers: list[Tracker] = []
         recording = cls(None, trackers, args.out, time.monotonic())
+        out = CaptureFiles(args.out, args.format, args.fields)
         try:
             for target in targets:
                 trackers.append(
                     api.track(
                         target,
                         every=args.snapshot_every,
-                        to=args.out,
+                        to=out,
                         flush_every=args.flush_every,
                         shard=args.shard,
                         max_rows=TAIL_ROWS,
@@ -306,10 +354,12 @@ class Recording:
                 args.channels,
                 top=args.top,
                 refresh=args.refresh,
-                to=args.out,
+                to=out,
                 flush_every=args.flush_every,
                 shard=args.shard,
                 max_rows=TAIL_ROWS,
+                exclude_users=args.exclude_users,
+                redact_users=args.redact_users,
             )
         except BaseException:
             recording.close()

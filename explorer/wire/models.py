@@ -92,6 +92,18 @@ ANNOUNCEMENT = Record(
     index="id",
 )
 
+BROADCAST = Record(
+    "Broadcast",
+    (
+        Field("id", "str", schema={"format": "uuid"}),
+        Field("channelId", "int"),
+        Field("online", "bool"),
+        Field("isTestStream", "bool"),
+        Field("startedAt", "time"),
+    ),
+    index="id",
+)
+
 CHANNEL_RELATIONSHIP = Record(
     "ChannelRelationship",
     (
@@ -588,6 +600,7 @@ RECORDS: dict[str, Record] = {
     for record in (
         ACHIEVEMENT,
         ANNOUNCEMENT,
+        BROADCAST,
         CHANNEL_RELATIONSHIP,
         CHANNEL_USER,
         CHAT_USER,
