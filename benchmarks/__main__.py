@@ -25,6 +25,7 @@ SUITES = (
     "chat_identity",
     "watch",
     "recording",
+    "compaction",
     "chat_content",
     "live_events",
     "front",

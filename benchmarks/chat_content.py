@@ -32,7 +32,7 @@ from explorer.emulator.chatter import (
     moderation,
     timeout_duration,
 )
-from explorer.eventrows import Row, flatten, rows_frame
+from explorer.events.rows import Row, flatten, rows_frame
 from explorer.wire.events import EVENTS
 
 SEED = 20

@@ -11,7 +11,7 @@ client costs per event.
 (a) bare: ``websockets.connect``, ``auth``, then ``recv(decode=False)`` and ``orjson.loads`` of
     every message, nothing else;
 (b) toolkit: ``ChatClient`` (anonymous join: details, ``auth``, ``history``) on its own
-    socket (``explorer.chatsocket``: websockets' sans-I/O protocol, each read's frames handed
+    socket (``explorer.chat.socket``: websockets' sans-I/O protocol, each read's frames handed
     over together), every event decoded, recorded in its EventLog with its frame, and
     deliverable to iterators.
 

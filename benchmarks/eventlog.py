@@ -34,8 +34,8 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from explorer.eventlog import EventLog
-from explorer.eventrows import COLUMNS, flatten
+from explorer.events.log import EventLog
+from explorer.events.rows import COLUMNS, flatten
 
 NAIVE_LIMIT = 3_000
 RESIDENT_EVENTS = 1_000_000

@@ -43,9 +43,9 @@ import pandas as pd
 
 import explorer
 from benchmarks import chatstats, directory
-from explorer.eventlog import EventLog
-from explorer.processes import serve
-from explorer.ranksize import rank_size_exponent
+from explorer.core.processes import serve
+from explorer.core.ranksize import rank_size_exponent
+from explorer.events.log import EventLog
 
 #: The speed of the window phase in the default world, slower in proportion for a bigger one
 #: (a snapshot lists its live channels page by page, and must come every simulated half

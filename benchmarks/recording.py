@@ -4,7 +4,7 @@ throughput with and without the disk.
 Each part runs in a fresh process (``python -m benchmarks.recording PART ...``) fed with
 synthetic ChatMessage packets (``benchmarks.eventlog.make_packets``) the way the chat client
 adds them (``orjson.loads`` then ``EventLog.append_event`` with the frame's bytes), while a
-:class:`~explorer.recorder.Recorder` follows the log and its ``run()`` flushes on the
+:class:`~explorer.recording.recorder.Recorder` follows the log and its ``run()`` flushes on the
 toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
 
 * ``kill -9``: a feeder at a steady rate is killed (SIGKILL) at a random moment after its
@@ -16,7 +16,7 @@ toolkit's loop, writing in a worker thread, as ``api.watch(to=...)`` does.
 * Throughput: the same events fed with a recorder and without one (goal: at least 0.8;
   THROUGHPUT_ROUNDS rounds of the three modes in turn, medians), first at a busy steady rate (20,000
   events/s: 200 channels at 100 a second), then as fast as one core allows. A recorder builds chat
-  messages' rows with Arrow's JSON reader in C (``explorer.eventtables``: about 1.3 us a row to
+  messages' rows with Arrow's JSON reader in C (``explorer.events.tables``: about 1.3 us a row to
   parse, 0.7 us to write, 2.5 us of CPU a row in all, built 32,768 rows at a time so that each
   step's buffers stay in the caches and in the allocator's reused memory; it was 8 us of Python
   before), off the GIL, so a recorder writing in its own process (``worker_rows``) keeps the
@@ -80,9 +80,9 @@ import pyarrow.parquet as pq
 
 import explorer
 from benchmarks.eventlog import make_packets
-from explorer import loop
-from explorer.eventlog import EventLog
-from explorer.recorder import RECORDING_ROWS, Recorder
+from explorer.core import loop
+from explorer.events.log import EventLog
+from explorer.recording.recorder import RECORDING_ROWS, Recorder
 
 FLUSH_EVERY = 1.0
 KILL_RATE = 4_000

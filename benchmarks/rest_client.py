@@ -26,7 +26,7 @@ waits for a bucket between rounds.
 Where (a)'s time goes is measured part by part on fresh cold pages, one round after another,
 with this process's CPU time beside each, (a) whole first in each round so that the verdict
 compares times taken under the same load: the bare download and the toolkit's transport
-(``explorer.transport``: httpx with as many pages in flight as the toolkit, bytes only) side
+(``explorer.rest.transport``: httpx with as many pages in flight as the toolkit, bytes only) side
 by side, the decoding (orjson) and the frame building (``tables.frame``), and beside it the
 textbook typed build of the same frame (one list per column, ``pd.array`` of the final dtype
 each, checked equal to ``tables.frame``'s), the column lists alone, and, as untyped
@@ -93,9 +93,10 @@ import orjson
 import pandas as pd
 
 import explorer
-from explorer import loop, schemas, tables
-from explorer.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
-from explorer.transport import Transport
+from explorer.core import loop
+from explorer.core.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
+from explorer.rest import schemas, tables
+from explorer.rest.transport import Transport
 from explorer.wire.routes import CHANNELS as CHANNELS_ROW
 
 CHANNELS = 5000
@@ -210,7 +211,7 @@ def race(
 
 
 def transport_only(base_url: str, where: str | None) -> list[bytes]:
-    """The toolkit's transport (``explorer.transport``: httpx, one keep-alive pool, paced)
+    """The toolkit's transport (``explorer.rest.transport``: httpx, one keep-alive pool, paced)
     fetching the pages of (a) as the toolkit does, as many in flight, decoding nothing."""
 
     async def download() -> list[bytes]:

@@ -70,9 +70,9 @@ from websockets.exceptions import ConnectionClosed
 
 from benchmarks.watch import Observer as PlainObserver
 from explorer.cli.record import TAIL_ROWS
+from explorer.core.processes import Child
 from explorer.emulator.fleet import Fleet
-from explorer.eventlog import CHUNK_ROWS
-from explorer.processes import Child
+from explorer.events.log import CHUNK_ROWS
 
 #: Minutes when run from ``make bench`` (the command's default is 10).
 SUITE_MINUTES = 2.0

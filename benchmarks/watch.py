@@ -26,8 +26,8 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 import explorer
+from explorer.collect.watch import Watch
 from explorer.emulator import start
-from explorer.watch import Watch
 
 CHANNELS = 200
 #: Seconds the observer watches, the node outage starting a third of the way in.

@@ -11,8 +11,9 @@ Collecting over time: ``client.watch(channels)`` joins many chats into one log (
 :class:`Tracker`), ``client.live(channels)`` follows live events such as audience changes
 as they happen (a :class:`Live`); with ``to="capture/"`` each writes a Parquet capture (a
 :class:`Recorder` each) that :func:`open_capture` reads back and :func:`replay` plays into the
-live views. :func:`import_chat` reads chat logs of real platforms (chat-downloader,
-TwitchDownloader, justlog/rustlog, yt-dlp) into a capture of the same shape.
+live views; :func:`compact` merges its small files into day files. :func:`import_chat` reads
+chat logs of real platforms (chat-downloader, TwitchDownloader, justlog/rustlog, yt-dlp) into
+a capture of the same shape.
 
 Every public name but the errors loads when first named (the REST client with httpx, the
 chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
@@ -25,54 +26,117 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from explorer.deprecation import moved_module
+from explorer.core.deprecation import moved_module
 from explorer.errors import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:
-    from explorer.auth import Grant
-    from explorer.capture import Capture, open_capture
     from explorer.chat import Chat, ChatClient, ChatDetails
-    from explorer.chatimport import import_chat
-    from explorer.eventlog import EventLog
+    from explorer.events.log import EventLog
     from explorer.live import AsyncLive, Live
-    from explorer.recorder import Recorder
-    from explorer.replays import Replay, replay
-    from explorer.rest import AsyncClient, Client, connect
-    from explorer.tables import time_series
-    from explorer.track import AsyncTracker, Tracker
-    from explorer.watch import AsyncWatch, Watch
+    from explorer.recording.capture import Capture, open_capture
+    from explorer.recording.chatimport import import_chat
+    from explorer.recording.compaction import compact
+    from explorer.recording.recorder import Recorder
+    from explorer.recording.replays import Replay, replay
+    from explorer.rest.auth import Grant
+    from explorer.rest.tables import time_series
 
 #: Public names loaded on first use, by the module that defines them.
 _LAZY = {
-    "AsyncClient": "explorer.rest",
+    "AsyncClient": "explorer.clients",
     "AsyncLive": "explorer.live",
-    "AsyncTracker": "explorer.track",
-    "AsyncWatch": "explorer.watch",
-    "Capture": "explorer.capture",
+    "AsyncTracker": "explorer.collect.track",
+    "AsyncWatch": "explorer.collect.watch",
+    "Capture": "explorer.recording.capture",
     "Chat": "explorer.chat",
     "ChatClient": "explorer.chat",
     "ChatDetails": "explorer.chat",
-    "Client": "explorer.rest",
-    "EventLog": "explorer.eventlog",
-    "Grant": "explorer.auth",
+    "Client": "explorer.clients",
+    "EventLog": "explorer.events.log",
+    "Grant": "explorer.rest.auth",
     "Live": "explorer.live",
-    "Recorder": "explorer.recorder",
-    "Replay": "explorer.replays",
-    "Tracker": "explorer.track",
-    "Watch": "explorer.watch",
-    "connect": "explorer.rest",
-    "import_chat": "explorer.chatimport",
-    "open_capture": "explorer.capture",
-    "replay": "explorer.replays",
-    "time_series": "explorer.tables",
+    "Recorder": "explorer.recording.recorder",
+    "Replay": "explorer.recording.replays",
+    "Tracker": "explorer.collect.track",
+    "Watch": "explorer.collect.watch",
+    "compact": "explorer.recording.compaction",
+    "connect": "explorer.clients",
+    "import_chat": "explorer.recording.chatimport",
+    "open_capture": "explorer.recording.capture",
+    "replay": "explorer.recording.replays",
+    "time_series": "explorer.rest.tables",
 }
 
-# explorer.replay is the function; its module is explorer.replays. The views moved into
-# explorer.views. The old import paths warn.
-moved_module("explorer.replay", "explorer.replays")
-moved_module("explorer.widgets", "explorer.views.chat")
-moved_module("explorer.watchview", "explorer.views.watch")
-moved_module("explorer.trackview", "explorer.views.track")
+# The modules' old paths (``explorer.<old>``), from before the toolkit's parts became folders
+# and older moves, and where each is now (``explorer.<new>``): each warns on use and names
+# the new path, for one release.
+_MOVED = {
+    "account": "rest.account",
+    "auth": "rest.auth",
+    "broadcasts": "collect.broadcasts",
+    "capture": "recording.capture",
+    "captureformats": "recording.formats",
+    "capturesprites": "recording.sprites",
+    "channel": "rest.channel",
+    "channelrefs": "rest.channelrefs",
+    "chatclient": "chat.client",
+    "chatformats": "recording.chatformats",
+    "chatimport": "recording.chatimport",
+    "chatsocket": "chat.socket",
+    "chatviews": "events.frames",
+    "closing": "core.closing",
+    "columns": "core.columns",
+    "compaction": "recording.compaction",
+    "confetti": "rest.confetti",
+    "constellation": "live.constellation",
+    "coverage": "recording.coverage",
+    "deprecation": "core.deprecation",
+    "durations": "core.durations",
+    "endpoints": "rest.endpoints",
+    "eventchunks": "events.chunks",
+    "eventlog": "events.log",
+    "eventrows": "events.rows",
+    "eventtables": "events.tables",
+    "exclusions": "events.exclusions",
+    "feeds": "events.feeds",
+    "follows": "live.follows",
+    "games": "rest.games",
+    "handle": "rest.handle",
+    "heap": "core.heap",
+    "jupyterhub": "core.jupyterhub",
+    "loop": "core.loop",
+    "pacing": "rest.pacing",
+    "pageplan": "rest.pageplan",
+    "polarsframes": "core.polarsframes",
+    "processes": "core.processes",
+    "progress": "rest.progress",
+    "ranksize": "core.ranksize",
+    "recorder": "recording.recorder",
+    "recordworker": "recording.worker",
+    "rendering": "views.rendering",
+    "replay": "recording.replays",
+    "replays": "recording.replays",
+    "schemas": "rest.schemas",
+    "session": "chat.session",
+    "settings": "core.settings",
+    "shortcode": "rest.shortcode",
+    "sprites": "views.sprites",
+    "storage": "recording.storage",
+    "tables": "rest.tables",
+    "textformats": "events.textformats",
+    "tokenfiles": "rest.tokenfiles",
+    "track": "collect.track",
+    "trackview": "views.track",
+    "transport": "rest.transport",
+    "twins": "views.twins",
+    "watch": "collect.watch",
+    "watchmembers": "collect.members",
+    "watchview": "views.watch",
+    "widgets": "views.chat",
+    "worldclock": "core.worldclock",
+}
+for _old, _new in _MOVED.items():
+    moved_module(f"explorer.{_old}", f"explorer.{_new}")
 
 __all__ = [
     "AsyncClient",
@@ -93,6 +157,7 @@ __all__ = [
     "Replay",
     "Tracker",
     "Watch",
+    "compact",
     "connect",
     "import_chat",
     "open_capture",

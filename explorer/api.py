@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 import pandas as pd
 
-from explorer import schemas, tables, tokenfiles
-from explorer.account import Account, User
-from explorer.auth import CLIENT_ID, Grant
-from explorer.channel import Channel
-from explorer.channelrefs import Channels
-from explorer.confetti import Confetti
-from explorer.endpoints import Binding, Choice, Result, bucket_of
+from explorer.core.worldclock import CLOCK_HEADER, world_time
 from explorer.errors import ConnectionFailed
-from explorer.games import Game, GameVersion
-from explorer.handle import (
+from explorer.rest import schemas, tables, tokenfiles
+from explorer.rest.account import Account, User
+from explorer.rest.auth import CLIENT_ID, Grant
+from explorer.rest.channel import Channel
+from explorer.rest.channelrefs import Channels
+from explorer.rest.confetti import Confetti
+from explorer.rest.endpoints import Binding, Choice, Result, bucket_of
+from explorer.rest.games import Game, GameVersion
+from explorer.rest.handle import (
     Async,
     Call,
     Handle,
@@ -39,10 +40,10 @@ from explorer.handle import (
     endpoints_of,
     field_names,
 )
-from explorer.shortcode import Shortcode
-from explorer.shortcode import show as show_shortcode
-from explorer.tokenfiles import Keeper
-from explorer.transport import CLOCK_HEADER, decode, world_time
+from explorer.rest.shortcode import Shortcode
+from explorer.rest.shortcode import show as show_shortcode
+from explorer.rest.tokenfiles import Keeper
+from explorer.rest.transport import decode
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_LIMIT, format_order, format_where
 
@@ -50,9 +51,9 @@ if TYPE_CHECKING:
     # Chats, watches, live events and trackers load when first asked for (websockets, event
     # logs): the REST client does not need them.
     from explorer.chat import Chat, ChatClient
-    from explorer.live import AsyncLive, Live
-    from explorer.track import AsyncTracker, Target, Tracker
-    from explorer.watch import AsyncWatch, Watch
+    from explorer.collect.track import AsyncTracker, Target, Tracker
+    from explorer.collect.watch import AsyncWatch, Watch
+    from explorer.live.log import AsyncLive, Live
 
 #: Interactive game listings and the row serving each.
 GAME_LISTINGS = Choice(
@@ -143,14 +144,14 @@ class Api(Handle[M]):
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
         with ``id % N == K - 1``; ``anonymous=False`` joins the chats as the signed-in user.
-        ``options`` are those of :class:`~explorer.watch.AsyncWatch` (``top``, ``refresh``,
+        ``options`` are those of :class:`~explorer.collect.watch.AsyncWatch` (``top``, ``refresh``,
         ``to``, ``flush_every``, ``shard``, ``max_rows``, ``exclude_users`` (ids or names: their
         events are left out), ``redact_users`` (kept without names, ids and texts:
-        ``exclusions.py``); any other goes to every chat client), declared there once. A
-        started :class:`~explorer.watch.Watch` from ``Client``, an
-        :class:`~explorer.watch.AsyncWatch` to ``await`` from ``AsyncClient``."""
-        from explorer.watch import AsyncWatch
-        from explorer.watch import start as start_watch
+        ``events/exclusions.py``); any other goes to every chat client), declared there once. A
+        started :class:`~explorer.collect.watch.Watch` from ``Client``, an
+        :class:`~explorer.collect.watch.AsyncWatch` to ``await`` from ``AsyncClient``."""
+        from explorer.collect.watch import AsyncWatch
+        from explorer.collect.watch import start as start_watch
 
         aio = AsyncWatch(
             self.channel,
@@ -158,7 +159,8 @@ class Api(Handle[M]):
             channels,
             user_id=None if anonymous else functools.partial(Account.id, self.me),
             base_url=self.base_url,
-            world=lambda: self._transport.world_time,
+            world=lambda: self._transport.clock.latest,
+            world_clock=self._transport.clock.now,
             **options,
         )
         return start_watch(aio) if self._mode is Sync else aio
@@ -185,19 +187,20 @@ class Api(Handle[M]):
         (default: the platform's web root); ``token`` (an OAuth access token) signs the socket
         in, for the user's private events (``user_events=["notify"]``, with the scope
         ``notification:view:self``). ``options`` are those of
-        :class:`~explorer.live.AsyncLive` (``users``, ``events``, ``user_events``, ``topics``,
+        :class:`~explorer.live.log.AsyncLive` (``users``, ``events``, ``user_events``, ``topics``,
         ``to``, ``flush_every``, ``max_rows``; any other goes to the socket), declared there
-        once. A started :class:`~explorer.live.Live` from ``Client``, an
-        :class:`~explorer.live.AsyncLive` to ``await`` from ``AsyncClient``."""
-        from explorer.constellation import address as live_address
-        from explorer.live import AsyncLive
-        from explorer.live import start as start_live
+        once. A started :class:`~explorer.live.log.Live` from ``Client``, an
+        :class:`~explorer.live.log.AsyncLive` to ``await`` from ``AsyncClient``."""
+        from explorer.live.constellation import address as live_address
+        from explorer.live.log import AsyncLive
+        from explorer.live.log import start as start_live
 
         aio = AsyncLive(
             self.channel,
             url or live_address(self.base_url, token),
             channels,
             base_url=self.base_url,
+            world_clock=self._transport.clock.now,
             **options,
         )
         return start_live(aio) if self._mode is Sync else aio
@@ -261,25 +264,25 @@ class Api(Handle[M]):
         "viewersCurrent:desc", "max_rows": 50}``). ``live=True`` takes one snapshot, then
         follows each channel's ``channel:{id}:update`` live events instead of polling (a row
         per change of a tracked field, as it happens). ``options`` are those of
-        :class:`~explorer.track.AsyncTracker`, declared there once: ``every``, ``fields``,
+        :class:`~explorer.collect.track.AsyncTracker`, declared there once: ``every``, ``fields``,
         ``to`` (a Parquet capture, written every ``flush_every``), ``max_rows`` (the rows kept
         in memory; when recording, 100,000 by default), ``shard=(K, N)`` (channels with
         ``id % N == K - 1``), ``clock=``/``sleep=`` (the schedule's time source and wait, for
         tests). ``time`` is the platform's world time (its ``X-Explorer-Clock`` header), so
         tracking ``explorer serve --speed N`` dates rows in simulated time; ``clock`` dates them
-        when the platform sends no clock. A :class:`~explorer.track.Tracker` from ``Client``,
-        an :class:`~explorer.track.AsyncTracker` (call it inside the running loop) from
-        ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
+        when the platform sends no clock. A :class:`~explorer.collect.track.Tracker` from
+        ``Client``, an :class:`~explorer.collect.track.AsyncTracker` (call it inside the running
+        loop) from ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
-        from explorer.constellation import address as live_address
-        from explorer.track import start as start_tracker
+        from explorer.collect.track import start as start_tracker
+        from explorer.live.constellation import address as live_address
 
         return start_tracker(
             functools.partial(Api.channels, self),
             channels_or_query,
             self._mode is Sync,
             live_url=live_address(self.base_url) if live else None,
-            **{"stamp": lambda: self._transport.world_time, **options},
+            **{"world": self._transport.clock, **options},
         )
 
     @endpoint(wire.RECORDING)
@@ -430,11 +433,11 @@ class Api(Handle[M]):
         someone signed in to approve it (at ``/go``, or ``approve_code`` from another client),
         and refreshes the token by itself when it nears expiry. Afterwards requests carry
         ``Authorization: Bearer <token>`` and any cookie session is dropped; the
-        :class:`~explorer.auth.Grant` holds the token and its scopes.
+        :class:`~explorer.rest.auth.Grant` holds the token and its scopes.
 
         ``token_file`` keeps the token in that file (mode 600) and uses a kept one instead of
         asking again while it is good for ``scopes``; ``on_refresh`` is called with each new
-        grant the token refreshes to, after the file is rewritten (``tokenfiles.py``).
+        grant the token refreshes to, after the file is rewritten (``rest/tokenfiles.py``).
         """
         scopes = list(scopes)
         kept = tokenfiles.load(token_file) if token_file is not None else None

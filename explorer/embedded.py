@@ -32,8 +32,8 @@ def base_url() -> str:
     global _platform, _pid
     with _lock:
         if _platform is None or _pid != os.getpid():
+            from explorer.core.jupyterhub import served_hosts
             from explorer.emulator import start
-            from explorer.jupyterhub import served_hosts
 
             _platform = start(simulate=True, limits_per_client=True, allowed_hosts=served_hosts())
             _pid = os.getpid()

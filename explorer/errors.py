@@ -4,7 +4,7 @@ The platform's error bodies (``{"statusCode", "error", "message", "details"?}``)
 :class:`PlatformError` subclass chosen by status; a chat method's error reply becomes a
 :class:`ChatError` carrying a :class:`ChatErrorCode` (the codes are the wire's,
 ``explorer.wire.codes``). Network failures are translated at the
-edges (``rest.py`` for HTTP, ``chatsocket.py`` for websockets) into :class:`ConnectionFailed`,
+edges (``clients.py`` for HTTP, ``chat/socket.py`` for websockets) into :class:`ConnectionFailed`,
 so no ``httpx`` or ``websockets`` exception escapes. Pure: no I/O here.
 
 ::
@@ -215,7 +215,7 @@ class CaptureNotFound(CaptureError, FileNotFoundError):
 
 class TokenFileError(ExplorerError, ValueError):
     """A ``token_file`` that is not a token explorer kept (damaged, or another file): it is
-    left as it is (``explorer.tokenfiles``)."""
+    left as it is (``explorer.rest.tokenfiles``)."""
 
 
 class CredentialLost(ExplorerError):

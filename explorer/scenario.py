@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 import httpx
 
-from explorer.durations import Duration, seconds
+from explorer.core.durations import Duration, seconds
 from explorer.errors import ConnectionFailed, ExplorerError, error_for
 
 #: When a step runs: wall seconds after the start, or a world time.

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from explorer import processes
 from explorer.cli import lab
+from explorer.core import processes
 
 
 @contextmanager

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import broadcasts
-from explorer.capture import open_capture
 from explorer.errors import NotFound
-from explorer.eventlog import EventLog
+from explorer.events.log import EventLog
+from explorer.events.marks import marks_frame, stamp
+from explorer.recording.capture import open_capture
 from tests.chatkit import World
 from tests.test_chat_client import wait_until
 
@@ -52,13 +52,13 @@ def test_stamp_takes_each_channels_latest_mark() -> None:
     log = EventLog()
     for at, channel in [(50.0, 5), (100.0, 5), (150.0, 5), (200.0, 6), (300.0, 5)]:
         _message(log, channel, at)
-    marks = broadcasts.marks_frame(
+    marks = marks_frame(
         [
             {"channel": 5, "session": "s1", "since": 90.0},
             {"channel": 5, "session": None, "since": 250.0},
         ]
     )
-    frame = broadcasts.stamp(log.frame, marks)
+    frame = stamp(log.frame, marks)
     assert frame["session"].tolist()[1:3] == ["s1", "s1"]
     assert frame["session"].isna().tolist() == [True, False, False, True, True]
     assert frame["session_offset"].tolist()[1:3] == [pd.Timedelta("10s"), pd.Timedelta("60s")]

@@ -27,8 +27,8 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from explorer.core.jupyterhub import PREFIX
 from explorer.emulator import start
-from explorer.jupyterhub import PREFIX
 from tests import labkit
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _explain, _run_all_cells
 

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from explorer.eventlog import EventLog
-from explorer.shortcode import shortcode, widget_html
+from explorer.events.log import EventLog
+from explorer.rest.shortcode import shortcode, widget_html
 from explorer.views.chat import LiveChat, PollChart
 from explorer.views.track import TrackChart
 from explorer.views.watch import WatchView

@@ -9,11 +9,11 @@ import duckdb
 import pandas as pd
 import pytest
 
-from explorer import chatviews
-from explorer.capture import open_capture
 from explorer.errors import CaptureError, CaptureNotFound, ExplorerError
-from explorer.eventlog import EventLog
-from explorer.recorder import Recorder
+from explorer.events import frames as chatviews
+from explorer.events.log import EventLog
+from explorer.recording.capture import open_capture
+from explorer.recording.recorder import Recorder
 from tests.test_recorder import T0, chat_message, poll_start
 
 DAY = 86_400.0

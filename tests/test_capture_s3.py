@@ -19,11 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 import s3fs
 
-from explorer.capture import open_capture
 from explorer.emulator import Platform
-from explorer.eventlog import EventLog
-from explorer.recorder import Recorder
-from explorer.replays import replay
+from explorer.events.log import EventLog
+from explorer.recording.capture import open_capture
+from explorer.recording.recorder import Recorder
+from explorer.recording.replays import replay
 from tests.test_capture import moderation_packets, record
 from tests.test_record_cli import wait_for
 from tests.test_recorder import (

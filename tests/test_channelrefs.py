@@ -1,4 +1,4 @@
-"""Naming channels: ids, tokens or a channels frame as references (``explorer.channelrefs``)."""
+"""Naming channels: ids, tokens or a channels frame as references (``rest/channelrefs.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.channelrefs import refs
+from explorer.rest.channelrefs import refs
 
 
 def test_digits_are_ids_and_other_text_is_a_token() -> None:

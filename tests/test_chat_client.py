@@ -18,8 +18,8 @@ import pytest
 import explorer
 from explorer import ChatError, ChatErrorCode
 from explorer.chat import Chat, ChatClient, ChatDetails
+from explorer.chat.session import State
 from explorer.errors import ChatTimeout, ClientClosed, ConnectionFailed, ExplorerError
-from explorer.session import State
 from explorer.wire.packets import Event
 from tests.chatkit import World
 

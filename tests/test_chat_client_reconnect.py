@@ -15,8 +15,8 @@ import pytest
 
 import explorer
 from explorer.chat import Chat
+from explorer.chat.session import State
 from explorer.errors import ConnectionFailed
-from explorer.session import State
 from tests.chatkit import World
 from tests.clocks import ShiftedClock
 from tests.test_chat_client import texts, wait_until

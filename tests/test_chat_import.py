@@ -15,13 +15,13 @@ import pyarrow as pa
 import pytest
 
 import explorer
-from explorer.capture import open_capture
-from explorer.captureformats import CaptureFiles
-from explorer.chatimport import ChatImportWarning, detect, import_chat
-from explorer.eventlog import EventLog
-from explorer.eventrows import DTYPES
-from explorer.eventtables import EVENT_SCHEMA
-from explorer.replays import replay
+from explorer.events.log import EventLog
+from explorer.events.rows import DTYPES
+from explorer.events.tables import EVENT_SCHEMA
+from explorer.recording.capture import open_capture
+from explorer.recording.chatimport import ChatImportWarning, detect, import_chat
+from explorer.recording.formats import CaptureFiles
+from explorer.recording.replays import replay
 from tests.test_capture import moderation_packets, record
 from tests.test_recorder import T0, chat_message, poll_start
 
@@ -299,7 +299,7 @@ def test_a_line_too_long_is_malformed_not_read_whole(
 ) -> None:
     """A line beyond MAX_LINE (a file without line breaks) is counted as malformed, and the
     lines after it are still read."""
-    monkeypatch.setattr("explorer.chatimport.MAX_LINE", 1024)
+    monkeypatch.setattr("explorer.recording.chatimport.MAX_LINE", 1024)
     lines = (FIXTURES / FILES["irc"]).read_text().splitlines()
     path = tmp_path / "day.txt"
     path.write_text("\n".join([lines[0], "@" + "x" * 5000, lines[5]]) + "\n")

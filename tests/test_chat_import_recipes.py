@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.chatimport import ChatImportWarning
+from explorer.recording.chatimport import ChatImportWarning
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 IRC = FIXTURES / "irc-rustlog.txt"

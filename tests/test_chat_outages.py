@@ -18,8 +18,8 @@ import pytest
 
 import explorer
 from explorer.chat import Chat, ChatClient, ChatDetails
+from explorer.chat.session import Loss, State
 from explorer.emulator.fleet import free_port
-from explorer.session import Loss, State
 from tests.chatkit import World, run
 from tests.test_chat_client import texts, wait_until
 from tests.test_chat_client_reconnect import control, node_of

@@ -1,4 +1,4 @@
-"""The chat client's websocket (``explorer.chatsocket``) against a scripted node on 127.0.0.1:
+"""The chat client's websocket (``explorer.chat.socket``) against a scripted node on 127.0.0.1:
 reads delivered whole, fragments, pongs, keepalive, the close handshake, flow control and
 every way opening can fail, as the toolkit's own errors."""
 
@@ -14,7 +14,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
-from explorer.chatsocket import ChatSocket, Message
+from explorer.chat.socket import ChatSocket, Message
 from explorer.errors import ChatTimeout, ConnectionFailed, ExplorerError
 from tests.chatkit import run
 

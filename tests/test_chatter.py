@@ -20,7 +20,7 @@ from explorer.emulator.chat.emoticons import EMOTICONS, PACK, SIZE, image, sheet
 from explorer.emulator.chat.messages import compose
 from explorer.emulator.chat.moderation import MAX_TIMEOUT_SECONDS, parse_duration
 from explorer.emulator.chatter import ChannelVoice, chat_rate, moderation, timeout_duration
-from explorer.eventrows import message_text
+from explorer.events.rows import message_text
 
 NAMES = [f"chatter_{index}" for index in range(200)]
 KNOWN = {name: (index + 1, name) for index, name in enumerate(NAMES)}

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_extension_array_equal
 
-from explorer import columns
+from explorer.core import columns
 from explorer.wire.kinds import Kind
 
 UTC_MS = "datetime64[ms, UTC]"

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.capture import open_capture
 from explorer.cli import main
-from explorer.coverage import coverage
 from explorer.emulator import Platform
+from explorer.recording.capture import open_capture
+from explorer.recording.coverage import coverage
 from tests.test_capture_s3 import keys
 from tests.test_record_cli import wait_for
 

@@ -93,13 +93,13 @@ def test_links_are_resolved_against_the_repository(caplog: pytest.LogCaptureFixt
     file its path in code, one to nothing a warning (which fails the strict build)."""
     hooks = load_hooks()
     text = (
-        "[sec](../SECURITY.md) [t](toolkit.md#x) [src](../explorer/storage.py) "
+        "[sec](../SECURITY.md) [t](toolkit.md#x) [src](../explorer/recording/storage.py) "
         "[web](https://example.org) [gone](../no-such-file.md)"
     )
     with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.explorer"):
         got = hooks.on_page_markdown(text, page("platform.md"), None, None)
     assert got == (
-        "[sec](security.md) [t](toolkit.md#x) src (`explorer/storage.py`) "
+        "[sec](security.md) [t](toolkit.md#x) src (`explorer/recording/storage.py`) "
         "[web](https://example.org) [gone](../no-such-file.md)"
     )
     assert [r.getMessage() for r in caplog.records] == [

@@ -1,4 +1,4 @@
-"""Durations as options take them (explorer/durations.py)."""
+"""Durations as options take them (explorer/core/durations.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from explorer.durations import describe, seconds
+from explorer.core.durations import describe, seconds
 
 
 @pytest.mark.parametrize(

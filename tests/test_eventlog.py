@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from explorer.eventlog import EventLog
-from explorer.eventrows import COLUMNS, DTYPES
+from explorer.events.log import EventLog
+from explorer.events.rows import COLUMNS, DTYPES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chat"
 T = 1_700_000_000.5

@@ -12,9 +12,10 @@ import pyarrow as pa
 import pytest
 
 from benchmarks.eventlog import make_packets
-from explorer import eventchunks, eventtables
-from explorer.eventlog import EventLog
-from explorer.eventtables import EVENT_SCHEMA, events_table, frame_table
+from explorer.events import chunks as eventchunks
+from explorer.events import tables as eventtables
+from explorer.events.log import EventLog
+from explorer.events.tables import EVENT_SCHEMA, events_table, frame_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chat"
 T = 1_700_000_000.123

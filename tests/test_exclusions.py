@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.capture import open_capture
 from explorer.cli import record as record_cli
-from explorer.exclusions import MARKER, Screen, Users
+from explorer.events.exclusions import MARKER, Screen, Users
+from explorer.recording.capture import open_capture
 from tests.chatkit import World
 from tests.test_chat_client import wait_until
 

@@ -1,10 +1,10 @@
-"""Freed memory handed back to the operating system (``explorer.heap``)."""
+"""Freed memory handed back to the operating system (``explorer.core.heap``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer import heap
+from explorer.core import heap
 from tests.clocks import ManualClock
 
 

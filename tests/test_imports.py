@@ -128,7 +128,7 @@ def test_type_checking_and_function_imports_are_edges() -> None:
 
 
 #: What the platform may import from the toolkit: the shared contract and the supervisor.
-PLATFORM_MAY_IMPORT = ("explorer.wire", "explorer.processes")
+PLATFORM_MAY_IMPORT = ("explorer.wire", "explorer.core.processes")
 
 
 def _outside(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:

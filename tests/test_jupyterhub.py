@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from explorer.jupyterhub import PREFIX, browser_root
-from explorer.shortcode import shortcode, widget_html
+from explorer.core.jupyterhub import PREFIX, browser_root
+from explorer.rest.shortcode import shortcode, widget_html
 
 HUB = {PREFIX: "/user/ada/"}
 

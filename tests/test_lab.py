@@ -14,8 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from explorer import cli, processes
+from explorer import cli
 from explorer.cli import lab, recipes
+from explorer.core import processes
 from tests.test_processes import alive
 
 FETCH = (

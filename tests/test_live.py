@@ -12,7 +12,7 @@ import pytest
 
 import explorer
 from explorer.emulator import Platform, start
-from explorer.live import Live
+from explorer.live.log import Live
 from tests.conftest import sign_in
 from tests.test_chat_client import wait_until
 from tests.test_platform_oauth import implicit_token

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from explorer import loop
+from explorer.core import loop
 from explorer.emulator import Platform
 from explorer.errors import LoopThreadError
 

@@ -1,4 +1,4 @@
-"""explorer/processes.py: ready lines awaited with a timeout, output logged, children stopped
+"""explorer/core/processes.py: ready lines awaited with a timeout, output logged, children stopped
 by PID (grace, then SIGKILL), and every child still running stopped when this process exits."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer import processes
-from explorer.processes import Child, ChildFailed
+from explorer.core import processes
+from explorer.core.processes import Child, ChildFailed
 
 
 def _python(code: str) -> list[str]:
@@ -73,7 +73,7 @@ def test_stop_kills_a_child_that_ignores_its_stop_signal(tmp_path: Path) -> None
 def test_children_still_running_are_stopped_when_this_process_exits(tmp_path: Path) -> None:
     """A process that exits with a child still running stops it first (atexit)."""
     script = (
-        "import sys; from pathlib import Path; from explorer.processes import Child; "
+        "import sys; from pathlib import Path; from explorer.core.processes import Child; "
         "child = Child([sys.executable, '-c', 'import time; print(1, flush=True); "
         f"time.sleep(60)'], Path({str(tmp_path / 'c.log')!r})).start().wait_ready(); "
         "print(child.pid, flush=True)"

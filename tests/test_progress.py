@@ -10,9 +10,9 @@ from explorer.emulator import Platform
 LISTING = """
 import sys
 import explorer
-import explorer.progress
+import explorer.rest.progress
 
-explorer.progress.LINE_INTERVAL = float(sys.argv[2])
+explorer.rest.progress.LINE_INTERVAL = float(sys.argv[2])
 with explorer.connect(sys.argv[1], progress=True) as api:
     rows = api.channels(limit=20, max_rows=200)
 print(len(rows))

@@ -27,6 +27,7 @@ PUBLIC = [
     "Replay",
     "Tracker",
     "Watch",
+    "compact",
     "connect",
     "import_chat",
     "open_capture",
@@ -63,25 +64,30 @@ def test_import_loads_no_jupyter_or_emulator() -> None:
 
 def test_import_loads_no_capture_engines() -> None:
     """`import explorer` loads no DuckDB or Parquet: the first capture or recording does."""
-    heavy = ("duckdb", "pyarrow.parquet", "explorer.capture", "explorer.recorder")
+    heavy = (
+        "duckdb",
+        "pyarrow.parquet",
+        "explorer.recording.capture",
+        "explorer.recording.recorder",
+    )
     assert loaded_by_import(heavy) == []
 
 
 #: What the REST client does not need: chats, live events, watches and trackers.
 STREAMING = (
     "websockets",
-    "explorer.chat",
-    "explorer.chatclient",
-    "explorer.eventlog",
-    "explorer.live",
-    "explorer.watch",
-    "explorer.track",
+    "explorer.chat.blocking",
+    "explorer.chat.client",
+    "explorer.events.log",
+    "explorer.live.log",
+    "explorer.collect.watch",
+    "explorer.collect.track",
 )
 
 
 def test_import_loads_no_client_or_streaming() -> None:
     """`import explorer` loads neither the REST client (httpx) nor chats and live events."""
-    assert loaded_by_import(("httpx", "explorer.rest", "explorer.api", *STREAMING)) == []
+    assert loaded_by_import(("httpx", "explorer.clients", "explorer.api", *STREAMING)) == []
 
 
 def test_first_client_loads_no_streaming() -> None:
@@ -92,8 +98,8 @@ def test_first_client_loads_no_streaming() -> None:
 
 def test_lazy_names_are_listed_and_resolve() -> None:
     """dir(explorer) lists every public name, and a lazily loaded one resolves to its object."""
-    from explorer.capture import open_capture
-    from explorer.recorder import Recorder
+    from explorer.recording.capture import open_capture
+    from explorer.recording.recorder import Recorder
 
     assert set(PUBLIC) <= set(dir(explorer))
     assert explorer.open_capture is open_capture

@@ -1,11 +1,11 @@
-"""The rank-size fit (``explorer/ranksize.py``) on audiences whose exponent is known."""
+"""The rank-size fit (``explorer/core/ranksize.py``) on audiences whose exponent is known."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from explorer.ranksize import rank_size_exponent
+from explorer.core.ranksize import rank_size_exponent
 
 
 def test_rank_size_exponent_recovers_an_exact_power_law() -> None:

@@ -17,7 +17,7 @@ from benchmarks.realism import (
     report,
     timeouts_seen,
 )
-from explorer.eventlog import EventLog
+from explorer.events.log import EventLog
 
 
 def test_poisson_power_law_recovers_beta_with_silent_channels() -> None:

@@ -20,11 +20,11 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.capture import open_capture
 from explorer.cli import main
 from explorer.cli import record as record_cli
 from explorer.cli.record import INTERRUPTED, TERMINATED, Display, Recording
 from explorer.emulator import Platform
+from explorer.recording.capture import open_capture
 
 
 @pytest.fixture(scope="module")

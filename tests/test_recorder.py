@@ -21,9 +21,9 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from explorer.eventlog import EventLog
-from explorer.eventtables import EVENT_SCHEMA
-from explorer.recorder import Recorder
+from explorer.events.log import EventLog
+from explorer.events.tables import EVENT_SCHEMA
+from explorer.recording.recorder import Recorder
 from explorer.wire import events as wire_events
 from tests import test_widgets
 from tests.clocks import ManualClock
@@ -162,10 +162,10 @@ def test_bounded_log_stays_bounded_and_every_row_is_written_once(tmp_path: Path)
 def test_a_flush_that_wrote_hands_freed_memory_back(
     recording: tuple[EventLog, Recorder, ManualClock], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A flush that wrote files returns what building them freed to the OS (explorer.heap),
+    """A flush that wrote files returns what building them freed to the OS (explorer.core.heap),
     so hours of flushes keep memory level; a flush with nothing to write does not."""
     released = []
-    monkeypatch.setattr("explorer.heap.release_freed", lambda: released.append(1))
+    monkeypatch.setattr("explorer.core.heap.release_freed", lambda: released.append(1))
     log, recorder, _ = recording
     recorder.flush()
     assert released == []
@@ -180,7 +180,7 @@ def test_flushes_hand_memory_back_at_most_once_a_second(
     """Flushes less than a second after the last return of freed memory leave it for later:
     a busy recording's many small flushes would each pay for their memory anew."""
     released = []
-    monkeypatch.setattr("explorer.heap.release_freed", lambda: released.append(1))
+    monkeypatch.setattr("explorer.core.heap.release_freed", lambda: released.append(1))
     log, recorder, clock = recording
     for step in (0.0, 0.4, 0.4, 0.4):
         clock.advance(step)
@@ -391,8 +391,8 @@ def test_run_flushes_when_due_and_closes_on_cancel(tmp_path: Path) -> None:
 # flushes every EVERY events and prints how many it had added at each flush.
 FEEDER = """
 import sys, time
-from explorer.eventlog import EventLog
-from explorer.recorder import Recorder
+from explorer.events.log import EventLog
+from explorer.recording.recorder import Recorder
 from tests.test_recorder import T0, chat_message
 
 path, every = sys.argv[1], int(sys.argv[2])

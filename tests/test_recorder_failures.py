@@ -19,10 +19,10 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 
-from explorer.capture import open_capture
 from explorer.emulator import Platform
-from explorer.eventlog import EventLog
-from explorer.recorder import Recorder
+from explorer.events.log import EventLog
+from explorer.recording.capture import open_capture
+from explorer.recording.recorder import Recorder
 from tests.clocks import ManualClock
 from tests.test_record_cli import live, record, wait_for  # noqa: F401 -- the live fixture
 from tests.test_recorder import chat_message

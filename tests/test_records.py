@@ -10,10 +10,10 @@ sends, fails there.
 
 from __future__ import annotations
 
-from explorer import schemas
 from explorer.emulator.app import modules, platform_routes
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.shapes import component
+from explorer.rest import schemas
 from explorer.wire import models
 from explorer.wire import routes as wire
 from explorer.wire.records import Record

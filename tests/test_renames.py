@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from explorer.capture import open_capture
 from explorer.chat import Chat, ChatClient
-from explorer.deprecation import CalledFrame, Renamed
-from explorer.track import AsyncTracker, Tracker
-from explorer.twins import BlockingTwin
+from explorer.collect.track import AsyncTracker, Tracker
+from explorer.core.deprecation import CalledFrame, Renamed
+from explorer.recording.capture import open_capture
+from explorer.views.twins import BlockingTwin
 
 
 class Core:
@@ -62,13 +62,16 @@ def test_capture_frame_is_now_events(tmp_path: Path) -> None:
 
 
 def test_replay_is_the_function_and_replays_the_module() -> None:
-    """explorer.replay is the function, explorer.replays its module (explorer.replays.Replay
-    works); the old import path still gives the names, with a warning."""
+    """explorer.replay is the function, explorer.recording.replays its module
+    (explorer.recording.replays.Replay works); the old import path still gives the names, with a
+    warning."""
     import explorer
-    import explorer.replays
+    import explorer.recording.replays
 
-    assert callable(explorer.replay) and explorer.replays.Replay is explorer.Replay
-    with pytest.warns(DeprecationWarning, match=r"explorer.replay.Replay is now explorer.replays"):
+    assert callable(explorer.replay) and explorer.recording.replays.Replay is explorer.Replay
+    with pytest.warns(
+        DeprecationWarning, match=r"explorer.replay.Replay is now explorer.recording.replays"
+    ):
         from explorer.replay import Replay  # type: ignore[attr-defined]
     assert Replay is explorer.Replay and callable(explorer.replay)
 
@@ -79,9 +82,9 @@ def test_async_objects_begin_with_start() -> None:
     import asyncio
 
     from explorer import AsyncClient
-    from explorer.closing import AsyncClosing
-    from explorer.live import AsyncLive
-    from explorer.watch import AsyncWatch
+    from explorer.collect.watch import AsyncWatch
+    from explorer.core.closing import AsyncClosing
+    from explorer.live.log import AsyncLive
 
     assert vars(ChatClient)["connect"].new == "start" and vars(AsyncClient)["open"].new == "start"
     for cls in (AsyncClient, ChatClient, AsyncWatch, AsyncTracker, AsyncLive):
@@ -117,11 +120,12 @@ def test_the_views_live_in_explorer_views() -> None:
 
 
 def test_the_renamed_chat_state_and_watched_channel_keep_their_old_names() -> None:
-    """explorer.session.Session and explorer.watchmembers.Member warn and give the classes
-    they were renamed to (ChatState, WatchedChannel: the names meant other things too)."""
-    from explorer import session, watchmembers
+    """explorer.chat.session.Session and explorer.collect.members.Member warn and give the
+    classes they were renamed to (ChatState, WatchedChannel: the names meant other things)."""
+    from explorer.chat import session
+    from explorer.collect import members
 
     with pytest.warns(DeprecationWarning, match="ChatState"):
         assert session.Session is session.ChatState
     with pytest.warns(DeprecationWarning, match="WatchedChannel"):
-        assert watchmembers.Member is watchmembers.WatchedChannel
+        assert members.Member is members.WatchedChannel

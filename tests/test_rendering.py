@@ -7,7 +7,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from explorer.rendering import (
+from explorer.views.rendering import (
     badges_html,
     message_html,
     site_root,

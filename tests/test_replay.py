@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.eventlog import EventLog
-from explorer.recorder import Recorder
-from explorer.replays import replay
+from explorer.events.log import EventLog
+from explorer.recording.recorder import Recorder
+from explorer.recording.replays import replay
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_capture import record
@@ -74,7 +74,7 @@ def test_unpaced_replay_feeds_at_once(recorded: EventLog, tmp_path: Path) -> Non
 
 def test_replay_of_some_channels_and_times(recorded: EventLog, tmp_path: Path) -> None:
     """channels=, start= and end= pick the events replayed, from an open capture too."""
-    capture = explorer.capture.open_capture(tmp_path)
+    capture = explorer.recording.capture.open_capture(tmp_path)
     replaying = replay(capture, None, channels=[8], start=T0 + 4, end=T0 + 10)
     replaying.wait(10)
     assert replaying.messages()["message_id"].tolist() == ["m5", "m7", "m9"]

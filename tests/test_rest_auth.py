@@ -11,7 +11,7 @@ import pytest
 import explorer
 from explorer.emulator import Platform
 from explorer.errors import Forbidden, Unauthorized
-from explorer.transport import API_PATH
+from explorer.rest.transport import API_PATH
 
 PASSWORD = "explorer"
 

@@ -11,7 +11,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import explorer
-import explorer.progress
+import explorer.rest.progress
 from explorer.emulator import Platform
 
 
@@ -172,7 +172,7 @@ def test_progress_bar_reports_rows(
 ) -> None:
     """A multi-page fetch reports its rows (as lines, stderr being captured here: every line
     due at once); progress=False reports nothing."""
-    monkeypatch.setattr(explorer.progress, "LINE_INTERVAL", 0.0)
+    monkeypatch.setattr(explorer.rest.progress, "LINE_INTERVAL", 0.0)
     with explorer.connect(platform.base_url) as client:
         client.channels(limit=50)
         shown = capsys.readouterr().err

@@ -17,9 +17,11 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import embedded, loop
+from explorer import embedded
+from explorer.clients import AsyncClient
+from explorer.core import loop
+from explorer.core.settings import Settings, resolve
 from explorer.emulator import Platform
-from explorer.endpoints import bucket_of
 from explorer.errors import (
     BadRequest,
     ClientClosed,
@@ -30,8 +32,7 @@ from explorer.errors import (
     ServerError,
     error_for,
 )
-from explorer.rest import AsyncClient
-from explorer.settings import Settings, resolve
+from explorer.rest.endpoints import bucket_of
 from explorer.wire import routes as wire
 
 ROOT = Path(__file__).resolve().parent.parent

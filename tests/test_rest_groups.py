@@ -15,10 +15,10 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import explorer
-from explorer import schemas, tables
-from explorer.channel import ANALYTICS, ANALYTICS_SERIES
 from explorer.emulator import Platform, start
 from explorer.errors import BadRequest, Conflict, Forbidden, NotFound, PlatformError, Unauthorized
+from explorer.rest import schemas, tables
+from explorer.rest.channel import ANALYTICS, ANALYTICS_SERIES
 from tests.chatkit import World
 from tests.conftest import SMALL_WORLD, UNLIMITED
 

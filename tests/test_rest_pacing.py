@@ -12,8 +12,8 @@ import pytest
 import explorer
 from explorer.emulator import Platform
 from explorer.errors import RateLimited
-from explorer.pacing import Pacer
-from explorer.transport import MAX_ATTEMPTS
+from explorer.rest.pacing import Pacer
+from explorer.rest.transport import MAX_ATTEMPTS
 from explorer.wire.ratelimit import LIMIT_HEADER, REMAINING_HEADER, RESET_HEADER
 
 TINY_READ = {"channel-read": (5, 2.0)}

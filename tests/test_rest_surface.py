@@ -14,16 +14,16 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.account import Account, User
 from explorer.api import ENDPOINTS, Api
-from explorer.channel import Channel
-from explorer.confetti import Confetti
 from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
-from explorer.endpoints import SIGN_IN, Result
 from explorer.errors import NotFound
-from explorer.games import Game, GameVersion
-from explorer.handle import LISTINGS, Call, Handle, ListingOptions, M, Op, endpoint
+from explorer.rest.account import Account, User
+from explorer.rest.channel import Channel
+from explorer.rest.confetti import Confetti
+from explorer.rest.endpoints import SIGN_IN, Result
+from explorer.rest.games import Game, GameVersion
+from explorer.rest.handle import LISTINGS, Call, Handle, ListingOptions, M, Op, endpoint
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
@@ -308,9 +308,9 @@ def test_collecting_options_are_declared_by_their_class_only() -> None:
     """api.watch, api.live and api.track take their collectors' options as ``**options``
     instead of spelling the class's parameters again (the channels aside, and api.live's
     ``url``, which it fills from the platform's address when not given)."""
-    from explorer.live import AsyncLive
-    from explorer.track import AsyncTracker
-    from explorer.watch import AsyncWatch
+    from explorer.collect.track import AsyncTracker
+    from explorer.collect.watch import AsyncWatch
+    from explorer.live.log import AsyncLive
 
     for method, cls in ((Api.watch, AsyncWatch), (Api.live, AsyncLive), (Api.track, AsyncTracker)):
         spelt = set(inspect.signature(method).parameters) - {"self", "channels", "url", "options"}

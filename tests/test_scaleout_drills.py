@@ -26,11 +26,11 @@ from websockets.exceptions import ConnectionClosed
 
 import explorer
 from explorer.chat import ChatClient
+from explorer.chat.session import Loss, State
+from explorer.core.processes import Child
 from explorer.emulator.chat.node import TOO_SLOW
 from explorer.emulator.fleet import Fleet
 from explorer.errors import ConnectionFailed
-from explorer.processes import Child
-from explorer.session import Loss, State
 from tests.chatkit import Chat, run
 from tests.conftest import sign_in
 

@@ -26,7 +26,7 @@ from explorer.emulator import addresses
 from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS
 from explorer.emulator.chat.node import CREDENTIAL_ENDED
 from explorer.errors import CredentialLost
-from explorer.eventlog import EventLog
+from explorer.events.log import EventLog
 from explorer.views.chat import LiveChat
 from tests.chatkit import Chat, World, run
 from tests.clocks import ManualClock

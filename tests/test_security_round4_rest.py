@@ -23,13 +23,13 @@ import pytest
 import explorer
 from explorer.cli.guide import Tour
 from explorer.cli.record import Display
-from explorer.durations import seconds
+from explorer.core.durations import seconds
+from explorer.core.jupyterhub import served_hosts
 from explorer.emulator.app import build_app
 from explorer.emulator.context import Config
 from explorer.emulator.resources import ads, chatters, control, modules
 from explorer.emulator.server import open_services
-from explorer.jupyterhub import served_hosts
-from explorer.rendering import sprite_url
+from explorer.views.rendering import sprite_url
 from tests.chatkit import World, run
 from tests.conftest import sign_in
 from tests.test_channels_emoticons import HYPE

@@ -7,9 +7,9 @@ from typing import Any
 
 import orjson
 
+from explorer.chat.session import Answer, ChatState, Loss, Outage, State, backoff, next_endpoint
 from explorer.errors import ChatError
-from explorer.eventlog import EventLog
-from explorer.session import Answer, ChatState, Loss, Outage, State, backoff, next_endpoint
+from explorer.events.log import EventLog
 from explorer.wire.packets import Event, encode_event, encode_reply
 
 T = 1_700_000_000.0

@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 import explorer
-from explorer.auth import Grant, RefreshingAuth
 from explorer.emulator import Platform
 from explorer.errors import Forbidden, SignInTimeout
-from explorer.shortcode import Shortcode, show
+from explorer.rest.auth import Grant, RefreshingAuth
+from explorer.rest.shortcode import Shortcode, show
 from tests.conftest import sign_in
 
 

@@ -15,8 +15,8 @@ from PIL import Image
 
 from explorer.emulator import Platform, start
 from explorer.emulator.chat.emoticons import EMOTICONS, image
-from explorer.rendering import sprite_url
-from explorer.sprites import RETRY, SpriteSheets, download
+from explorer.views.rendering import sprite_url
+from explorer.views.sprites import RETRY, SpriteSheets, download
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal, assert_series_equal
 
-from explorer import schemas, tables
+from explorer.rest import schemas, tables
 
 # -- records written from reference.md (Channel, User, Type), not produced by the platform ----
 

@@ -17,7 +17,7 @@ ROOT = Path(explorer.__file__).parent
 INTERNAL = ("uvicorn.protocols", "uvicorn.lifespan", "uvicorn.loops", "uvicorn.supervisors")
 #: Private uses kept, each for want of any public way; the reason is the value.
 KEPT = {
-    "recorder.py: threading._register_atexit": (
+    "recording/recorder.py: threading._register_atexit": (
         "the one hook that runs before the interpreter stops thread pools, which closing a "
         "recorder on object storage needs; atexit runs after them"
     ),

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.auth import Grant
 from explorer.emulator import Platform
 from explorer.errors import TokenFileError
-from explorer.shortcode import Shortcode
+from explorer.rest.auth import Grant
+from explorer.rest.shortcode import Shortcode
 from tests.conftest import sign_in
 
 SCOPES = ["chat:connect", "chat:chat"]

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import explorer
-import explorer.capture
+import explorer.recording.capture
+from explorer.collect.track import CHUNK, Tracker
 from explorer.emulator import Platform
-from explorer.track import CHUNK, Tracker
 from explorer.views.track import TrackChart
 from tests.clocks import ManualClock
 from tests.test_rest_pacing import TINY_READ, Recording
@@ -232,7 +232,7 @@ def test_snapshots_are_recorded_as_parquet(api: explorer.Client, tmp_path: Path)
     assert tracker.recorder is not None
     assert tracker.wait(3, timeout=30)
     tracker.close()
-    written = explorer.capture.open_capture(tmp_path / "capture").snapshots()
+    written = explorer.recording.capture.open_capture(tmp_path / "capture").snapshots()
     kept = tracker.frame
     assert len(written) == len(kept) == tracker.recorder.stats.snapshots
     pd.testing.assert_frame_equal(

@@ -1,4 +1,4 @@
-"""The blocking twins' shell (``explorer.twins``): mirrored attributes and closing."""
+"""The blocking twins' shell (``explorer.views.twins``): mirrored attributes and closing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pydoc
 
 import pytest
 
-from explorer.twins import BlockingTwin, Mirror
+from explorer.views.twins import BlockingTwin, Mirror
 
 
 class Core:

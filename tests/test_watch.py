@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import loop
-from explorer.capture import open_capture
 from explorer.chat import Chat
-from explorer.watch import AsyncWatch, Watch
+from explorer.collect.watch import AsyncWatch, Watch
+from explorer.core import loop
+from explorer.recording.capture import open_capture
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
@@ -422,7 +422,7 @@ def test_offline_channels_named_are_warned(
         params={"where": "online:eq:0", "fields": "id,token", "limit": 2},
         timeout=10,
     ).json()
-    with caplog.at_level(logging.WARNING, logger="explorer.watch"):
+    with caplog.at_level(logging.WARNING, logger="explorer.collect.watch"):
         watches(quiet.base_url, "streamer")
         assert "offline" not in caplog.text
         watches(quiet.base_url, ["streamer", *(int(c["id"]) for c in page)])

@@ -16,10 +16,10 @@ from matplotlib.dates import num2date
 from nbclient import NotebookClient
 
 import explorer
-from explorer import loop
-from explorer.eventlog import EventLog
-from explorer.rendering import LINK_STYLE
+from explorer.core import loop
+from explorer.events.log import EventLog
 from explorer.views.chat import LiveChat, PollChart
+from explorer.views.rendering import LINK_STYLE
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
@@ -315,6 +315,19 @@ def test_poll_chart_reads_the_latest_poll(poll_log: EventLog) -> None:
     )
     assert chart.svg.startswith(SVG) and b"<svg" in chart.svg
     assert chart.children[0].value == chart.svg
+
+
+def test_a_running_poll_s_chart_ends_when_its_duration_says(poll_log: EventLog) -> None:
+    """While a poll runs, the chart reaches the time its latest event said remained (on the
+    events' clock), not ``endsAt``, which is on the platform's wall clock (years away from a
+    world clock's events)."""
+    log = EventLog()
+    packet = poll_event("PollStart", "Tea or coffee?", {"tea": 1, "coffee": 0})
+    packet["data"] |= {"duration": 120_000, "endsAt": 1_800_000_000_000}
+    log.append(packet, 1_595_376_000)
+    axes = PollChart(log).figure().axes[0]
+    start, end = axes.get_xlim()
+    assert round((end - start) * 86_400) == 120
 
 
 def test_poll_chart_shows_the_poll_asked_for(poll_log: EventLog) -> None:

@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 from matplotlib.dates import num2date
 
-from explorer import loop
+from explorer.core import loop
 from explorer.emulator.chat.emoticons import sheet
-from explorer.eventlog import EventLog
-from explorer.sprites import SpriteSheets
+from explorer.events.log import EventLog
+from explorer.views.sprites import SpriteSheets
 from explorer.views.track import TrackChart
 from explorer.views.watch import WatchView
 from tests.clocks import ManualClock

@@ -10,8 +10,8 @@ from pathlib import Path
 import orjson
 
 import explorer
-from explorer import follows
-from explorer.eventrows import COLUMNS, flatten
+from explorer.events.rows import COLUMNS, flatten
+from explorer.live import follows
 from explorer.wire import events as wire_events
 from explorer.wire import topics
 

@@ -16,7 +16,7 @@ from explorer.emulator.resources.analytics import DAY
 from explorer.emulator.sessions import HOUR, Schedule, Session, audience_at, habits
 from explorer.emulator.store import Store
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, seed_store
-from explorer.transport import CLOCK_HEADER
+from explorer.rest.transport import CLOCK_HEADER
 from tests.clocks import ManualClock
 
 NOW = WORLD_NOW.timestamp()

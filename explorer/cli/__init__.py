@@ -11,7 +11,9 @@
 - ``explorer coverage`` (:mod:`explorer.cli.coverage`): which shard wrote what in a capture,
   and the gaps;
 - ``explorer import`` (:mod:`explorer.cli.imports`): a chat log of a real platform into a
-  capture.
+  capture;
+- ``explorer compact`` (:mod:`explorer.cli.compact`): a capture's small files merged into
+  day files, doubles dropped.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from explorer.cli import coverage, imports, lab, record, serve, tour
+from explorer.cli import compact, coverage, imports, lab, record, serve, tour
 
 __all__ = ["main"]
 
@@ -31,6 +33,7 @@ _COMMANDS = {
     "record": record,
     "coverage": coverage,
     "import": imports,
+    "compact": compact,
 }
 _DESCRIPTION = (
     "Explore a live-streaming platform: serve it, open the recipes in JupyterLab beside it, "

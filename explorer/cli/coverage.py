@@ -1,6 +1,6 @@
 """``explorer coverage``: read a capture (a folder or a URL such as ``s3://bucket/prefix``)
-and report which shard wrote what and the gaps (:mod:`explorer.coverage`): shards no recorder
-wrote, expected channels without rows, intervals a shard missed.
+and report which shard wrote what and the gaps (:mod:`explorer.recording.coverage`): shards no
+recorder wrote, expected channels without rows, intervals a shard missed.
 
 Exit codes: 0 complete, 1 something is missing, 2 bad arguments or no capture there.
 """
@@ -47,7 +47,7 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The ``explorer coverage`` command."""
-    from explorer.capture import open_capture
+    from explorer.recording.capture import open_capture
 
     expected = None
     if args.channels is not None:

@@ -29,9 +29,9 @@ import pandas as pd
 
 import explorer
 from explorer.cli.terminal import inert
+from explorer.core.ranksize import rank_size_exponent
 from explorer.errors import ChatError, ChatErrorCode
-from explorer.eventrows import message_text
-from explorer.ranksize import rank_size_exponent
+from explorer.events.rows import message_text
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

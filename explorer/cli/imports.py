@@ -1,6 +1,6 @@
 """``explorer import``: read a chat log of a real platform (chat-downloader, TwitchDownloader,
 justlog/rustlog raw IRC, yt-dlp ``live_chat.json``) or a CSV / JSON Lines export into a
-capture folder (:mod:`explorer.chatimport`), and say what was read and what was left out.
+capture folder (:mod:`explorer.recording.chatimport`), and say what was read and what was left out.
 
 Exit codes: 0 imported (records left out are reported, not an error), 2 bad arguments (no
 such file, an unknown or undetectable format, a capture folder that cannot be written).
@@ -57,7 +57,7 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The ``explorer import`` command."""
-    from explorer.chatimport import import_report
+    from explorer.recording.chatimport import import_report
 
     try:
         capture, report = import_report(args.log, args.format, to=args.out, channel=args.channel)

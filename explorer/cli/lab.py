@@ -14,7 +14,7 @@ JupyterLab's news pop-up and update check: ``fetchNews`` and ``checkForUpdates``
 makes in Settings still wins), plus ``--LabApp.check_for_updates_class``.
 
 Why a child process rather than the platform in a thread of this process: ``explorer lab`` is
-then only a supervisor of two processes (:mod:`explorer.processes`), the platform keeps its
+then only a supervisor of two processes (:mod:`explorer.core.processes`), the platform keeps its
 own event loop, logs and signal handling, and none of it mixes with JupyterLab's terminal. The
 platform runs in its own session, so the Ctrl-C meant for JupyterLab (which asks before it
 shuts down) does not reach it; this process ignores that Ctrl-C too and, once JupyterLab is
@@ -40,9 +40,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from explorer import processes
 from explorer.cli import paths, recipes
-from explorer.processes import Child, ChildFailed
+from explorer.core import processes
+from explorer.core.processes import Child, ChildFailed
 
 #: Seconds to wait for the platform's REST line (a new database is seeded first).
 START_TIMEOUT = 120.0

@@ -1,9 +1,9 @@
 """``explorer record``: watch the busiest channels' chat and track the directory into a capture
 folder for a while, with a live progress display and a summary at the end.
 
-It runs a :class:`~explorer.watch.Watch` (``api.watch(top=..., to=out)``) and a
-:class:`~explorer.track.Tracker` per target (``api.track(top query or channels, to=out)``),
-each with its own :class:`~explorer.recorder.Recorder` in the one Parquet dataset, until
+It runs a :class:`~explorer.collect.watch.Watch` (``api.watch(top=..., to=out)``) and a
+:class:`~explorer.collect.track.Tracker` per target (``api.track(top query or channels, to=out)``),
+each with its own :class:`~explorer.recording.recorder.Recorder` in the one Parquet dataset, until
 ``--duration`` ends, Ctrl-C or SIGTERM (or a tracker stops because the platform refuses its
 query). Every stop closes them, which writes everything.
 
@@ -15,7 +15,7 @@ minutes at any busy rate, after which the resident memory is level. Rows not wri
 kept beyond it, up to the recorder's ``pending_rows`` (100,000) while writing fails.
 
 ``--format csv`` or ``jsonl`` writes CSV or JSON Lines files instead of Parquet, and
-``--fields`` only the events columns named (:mod:`explorer.captureformats`).
+``--fields`` only the events columns named (:mod:`explorer.recording.formats`).
 
 Exit codes: 0 done (the duration ended), 2 bad arguments (``--channels`` naming a token no
 channel has among them, an ``--out`` that cannot be written), 1 the platform could not be
@@ -40,16 +40,16 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
 import explorer
-from explorer.channelrefs import refs
 from explorer.cli.terminal import inert, say
-from explorer.durations import describe, seconds
+from explorer.collect.track import Tracker
+from explorer.core.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError, NotFound
-from explorer.track import Tracker
+from explorer.rest.channelrefs import refs
 from explorer.wire.numbers import identifier, integer
 
 if TYPE_CHECKING:
-    from explorer.recorder import Recorder
-    from explorer.watch import Watch
+    from explorer.collect.watch import Watch
+    from explorer.recording.recorder import Recorder
 
 #: Exit codes (see the module docstring).
 DONE, FAILED, BAD_ARGUMENTS = 0, 1, 2
@@ -105,7 +105,7 @@ def _users(text: str) -> list[str]:
 
 def _fields(text: str) -> tuple[str, ...]:
     """The events columns of ``--fields``, checked against the events schema."""
-    from explorer.textformats import fields_of
+    from explorer.events.textformats import fields_of
 
     try:
         return tuple(fields_of(part.strip() for part in text.split(",") if part.strip()))
@@ -333,7 +333,7 @@ class Recording:
             targets.append({**TOP, "max_rows": args.top})
         if args.channels is not None:
             targets.append(args.channels)
-        from explorer.captureformats import CaptureFiles
+        from explorer.recording.formats import CaptureFiles
 
         trackers: list[Tracker] = []
         recording = cls(None, trackers, args.out, time.monotonic())

@@ -12,12 +12,12 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from explorer.cli.paths import database_file, default_db
+from explorer.core.jupyterhub import served_hosts
 from explorer.emulator import Platform, PlatformOptions, addresses
 from explorer.emulator.clock import check_speed
 from explorer.emulator.context import Config
 from explorer.emulator.nodeprocess import run_chat_node
 from explorer.emulator.server import run_loop
-from explorer.jupyterhub import served_hosts
 
 #: The default settings, shown in ``--help``.
 DEFAULTS = Config()

@@ -4,7 +4,7 @@
 persistence (``--save '' --appendonly no``). :class:`Fleet` runs a platform on one database
 file and that Redis: one REST process (``explorer serve --broker URL --chat-nodes 0``) and
 chat-node processes (``explorer serve chat-node --broker URL``). Every process is a
-:class:`~explorer.processes.Child` of this one (the one supervisor of ``explorer``'s child
+:class:`~explorer.core.processes.Child` of this one (the one supervisor of ``explorer``'s child
 processes): started with :func:`spawn`, awaited with :func:`wait_for` (its ``REST``/``CHAT``
 lines) and ended by its own PID: gently (SIGINT: it closes its connections and unregisters)
 or with ``kill -9``, which is what the drills do to nodes.
@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from explorer import processes
-from explorer.processes import Child
+import explorer.core.processes as processes
+from explorer.core.processes import Child
 
 __all__ = ["Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
 

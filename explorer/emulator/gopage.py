@@ -8,7 +8,7 @@ token; ``?code=`` fills the code in. No other site may frame it.
 
 The page calls the API by a path relative to its own (``api/v1/...``), so it also works where
 a proxy serves the platform under a prefix, as the Jupyter server does on Binder
-(``/user/<name>/proxy/8000/go``, :mod:`explorer.jupyterhub`).
+(``/user/<name>/proxy/8000/go``, :mod:`explorer.core.jupyterhub`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Live views of a chat for Jupyter: :class:`LiveChat` (what is happening now) and
 :class:`PollChart` (a poll's responses over time), both reading an
-:class:`~explorer.eventlog.EventLog`.
+:class:`~explorer.events.log.EventLog`.
 
 Imported only when a view is asked for (``chat.widget()``, ``display(chat)``,
 ``chat.poll_chart()``), so scripts never load ipywidgets or matplotlib. The views know the
@@ -14,7 +14,7 @@ traits; no kernel is needed.
 Redrawing is throttled: given an event loop, a view refreshes itself from a timer on that loop
 (every 0.1 s for LiveChat, so at most 10 redraws a second however fast events come, and only
 when something changed), reading the last rows with :meth:`EventLog.tail
-<explorer.eventlog.EventLog.tail>`, never the whole table (rendering 100,000 rows as HTML takes
+<explorer.events.log.EventLog.tail>`, never the whole table (rendering 100,000 rows as HTML takes
 seconds). The timer runs on the toolkit's loop thread, the one that receives chat, so views
 keep updating while a notebook cell blocks in ``time.sleep``.
 
@@ -55,9 +55,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from traitlets import Bool, Bytes, Dict, Float, Int, List, Unicode
 
-from explorer.chatviews import POLL_EVENTS, poll_progress
-from explorer.eventlog import EventLog
-from explorer.rendering import (
+from explorer.events.frames import POLL_EVENTS, poll_progress
+from explorer.events.log import EventLog
+from explorer.views.rendering import (
     Inline,
     badges_html,
     chart_text,
@@ -66,7 +66,7 @@ from explorer.rendering import (
     summary,
     table_html,
 )
-from explorer.sprites import SHEETS, SpriteSheets
+from explorer.views.sprites import SHEETS, SpriteSheets
 from explorer.wire.events import EVENTS
 
 #: LiveChat refreshes at most this often (seconds): 10 redraws a second.
@@ -194,7 +194,7 @@ class LiveChat(TimedView):
     :meth:`refresh`). ``base_url`` is the platform's REST base, where the builtin emoticon
     sprite sheets are found (the kernel fetches each once and the emoticons travel inline, so
     a browser that cannot reach the platform shows them; without it, emoticons show as text;
-    ``sprites`` cuts them, :data:`~explorer.sprites.SHEETS` by default, and a sheet that
+    ``sprites`` cuts them, :data:`~explorer.views.sprites.SHEETS` by default, and a sheet that
     arrives redraws the view); ``clock`` (monotonic seconds) times the rate.
     """
 
@@ -452,12 +452,14 @@ class ChartView(TimedView):
 
 class PollChart(ChartView):
     """A poll's responses over time, drawn with matplotlib: one line per answer, votes against
-    the time each PollStart/PollEnd event arrived (:func:`~explorer.chatviews.poll_progress`),
-    over the poll's span (until it ends, or ``endsAt`` while it runs), with integer vote
-    ticks from 0. Shown as SVG; before any poll, a line saying so.
+    the time each PollStart/PollEnd event arrived (:func:`~explorer.events.frames.poll_progress`),
+    over the poll's span (until it ends, or while it runs until the time its latest event
+    said remained: its ``duration``, since ``endsAt`` is on the platform's wall clock and
+    events on its world clock, :mod:`explorer.core.worldclock`), with integer vote ticks from 0.
+    Shown as SVG; before any poll, a line saying so.
 
     Shows the poll asked as ``question``, else the latest poll in the log, reading the last
-    ``last`` poll events with :meth:`~explorer.eventlog.EventLog.tail`. Given ``loop`` it
+    ``last`` poll events with :meth:`~explorer.events.log.EventLog.tail`. Given ``loop`` it
     redraws itself at most every ``interval`` seconds while the poll changes, drawing off the
     loop thread; without it, call :meth:`refresh`. In a script, :meth:`save` writes the chart
     to a file.
@@ -509,8 +511,12 @@ class PollChart(ChartView):
             )
             self.ended = last is not None and last["event"] == "PollEnd"
             self.points = len(events)
-        ends_at = last["poll_ends_at"] if last is not None else None
-        self._ends_at = None if ends_at is None or pd.isna(ends_at) else ends_at
+        left = last["poll_duration_ms"] if last is not None else None
+        self._ends_at = (
+            None
+            if last is None or left is None or pd.isna(left)
+            else last["received_at"] + pd.Timedelta(milliseconds=int(left))
+        )
         self._poll = poll_progress(events)
         return True
 

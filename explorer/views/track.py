@@ -19,8 +19,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from traitlets import Int, List, Unicode
 
-from explorer.rendering import chart_text
 from explorer.views.chat import CHART_INTERVAL, ChartView, count_axis, time_axis, utc
+from explorer.views.rendering import chart_text
 
 
 class TrackChart(ChartView):

@@ -3,7 +3,7 @@ events per second in total with a sparkline of the last minute, the per-channel 
 most active channels, and the latest events rendered as :class:`~explorer.views.chat.LiveChat`
 renders them (with their channel).
 
-It knows the combined :class:`~explorer.eventlog.EventLog`, a ``stats`` callable (one row per
+It knows the combined :class:`~explorer.events.log.EventLog`, a ``stats`` callable (one row per
 channel, as ``Watch.stats()`` gives) and a ``status`` callable (a few named lines, such as
 the recorder's progress), nothing of the watch itself. Like LiveChat it refreshes from a timer
 on the given loop at most 10 times a second, reading only the log's last rows; the stats
@@ -23,10 +23,10 @@ import ipywidgets as widgets
 import pandas as pd
 from traitlets import Dict, Float, Int, List
 
-from explorer.eventlog import EventLog
-from explorer.rendering import sparkline, table_html
-from explorer.sprites import SHEETS, SpriteSheets
+from explorer.events.log import EventLog
 from explorer.views.chat import LIVE_INTERVAL, PurgedNames, RateMeter, TimedView, records, rows_html
+from explorer.views.rendering import sparkline, table_html
+from explorer.views.sprites import SHEETS, SpriteSheets
 
 #: The stats table is read at most this often (seconds).
 STATS_INTERVAL = 1.0

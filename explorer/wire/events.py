@@ -1,12 +1,13 @@
 """Chat event names and the event log's columns, declared once.
 
 The platform sends the events (platform.md's Events table); the toolkit flattens each into a
-row of these columns (``explorer.eventrows``), types them as pandas columns by their kind
-(``explorer.columns``) and writes them to Parquet by their Arrow type (``explorer.recorder``),
-so a new column is one row here plus its value in ``eventrows.flatten``. Missing values are NaN
-in text columns, ``<NA>`` in the others::
+row of these columns (``explorer.events.rows``), types them as pandas columns by their kind
+(``explorer.core.columns``) and writes them to Parquet by their Arrow type
+(``explorer.recording.recorder``), so a new column is one row here plus its value in
+``explorer.events.rows.flatten``. Missing values are NaN in text columns, ``<NA>`` in the others::
 
-    received_at       when the toolkit received the event (epoch seconds)
+    received_at       when the toolkit received the event (epoch seconds), on the
+                      platform's world clock (``explorer.core.worldclock``)
     event             event name (categories: EVENTS first, then any other name seen)
     channel           ``data.channel`` or ``data.originatingChannel``
     message_id        ChatMessage id, DeleteMessage id

@@ -1,6 +1,6 @@
 """The kinds a record field or an event-log column holds: one vocabulary for both halves.
 
-The toolkit turns each kind into one pandas dtype (``explorer.columns``); the platform's JSON
+The toolkit turns each kind into one pandas dtype (``explorer.core.columns``); the platform's JSON
 and the recorder's Arrow files follow from the same declarations (``records.py``,
 ``events.py``)::
 

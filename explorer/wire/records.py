@@ -4,7 +4,7 @@ them, and the values of an enumeration.
 
 The platform renders and validates by them (``explorer.emulator.shapes``: its columns, its
 OpenAPI properties, what ``where``/``order`` of ``GET /channels`` accept) and the toolkit
-types its frames by them (``explorer.schemas``), so a new field is one row here; the other
+types its frames by them (``explorer.rest.schemas``), so a new field is one row here; the other
 records an endpoint answers with are declared the same way in ``models.py``. Pure data.
 """
 

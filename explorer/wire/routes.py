@@ -3,7 +3,7 @@ both halves bind to.
 
 The platform serves each row (``explorer.emulator.policy.Route`` binds it to a handler and its
 OpenAPI details; the comments name the resource module) and the toolkit calls them
-(``explorer.endpoints`` binds a row to a handle method), so neither restates a path, a bucket,
+(``explorer.rest.endpoints`` binds a row to a handle method), so neither restates a path, a bucket,
 a sign-in level or a scope; ``tests/test_rest_surface.py`` checks that each side binds every
 row of :data:`TABLE`, and ``docs/rest.md`` is generated from the platform's bindings. A new
 endpoint is one row here (or in ``channel_routes.py``), its handler, and its toolkit method.

@@ -1,0 +1,1 @@
+"""Collecting over time: watching many chats at once and tracking the directory."""
