@@ -54,8 +54,10 @@ clear-notebooks: $(LAB_STAMP)
 		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=kernelspec \
 		--ClearMetadataPreprocessor.preserve_nb_metadata_mask=language_info $(RECIPES)/*.ipynb
 
-## bench: performance goals, each measured side by side in one run, printed as ratios
+## bench: performance goals, each measured side by side in one run, printed as ratios (wrk
+## beside the own load generator: .ci/system-packages installs it)
 bench: $(STAMP)
+	bash .ci/system-packages
 	$(BIN)/python -m benchmarks
 
 ## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table,

@@ -16,9 +16,10 @@ client costs per event.
     deliverable to iterators.
 
 Both run in this process on asyncio's default loop, in interleaved rounds; the best round of
-each counts (noise only slows a run down). The goal, (b) at least 0.8 of (a), is judged on CPU
-time (process_time) per event, which is what limits how fast a client can ingest and which
-other load on a shared machine skews less than wall time; wall-clock rates are printed too.
+each counts (noise only slows a run down). The goal, (b) at least 0.9 of (a) (issue 42; 0.8 in
+issue 25), is judged on CPU time (process_time) per event, which is what limits how fast a
+client can ingest and which other load on a shared machine skews less than wall time;
+wall-clock rates are printed too.
 The EventLog builds DataFrame rows when read (or while the socket is quiet), so the first
 ``.frame`` after the flood is timed and printed as well. Then the EventLog against per-event
 ``pd.concat`` and the memory it retains per event, from ``benchmarks.eventlog``.
@@ -46,6 +47,8 @@ from explorer.wire.packets import Method, decode, encode_event, encode_method, e
 
 EVENTS = 200_000
 ROUNDS = 3
+#: The toolkit's CPU per event against the bare client's: at least this ratio (issue 42).
+GOAL = 0.9
 #: Longest one client may take to ingest every event, in seconds (a bound, not a goal).
 LIMIT = 120.0
 _CHUNK = 1 << 20
@@ -221,8 +224,8 @@ def main(n: int = EVENTS) -> None:
         f"{r['toolkit_wall_per_s']:>10,.0f} wall"
     )
     print(
-        f"  ratio                      {r['ratio_cpu']:>10.2f} (CPU)   goal >= 0.8   "
-        f"(wall {r['ratio_wall']:.2f})"
+        f"  ratio                      {r['ratio_cpu']:>10.2f} (CPU)   goal >= {GOAL} "
+        f"{'PASS' if r['ratio_cpu'] >= GOAL else 'FAIL'}   (wall {r['ratio_wall']:.2f})"
     )
     print(f"  then .frame                {r['frame_s'] * 1e3:>10,.0f} ms to build all {n:,} rows")
     eventlog.report(eventlog.run())

@@ -359,11 +359,20 @@ def watched(
             if process.poll() is None:
                 process.kill()
                 process.wait(10)
-    result: dict[str, float] = orjson.loads(output.splitlines()[-1])
-    return result
+    return _result(output, process, f"the {mode} watch")
 
 
 # The measurements, each target in its own process.
+
+
+def _result(output: str, process: subprocess.Popen[str], what: str) -> dict[str, float]:
+    """The result ``process`` printed last, or an error saying it printed none (its own
+    error, on the shared standard error, is above)."""
+    lines = output.splitlines()
+    if not lines:
+        raise RuntimeError(f"{what} ended (status {process.returncode}) without its result")
+    result: dict[str, float] = orjson.loads(lines[-1])
+    return result
 
 
 def _child(*args: str) -> subprocess.Popen[str]:
@@ -411,6 +420,7 @@ def memory() -> tuple[list[dict[str, float]], dict[str, int]]:
     with tempfile.TemporaryDirectory() as folder:
         process = _child("memory", str(Path(folder) / "capture"))
         output, _ = process.communicate(timeout=MEMORY_SECONDS + 60)
+    _result(output, process, "the memory run")
     lines = [orjson.loads(line) for line in output.splitlines()]
     return lines[:-1], lines[-1]
 
@@ -421,8 +431,7 @@ def throughput(mode: str, rate: float | None) -> dict[str, float]:
         args = ["throughput", str(Path(folder) / "capture"), mode, str(rate)]
         process = _child(*args)
         output, _ = process.communicate(timeout=120)
-    result: dict[str, float] = orjson.loads(output.splitlines()[-1])
-    return result
+    return _result(output, process, f"the {mode} throughput run")
 
 
 def watch_figures() -> None:

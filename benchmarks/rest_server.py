@@ -8,7 +8,9 @@ and httptools where installed). The repeated page is served from the platform's 
 cached page for an anonymous caller; a last line measures distinct queries, which all miss it.
 Also prints how long seeding a 5,000-channel world takes (goal: well under 2 s). Servers run
 in their own processes; runs alternate (A, B, A, B, ...) and the median rate of each is
-compared, which keeps drift on a shared machine out of the ratio.
+compared, which keeps drift on a shared machine out of the ratio. Each round also drives
+both with wrk (an external load generator written in C, when installed) on the same page,
+and its ratio is printed beside the project's own.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
+from benchmarks import wrk
 from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
 from explorer.emulator import credentials
@@ -86,6 +90,7 @@ def main() -> None:
                 ours: list[LoadResult] = []
                 bare: list[LoadResult] = []
                 cpu: dict[str, list[float]] = {"platform": [], "bare": []}
+                external: dict[str, list[LoadResult]] = {"platform": [], "bare": []}
                 load(platform_url + QUERY, CONCURRENCY, 1.0)
                 load(bare_url + QUERY, CONCURRENCY, 1.0)
                 for _ in range(ROUNDS):
@@ -98,6 +103,16 @@ def main() -> None:
                         )
                         runs.append(result)
                         cpu[name].append(micros)
+                        if wrk.available():
+                            parts = urlsplit(url)
+                            external[name].append(
+                                wrk.run(
+                                    f"{parts.scheme}://{parts.netloc}",
+                                    [parts.path + QUERY],
+                                    CONCURRENCY,
+                                    SECONDS,
+                                )
+                            )
         # Every request a different query: each one misses the page cache.
         distinct = [
             f"{platform_url}/channels?order=viewersTotal:desc&limit={limit}&page={page}"
@@ -116,6 +131,20 @@ def main() -> None:
         f"platform p99 {p99:.1f} ms (goal < {P99_GOAL_MS:g} ms) "
         f"{'PASS' if p99 < P99_GOAL_MS else 'FAIL'}"
     )
+    if external["platform"]:
+        print(_summary("wrk: platform /channels", external["platform"]))
+        print(_summary("wrk: bare Starlette", external["bare"]))
+        pairs = list(zip(external["platform"], external["bare"], strict=True))
+        ratio = statistics.median(r.rate for r in external["platform"]) / statistics.median(
+            r.rate for r in external["bare"]
+        )
+        print(
+            f"  wrk ratio platform/bare: {ratio:.2f} (goal >= {RATIO_GOAL}) "
+            f"{'PASS' if ratio >= RATIO_GOAL else 'FAIL'}   "
+            f"(rounds {', '.join(f'{a.rate / b.rate:.2f}' for a, b in pairs)})"
+        )
+    else:
+        print("  wrk: not installed (.ci/system-packages installs it), own generator only")
     ours_cpu, bare_cpu = (statistics.median(cpu[name]) for name in ("platform", "bare"))
     print(
         f"  server CPU a request: platform {ours_cpu:.1f} us, bare {bare_cpu:.1f} us "

@@ -266,3 +266,26 @@ def test_live_channels_are_read_by_id_whatever_the_statistics() -> None:
         plan = " ".join(row[3] for row in store.all(f"EXPLAIN QUERY PLAN {sql}"))
         assert "INTEGER PRIMARY KEY" in plan, plan
     store.close()
+
+
+def test_a_listing_is_answered_while_the_simulator_is_behind(
+    make_platform: Callable[..., Platform],
+) -> None:
+    """With far more chat asked for than the loop can post, the simulator still yields
+    between its actions: a listing is answered instead of waiting behind its backlog."""
+    world = World(
+        make_platform(
+            rate_limits=False,
+            simulate=True,
+            speed=100_000,
+            sim_rate=1_000_000.0,
+            sim_channel_rate=1_000_000.0,
+        )
+    )
+    channel = busiest(world)["id"]
+    with httpx.Client(base_url=world.base_url, timeout=60) as client:
+        for page in range(5):
+            params = {"order": "viewersTotal:desc", "page": page, "fields": "id"}
+            assert client.get("/channels", params=params).status_code == 200
+        history = client.get(f"/chats/{channel}/history").json()
+    assert history, "the simulator posted nothing"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
 
 import orjson
 import pytest
@@ -91,10 +92,20 @@ def test_a_new_catalog_version_forgets_cursors(store: Store) -> None:
         "featureLevel:eq:0",
         "id:gte:100600",
         "viewersTotal:gt:9,viewersTotal:lt:3",
+        "token:lt:m",
+        "name:gte:Late,name:lt:Sunday",
+        "createdAt:lt:2018-04-04T10:50:18.130Z",
+        "updatedAt:gt:2019",
+        "audience:eq:teen",
+        "languageId:lt:fr",
+        "typeId:gte:40",
+        "online:eq:true",
+        "partnered:lt:1",
     ],
 )
 def test_range_totals_from_sorted_values_equal_the_count(store: Store, where: str) -> None:
-    """A range of one integer field is counted by bisection exactly as COUNT(*) counts it."""
+    """A range of one sortable field (a number, a flag, text, a time, a nullable field) is
+    counted by bisection exactly as COUNT(*) counts it."""
     listing = listing_of(parse_list_query({"where": where}, CHANNEL_FILTERS, ()))
     assert listing.range is not None
     assert Pager(store, sort_after=0).total(listing, 1) == len(ordered(store, "id:asc", where))
@@ -110,6 +121,14 @@ def test_range_totals_from_sorted_values_equal_the_count(store: Store, where: st
         ("numFollowers:gt:5", "numFollowers:desc"),
         ("id:gte:100600", "id:desc"),
         ("viewersTotal:gt:9,viewersTotal:lt:3", "viewersTotal:desc"),
+        ("token:lt:m", "token:desc"),
+        ("name:gte:Late", "name:desc"),
+        ("name:lt:Sunday", "name:asc"),
+        ("createdAt:lt:2018-04-04", "createdAt:desc"),
+        ("audience:lte:teen", "audience:desc"),
+        ("languageId:gt:de", "languageId:desc"),
+        ("typeId:lt:40", "typeId:desc"),
+        ("online:lte:true", "online:desc"),
     ],
 )
 def test_ranked_pages_are_slices_of_the_ordering(store: Store, where: str, order: str) -> None:
@@ -176,3 +195,63 @@ def test_a_page_body_is_its_channels_encoded_in_order(store: Store) -> None:
         rows = pager.page(listing, 1, offset, 25)
         expected = orjson.dumps([render_channel(row, types.all()) for row in rows])
         assert bodies.page(store, types, 1, pager.ids(listing, 1, offset, 25)) == expected
+
+
+@pytest.fixture(scope="module")
+def sampled() -> Store:
+    """A world of 5,000 channels, big enough that its statistics are sampled as a default
+    world's are (``analysis_limit``)."""
+    seeded = Store()
+    seed_store(seeded, 3, 5000, lambda password: "x", opening)
+    return seeded
+
+
+@pytest.mark.parametrize("where", ["createdAt:lt:2018", "token:gte:m", "featured:eq:true", ""])
+def test_a_listing_by_an_unindexed_field_reads_the_table_in_order(
+    sampled: Store, where: str
+) -> None:
+    """Counting or sorting by a field no ranking index holds reads the table (or an index
+    alone), not every listed row fetched by id through a ranking index."""
+    field = where.partition(":")[0] or "name"
+    query = parse_list_query({"where": where, "order": f"{field}:desc"}, CHANNEL_FILTERS, ())
+    listing = listing_of(query)
+    for sql in (
+        f"SELECT COUNT(*) FROM {listing.source} WHERE {listing.where}",
+        f"SELECT c.id FROM {listing.source} WHERE {listing.where} ORDER BY c.{field} DESC",
+    ):
+        plan = sampled.all(f"EXPLAIN QUERY PLAN {sql}", listing.args)
+        assert not any("USING INDEX channels_rank" in row[-1] for row in plan), plan
+
+
+def test_rankings_past_their_budget_leave_the_one_used_longest_ago(store: Store) -> None:
+    """Rankings kept together hold at most ``ranked_rows`` rows: a new one sends the one used
+    longest ago, and totals stay exact either way."""
+    listed = len(ordered(store, "id:asc", ""))
+    pager = Pager(store, sort_after=0, ranked_rows=2 * listed)
+    wheres = ("viewersTotal:lt:50", "numFollowers:gte:10", "token:lt:m")
+    for where in (*wheres, wheres[0]):
+        listing = listing_of(parse_list_query({"where": where}, CHANNEL_FILTERS, ()))
+        assert pager.total(listing, 1) == len(ordered(store, "id:asc", where))
+    for where, kept in (("token:gte:m", True), ("numFollowers:lt:10", False)):
+        listing = listing_of(parse_list_query({"where": where}, CHANNEL_FILTERS, ()))
+        calls: list[str] = []
+        store.conn.set_trace_callback(calls.append)
+        try:
+            pager.total(listing, 1)
+        finally:
+            store.conn.set_trace_callback(None)
+        assert (calls == []) == kept, where
+
+
+def test_encoded_channels_hold_about_their_own_size(store: Store) -> None:
+    """Encoded channels kept for pages cost about their bytes, not the encoder's buffer."""
+    ids = ordered(store, "id:asc", "")[:400]
+    bodies = ChannelBodies()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        page = bodies.page(store, TypeCatalog(store), 1, ids)
+        held = tracemalloc.get_traced_memory()[0] - before - len(page)
+    finally:
+        tracemalloc.stop()
+    assert held < 2 * len(page), (held, len(page))

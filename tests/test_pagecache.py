@@ -16,7 +16,8 @@ from starlette.types import Receive, Scope, Send
 from explorer.emulator import Platform
 from explorer.emulator.app import build_app
 from explorer.emulator.context import Config, Services
-from explorer.emulator.pagecache import CachedPages
+from explorer.emulator.pagecache import CachedPages, Fill, page_cache
+from explorer.emulator.resources.channels import page_filler
 from explorer.emulator.resources.channels import routes as channel_routes
 from explorer.emulator.server import open_services
 from explorer.wire import routes as wire
@@ -48,12 +49,12 @@ def services() -> Iterator[Services]:
 
 
 def _get(
-    services: Services, recorder: Recorder, *paths: str, **headers: str
+    services: Services, recorder: Recorder, *paths: str, fill: Fill | None = None, **headers: str
 ) -> list[httpx.Response]:
     """GET each path in turn (``HEAD`` for one written ``"HEAD /path"``) through the layer in
-    front of ``recorder``."""
+    front of ``recorder`` (computing pages not cached yet with ``fill``, if given)."""
     route = next(r for r in channel_routes if r.endpoint is wire.CHANNELS)
-    layer = CachedPages(recorder, services, route, "/api/v1")
+    layer = CachedPages(recorder, services, route, "/api/v1", fill)
 
     async def run() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=layer)
@@ -152,6 +153,39 @@ def test_the_cached_answer_equals_the_routed_one(services: Services, path: str) 
     first, second = _get(services, recorder, path, path)
     assert recorder.calls == 1
     _same_answer(first, second)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        PAGE,
+        "/api/v1/channels?where=viewersTotal:lt:50&order=viewersTotal:desc&page=1&limit=5",
+        "/api/v1/channels?fields=id,name&limit=3&noCount=1",
+        "/api/v1/channels?q=a&scope=names",
+    ],
+)
+def test_a_page_not_cached_yet_is_computed_before_routing(services: Services, path: str) -> None:
+    """With the listing's fill, a page not cached yet is answered by the layer with the status,
+    body and full header list routing gives it (charged alike), then cached."""
+    recorder = Recorder(services)
+    (routed,) = _get(services, recorder, path)
+    page_cache(services).pages.clear()
+    filled, cached = _get(services, recorder, path, path, fill=page_filler(services))
+    assert recorder.calls == 1
+    _same_answer(routed, filled)
+    _same_answer(filled, cached)
+
+
+def test_a_refused_query_is_routed_even_with_a_fill(services: Services) -> None:
+    """A query the listing refuses goes on to the guard, which writes the 400; the layer
+    charges nothing for it (the second refusal leaves the bucket as the first did)."""
+    recorder = Recorder(services)
+    bad = "/api/v1/channels?where=nosuchfield:eq:1"
+    first, second = _get(services, recorder, bad, bad, fill=page_filler(services))
+    assert recorder.calls == 2
+    assert [first.status_code, second.status_code] == [400, 400]
+    assert first.content == second.content
+    assert first.headers["X-RateLimit-Remaining"] == second.headers["X-RateLimit-Remaining"]
 
 
 def test_a_query_spelled_differently_is_not_served_another_page(services: Services) -> None:

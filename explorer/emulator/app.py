@@ -35,7 +35,7 @@ from explorer.emulator.live.webhooks import RefuseDeliveries
 from explorer.emulator.openapi import describe, extra_schemas
 from explorer.emulator.pagecache import CachedPages
 from explorer.emulator.policy import Route, guard
-from explorer.emulator.resources import ads, chats, chatters, control, modules, oauth
+from explorer.emulator.resources import ads, channels, chats, chatters, control, modules, oauth
 from explorer.emulator.responses import ApiError, JSONResponse
 from explorer.emulator.routing import IndexedRouter
 from explorer.wire import routes as wire
@@ -91,12 +91,18 @@ def build_app(services: Services) -> Starlette:
     return Starlette(
         # Inside the 500 handler, before any routing: a request naming a host the platform
         # does not serve (DNS rebinding) is refused first, then the platform's own hook
-        # deliveries (a hook pointed at the platform itself), then repeated anonymous pages
-        # are answered from the page cache.
+        # deliveries (a hook pointed at the platform itself), then anonymous channel pages
+        # are answered by the page cache's layer (cached, or computed and cached).
         middleware=[
             Middleware(Hosts, config=services.config),
             Middleware(RefuseDeliveries),
-            Middleware(CachedPages, services=services, route=listing, prefix="/api/v1"),
+            Middleware(
+                CachedPages,
+                services=services,
+                route=listing,
+                prefix="/api/v1",
+                fill=channels.page_filler(services),
+            ),
         ],
         routes=[
             Mount("/api/v1", app=IndexedRouter(api)),

@@ -11,11 +11,13 @@ says where that is). Rows passed over on the way come from the covering ranking 
 (``store.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
 has no seek).
 
-A range of one integer field ordered by that field (``where=viewersTotal:lt:N&order=
+A range of one sortable field ordered by that field (``where=viewersTotal:lt:N&order=
 viewersTotal:desc``, different ``N`` and pages from many notebooks) is the common distinct
 listing: once ranges of that field have been counted often enough at a catalog version (for
 ``X-Total-Count``) its listed channels are kept as a :class:`Ranking` (ids in order, with their
 values), and such a page, or any range's total, is found by bisection without a statement.
+Every field a listing filters by has one, so ``X-Total-Count`` stays exact and cheap whatever
+the field: counting a range of a field without an index reads every row.
 """
 
 from __future__ import annotations
@@ -51,13 +53,27 @@ NEAR = 1000
 LISTINGS = 16
 CURSORS = 20_000
 #: Counts of one field's ranges at one catalog version before its ranking is kept, so later
-#: counts (and the pages of such ranges) are bisections. Reading the ranking costs about 15
-#: counts of half of the channels (measured at 5,000 and 100,000 channels alike), so waiting
-#: that long costs at most twice what either way alone would. Pages alone never build one: a
-#: seek costs far less than a count.
+#: counts (and the pages of such ranges) are bisections. Reading the ranking of a field with a
+#: ranking index costs about 15 counts of half of the channels (measured at 5,000 and 100,000
+#: channels alike), so waiting that long costs at most twice what either way alone would. A
+#: count of any other field reads the whole table (10-20 ms at 50,000 channels on a busy
+#: machine) and its ranking that read plus a sort (75-220 ms): it is read after
+#: :data:`SORT_AFTER_SCAN` counts, sooner than the balance, since until then each page of such
+#: a listing sorts the table too. Pages alone never build one: a seek costs far less than a
+#: count.
 SORT_AFTER = 16
-#: Integer fields never NULL: a range of them is counted (and paged) from their ranking.
-_COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter and f.kind == "int") & _SEEKABLE
+SORT_AFTER_SCAN = 3
+#: Rows all kept rankings may hold together (about 16 bytes each, more for distinct text):
+#: the default world's every field in both directions, or about ten fields of a million
+#: channels. Past it the ranking used longest ago goes, and its field waits for counts again.
+RANKED_ROWS = 10_000_000
+#: Fields whose ranges SQLite counts from a ranking index (``store.py``), not the table.
+_INDEXED = frozenset({"viewersTotal", "viewersCurrent", "numFollowers"})
+#: Every field a listing filters by: a range of one is counted (and paged) from its ranking,
+#: which holds the channels with a value (a comparison never matches NULL).
+_COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter)
+#: Fields whose ranking keys are numbers (kept in a typed array; others in a list).
+_NUMERIC = frozenset(f.name for f in CHANNEL if f.kind in ("int", "bool"))
 
 
 def _condition_sql(cond: Condition, args: list[Any]) -> str:
@@ -78,7 +94,7 @@ class Listing:
     args: tuple[Any, ...]
     #: ``(field, descending)`` terms, always ending with ``("id", False)`` unless id came first.
     order: tuple[tuple[str, bool], ...]
-    #: The field and conditions when the filter is only a range of one integer field.
+    #: The field and conditions when the filter is only a range of one sortable field.
     range: tuple[str, tuple[Condition, ...]] | None = None
 
     @property
@@ -109,23 +125,26 @@ def contains_pattern(q: str) -> str:
 def listing_of(query: ListQuery) -> Listing:
     """The listing ``query`` pages through."""
     args: list[Any] = []
-    clauses = ["c.suspended = 0"]
+    order = [(o.field, o.descending) for o in query.order]
+    fields = {c.field for c in query.where}
+    # The ranking indexes lead with ``suspended``, and the sampled statistics take
+    # ``suspended = 0`` for a selective term: for a listing that neither filters nor orders by
+    # an indexed field SQLite would walk one of them and fetch every listed row by id, ten
+    # times slower than reading the table in order, which ``+`` makes it do. A search tests
+    # every row: read in table order too.
+    indexed = not query.q and (fields | {name for name, _ in order[:1]}) & _INDEXED
+    clauses = ["c.suspended = 0" if indexed else "+c.suspended = 0"]
     clauses += [_condition_sql(c, args) for c in query.where]
     if query.q:
-        # A search tests every row: read in table order (``+`` keeps SQLite from walking an
-        # index of listed channels, fetching each row by id, several times slower), and the
-        # type names matched once, not joined per channel (issue 36: cost per request).
-        clauses[0] = "+c.suspended = 0"
+        # The type names matched once, not joined per channel (issue 36: cost per request).
         pattern = contains_pattern(query.q)
         columns = _SCOPE_COLUMNS[query.scope]
         clauses.append(
             "(" + " OR ".join(_LIKE.get(col, f"{col} {_LIKE['']}") for col in columns) + ")"
         )
         args.extend([pattern] * len(columns))
-    order = [(o.field, o.descending) for o in query.order]
     if not any(name == "id" for name, _ in order):
         order.append(("id", False))
-    fields = {c.field for c in query.where}
     ranged = (
         not query.q
         and len(fields) == 1
@@ -140,17 +159,14 @@ def listing_of(query: ListQuery) -> Listing:
 _RANGE_OPS = frozenset({"lt", "lte", "gt", "gte", "eq"})
 
 
-#: A condition on a field as the same condition on the field negated.
-_MIRRORED: dict[str, str] = {"lt": "gt", "lte": "gte", "gt": "lt", "gte": "lte", "eq": "eq"}
-
-
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """The listed channels in the order ``field, id`` (``field`` descending or not): their ids
-    and keys, a key being the field's value, negated when descending, so keys ascend."""
+    """The listed channels with a value of one field, by ascending value: their keys (the
+    values) and ids. Ties are by ascending id, or by descending id when the ranking serves a
+    descending order, which reads it backwards (``field DESC, id``)."""
 
     descending: bool
-    keys: array[int]
+    keys: array[int] | list[Any]
     ids: array[int]
 
     def span(self, conditions: tuple[Condition, ...]) -> tuple[int, int]:
@@ -159,9 +175,7 @@ class Ranking:
         lo, hi = 0, len(self.keys)
         for cond in conditions:
             op: str = cond.op
-            value = cond.value
-            if self.descending:
-                op, value = _MIRRORED[op], -value
+            value = int(cond.value) if isinstance(cond.value, bool) else cond.value
             if op in ("gt", "gte", "eq"):
                 lo = max(lo, (bisect_right if op == "gt" else bisect_left)(self.keys, value))
             if op in ("lt", "lte", "eq"):
@@ -171,12 +185,17 @@ class Ranking:
     def page(self, conditions: tuple[Condition, ...], offset: int, limit: int) -> list[int]:
         """The ids at ``offset`` of the rows meeting ``conditions``, in the ranking's order."""
         lo, hi = self.span(conditions)
-        return self.ids[lo + offset : min(lo + offset + limit, hi)].tolist()
+        if not self.descending:
+            return self.ids[lo + offset : min(lo + offset + limit, hi)].tolist()
+        end = hi - offset
+        ids = self.ids[max(end - limit, lo) : max(end, lo)].tolist()
+        ids.reverse()
+        return ids
 
 
 def _ranked(listing: Listing) -> bool | None:
     """Whether a listing's pages are a range of a :class:`Ranking` (its filter a range of one
-    integer field, its order that field, then ``id``): the field's direction, else None."""
+    sortable field, its order that field, then ``id``): the field's direction, else None."""
     if listing.range is None:
         return None
     name, descending = listing.order[0]
@@ -215,14 +234,22 @@ class _Cursors:
 class Pager:
     """Pages of channel listings by seek (see the module docstring); one per platform."""
 
-    def __init__(self, store: Store, near: int = NEAR, sort_after: int = SORT_AFTER) -> None:
+    def __init__(
+        self,
+        store: Store,
+        near: int = NEAR,
+        sort_after: int = SORT_AFTER,
+        ranked_rows: int = RANKED_ROWS,
+    ) -> None:
         self.store = store
         self.near = near
         self.sort_after = sort_after
+        self.ranked_rows = ranked_rows
         self._listings: OrderedDict[tuple[Any, ...], _Cursors] = OrderedDict()
-        #: Per integer field and direction at one catalog version: counts, then its ranking.
+        #: Per field and direction at one catalog version: counts, then its ranking (the
+        #: one used longest ago first).
         self._used: dict[tuple[str, bool], int] = {}
-        self._rankings: dict[tuple[str, bool], Ranking] = {}
+        self._rankings: OrderedDict[tuple[str, bool], Ranking] = OrderedDict()
         self._rankings_version = -1
 
     def _cursors(self, listing: Listing, version: int) -> _Cursors:
@@ -254,29 +281,51 @@ class Pager:
     def _ranking(
         self, name: str, descending: bool, version: int, counting: bool = False
     ) -> Ranking | None:
-        """The ranking of integer field ``name`` in that direction at ``version`` once a range
+        """The ranking of field ``name`` in that direction at ``version`` once a range
         of it has been counted ``sort_after`` times (None before; a page, not ``counting``,
         only takes one that exists)."""
         if version != self._rankings_version:
-            self._rankings_version, self._used, self._rankings = version, {}, {}
+            self._rankings_version, self._used = version, {}
+            self._rankings = OrderedDict()
         key = (name, descending)
         found = self._rankings.get(key)
-        if found is None and counting:
+        if found is not None:
+            self._rankings.move_to_end(key)
+        elif counting:
             self._used[key] = self._used.get(key, 0) + 1
-            if self._used[key] <= self.sort_after:
+            wait = self.sort_after if name in _INDEXED else min(self.sort_after, SORT_AFTER_SCAN)
+            if self._used[key] <= wait:
                 return None
-            # Row by row into the arrays: a million channels never stand as a million tuples.
-            rows = self.store.conn.execute(
-                f"SELECT {name}, id FROM channels WHERE suspended = 0 "
-                f"ORDER BY {name} {'DESC' if descending else 'ASC'}, id"
-            )
-            sign = -1 if descending else 1
-            found = Ranking(descending, array("q"), array("q"))
-            for value, row_id in rows:
-                found.keys.append(sign * value)
-                found.ids.append(row_id)
-            self._rankings[key] = found
+            found = self._rankings[key] = self._read_ranking(name, descending)
+            rows = sum(len(ranking.ids) for ranking in self._rankings.values())
+            while rows > self.ranked_rows and len(self._rankings) > 1:
+                gone, ranking = self._rankings.popitem(last=False)
+                rows -= len(ranking.ids)
+                self._used.pop(gone, None)
         return found
+
+    def _read_ranking(self, name: str, descending: bool) -> Ranking:
+        """Read the ranking of field ``name`` (see :class:`Ranking`), row by row into its
+        arrays: a million channels never stand as a million tuples. Equal text values are
+        kept once (a language, a title or an audience repeats across many channels)."""
+        listed = "suspended = 0" if name in _INDEXED else "+suspended = 0"  # see listing_of
+        rows = self.store.conn.execute(
+            f"SELECT {name}, id FROM channels WHERE {listed} AND {name} IS NOT NULL "
+            f"ORDER BY {name}, id {'DESC' if descending else 'ASC'}"
+        )
+        ids: array[int] = array("q")
+        if name in _NUMERIC:
+            keys: array[int] | list[Any] = array("q")
+            for value, row_id in rows:
+                keys.append(value)
+                ids.append(row_id)
+        else:
+            keys = []
+            seen: dict[Any, Any] = {}
+            for value, row_id in rows:
+                keys.append(seen.setdefault(value, value))
+                ids.append(row_id)
+        return Ranking(descending, keys, ids)
 
     def page(
         self, listing: Listing, version: int, offset: int, limit: int
