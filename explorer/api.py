@@ -14,14 +14,12 @@ import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 import pandas as pd
 
-from explorer.core.durations import Duration
 from explorer.core.worldclock import CLOCK_HEADER, world_time
 from explorer.errors import ConnectionFailed
-from explorer.live.follows import CHANNEL_EVENTS, FIELDS, USER_EVENTS
 from explorer.rest import schemas, tables, tokenfiles
 from explorer.rest.account import Account, User
 from explorer.rest.auth import CLIENT_ID, Grant
@@ -34,6 +32,7 @@ from explorer.rest.handle import (
     Async,
     Call,
     Handle,
+    ListingOptions,
     M,
     Sync,
     action,
@@ -138,27 +137,19 @@ class Api(Handle[M]):
     def watch(self: Api[Sync], channels: Channels = None, **options: Any) -> Watch: ...
 
     def watch(
-        self,
-        channels: Channels = None,
-        *,
-        top: int | None = None,
-        refresh: Duration = "1m",
-        anonymous: bool = True,
-        to: str | os.PathLike[str] | None = None,
-        flush_every: Duration = 5.0,
-        shard: tuple[int, int] | None = None,
-        max_rows: int | None = None,
-        **chat_options: Any,
+        self, channels: Channels = None, *, anonymous: bool = True, **options: Any
     ) -> AsyncWatch | Watch:
         """Many channels' live chats in one event log with a ``channel`` column: ``channels``
         (ids, tokens or a channels frame) and, with ``top=N``, the N online channels with the
         most ``viewersCurrent``, listed again every ``refresh``. ``to`` records to a Parquet
         capture as it goes, keeping a bounded tail in memory; ``shard=(K, N)`` keeps channels
-        with ``id % N == K - 1``; ``exclude_users=`` (ids or names) leaves those users' events
-        out, ``redact_users=`` keeps them without names, ids and texts (``events/exclusions.py``).
-        A started :class:`~explorer.collect.watch.Watch` from ``Client``, an
-        :class:`~explorer.collect.watch.AsyncWatch` to ``await`` from ``AsyncClient``;
-        ``chat_options`` go to every chat client (see ``explorer/collect/watch.py``)."""
+        with ``id % N == K - 1``; ``anonymous=False`` joins the chats as the signed-in user.
+        ``options`` are those of :class:`~explorer.collect.watch.AsyncWatch` (``top``, ``refresh``,
+        ``to``, ``flush_every``, ``shard``, ``max_rows``, ``exclude_users`` (ids or names: their
+        events are left out), ``redact_users`` (kept without names, ids and texts:
+        ``events/exclusions.py``); any other goes to every chat client), declared there once. A
+        started :class:`~explorer.collect.watch.Watch` from ``Client``, an
+        :class:`~explorer.collect.watch.AsyncWatch` to ``await`` from ``AsyncClient``."""
         from explorer.collect.watch import AsyncWatch
         from explorer.collect.watch import start as start_watch
 
@@ -166,17 +157,11 @@ class Api(Handle[M]):
             self.channel,
             functools.partial(Api.channels, self),
             channels,
-            top=top,
-            refresh=refresh,
             user_id=None if anonymous else functools.partial(Account.id, self.me),
-            to=to,
-            flush_every=flush_every,
-            shard=shard,
-            max_rows=max_rows,
             base_url=self.base_url,
             world=lambda: self._transport.clock.latest,
             world_clock=self._transport.clock.now,
-            **chat_options,
+            **options,
         )
         return start_watch(aio) if self._mode is Sync else aio
 
@@ -190,16 +175,9 @@ class Api(Handle[M]):
         self,
         channels: Channels = None,
         *,
-        users: Iterable[int] = (),
-        events: Sequence[str] = CHANNEL_EVENTS,
-        user_events: Sequence[str] = USER_EVENTS,
-        topics: Iterable[str] = (),
-        to: str | os.PathLike[str] | None = None,
-        flush_every: Duration = 5.0,
-        max_rows: int | None = None,
         url: str | None = None,
         token: str | None = None,
-        **socket_options: Any,
+        **options: Any,
     ) -> AsyncLive | Live:
         """Live events (Constellation) in one event log: of ``channels`` (ids, tokens or a
         channels frame) the ``events`` (``"update"``: changed fields such as
@@ -208,9 +186,11 @@ class Api(Handle[M]):
         updates field by field; ``to`` records a capture. ``url`` is the live-events address
         (default: the platform's web root); ``token`` (an OAuth access token) signs the socket
         in, for the user's private events (``user_events=["notify"]``, with the scope
-        ``notification:view:self``). A started
-        :class:`~explorer.live.Live` from ``Client``, an :class:`~explorer.live.AsyncLive` to
-        ``await`` from ``AsyncClient``."""
+        ``notification:view:self``). ``options`` are those of
+        :class:`~explorer.live.log.AsyncLive` (``users``, ``events``, ``user_events``, ``topics``,
+        ``to``, ``flush_every``, ``max_rows``; any other goes to the socket), declared there
+        once. A started :class:`~explorer.live.log.Live` from ``Client``, an
+        :class:`~explorer.live.log.AsyncLive` to ``await`` from ``AsyncClient``."""
         from explorer.live.constellation import address as live_address
         from explorer.live.log import AsyncLive
         from explorer.live.log import start as start_live
@@ -219,16 +199,9 @@ class Api(Handle[M]):
             self.channel,
             url or live_address(self.base_url, token),
             channels,
-            users=users,
-            events=events,
-            user_events=user_events,
-            topics=topics,
-            to=to,
-            flush_every=flush_every,
-            max_rows=max_rows,
             base_url=self.base_url,
             world_clock=self._transport.clock.now,
-            **socket_options,
+            **options,
         )
         return start_live(aio) if self._mode is Sync else aio
 
@@ -242,11 +215,9 @@ class Api(Handle[M]):
         fields: str | Iterable[str] | None = None,
         where: Mapping[str, Any] | str | None = None,
         limit: int | None = None,
-        pages: int | None = None,
-        max_rows: int | None = None,
         q: str | None = None,
         scope: str | None = None,
-        progress: bool | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """Channels as a DataFrame indexed by channel id, following pages until done.
 
@@ -271,11 +242,9 @@ class Api(Handle[M]):
         }
         return Call(
             params=params,
-            size=limit or min(MAX_LIMIT, max_rows or MAX_LIMIT),
-            pages=pages,
-            max_rows=max_rows,
-            progress=progress,
+            size=limit or min(MAX_LIMIT, options.get("max_rows") or MAX_LIMIT),
             fields=projected,
+            **options,
         )
 
     @overload
@@ -285,35 +254,25 @@ class Api(Handle[M]):
     def track(self: Api[Sync], channels_or_query: Target, **options: Any) -> Tracker: ...
 
     def track(
-        self,
-        channels_or_query: Target,
-        *,
-        every: Duration = "30s",
-        fields: str | Iterable[str] = FIELDS,
-        to: str | os.PathLike[str] | None = None,
-        flush_every: Duration = 5.0,
-        max_rows: int | None = None,
-        shard: tuple[int, int] | None = None,
-        live: bool = False,
-        **timing: Any,
+        self, channels_or_query: Target, *, live: bool = False, **options: Any
     ) -> AsyncTracker | Tracker:
         """Snapshots of channel fields every ``every`` into a long frame (``tracker.frame``:
         ``time``, ``channel``, ``token``, ``fields``), paced within the rate limits.
 
         ``channels_or_query``: ids, tokens, a channels DataFrame (its index), or a dict of
         :meth:`channels` arguments (``{"where": {"online": True}, "order":
-        "viewersCurrent:desc", "max_rows": 50}``). ``to`` records to a Parquet capture,
-        written every ``flush_every``; ``max_rows`` bounds the rows kept in memory (when
-        recording, 100,000 by default);
-        ``shard=(K, N)`` keeps channels with ``id % N == K - 1``; ``live=True`` takes one
-        snapshot, then follows each channel's ``channel:{id}:update`` live events instead of
-        polling (a row per change of a tracked field, as it happens); ``clock=``/``sleep=``
-        replace the schedule's time source and the wait (tests). ``time`` is the platform's
-        world time (its ``X-Explorer-Clock`` header), so tracking ``explorer serve --speed N``
-        dates rows in simulated time; ``clock`` dates them when the platform sends no clock. A
-        :class:`~explorer.collect.track.Tracker` from ``Client``, an
-        :class:`~explorer.collect.track.AsyncTracker` (call it inside the running loop) from
-        ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
+        "viewersCurrent:desc", "max_rows": 50}``). ``live=True`` takes one snapshot, then
+        follows each channel's ``channel:{id}:update`` live events instead of polling (a row
+        per change of a tracked field, as it happens). ``options`` are those of
+        :class:`~explorer.collect.track.AsyncTracker`, declared there once: ``every``, ``fields``,
+        ``to`` (a Parquet capture, written every ``flush_every``), ``max_rows`` (the rows kept
+        in memory; when recording, 100,000 by default), ``shard=(K, N)`` (channels with
+        ``id % N == K - 1``), ``clock=``/``sleep=`` (the schedule's time source and wait, for
+        tests). ``time`` is the platform's world time (its ``X-Explorer-Clock`` header), so
+        tracking ``explorer serve --speed N`` dates rows in simulated time; ``clock`` dates them
+        when the platform sends no clock. A :class:`~explorer.collect.track.Tracker` from
+        ``Client``, an :class:`~explorer.collect.track.AsyncTracker` (call it inside the running
+        loop) from ``AsyncClient``; ``close()`` / ``aclose()`` stops it.
         """
         from explorer.collect.track import start as start_tracker
         from explorer.live.constellation import address as live_address
@@ -322,14 +281,8 @@ class Api(Handle[M]):
             functools.partial(Api.channels, self),
             channels_or_query,
             self._mode is Sync,
-            every=every,
-            fields=fields,
-            to=to,
-            flush_every=flush_every,
-            max_rows=max_rows,
-            shard=shard,
-            live=live_address(self.base_url) if live else None,
-            **{"world": self._transport.clock, **timing},
+            live_url=live_address(self.base_url) if live else None,
+            **{"world": self._transport.clock, **options},
         )
 
     @endpoint(wire.RECORDING)
@@ -339,17 +292,17 @@ class Api(Handle[M]):
         return Call()
 
     @endpoint(wire.SEARCH_USERS, result=Result.PAGED)
-    def search_users(
-        self, query: str, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def search_users(self, query: str, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Users whose name starts with ``query`` (any case), by name, indexed by id, each
         with its ``channel`` (an object)."""
-        return Call(params={"query": query}, max_rows=max_rows, progress=progress)
+        return Call(params={"query": query}, **options)
 
     @endpoint(wire.TYPES, result=Result.TABLE)
-    def types(self, *, online: bool | None = None) -> Call[pd.DataFrame]:
+    def types(
+        self, *, online: bool | None = None, **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Types (games and categories) indexed by id; ``online=True`` keeps those live now."""
-        return Call(params={"online": int(online) if online is not None else None})
+        return Call(params={"online": int(online) if online is not None else None}, **options)
 
     @endpoint(wire.TYPE)
     def type(self, type_id: int) -> Call[pd.DataFrame]:
@@ -362,13 +315,12 @@ class Api(Handle[M]):
         listing: str = "published",
         *,
         q: str | None = None,
-        max_rows: int | None = None,
-        progress: bool | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """Interactive games indexed by id: the ``published`` catalogue, or (signed in) the
         caller's ``owned``, ``shared`` (edited for others), ``editor`` (both) or, for staff,
         ``reviewing``; ``q`` searches names."""
-        return Call(params={"q": q}, max_rows=max_rows, progress=progress)
+        return Call(params={"q": q}, **options)
 
     @endpoint(wire.CREATE_GAME)
     def create_game(self, name: str, **fields: Any) -> Call[pd.DataFrame]:
@@ -377,9 +329,9 @@ class Api(Handle[M]):
         return Call(json={"name": name, **fields})
 
     @endpoint(wire.INTERACTIVE_HOSTS, result=Result.TABLE)
-    def interactive_hosts(self) -> Call[pd.DataFrame]:
+    def interactive_hosts(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The interactive hosts viewers join."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.CREATE_CONFETTI)
     def create_confetti(
@@ -397,9 +349,9 @@ class Api(Handle[M]):
         return Call(json=body if channel_id is None else {**body, "channelId": channel_id})
 
     @endpoint(wire.ACHIEVEMENTS, result=Result.TABLE)
-    def achievements(self) -> Call[pd.DataFrame]:
+    def achievements(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Every achievement indexed by slug; signed in, also ``earned`` and ``earnedAt``."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.ANNOUNCE)
     def announce(self, message: str, *, level: str = "info") -> Call[pd.DataFrame]:
@@ -408,14 +360,18 @@ class Api(Handle[M]):
         return Call(json={"message": message, "level": level})
 
     @endpoint(wire.FRONTEND_VERSIONS, result=Result.TABLE)
-    def frontend_versions(self, *, app: str | None = None) -> Call[pd.DataFrame]:
+    def frontend_versions(
+        self, *, app: str | None = None, **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Released builds of each client app (or of ``app``), newest first, with ``current``."""
-        return Call(params={"app": app})
+        return Call(params={"app": app}, **options)
 
     @endpoint(wire.INGESTS, result=Result.TABLE)
-    def ingests(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
+    def ingests(
+        self, *, protocol: str | None = None, **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Ingest servers with their load, indexed by name; ``protocol`` keeps those taking it."""
-        return Call(params={"protocol": protocol})
+        return Call(params={"protocol": protocol}, **options)
 
     @endpoint(wire.BEST_INGEST)
     def best_ingest(self, *, protocol: str | None = None) -> Call[pd.DataFrame]:
@@ -423,10 +379,12 @@ class Api(Handle[M]):
         return Call(params={"protocol": protocol})
 
     @endpoint(LANGUAGE_LISTINGS, result=Result.TABLE)
-    def languages(self, listing: str = "used") -> Call[pd.DataFrame]:
+    def languages(
+        self, listing: str = "used", **options: Unpack[ListingOptions]
+    ) -> Call[pd.DataFrame]:
         """Languages with channel counts, indexed by id: those channels ``used`` (most channels
         first), those ``active`` now (most live viewers first) or all ``available``."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.IMAGE, result=Result.BYTES)
     def image(self, resource_id: int) -> Call[bytes]:
@@ -519,7 +477,7 @@ class Api(Handle[M]):
         """The platform's world time now (UTC), from the ``X-Explorer-Clock`` header every
         response carries: the clock its timestamps, recordings and analytics use, which runs
         ``explorer serve --speed`` times faster than real time."""
-        response = await self._transport.send("GET", "/types", "channel-read")
+        response = await self._transport.send(wire.TYPES.method, wire.TYPES.path, wire.TYPES.bucket)
         moment = world_time(response.headers)
         if moment is None:
             raise ConnectionFailed(f"{self.base_url} sends no {CLOCK_HEADER} header.")

@@ -12,7 +12,7 @@ lifetime; the wire is ``rest/transport.py`` (pacing in ``rest/pacing.py``, page 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Self
+from typing import Any, ClassVar, Self
 
 import httpx
 
@@ -22,47 +22,16 @@ from explorer.core import loop
 from explorer.core.closing import AsyncClosing
 from explorer.core.deprecation import Renamed
 from explorer.core.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, resolve
-from explorer.rest.handle import Async, Sync
+from explorer.rest.handle import Async, M, Sync
 from explorer.rest.transport import Transport
 
 
-def _transport(
-    base_url: str | None,
-    *,
-    token: str | None,
-    username: str | None,
-    password: str | None,
-    progress: bool | None,
-    concurrency: int,
-    timeout: float,
-    transport: httpx.AsyncBaseTransport | None,
-) -> Transport:
-    """A transport from explicit arguments, then ``EXPLORER_*`` settings, then defaults."""
-    settings = resolve(
-        base_url, token=token, username=username, password=password, progress=progress
-    )
-    return Transport(
-        settings.base_url or embedded.base_url(),
-        token=settings.token,
-        credentials=(settings.username, settings.password or "") if settings.username else None,
-        progress=settings.progress,
-        concurrency=concurrency,
-        timeout=timeout,
-        transport=transport,
-    )
+class _Connected(Api[M]):
+    """What both clients are built from: the client settings (``base_url`` and credentials,
+    then ``EXPLORER_*`` variables, then defaults) and their transport, in the subclass's mode
+    (``_MODE``). The constructor's arguments are declared here once."""
 
-
-class AsyncClient(AsyncClosing, Api[Async]):
-    """Async client for the platform's REST API; results come back as DataFrames.
-
-    ``base_url`` defaults to ``EXPLORER_BASE_URL``, else the embedded platform (started once per
-    process). Credentials: ``token=`` (OAuth bearer) or ``username=``/``password=`` (cookie
-    session, signed in on first use), else ``EXPLORER_TOKEN`` / ``EXPLORER_USERNAME`` and
-    ``EXPLORER_PASSWORD``, else anonymous. ``progress`` shows tqdm bars on multi-page fetches,
-    ``concurrency`` is how many pages of one listing are in flight at once, ``transport`` an
-    httpx transport to use instead of the network (tests). Use ``async with`` or
-    :meth:`aclose`.
-    """
+    _MODE: ClassVar[type[Any]]
 
     def __init__(
         self,
@@ -76,19 +45,38 @@ class AsyncClient(AsyncClosing, Api[Async]):
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        super().__init__(
-            _transport(
-                base_url,
-                token=token,
-                username=username,
-                password=password,
-                progress=progress,
-                concurrency=concurrency,
-                timeout=timeout,
-                transport=transport,
-            ),
-            Async,
+        settings = resolve(
+            base_url, token=token, username=username, password=password, progress=progress
         )
+        wire = Transport(
+            settings.base_url or embedded.base_url(),
+            token=settings.token,
+            credentials=(settings.username, settings.password or "") if settings.username else None,
+            progress=settings.progress,
+            concurrency=concurrency,
+            timeout=timeout,
+            transport=transport,
+        )
+        super().__init__(wire, self._MODE)
+        self._opened()
+
+    def _opened(self) -> None:
+        """What a client does once built (the async one nothing: it signs in on first use)."""
+
+
+class AsyncClient(AsyncClosing, _Connected[Async]):
+    """Async client for the platform's REST API; results come back as DataFrames.
+
+    ``base_url`` defaults to ``EXPLORER_BASE_URL``, else the embedded platform (started once per
+    process). Credentials: ``token=`` (OAuth bearer) or ``username=``/``password=`` (cookie
+    session, signed in on first use), else ``EXPLORER_TOKEN`` / ``EXPLORER_USERNAME`` and
+    ``EXPLORER_PASSWORD``, else anonymous. ``progress`` shows tqdm bars on multi-page fetches,
+    ``concurrency`` is how many pages of one listing are in flight at once, ``transport`` an
+    httpx transport to use instead of the network (tests). Use ``async with`` or
+    :meth:`aclose`.
+    """
+
+    _MODE = Async
 
     async def start(self) -> Self:
         """Sign in with the credentials given at construction (otherwise done on first use);
@@ -103,7 +91,7 @@ class AsyncClient(AsyncClosing, Api[Async]):
         await self._transport.aclose()
 
 
-class Client(Api[Sync]):
+class Client(_Connected[Sync]):
     """Blocking client for the platform's REST API: the surface of :class:`AsyncClient`, each
     call waiting for its result, safe to call from a running Jupyter kernel.
 
@@ -111,32 +99,13 @@ class Client(Api[Sync]):
     ``with`` or :meth:`close`.
     """
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        *,
-        token: str | None = None,
-        username: str | None = None,
-        password: str | None = None,
-        progress: bool | None = None,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        timeout: float = DEFAULT_TIMEOUT,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        wire = _transport(
-            base_url,
-            token=token,
-            username=username,
-            password=password,
-            progress=progress,
-            concurrency=concurrency,
-            timeout=timeout,
-            transport=transport,
-        )
-        super().__init__(wire, Sync)
-        if wire.signs_in:
+    _MODE = Sync
+
+    def _opened(self) -> None:
+        """Sign in at once when given credentials (closing again if that fails)."""
+        if self._transport.signs_in:
             try:
-                loop.run(wire.open())
+                loop.run(self._transport.open())
             except BaseException:
                 self.close()
                 raise

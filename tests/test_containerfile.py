@@ -35,7 +35,7 @@ def test_the_container_runs_explorer_serve_with_valid_arguments() -> None:
     assert json.loads(found["ENTRYPOINT"]) == ["explorer"]
     command = json.loads(found["CMD"])
     parser = argparse.ArgumentParser(prog="explorer")
-    serve.add_parser(parser.add_subparsers(dest="command", required=True))
+    serve.add_parser(parser.add_subparsers(dest="command", required=True).add_parser)
     args = parser.parse_args(command)
     assert args.command == "serve" and args.db.startswith("/data/")
     assert json.loads(found["VOLUME"]) == ["/data"]

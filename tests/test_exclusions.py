@@ -155,7 +155,7 @@ def test_record_leaves_out_the_users_of_exclude_users(quiet: World, tmp_path: Pa
     """``explorer record --exclude-users`` (names and ids, comma-separated) reaches the
     recording's watch: the user's message is not recorded, another's is."""
     parser = argparse.ArgumentParser()
-    record_cli.add_parser(parser.add_subparsers())
+    record_cli.add_parser(parser.add_subparsers().add_parser)
     out = tmp_path / "capture"
     args = parser.parse_args(
         ["record", "--channels", "streamer", "--out", str(out), "--exclude-users", "nobody,viewer2"]

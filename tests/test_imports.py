@@ -1,8 +1,9 @@
 """The import graph of ``explorer``: imports go one way, so no module imports itself back.
 
 Parsing with :mod:`ast` (not importing) sees every import, module-level or inside a function,
-which is what a cycle at run time needs; imports under ``if TYPE_CHECKING:`` never run and are
-left out.
+which is what a cycle at run time needs, and those under ``if TYPE_CHECKING:`` too: they never
+run, but a type-only cycle still ties two modules into one concept (a reader, and the type
+checker, must take both at once).
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ def _type_checking(node: ast.If) -> bool:
     )
 
 
-def _imported(node: ast.AST, module: str, package: bool, known: set[str]) -> set[str]:
-    """The ``explorer`` modules ``node`` and its children import (TYPE_CHECKING blocks aside)."""
+def _imported(
+    node: ast.AST, module: str, package: bool, known: set[str], typing: bool = True
+) -> set[str]:
+    """The ``explorer`` modules ``node`` and its children import (those under ``if
+    TYPE_CHECKING:`` only with ``typing``)."""
     found: set[str] = set()
-    if isinstance(node, ast.If) and _type_checking(node):
+    if isinstance(node, ast.If) and _type_checking(node) and not typing:
         children: list[ast.AST] = list(node.orelse)
     else:
         children = list(ast.iter_child_nodes(node))
@@ -49,7 +53,7 @@ def _imported(node: ast.AST, module: str, package: bool, known: set[str]) -> set
         # ``from explorer.emulator import store`` imports the submodule ``store``.
         found |= {f"{base}.{alias.name}" for alias in node.names}
     for child in children:
-        found |= _imported(child, module, package, known)
+        found |= _imported(child, module, package, known, typing)
     return {name for name in found if name in known}
 
 
@@ -109,8 +113,9 @@ def test_cycle_finder_names_a_cycle() -> None:
     assert find_cycle(graph) == ["a", "b", "c", "a"]
 
 
-def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
-    """Imports under ``if TYPE_CHECKING:`` are left out; function-level ones count."""
+def test_type_checking_and_function_imports_are_edges() -> None:
+    """Imports under ``if TYPE_CHECKING:`` and inside functions are edges of the graph (the
+    first left out only when asked)."""
     source = (
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from explorer import b\n"
@@ -118,7 +123,8 @@ def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
     )
     tree = ast.parse(source)
     known = {"explorer", "explorer.b", "explorer.c"}
-    assert _imported(tree, "explorer.a", False, known) == {"explorer", "explorer.c"}
+    assert _imported(tree, "explorer.a", False, known) == {"explorer", "explorer.b", "explorer.c"}
+    assert _imported(tree, "explorer.a", False, known, typing=False) == {"explorer", "explorer.c"}
 
 
 #: What the platform may import from the toolkit: the shared contract and the supervisor.

@@ -248,7 +248,7 @@ def test_a_raided_channels_host_events_name_its_raiders() -> None:
         0, raid.target_channel, 10, 10, False, HISTORY_START, 3000, schedule,
         raid.target.channel,
     )  # fmt: skip
-    window = analytics.Window(NOW - 7 * 86_400, NOW, NOW)
+    window = analytics.TimeRange(NOW - 7 * 86_400, NOW, NOW)
     events = analytics.stream_hosts(analytics.Timeline(profile, window), cast(Context, None))
     moment = iso(datetime.fromtimestamp(raid.at, UTC))
     assert {"channel": raid.target_channel, "time": moment, "hoster": raid.raider_channel,

@@ -117,3 +117,15 @@ def test_the_views_live_in_explorer_views() -> None:
     with pytest.warns(DeprecationWarning, match=r"explorer.trackview.TrackChart is now"):
         from explorer.trackview import TrackChart as OldTrack  # type: ignore[import-not-found]
     assert (Old, OldWatch, OldTrack) == (LiveChat, WatchView, TrackChart)
+
+
+def test_the_renamed_chat_state_and_watched_channel_keep_their_old_names() -> None:
+    """explorer.chat.session.Session and explorer.collect.members.Member warn and give the
+    classes they were renamed to (ChatState, WatchedChannel: the names meant other things)."""
+    from explorer.chat import session
+    from explorer.collect import members
+
+    with pytest.warns(DeprecationWarning, match="ChatState"):
+        assert session.Session is session.ChatState
+    with pytest.warns(DeprecationWarning, match="WatchedChannel"):
+        assert members.Member is members.WatchedChannel

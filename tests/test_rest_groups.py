@@ -18,7 +18,7 @@ import explorer
 from explorer.emulator import Platform, start
 from explorer.errors import BadRequest, Conflict, Forbidden, NotFound, PlatformError, Unauthorized
 from explorer.rest import schemas, tables
-from explorer.rest.channel import ANALYTICS_SERIES
+from explorer.rest.channel import ANALYTICS, ANALYTICS_SERIES
 from tests.chatkit import World
 from tests.conftest import SMALL_WORLD, UNLIMITED
 
@@ -99,7 +99,7 @@ def test_analytics_points_become_a_sorted_utc_time_series() -> None:
             ["2020-07-01T00:00:00", "2020-07-01T01:00:00"], tz="UTC", name="time"
         ).as_unit("ms"),
     )
-    got = tables.time_series(points, "time", schemas.ANALYTICS["viewers"])
+    got = tables.time_series(points, "time", schemas.RECORDS["AnalyticViewers"])
     assert_frame_equal(got, expected)
 
 
@@ -134,7 +134,7 @@ def test_invoice_records_become_a_typed_frame() -> None:
 
 def test_an_empty_series_keeps_its_columns_and_datetime_index() -> None:
     """No points still gives the series' columns over an empty UTC DatetimeIndex."""
-    empty = tables.time_series([], "time", schemas.ANALYTICS["streamSessions"])
+    empty = tables.time_series([], "time", schemas.RECORDS["AnalyticStreamSession"])
     assert list(empty.columns) == ["channel", "online", "partnered", "duration", "type"]
     assert isinstance(empty.index, pd.DatetimeIndex) and str(empty.index.dtype) == UTC_MS
 
@@ -362,7 +362,10 @@ def test_every_analytics_series_answers_with_its_columns(streamer: explorer.Clie
     """Each known series comes back with the columns its schema declares."""
     for series in ANALYTICS_SERIES:
         frame = streamer.channel("streamer").analytics(series, "2020-07-01", "2020-07-04")
-        assert list(frame.columns) == list(schemas.ANALYTICS[series].fields)[1:], series
+        assert (
+            list(frame.columns)
+            == list(schemas.of_record(ANALYTICS.options[series].record).fields)[1:]
+        ), series
         assert str(frame.index.dtype) == UTC_MS
 
 

@@ -18,13 +18,12 @@ from explorer.api import ENDPOINTS, Api
 from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
 from explorer.errors import NotFound
-from explorer.rest import schemas
 from explorer.rest.account import Account, User
 from explorer.rest.channel import Channel
 from explorer.rest.confetti import Confetti
-from explorer.rest.endpoints import SIGN_IN
+from explorer.rest.endpoints import SIGN_IN, Result
 from explorer.rest.games import Game, GameVersion
-from explorer.rest.handle import Call, Handle, M, Op, endpoint
+from explorer.rest.handle import LISTINGS, Call, Handle, ListingOptions, M, Op, endpoint
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
@@ -276,6 +275,44 @@ def test_the_toolkit_reference_lists_every_method() -> None:
                 assert f"`{name}(" in text or f"`{name}`" in text, f"{cls.__name__}.{name}"
 
 
-def test_record_schemas_name_records_of_the_wire() -> None:
-    """Each toolkit schema keyed by a record name types a record some wire row answers."""
-    assert set(schemas.RECORDS) <= {row.record for row in wire.TABLE}
+def test_every_listing_method_takes_the_listing_options(platform: Platform) -> None:
+    """A one-request listing (api.types) takes the paging and progress options of a paged one
+    (api.channels), and ``max_rows`` stops it."""
+    with explorer.Client(platform.base_url, progress=True) as client:
+        types = client.types(progress=False, max_rows=2, pages=1)
+        channels = client.channels(progress=False, max_rows=2, pages=1)
+    assert len(types) == 2 and len(channels) == 2
+    for cls in HANDLES:
+        for name, op in vars(cls).items():
+            if isinstance(op, Op) and op.binding and op.binding.result in LISTINGS:
+                taken = set(op.__signature__.parameters)
+                assert set(ListingOptions.__annotations__) <= taken, f"{cls.__name__}.{name}"
+
+
+def test_a_listing_method_without_the_listing_options_is_refused() -> None:
+    """Declaring a listing whose method does not take ``**options: Unpack[ListingOptions]``
+    fails where it is declared."""
+    with pytest.raises(TypeError, match="ListingOptions"):
+
+        @endpoint(wire.TYPES, result=Result.TABLE)
+        def types(self: Api[M]) -> Call[pd.DataFrame]:
+            return Call()
+
+
+def test_both_clients_share_one_constructor() -> None:
+    """Client and AsyncClient are built by one constructor (its arguments declared once)."""
+    assert explorer.Client.__init__ is explorer.AsyncClient.__init__
+
+
+def test_collecting_options_are_declared_by_their_class_only() -> None:
+    """api.watch, api.live and api.track take their collectors' options as ``**options``
+    instead of spelling the class's parameters again (the channels aside, and api.live's
+    ``url``, which it fills from the platform's address when not given)."""
+    from explorer.collect.track import AsyncTracker
+    from explorer.collect.watch import AsyncWatch
+    from explorer.live.log import AsyncLive
+
+    for method, cls in ((Api.watch, AsyncWatch), (Api.live, AsyncLive), (Api.track, AsyncTracker)):
+        spelt = set(inspect.signature(method).parameters) - {"self", "channels", "url", "options"}
+        again = spelt & set(inspect.signature(cls.__init__).parameters)
+        assert not again, f"{method.__name__} spells {sorted(again)} again"

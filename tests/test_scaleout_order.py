@@ -12,7 +12,7 @@ import pytest
 
 from explorer.emulator.brokers.broker import Delivery
 from explorer.emulator.brokers.redis import RedisBroker, pack, unpack
-from explorer.emulator.chat.history import Backlog
+from explorer.emulator.chat.history import StoredBacklog
 from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.chat.talk import msg
@@ -55,8 +55,8 @@ def test_stored_messages_arrive_in_history_order_once(services: Services) -> Non
     """Copies from another process arrive shuffled, some twice, some never: the subscriber gets
     every stored message once, in history order; the last one, never published, comes with
     the catch-up."""
-    here = RedisBroker(UNUSED_REDIS, Backlog(services.store))
-    there = RedisBroker(UNUSED_REDIS, Backlog(services.store))
+    here = RedisBroker(UNUSED_REDIS, StoredBacklog(services.store))
+    there = RedisBroker(UNUSED_REDIS, StoredBacklog(services.store))
     channel = int(services.store.scalar("SELECT MIN(id) FROM channels"))
     recorder, sent = Recorder(), Recorder()
     here.subscribe(channel, recorder)
@@ -79,7 +79,7 @@ def test_stored_messages_arrive_in_history_order_once(services: Services) -> Non
 def test_own_events_are_not_delivered_twice(services: Services) -> None:
     """A process delivers its own events when it publishes them; their copies coming back
     through Redis are dropped."""
-    broker = RedisBroker(UNUSED_REDIS, Backlog(services.store))
+    broker = RedisBroker(UNUSED_REDIS, StoredBacklog(services.store))
     recorder = Recorder()
     broker.subscribe(1, recorder)
     event = Delivery("UserLeave", b"{}")

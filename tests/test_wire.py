@@ -1,5 +1,6 @@
 """The wire contract's event table holds for both halves: the platform sends exactly the
-events it lists, and the toolkit flattens each into more than the common columns."""
+events it lists, and the toolkit flattens each into more than the common columns; live-event
+names come from the wire's catalogue on both sides."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import orjson
 
 import explorer
 from explorer.events.rows import COLUMNS, flatten
+from explorer.live import follows
 from explorer.wire import events as wire_events
+from explorer.wire import topics
 
-PLATFORM = Path(explorer.__file__).parent / "emulator"
+PACKAGE = Path(explorer.__file__).parent
+PLATFORM = PACKAGE / "emulator"
 FIXTURES = Path(__file__).parent / "fixtures" / "chat"
 #: What every row has, whatever its event: when, which event, which channel, from history.
 COMMON = {"received_at", "event", "channel", "from_history", "whisper", "me"}
@@ -49,3 +53,37 @@ def test_the_toolkit_flattens_every_wire_event() -> None:
         row = dict(zip(COLUMNS, flatten(by_event[name], 0.0), strict=True))
         filled = {column for column, value in row.items() if value is not None}
         assert (filled - COMMON) or name == "WelcomeEvent", name
+
+
+def _event_name(text: ast.JoinedStr) -> bool:
+    """Whether an f-string builds a live-event name: a kind, ``:``, an id, ``:`` and more."""
+    parts = text.values
+    return (
+        len(parts) >= 3
+        and isinstance(parts[0], ast.Constant)
+        and str(parts[0].value) in {f"{kind}:" for kind in topics.EVENTS}
+        and isinstance(parts[2], ast.Constant)
+        and str(parts[2].value).startswith(":")
+    )
+
+
+def test_the_live_events_followed_by_default_are_in_the_wire() -> None:
+    """api.live's default channel and user events are live events of the wire's catalogue."""
+    assert set(follows.CHANNEL_EVENTS) <= set(topics.EVENTS["channel"])
+    assert set(follows.USER_EVENTS) <= set(topics.EVENTS["user"])
+
+
+def test_live_event_names_are_written_by_the_wire_only() -> None:
+    """No module outside the wire spells a live-events method or builds an event name by hand
+    (``f"channel:{c}:..."``): both halves take them from ``explorer.wire.topics``."""
+    methods = {topics.SUBSCRIBE, topics.UNSUBSCRIBE}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if PACKAGE / "wire" in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in methods:
+                found.append(f"{path.name}:{node.lineno} {node.value}")
+            if isinstance(node, ast.JoinedStr) and _event_name(node):
+                found.append(f"{path.name}:{node.lineno}")
+    assert not found

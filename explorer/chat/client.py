@@ -3,8 +3,9 @@ call methods, and stream every event into an :class:`~explorer.events.log.EventL
 
 :class:`ChatClient` is the async core (``chat = await api.chat(channel)``, or ``async with``);
 its blocking twin :class:`~explorer.chat.Chat` lives in ``chat/blocking.py``. What a frame
-or a lost connection means is decided by the sans-I/O :class:`~explorer.chat.session.Session`; this
-module owns the timers and the connections (each a :class:`~explorer.chat.socket.ChatSocket`).
+or a lost connection means is decided by the sans-I/O
+:class:`~explorer.chat.session.ChatState`; this module owns the timers and the connections
+(each a :class:`~explorer.chat.socket.ChatSocket`).
 
 Joining (platform.md, "Chat interface"): fetch ``GET /chats/{id}`` (endpoints, permissions, an
 authkey when signed in), open a websocket to a random endpoint, call ``auth`` (``[channel]``
@@ -77,8 +78,8 @@ from typing import Any, Self
 from explorer.chat.session import (
     HISTORY_LIMIT,
     Answer,
+    ChatState,
     Outage,
-    Session,
     State,
     backoff,
     next_endpoint,
@@ -183,7 +184,7 @@ class ChatClient(Subscribers, AsyncClosing):
         self.compression = compression
         self._tidies = tidy
         self._rng = random.Random(seed)
-        self._session = Session(self.log)
+        self._session = ChatState(self.log)
         self._details: ChatDetails | None = None
         self._user_id: int | None = None
         self._ws: ChatSocket | None = None

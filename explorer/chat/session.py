@@ -15,8 +15,8 @@ States (platform.md, "States and transitions"; a connection must call ``auth`` a
     any --close() or giving up--> closed
 
 Method ids count up for the whole session, across reconnects (reference.md fact 5). A method
-is *pending* from :meth:`Session.request` until its reply (:meth:`Session.receive` returns its
-:class:`Answer`) or until the connection is lost (:meth:`Session.lost` returns its id). Frames
+is *pending* from :meth:`ChatState.request` until its reply (:meth:`ChatState.receive` returns its
+:class:`Answer`) or until the connection is lost (:meth:`ChatState.lost` returns its id). Frames
 are taken a socket read at a time: a busy chat delivers a hundred or so per read, and handling
 them in one loop with one clock reading is measurably cheaper than one call per frame.
 
@@ -24,17 +24,17 @@ Gapless log: every event goes into the :class:`~explorer.events.log.EventLog`. W
 is away its channel keeps talking, and ``history`` (at most 100 of the latest messages) is the
 only way to see what was said. So the session remembers the ids of the last 100 messages it
 recorded in order (``_recent``), seeded on the first join from a ``history`` call
-(:meth:`Session.baseline`). After a reconnect it *holds* incoming events until
-:meth:`Session.resync` gets the new ``history``: the messages after the latest remembered id
+(:meth:`ChatState.baseline`). After a reconnect it *holds* incoming events until
+:meth:`ChatState.resync` gets the new ``history``: the messages after the latest remembered id
 are the missed ones; those not already in the log are added (``from_history`` True) and
 delivered as ``ChatMessage`` events, then the held events follow, so the log and the event
 stream equal what the channel said, without duplicates. When no remembered id is in the
 reply, more than 100 messages may have been missed: all of them are added and
-:attr:`Session.gaps` counts the possible gap. Whispers are never in ``history``: a whisper
+:attr:`ChatState.gaps` counts the possible gap. Whispers are never in ``history``: a whisper
 sent while away is lost, so whisper ids are not remembered either.
 
 What cannot be filled is reported, not hidden: every reconnect leaves an :class:`Outage` in
-:attr:`Session.outages` (from the moment the connection was lost to the fill), saying whether
+:attr:`ChatState.outages` (from the moment the connection was lost to the fill), saying whether
 messages may be missing (``history`` held too few, or could not be had) and how many messages
 recorded earlier ``history`` no longer returns (removed by moderation while away: the
 ``DeleteMessage``/``PurgeMessage``/``ClearMessages`` events sent meanwhile are not in
@@ -54,6 +54,7 @@ from typing import Any
 
 import orjson
 
+from explorer.core.deprecation import warn_renamed
 from explorer.errors import ChatError
 from explorer.events.chunks import Raw
 from explorer.events.log import EventLog
@@ -61,7 +62,7 @@ from explorer.wire.packets import Event, PacketError, Reply, decode, encode_meth
 
 #: Most messages one ``history`` call returns (platform.md, "Limits").
 HISTORY_LIMIT = 100
-#: Outages one session keeps in :attr:`Session.outages` (older ones stay counted).
+#: Outages one session keeps in :attr:`ChatState.outages` (older ones stay counted).
 OUTAGES_KEPT = 1000
 
 
@@ -109,7 +110,7 @@ class Answer:
     error: ChatError | None = None
 
 
-class Session:
+class ChatState:
     """One client's chat session with a channel, over any number of connections."""
 
     def __init__(self, log: EventLog) -> None:
@@ -399,3 +400,11 @@ def next_endpoint(endpoints: Sequence[str], avoid: str | None, rng: random.Rando
     """A random endpoint other than ``avoid`` (the one just lost or failed), if there is one."""
     others = [e for e in endpoints if e != avoid]
     return rng.choice(others or list(endpoints))
+
+
+def __getattr__(name: str) -> object:
+    """``Session``, the old name of :class:`ChatState` (kept one release, with a warning)."""
+    if name == "Session":
+        warn_renamed("explorer.chat.session.Session", "explorer.chat.session.ChatState")
+        return ChatState
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="explorer", description=_DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     for command in _COMMANDS.values():
-        command.add_parser(sub)
+        command.add_parser(sub.add_parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return _COMMANDS[args.command].run(args)

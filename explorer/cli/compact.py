@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from explorer.cli.record import _duration
 from explorer.cli.terminal import say
@@ -26,9 +27,9 @@ def _grace(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer compact`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "compact",
         help="merge a capture's small files into day files, dropping doubles",
         description=(

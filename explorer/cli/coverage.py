@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from explorer.cli.record import _channels, _duration
 from explorer.cli.terminal import say
@@ -18,9 +19,9 @@ from explorer.wire.numbers import identifier
 COMPLETE, INCOMPLETE, BAD_ARGUMENTS = 0, 1, 2
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer coverage`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "coverage",
         help="report which shard wrote what in a capture, and the gaps",
         description=(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from explorer.cli.terminal import inert, say
 from explorer.wire.numbers import identifier
@@ -25,9 +26,9 @@ def _channel(text: str) -> int:
     return number
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer import`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "import",
         help="read a chat log of a real platform into a capture",
         description=(

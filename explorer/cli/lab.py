@@ -37,7 +37,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from explorer.cli import paths, recipes
@@ -92,9 +92,9 @@ def lab_environment(config: Path) -> dict[str, str]:
     return {"JUPYTER_CONFIG_PATH": os.pathsep.join(search)}
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer lab`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "lab",
         help="start the platform, then JupyterLab on your copy of the recipes",
         usage="explorer lab [-h] [--port PORT] [--db DB] [--serve-arg ARG] [folder] "

@@ -113,9 +113,9 @@ def _fields(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer record`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "record",
         help="record the top channels' chat and directory snapshots to a Parquet capture",
         description=(

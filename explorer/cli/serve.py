@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from explorer.cli.paths import database_file, default_db
@@ -23,9 +23,9 @@ from explorer.emulator.server import run_loop
 DEFAULTS = Config()
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer serve`` and its flags."""
-    serve = sub.add_parser("serve", help="run the platform (REST + chat) in the foreground")
+    serve = add("serve", help="run the platform (REST + chat) in the foreground")
     serve.add_argument(
         "role",
         nargs="?",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from explorer.cli.guide import Tour
@@ -12,9 +13,9 @@ from explorer.cli.terminal import inert
 from explorer.errors import ExplorerError
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Register ``explorer tour`` and its flags."""
-    parser = sub.add_parser(
+    parser = add(
         "tour",
         help="rank channels, watch chat, run a poll, sample history; save the plots as PNGs",
         description=(

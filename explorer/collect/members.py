@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from explorer.chat.client import ChatClient
 from explorer.chat.session import OUTAGES_KEPT, Outage
+from explorer.core.deprecation import warn_renamed
 
 #: Rates are events per second over this many seconds.
 RATE_WINDOW = 10.0
@@ -21,7 +22,7 @@ _SAMPLE_SPACING = 0.1
 
 
 @dataclass(slots=True)
-class Member:
+class WatchedChannel:
     """One channel of the watch: its chat client once made, or why it failed."""
 
     channel: int
@@ -107,3 +108,11 @@ def channel_totals(past: Totals | None, chat: ChatClient | None) -> Totals:
     if chat is not None:
         total.add(chat)
     return total
+
+
+def __getattr__(name: str) -> object:
+    """``Member``, the old name of :class:`WatchedChannel` (kept one release, with a warning)."""
+    if name == "Member":
+        warn_renamed("explorer.collect.members.Member", "explorer.collect.members.WatchedChannel")
+        return WatchedChannel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

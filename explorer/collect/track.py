@@ -51,6 +51,7 @@ from explorer.live.constellation import LiveSocket
 from explorer.live.follows import FIELDS
 from explorer.rest import channelrefs, schemas, tables
 from explorer.views.twins import BlockingTwin, Mirror
+from explorer.wire import topics as wire_topics
 from explorer.wire.numbers import identifier
 
 if TYPE_CHECKING:
@@ -184,10 +185,10 @@ class AsyncTracker(AsyncClosing):
         clock: Clock = time.time,
         sleep: Sleep = asyncio.sleep,
         world: PlatformClock | None = None,
-        live: str | None = None,
+        live_url: str | None = None,
     ) -> None:
         #: The live-events address followed after the first snapshot (None: polling).
-        self.live = live
+        self.live_url = live_url
         self.every = seconds(every)
         self.fields = _fields(fields)
         if to is not None and max_rows is None:
@@ -298,9 +299,9 @@ class AsyncTracker(AsyncClosing):
                 log.error("track: stopped, the snapshot cannot work: %s", exc)
                 await self._notify()
                 return
-            if self.live is not None and self.taken:
+            if self.live_url is not None and self.taken:
                 try:
-                    await self._follow(self.live)
+                    await self._follow(self.live_url)
                 except (ExplorerError, OSError) as exc:
                     self.error = exc
                     log.error("track: stopped, the live events cannot be followed: %s", exc)
@@ -339,7 +340,7 @@ class AsyncTracker(AsyncClosing):
             for row in latest.to_dict("records")
         }
         self.socket = await LiveSocket(url, self._update, clock=self._now).start()
-        await self.socket.subscribe(f"channel:{c}:update" for c in self._state)
+        await self.socket.subscribe(wire_topics.name("channel", c, "update") for c in self._state)
         self.following = True
         await self._notify()
         while True:

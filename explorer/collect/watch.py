@@ -65,7 +65,7 @@ import pandas as pd
 from explorer.chat import Chat, ChatClient
 from explorer.chat.session import Outage
 from explorer.collect import broadcasts
-from explorer.collect.members import Member, Rates, Totals, channel_totals
+from explorer.collect.members import Rates, Totals, WatchedChannel, channel_totals
 from explorer.core import loop
 from explorer.core.closing import AsyncClosing
 from explorer.core.durations import Duration, seconds
@@ -165,7 +165,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         #: Every event of every channel, with the ``channel`` column set.
         screen = Screen(exclude_users, redact_users)
         self.log = EventLog(max_rows=max_rows, screen=screen if screen else None)
-        self._members: dict[int, Member] = {}
+        self._members: dict[int, WatchedChannel] = {}
         #: The token of every channel the watch had, for the names in :meth:`messages`.
         self._names: dict[int, str] = {}
         #: Tokens that name no channel, and the error that said so (reported as failed).
@@ -325,7 +325,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         """Events per second over the last 10 s, all channels together. Safe from any thread."""
         return sum(self._sample(list(self._members.values())).values())
 
-    def _sample(self, members: list[Member]) -> dict[int, float]:
+    def _sample(self, members: list[WatchedChannel]) -> dict[int, float]:
         """Each member's rate by channel (0 while joining)."""
         chats = {m.chat: m.chat.recorded for m in members if m.chat is not None}
         rates = self._rates.sample(chats)
@@ -418,7 +418,9 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         if self._closed:
             raise RuntimeError("This watch is closed.")
 
-    async def _resolve(self, channels: Sequence[Channels], tokens: bool = True) -> list[Member]:
+    async def _resolve(
+        self, channels: Sequence[Channels], tokens: bool = True
+    ) -> list[WatchedChannel]:
         """New members for ``channels`` in this shard, ids resolved, duplicates dropped, and
         the tokens of channels named by id looked up (with ``tokens``)."""
         named: dict[int, str | None] = {}
@@ -429,7 +431,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         unknown = [c for c, t in named.items() if t is None and c not in self._members]
         if tokens and unknown:
             named.update(await self._tokens(unknown))
-        return [Member(channel, token) for channel, token in named.items()]
+        return [WatchedChannel(channel, token) for channel, token in named.items()]
 
     async def _id(self, token: str, joining: bool) -> int | None:
         """The id of the channel ``token`` names; None when none does, which is kept as a
@@ -485,10 +487,10 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
                 shown,
             )
 
-    async def _take(self, members: list[Member]) -> None:
+    async def _take(self, members: list[WatchedChannel]) -> None:
         """Join ``members`` that are not in the watch, or failed there (tried again); a
         channel joined or joining already only takes the new member's flags."""
-        fresh: list[Member] = []
+        fresh: list[WatchedChannel] = []
         for member in members:
             existing = self._members.get(member.channel)
             if existing is not None and existing.state != "failed":
@@ -503,7 +505,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             fresh.append(member)
         await self._join_all(fresh)
 
-    async def _join_all(self, members: list[Member]) -> None:
+    async def _join_all(self, members: list[WatchedChannel]) -> None:
         running = asyncio.get_running_loop()
         for member in members:
             self._members[member.channel] = member
@@ -513,7 +515,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
             *(m.join for m in members if m.join is not None), return_exceptions=True
         )
 
-    async def _join(self, member: Member) -> None:
+    async def _join(self, member: WatchedChannel) -> None:
         """Join one channel (at most JOIN_CONCURRENCY at once); a failure stays in ``member``."""
         try:
             async with self._joins:
@@ -536,7 +538,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         finally:
             member.join = None
 
-    async def _leave(self, member: Member) -> None:
+    async def _leave(self, member: WatchedChannel) -> None:
         """Stop ``member``'s join if it is under way, leave its chat, forget it (keeping its
         totals)."""
         if member.token:
@@ -570,7 +572,7 @@ class AsyncWatch(Described, AsyncClosing, LogViews):
         for member in gone:
             member.top = False
         await asyncio.gather(*(self._leave(m) for m in gone if not m.explicit))
-        await self._take([Member(c, token, top=True) for c, token in wanted.items()])
+        await self._take([WatchedChannel(c, token, top=True) for c, token in wanted.items()])
         self.refreshes += 1
 
     async def _refresher(self) -> None:

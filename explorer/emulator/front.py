@@ -10,9 +10,10 @@ everyone else away with 503. ``h11_max_incomplete_event_size`` exists only for h
 httptools protocol by composition over the public :class:`asyncio.Protocol` interface only:
 it builds the inner protocol with the arguments uvicorn gives it, forwards every event to it,
 and follows the raw bytes it forwards (:class:`Framing`) to add these limits (``Config``).
-The inner class is imported from ``uvicorn.protocols.http.httptools_impl`` (the class
-``http="httptools"`` names) only to construct it; no uvicorn method is overridden or called
-beyond that interface.
+The inner class is the one uvicorn's documented ``http="httptools"`` setting names, resolved
+by uvicorn's own ``Config`` (:func:`httptools_protocol`), never imported from its internal
+modules, and only constructed; no uvicorn method is overridden or called beyond that
+interface.
 
 Limits:
 
@@ -50,7 +51,7 @@ import math
 from collections import Counter
 from typing import Any, Literal, cast
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+import uvicorn
 
 from explorer.emulator.context import Config
 
@@ -309,6 +310,8 @@ class Guard(asyncio.Protocol):
     limit it passes. :func:`protocol` gives each server's subclass its :class:`Front`."""
 
     front: Front
+    #: uvicorn's protocol class, built for each connection that is served.
+    inner: type[asyncio.Protocol]
     _framing: Framing
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -334,7 +337,7 @@ class Guard(asyncio.Protocol):
             return
         self._counted = True
         args, kwargs = self._arguments
-        self._inner = HttpToolsProtocol(*args, **kwargs)
+        self._inner = self.inner(*args, **kwargs)
         self._inner.connection_made(self._transport)
         self._framing = Framing(self.front.limits.header_limit)
         if verdict == "busy":
@@ -474,7 +477,20 @@ def _answer(status: int, message: str, headers: str = "") -> bytes:
     ).encode()
 
 
+def httptools_protocol() -> type[asyncio.Protocol]:
+    """The protocol class uvicorn serves HTTP with under ``http="httptools"``, as its own
+    ``Config`` resolves the setting (no logging configured, no app loaded but a stub)."""
+    config = uvicorn.Config(_no_app, http="httptools", lifespan="off", log_config=None)
+    config.load()
+    inner: type[asyncio.Protocol] = config.http_protocol_class
+    return inner
+
+
+async def _no_app(scope: Any, receive: Any, send: Any) -> None:
+    """The app of the throwaway ``Config`` above (never called)."""
+
+
 def protocol(limits: Config) -> type[asyncio.Protocol]:
     """The guard class for one server (``uvicorn.Config(http=...)``), its connections
     sharing the per-address counts and penalties of ``limits``."""
-    return type("Guarded", (Guard,), {"front": Front(limits)})
+    return type("Guarded", (Guard,), {"front": Front(limits), "inner": httptools_protocol()})

@@ -2,8 +2,9 @@
 
 Paths, methods, parameters, request bodies, success responses and error statuses all come from
 the same ``Route`` entries the server runs, so the description cannot drift from what is
-served. Shapes of the records live in ``SCHEMAS`` below (reference.md, plus our documented
-choices where it is silent).
+served. The records' shapes are derived from the wire (``explorer.wire.models``); ``SCHEMAS``
+below adds the shapes of errors, sign-in and the core records (reference.md, plus our
+documented choices where it is silent).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from types import ModuleType
 from typing import Any
 
 from explorer.emulator.policy import SAFE_METHODS, Route
-from explorer.emulator.shapes import BOOL, INT, STR, TIME, json_schema, nullable
+from explorer.emulator.shapes import INT, STR, component, json_schema, nullable
+from explorer.wire import models
 from explorer.wire.ratelimit import BUCKETS
 from explorer.wire.records import CHANNEL, CHANNEL_PRIVATE, TYPE, USER
 
@@ -39,17 +41,6 @@ SCHEMAS: dict[str, Any] = {
         },
     },
     "User": {"type": "object", "required": list(USER_PROPERTIES), "properties": USER_PROPERTIES},
-    "CurrentUser": {
-        "type": "object",
-        "required": ["id", "username", "groups"],
-        "properties": {
-            **USER_PROPERTIES,
-            "channel": {"type": "object"},
-            "email": STR,
-            "groups": {"type": "array", "items": {"type": "object"}},
-            "preferences": {"type": "object"},
-        },
-    },
     "Type": {"type": "object", "required": list(TYPE_PROPERTIES), "properties": TYPE_PROPERTIES},
     "Channel": {"type": "object", "required": ["id"], "properties": CHANNEL_PROPERTIES},
     "ChatDetails": {
@@ -84,20 +75,6 @@ SCHEMAS: dict[str, Any] = {
             "password": {"type": "string", "minLength": 1},
         },
     },
-    "OAuthClient": {
-        "type": "object",
-        "required": ["id", "name", "redirectUris"],
-        "properties": {
-            "id": STR,
-            "name": STR,
-            "website": nullable(STR),
-            "ownerId": nullable(INT),
-            "confidential": BOOL,
-            "redirectUris": {"type": "array", "items": STR},
-            "createdAt": TIME,
-            "secret": STR,
-        },
-    },
     "TokenResponse": {
         "type": "object",
         "required": ["access_token", "token_type", "expires_in"],
@@ -109,6 +86,7 @@ SCHEMAS: dict[str, Any] = {
             "scope": STR,
         },
     },
+    **{name: component(record) for name, record in models.RECORDS.items()},
 }
 
 _PATH_PARAM = re.compile(r"{(\w+)}")

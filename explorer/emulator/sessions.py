@@ -28,12 +28,12 @@ import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from explorer.emulator import rhythm, status, tournaments
+from explorer.emulator.opening import Opening
 from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW
 
 DAY = 86_400.0
@@ -433,25 +433,6 @@ def world_schedule(seed: int, channels: int) -> Schedule:
     """The schedule of the world for ``seed`` with ``channels`` channels (one per process and
     world: every part of a platform reads the same)."""
     return Schedule(seed, habits(seed, channels))
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """What the channels' rows say at the world's instant, from their streaming habits
-    (``sessions.py``): average audience while live, hours a month, whether it streams at all
-    (arrays by position in the world), and who is live and how many watch them."""
-
-    audience: FloatArray
-    hours: FloatArray
-    active: npt.NDArray[np.bool_]
-    live: dict[int, int]
-    #: Each channel's partnership and language (an index into ``world.LANGUAGES``).
-    partnered: npt.NDArray[np.bool_]
-    language: npt.NDArray[np.intp]
-    #: Each channel's category (type id) then, and the types beyond ``world.TYPE_NAMES``:
-    #: filled in by ``categories.opening``, which the world is seeded from.
-    category: IntArray | None = None
-    types: tuple[dict[str, Any], ...] = ()
 
 
 def opening(seed: int, channels: int) -> Opening:

@@ -17,7 +17,7 @@ import orjson
 from explorer.emulator.store import Store
 from explorer.wire.numbers import identifier
 from explorer.wire.query import FieldKind, ValueCheck
-from explorer.wire.records import CHANNEL, TYPE, USER, Field
+from explorer.wire.records import CHANNEL, TYPE, USER, Field, Record
 
 #: JSON schema atoms of record fields (the OpenAPI description is built from them).
 INT: dict[str, Any] = {"type": "integer"}
@@ -33,6 +33,7 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 _SCHEMAS: dict[str, dict[str, Any]] = {
     "int": INT,
+    "float": {"type": "number"},
     "str": STR,
     "category": STR,
     "bool": BOOL,
@@ -42,11 +43,36 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 def json_schema(field: Field) -> dict[str, Any]:
-    """The OpenAPI schema of a record field, from its kind (an enumeration lists its values)."""
-    schema = _SCHEMAS[field.kind]
+    """The OpenAPI schema of a record field, from its kind (an enumeration lists its values),
+    its embedded record (a reference to a named one) and its further JSON-schema words."""
+    schema: dict[str, Any]
+    if isinstance(field.of, str):
+        ref = {"$ref": f"#/components/schemas/{field.of}"}
+        schema = {"allOf": [ref]} if field.nullable or field.doc else ref
+    elif field.of is not None:
+        schema = component(field.of)
+    else:
+        schema = {**_SCHEMAS[field.kind], **(field.schema or {})}
+        if field.longest is not None:
+            schema["maxLength"] = field.longest
     if field.choices:
         schema = {**schema, "enum": list(field.choices)}
+    if field.doc:
+        schema = {**schema, "description": field.doc}
     return nullable(schema) if field.nullable else schema
+
+
+def component(record: Record) -> dict[str, Any]:
+    """The OpenAPI schema of a wire record: an object of exactly its fields (so the API
+    description's tests catch a field the platform sends but the wire lacks)."""
+    return {
+        "type": "object",
+        "required": [
+            field.name for field in record.fields if not (field.optional or field.sometimes)
+        ],
+        "properties": {field.name: json_schema(field) for field in record.fields},
+        "additionalProperties": False,
+    }
 
 
 CHANNEL_FIELDS: tuple[str, ...] = tuple(field.name for field in CHANNEL)

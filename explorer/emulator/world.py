@@ -14,17 +14,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate, product
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from explorer.emulator.draws import Doubles, Draws, Words, doubles, hex128
+from explorer.emulator.opening import Opening
 from explorer.emulator.shapes import CHANNEL_FIELDS
 from explorer.emulator.store import LATER_INDEXES, Store, dumps
-
-if TYPE_CHECKING:
-    from explorer.emulator.sessions import Opening
 
 #: The instant the seeded world describes; creation dates fall before it.
 WORLD_NOW = datetime(2020, 7, 22, tzinfo=UTC)

@@ -33,6 +33,7 @@ import orjson
 from explorer.chat.session import backoff
 from explorer.chat.socket import ChatSocket, Message
 from explorer.errors import ChatTimeout, ConnectionFailed
+from explorer.wire.topics import SUBSCRIBE, UNSUBSCRIBE
 
 #: Event names per ``livesubscribe`` call.
 BATCH = 500
@@ -126,7 +127,7 @@ class LiveSocket:
         if self.state == "connected":
             for start in range(0, len(gone), BATCH):
                 with contextlib.suppress(ConnectionFailed):
-                    await self._call("liveunsubscribe", gone[start : start + BATCH])
+                    await self._call(UNSUBSCRIBE, gone[start : start + BATCH])
 
     # The connection.
 
@@ -169,7 +170,7 @@ class LiveSocket:
     async def _subscribe(self, names: list[str]) -> None:
         for start in range(0, len(names), BATCH):
             batch = names[start : start + BATCH]
-            error = await self._call("livesubscribe", batch)
+            error = await self._call(SUBSCRIBE, batch)
             if error is None or error.get("code") == ALREADY_SUBSCRIBED:
                 continue
             if len(batch) > 1:

@@ -1,8 +1,8 @@
 """What live events and snapshots follow unless told otherwise.
 
-``api.live`` and ``api.track`` show these as their defaults; they live apart from
-``live/log.py`` and ``collect/track.py`` so that the REST client loads without the live and tracking
-machinery (websockets, event logs), which load when first used.
+``AsyncLive`` and ``AsyncTracker`` (what ``api.live`` and ``api.track`` build) take these
+as their defaults; they live apart from ``live/log.py`` and ``collect/track.py`` so that a
+reader of the defaults loads none of the live and tracking machinery (websockets, event logs).
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from explorer.live.follows import CHANNEL_EVENTS, USER_EVENTS
 from explorer.rest.channel import Channel
 from explorer.rest.channelrefs import ChannelRef, Channels, refs
 from explorer.views.twins import Described, FeedTwin, Mirror, recording_line
+from explorer.wire import topics as wire_topics
 
 if TYPE_CHECKING:
     from explorer.recording.recorder import Recorder
@@ -52,8 +53,8 @@ def names(
     topics: Iterable[str] = (),
 ) -> list[str]:
     """The event names to subscribe to, in order, each once."""
-    found = [f"channel:{c}:{e}" for c in channels for e in events]
-    found += [f"user:{u}:{e}" for u in users for e in user_events]
+    found = [wire_topics.name("channel", c, e) for c in channels for e in events]
+    found += [wire_topics.name("user", u, e) for u in users for e in user_events]
     return list(dict.fromkeys([*found, *topics]))
 
 
@@ -111,8 +112,7 @@ class AsyncLive(Described, AsyncClosing, LogViews):
         name = data.get("channel")
         if not isinstance(name, str):
             return
-        kind, _, rest = name.partition(":")
-        event = f"{kind}:{rest.partition(':')[2]}" if ":" in rest else name
+        event = wire_topics.without_id(name)
         self._counts[name] = self._counts.get(name, 0) + 1
         self.log.append({"type": "event", "event": event, "data": data}, received_at)
 

@@ -55,7 +55,7 @@ import pyarrow as pa
 
 from explorer.core.durations import Duration, seconds
 from explorer.errors import CaptureError, CaptureNotFound
-from explorer.recording.storage import PARTIAL, Store, open_store
+from explorer.recording.storage import PARTIAL, CaptureStore, open_store
 
 #: The folders a capture's kinds of rows live in (the recorder's EVENTS and SNAPSHOTS).
 KINDS = ("events", "snapshots")
@@ -109,7 +109,7 @@ class CompactionStats:
     doubles: int = 0
 
 
-def sources(store: Store, kind: str) -> list[tuple[str, bool]]:
+def sources(store: CaptureStore, kind: str) -> list[tuple[str, bool]]:
     """What a reader reads of ``kind`` now: ``(path inside the capture, is a folder)`` pairs,
     a folder standing for its recorders' files (:data:`RECORDER_GLOB`) (see the module
     docstring). Lists the files first, then reads the records."""
@@ -165,7 +165,7 @@ def grace_seconds(value: Duration) -> float:
 
 
 def _compact(
-    store: Store,
+    store: CaptureStore,
     grace: float,
     tolerance: float,
     progress: Progress | None,
@@ -207,7 +207,7 @@ def _compact(
 
 
 def _remove(
-    store: Store,
+    store: CaptureStore,
     grace: float,
     report: Progress,
     clock: Callable[[], float],
@@ -243,7 +243,7 @@ def _remove(
 
 
 def _merge(
-    store: Store, kind: str, partition: str, record: Record, new: list[str], tolerance: float
+    store: CaptureStore, kind: str, partition: str, record: Record, new: list[str], tolerance: float
 ) -> tuple[tuple[str, int], int]:
     """Write the partition's day files and ``new`` files as one day file, doubles dropped:
     ((its name, its rows), the doubles dropped)."""
@@ -341,7 +341,7 @@ def _normal(kind: pa.DataType) -> pa.DataType:
     return kind
 
 
-def _partitions(store: Store, kind: str) -> dict[str, list[str]]:
+def _partitions(store: CaptureStore, kind: str) -> dict[str, list[str]]:
     """The partition folders of ``kind`` with their Parquet files' names (one listing)."""
     out: dict[str, list[str]] = {}
     for path in store.glob(f"{kind}/*/*.parquet"):
@@ -351,7 +351,7 @@ def _partitions(store: Store, kind: str) -> dict[str, list[str]]:
     return out
 
 
-def _records(store: Store, kind: str) -> dict[str, Record]:
+def _records(store: CaptureStore, kind: str) -> dict[str, Record]:
     """The records of ``kind``'s partitions, by partition folder name."""
     out = {}
     for path in store.glob(f"{COMPACTIONS}/{kind}/*.json"):

@@ -102,7 +102,7 @@ from explorer.events.chunks import Packed
 from explorer.events.log import EventLog
 from explorer.events.tables import events_table
 from explorer.recording.formats import PARQUET, CaptureFiles, capture_files
-from explorer.recording.storage import PARTIAL, Staged, Store, open_store
+from explorer.recording.storage import PARTIAL, CaptureStore, Staged, open_store
 from explorer.recording.worker import Worker, WorkerGone, serve
 
 #: The folders of a capture, one per kind of rows, and the recorders' manifests.
@@ -591,7 +591,7 @@ def _plain(kind: pa.DataType) -> pa.DataType:
 
 
 def _write_files(
-    store: Store,
+    store: CaptureStore,
     name: str,
     kind: str,
     table: pa.Table,
@@ -617,7 +617,7 @@ def _write_files(
 
 
 def _events_files(
-    store: Store, name: str, packed: Packed, seq: int, files: CaptureFiles = PARQUET_FILES
+    store: CaptureStore, name: str, packed: Packed, seq: int, files: CaptureFiles = PARQUET_FILES
 ) -> tuple[list[Staged], set[int]]:
     """Build ``packed``'s rows and stage them as events files; the files and the channels."""
     table = events_table(packed)

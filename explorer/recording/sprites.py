@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from explorer.recording.storage import Store, open_store
+from explorer.recording.storage import CaptureStore, open_store
 from explorer.views.rendering import sprite_url
 from explorer.views.sprites import SpriteSheets, download
 
@@ -43,7 +43,7 @@ _SHEET = re.compile(r"([A-Za-z0-9_-]{1,64})\.png")
 
 
 def keep(
-    store: Store,
+    store: CaptureStore,
     base_url: str,
     packs: Iterable[str] = BUILTIN_PACKS,
     fetch: Callable[[str], bytes] = download,

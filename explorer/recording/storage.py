@@ -1,11 +1,11 @@
 """Where a capture's files live: a local folder, or any filesystem URL fsspec knows
 (``s3://bucket/prefix``, ``gs://...``, ``abfs://...``, ``memory://...``).
 
-The recorder and the capture reader see one small seam, :class:`Store`: files are named by
+The recorder and the capture reader see one small seam, :class:`CaptureStore`: files are named by
 their path inside the capture (``events/date=2026-01-01/r1-000003.parquet``). A file appears
 whole or not at all, in two steps so that a recorder can commit its state between them
-(``explorer.recording.recorder``): :meth:`Store.stage` makes the file ready without showing it and
-:meth:`Store.publish` shows it.
+(``explorer.recording.recorder``): :meth:`CaptureStore.stage` makes the file ready without
+showing it and :meth:`CaptureStore.publish` shows it.
 
 - A local folder stages under a dot name (``.name.partial``, which neither ``*.parquet`` globs
   nor pyarrow's discovery pick up), synced to the disk, and publishes by rename.
@@ -16,8 +16,8 @@ whole or not at all, in two steps so that a recorder can commit its state betwee
 Credentials and endpoints come from the filesystem's own configuration: for S3 (``s3fs``,
 ``pip install 'explorer-livestream[s3]'``) the standard variables ``AWS_ACCESS_KEY_ID``,
 ``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``, ``AWS_DEFAULT_REGION`` or a profile.
-DuckDB reads a remote capture through the same fsspec filesystem (:meth:`Store.attach`), so no
-DuckDB extension is downloaded at run time.
+DuckDB reads a remote capture through the same fsspec filesystem (:meth:`CaptureStore.attach`),
+so no DuckDB extension is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ PARTIAL = ".partial"
 @dataclass(frozen=True, slots=True)
 class Staged:
     """A file made ready and not shown yet: where it goes (inside the capture), its size, and
-    the local dot file or the bytes that :meth:`Store.publish` shows."""
+    the local dot file or the bytes that :meth:`CaptureStore.publish` shows."""
 
     final: str
     nbytes: int
@@ -50,7 +50,7 @@ class Staged:
     data: bytes | None = None
 
 
-class Store(ABC):
+class CaptureStore(ABC):
     """A capture's files, by their path inside it (see the module docstring)."""
 
     #: What the user gave: a local path or a URL (shown in reprs and messages).
@@ -128,7 +128,7 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     return bytes(buffer.getvalue().to_pybytes())
 
 
-class LocalStore(Store):
+class LocalStore(CaptureStore):
     """A capture in a local folder: dot files, synced, renamed into place."""
 
     def __init__(self, root: pathlib.Path) -> None:
@@ -207,7 +207,7 @@ class LocalStore(Store):
         """Nothing to do: DuckDB reads local files itself."""
 
 
-class RemoteStore(Store):
+class RemoteStore(CaptureStore):
     """A capture on a filesystem fsspec knows (object storage): each file one put."""
 
     def __init__(self, fs: fsspec.AbstractFileSystem, root: str, location: str) -> None:
@@ -272,7 +272,7 @@ class RemoteStore(Store):
         db.register_filesystem(self.fs)
 
 
-def open_store(location: str | os.PathLike[str]) -> Store:
+def open_store(location: str | os.PathLike[str]) -> CaptureStore:
     """The store at ``location``: a local path (or ``file://`` URL), else a URL of a
     filesystem fsspec knows (raises ``ValueError`` for one it does not, or whose package is
     missing)."""

@@ -10,13 +10,13 @@ method is called.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 import pandas as pd
 
 from explorer.rest import schemas, tables
 from explorer.rest.endpoints import Result
-from explorer.rest.handle import Call, Handle, M, action, endpoint, names
+from explorer.rest.handle import Call, Handle, ListingOptions, M, action, endpoint, names
 from explorer.wire import routes as wire
 
 
@@ -39,11 +39,9 @@ class User(Handle[M]):
         return Call()
 
     @endpoint(wire.USER_FOLLOWS, result=Result.PAGED)
-    def follows(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def follows(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The channels the user follows, most recently followed first, indexed by id."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     @endpoint(wire.USER_UPDATE)
     def update(self, **changes: Any) -> Call[pd.DataFrame]:
@@ -73,9 +71,9 @@ class Account(Handle[M]):
         return int((await Account.info(self)).index[0])
 
     @endpoint(wire.ACCOUNT_INVOICES, result=Result.TABLE)
-    def invoices(self) -> Call[pd.DataFrame]:
+    def invoices(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The caller's invoices, newest first, indexed by id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.ACCOUNT_INVOICE)
     def invoice(self, invoice_id: int) -> Call[pd.DataFrame]:
@@ -88,12 +86,10 @@ class Account(Handle[M]):
         return Call()
 
     @endpoint(wire.ACCOUNT_NOTIFICATIONS, result=Result.PAGED)
-    def notifications(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def notifications(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The caller's notifications, newest first, indexed by id (a UUID); ``type`` says
         what happened, ``payload`` (an object) who did it, where."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     @endpoint(wire.ACCOUNT_NOTIFICATION)
     def notification(self, notification_id: str) -> Call[pd.DataFrame]:
@@ -117,9 +113,9 @@ class Account(Handle[M]):
         return Call(json={"category": category})
 
     @endpoint(wire.ACCOUNT_OAUTH_CLIENTS, result=Result.TABLE)
-    def oauth_clients(self) -> Call[pd.DataFrame]:
+    def oauth_clients(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The OAuth clients the caller registered, indexed by client id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.ACCOUNT_ADD_OAUTH_CLIENT)
     def add_oauth_client(

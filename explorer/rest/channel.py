@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, TypeAlias, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, Unpack, overload
 
 import pandas as pd
 
@@ -26,6 +26,7 @@ from explorer.rest.handle import (
     Call,
     Handle,
     Image,
+    ListingOptions,
     M,
     Sync,
     action,
@@ -185,11 +186,9 @@ class Channel(Handle[M]):
     # -- followers, roles, relationship -------------------------------------------------------
 
     @endpoint(channel_wire.CHANNEL_FOLLOWERS, result=Result.PAGED)
-    def followers(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def followers(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The followers, newest first, indexed by user id, with ``followedAt``."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_FOLLOW)
     def follow(self) -> Call[pd.DataFrame]:
@@ -206,12 +205,11 @@ class Channel(Handle[M]):
         self,
         *,
         role: str | None = None,
-        max_rows: int | None = None,
-        progress: bool | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """The owner and the holders of roles, indexed by user id, with ``roles``; ``role``
         keeps one role's holders (bans and mutes are shown to moderators only)."""
-        return Call(params={"role": role}, max_rows=max_rows, progress=progress)
+        return Call(params={"role": role}, **options)
 
     @endpoint(channel_wire.CHANNEL_SET_ROLES)
     def set_roles(
@@ -244,18 +242,14 @@ class Channel(Handle[M]):
         return Call()
 
     @endpoint(channel_wire.CHANNEL_HOSTERS, result=Result.PAGED)
-    def hosters(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def hosters(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The channels hosting this one, most watched first, like ``channels()``."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_RELATED, result=Result.PAGED)
-    def related(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def related(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Channels sharing this one's type and/or language, best matches first."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     # -- settings -----------------------------------------------------------------------------
 
@@ -293,14 +287,14 @@ class Channel(Handle[M]):
         return Call(json=dict(settings))
 
     @endpoint(channel_wire.CHANNEL_DISCORD_CHANNELS, result=Result.TABLE)
-    def discord_channels(self) -> Call[pd.DataFrame]:
+    def discord_channels(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The text and voice channels of the channel's Discord guild (owner or staff)."""
-        return Call()
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_DISCORD_ROLES, result=Result.TABLE)
-    def discord_roles(self) -> Call[pd.DataFrame]:
+    def discord_roles(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The roles of the channel's Discord guild (owner or staff)."""
-        return Call()
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_DISCORD_INVITE, result=Result.OBJECT)
     def discord_invite(self) -> Call[dict[str, Any]]:
@@ -325,9 +319,9 @@ class Channel(Handle[M]):
         return Call(json={"message": message})
 
     @endpoint(channel_wire.CHANNEL_PARTNERSHIP_CODES, result=Result.TABLE)
-    def partnership_codes(self) -> Call[pd.DataFrame]:
+    def partnership_codes(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """A partner's redeemable codes (owner or staff), indexed by id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_SUSPEND)
     def suspend(self) -> Call[pd.DataFrame]:
@@ -346,12 +340,11 @@ class Channel(Handle[M]):
         self,
         *,
         order: str | Iterable[str] | None = None,
-        max_rows: int | None = None,
-        progress: bool | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """The recordings, newest first unless ``order`` (over ``id``, ``createdAt``,
         ``viewsTotal``, ``duration``) says otherwise, indexed by id; ``vods`` lists files."""
-        return Call(params={"order": format_order(order)}, max_rows=max_rows, progress=progress)
+        return Call(params={"order": format_order(order)}, **options)
 
     @endpoint(channel_wire.CHANNEL_BROADCAST)
     def broadcast(self) -> Call[pd.DataFrame]:
@@ -406,6 +399,7 @@ class Channel(Handle[M]):
         end: Moment | None = None,
         *,
         emoji: str | None = None,
+        **options: Unpack[ListingOptions],
     ) -> Call[pd.DataFrame]:
         """One analytics series (owner) with a UTC ``DatetimeIndex``.
 
@@ -418,7 +412,7 @@ class Channel(Handle[M]):
         at most 90.
         """
         params = {"emoji": emoji, "from": _moment(start), "to": _moment(end)}
-        return Call(params=params, schema=schemas.ANALYTICS.get(series))
+        return Call(params=params, **options)
 
     # -- chat ---------------------------------------------------------------------------------
 
@@ -480,18 +474,14 @@ class Channel(Handle[M]):
         return join(client) if self._mode is Sync else client
 
     @endpoint(channel_wire.CHANNEL_CHATTERS, result=Result.PAGED)
-    def chatters(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def chatters(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Signed-in users in the chat now, by name, indexed by user id, with their roles."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_FIND_CHATTERS, result=Result.PAGED)
-    def find_chatters(
-        self, prefix: str, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def find_chatters(self, prefix: str, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Users in the chat whose name starts with ``prefix``."""
-        return Call(params={"username": prefix}, max_rows=max_rows, progress=progress)
+        return Call(params={"username": prefix}, **options)
 
     @endpoint(channel_wire.CHANNEL_CHATTER)
     def chatter(self, user_id: int) -> Call[pd.DataFrame]:
@@ -499,18 +489,16 @@ class Channel(Handle[M]):
         return Call()
 
     @endpoint(channel_wire.CHANNEL_CHAT_FRIENDS, result=Result.PAGED)
-    def chat_friends(
-        self, *, max_rows: int | None = None, progress: bool | None = None
-    ) -> Call[pd.DataFrame]:
+    def chat_friends(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """Users in the chat whose channels the caller follows."""
-        return Call(max_rows=max_rows, progress=progress)
+        return Call(**options)
 
     # -- confetti and interactive -------------------------------------------------------------
 
     @endpoint(channel_wire.CHANNEL_CONFETTI, result=Result.TABLE)
-    def confetti(self) -> Call[pd.DataFrame]:
+    def confetti(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The confetti the channel may fire (platform-wide ones and its own), indexed by id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(channel_wire.CHANNEL_INTERACTIVE)
     def interactive(self) -> Call[pd.DataFrame]:

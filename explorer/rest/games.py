@@ -6,12 +6,12 @@ pending review to published. Listings of games are on the client (``api.games()`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import pandas as pd
 
 from explorer.rest.endpoints import Result
-from explorer.rest.handle import Call, Handle, Image, M, endpoint
+from explorer.rest.handle import Call, Handle, Image, ListingOptions, M, endpoint
 from explorer.wire import routes as wire
 
 
@@ -45,9 +45,9 @@ class Game(Handle[M]):
         return Call(image=image)
 
     @endpoint(wire.GAME_EDITORS, result=Result.TABLE)
-    def editors(self) -> Call[pd.DataFrame]:
+    def editors(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The game's editors, indexed by user id."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.GAME_ADD_EDITOR)
     def add_editor(self, user_id: int) -> Call[pd.DataFrame]:
@@ -60,9 +60,9 @@ class Game(Handle[M]):
         return Call()
 
     @endpoint(wire.GAME_VERSIONS, result=Result.TABLE)
-    def versions(self) -> Call[pd.DataFrame]:
+    def versions(self, **options: Unpack[ListingOptions]) -> Call[pd.DataFrame]:
         """The game's versions, newest first, indexed by id (drafts only for its team)."""
-        return Call()
+        return Call(**options)
 
     @endpoint(wire.GAME_ADD_VERSION)
     def add_version(self, version: str, **fields: Any) -> Call[pd.DataFrame]:

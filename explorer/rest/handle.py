@@ -25,7 +25,17 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, TypeAlias, TypeVar, overload
+from typing import (
+    Any,
+    ClassVar,
+    Concatenate,
+    Generic,
+    ParamSpec,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+    overload,
+)
 
 from explorer.core import loop
 from explorer.errors import ExplorerError, NotFound
@@ -75,6 +85,16 @@ class Call(Generic[R]):
     progress: bool | None = None
     schema: Schema | None = None
     fields: tuple[str, ...] | None = None
+
+
+class ListingOptions(TypedDict, total=False):
+    """The options every listing method takes, declared once (``**options:
+    Unpack[ListingOptions]``, passed on to its :class:`Call`): ``pages`` and ``max_rows`` stop
+    early, ``progress`` shows a bar (None: the client's setting)."""
+
+    max_rows: int | None
+    pages: int | None
+    progress: bool | None
 
 
 class Handle(Generic[M]):
@@ -163,7 +183,7 @@ class Op(Generic[P, R]):
         self.__doc__ = source.__doc__
         self.__name__ = self.__qualname__ = source.__name__
         self.__module__ = source.__module__
-        signature = inspect.signature(source)
+        signature = _listing_spelt_out(inspect.signature(source))
         self.__signature__ = signature.replace(
             parameters=list(signature.parameters.values())[1:], return_annotation=returns
         )
@@ -233,6 +253,36 @@ _RETURNS = {
 }
 
 
+def _listing_spelt_out(signature: inspect.Signature) -> inspect.Signature:
+    """``signature`` with a ``**options: Unpack[ListingOptions]`` shown as the keyword
+    arguments it stands for (what ``help()`` and tab completion show)."""
+    params = list(signature.parameters.values())
+    if not params or not _takes_listing(signature):
+        return signature
+    spelt = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=getattr(kind, "__forward_arg__", kind),
+        )
+        for name, kind in ListingOptions.__annotations__.items()
+    ]
+    return signature.replace(parameters=[*params[:-1], *spelt])
+
+
+#: What a listing gives back: its rows, read in pages.
+LISTINGS = (Result.TABLE, Result.PAGED, Result.SERIES)
+
+
+def _takes_listing(signature: inspect.Signature) -> bool:
+    """Whether a method's ``**`` parameter is the :class:`ListingOptions`."""
+    return any(
+        p.kind is p.VAR_KEYWORD and "ListingOptions" in str(p.annotation)
+        for p in signature.parameters.values()
+    )
+
+
 def endpoint(
     target: Endpoint | Choice,
     schema: Schema | None = None,
@@ -247,6 +297,8 @@ def endpoint(
 
     def declare(fn: Callable[Concatenate[Any, P], Call[R]]) -> Op[P, R]:
         signature = inspect.signature(fn)
+        if result in LISTINGS and not _takes_listing(signature):
+            raise TypeError(f"{fn.__qualname__}: a listing takes **options: Unpack[ListingOptions]")
 
         async def run(handle: Handle[Any], *args: P.args, **kwargs: P.kwargs) -> R:
             call = fn(handle, *args, **kwargs)

@@ -12,6 +12,8 @@ that the platform imports nothing else of the toolkit but the process supervisor
     routes.py     every REST endpoint once (channel_routes.py: those of one channel)
     chatmethods.py  every chat method once: wire name and arguments
     events.py     chat event names and the event log's columns (pandas kind, Arrow type)
-    records.py    the Channel, User and Type fields once: kind, filter and sort, choices
+    records.py    how a record is declared; the Channel, User and Type fields once
+    models.py     every other record an endpoint answers with, and its enumerations
+    topics.py     every live event by name, who may subscribe, the subscribe methods
     kinds.py      the kinds a record field or an event-log column holds
 """

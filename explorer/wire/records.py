@@ -1,15 +1,19 @@
-"""The fields of the core records (Channel, User, Type), declared once: name, kind,
-nullability, whether lists filter and sort by them, and the values of an enumeration.
+"""How a record is declared (:class:`Field`, :class:`Record`), and the fields of the core
+records (Channel, User, Type) once: name, kind, nullability, whether lists filter and sort by
+them, and the values of an enumeration.
 
 The platform renders and validates by them (``explorer.emulator.shapes``: its columns, its
 OpenAPI properties, what ``where``/``order`` of ``GET /channels`` accept) and the toolkit
-types its frames by them (``explorer.rest.schemas``), so a new field is one row here. Pure data.
+types its frames by them (``explorer.rest.schemas``), so a new field is one row here; the other
+records an endpoint answers with are declared the same way in ``models.py``. Pure data.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from explorer.wire.kinds import Kind
 from explorer.wire.query import FieldKind
@@ -30,6 +34,21 @@ class Field:
     #: A regular expression every value matches, and what it means in words (for errors).
     pattern: str = ""
     pattern_said: str = ""
+    #: Whether the record may leave the field out, its column shown only when some record
+    #: has it (what few callers see: a stream key, a client's secret).
+    optional: bool = False
+    #: Whether some answers leave the field out (a caller without the scope, an event of
+    #: another kind), its column in every frame all the same (null where it is missing).
+    sometimes: bool = False
+    #: What the field means, for readers of the API description.
+    doc: str = ""
+    #: An embedded record, flattened into the record's columns by the toolkit: another
+    #: record by name, or one of its own (a nested object without a name).
+    of: Record | str | None = None
+    #: The most characters a text holds (the platform refuses a longer one).
+    longest: int | None = None
+    #: JSON-schema words beyond what the kind says: an array's items, a bound, a format.
+    schema: Mapping[str, Any] | None = None
 
     def refusal(self, value: object) -> str | None:
         """What is wrong with ``value`` as this field's value in a ``where`` (None: nothing):
@@ -51,6 +70,22 @@ class Field:
         if kind == "category":
             return "str"
         raise ValueError(f"{self.name}: a {kind} field cannot be filtered")
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A record an endpoint answers with: its ``name`` (an API description's component, the
+    key the toolkit finds its schema by; empty for a nested object), its fields in column
+    order, and the field that identifies it (the toolkit's frame index)."""
+
+    name: str
+    fields: tuple[Field, ...]
+    index: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The field names, in order (a table's columns, say)."""
+        return tuple(field.name for field in self.fields)
 
 
 def _ids(*names: str) -> tuple[Field, ...]:
@@ -97,7 +132,7 @@ CHANNEL: tuple[Field, ...] = (
     Field("deletedAt", "time", nullable=True),
 )
 #: Channel fields only its owner is shown.
-CHANNEL_PRIVATE: tuple[Field, ...] = (Field("streamKey", "str"),)
+CHANNEL_PRIVATE: tuple[Field, ...] = (Field("streamKey", "str", optional=True),)
 
 #: The User record's fields, in column and rendering order.
 USER: tuple[Field, ...] = (

@@ -47,7 +47,7 @@ CREATE INDEX IF NOT EXISTS chat_authkey_credentials_of ON chat_authkey_credentia
 
 
 @dataclass(frozen=True, slots=True)
-class Grant:
+class KeyGrant:
     """What a valid key lets its holder do: ``scopes`` None means every permission of the
     user's roles (a session key)."""
 
@@ -97,7 +97,7 @@ def issue(
     return key
 
 
-def verify(store: Store, key: str, channel_id: int, user_id: int, now: float) -> Grant | None:
+def verify(store: Store, key: str, channel_id: int, user_id: int, now: float) -> KeyGrant | None:
     """The grant of ``key`` when it is live and was issued for exactly this channel and user."""
     row = store.one(
         "SELECT s.scopes FROM chat_authkeys k LEFT JOIN chat_authkey_scopes s ON s.key = k.key "
@@ -106,7 +106,7 @@ def verify(store: Store, key: str, channel_id: int, user_id: int, now: float) ->
     )
     if row is None:
         return None
-    return Grant(None if row[0] is None else frozenset(row[0].split()))
+    return KeyGrant(None if row[0] is None else frozenset(row[0].split()))
 
 
 #: What :func:`revoke` may select keys by, and the SQL condition of each.

@@ -19,7 +19,7 @@ from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.brokers.inprocess import InProcessBroker
 from explorer.emulator.chat import dispatch, polls, presence, settings
 from explorer.emulator.chat.authkeys import REVOKED
-from explorer.emulator.chat.history import Backlog
+from explorer.emulator.chat.history import StoredBacklog
 from explorer.emulator.chat.limits import Limits
 from explorer.emulator.chat.members import member_of
 from explorer.emulator.chat.node import ChatNode
@@ -38,7 +38,7 @@ def open_broker(url: str | None, store: Store) -> Broker:
     if url.startswith(("redis://", "rediss://", "unix://")):
         from explorer.emulator.brokers.redis import RedisBroker  # redis is an optional extra
 
-        return RedisBroker(url, Backlog(store))
+        return RedisBroker(url, StoredBacklog(store))
     raise ValueError(f"unknown broker {url!r}: use redis://host:port/db")
 
 

@@ -2,7 +2,7 @@
 
 Every accepted message is committed here before anyone sees it (:func:`post`), with its
 position in history (``seq``) and the channel's message before it (``prev``), which brokers
-use to deliver stored messages in order (:class:`Backlog`). Moderation hides messages
+use to deliver stored messages in order (:class:`StoredBacklog`). Moderation hides messages
 (``deleted``) rather than removing them; each channel keeps its newest
 ``Config.history_keep``. ``history`` returns the channel's latest messages at the time of the
 call (oldest first, at most :data:`HISTORY_LIMIT`), skipping deleted, purged and cleared ones;
@@ -138,7 +138,7 @@ def history(room: Room, member: Member, args: list[Any]) -> Any:
     return [orjson.Fragment(data) for _, data in rows]
 
 
-class Backlog:
+class StoredBacklog:
     """The stored messages as brokers read what they missed (see
     :class:`~explorer.emulator.brokers.broker.Backlog`)."""
 

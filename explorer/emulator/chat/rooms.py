@@ -18,7 +18,7 @@ import asyncio
 import random
 from collections import Counter
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -26,9 +26,6 @@ from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.context import Config
 from explorer.emulator.store import Store
 from explorer.wire.packets import encode_event
-
-if TYPE_CHECKING:
-    from explorer.emulator.chat.settings import ChannelSettings
 
 #: SQL matching an origin or owner not in the JSON list of :meth:`Rooms.keeping`.
 GONE = "NOT IN (SELECT value FROM json_each(?))"
@@ -94,8 +91,9 @@ class Room:
         self.owner_id = owner_id
         #: Messages stored through this room (history prunes every so many).
         self.writes = 0
-        #: The channel's emoticon pack and filter, once read (:mod:`.settings` owns them).
-        self.settings: ChannelSettings | None = None
+        #: The channel's emoticon pack and filter, once read (:mod:`.settings` owns them and
+        #: their type, which builds on rooms: so this module names no type of it).
+        self.settings: object | None = None
 
     def publish(self, event: str, data: Any, **delivery: Any) -> None:
         """Send event ``event`` to the room's members on every node."""

@@ -65,9 +65,10 @@ def load(store: Store, channel_id: int) -> ChannelSettings:
 
 def of(room: Room) -> ChannelSettings:
     """The room's channel settings, read once and kept until :func:`forget`."""
-    if room.settings is None:
-        room.settings = load(room.rooms.store, room.channel_id)
-    return room.settings
+    kept = room.settings
+    if not isinstance(kept, ChannelSettings):
+        kept = room.settings = load(room.rooms.store, room.channel_id)
+    return kept
 
 
 def forget(room: Room) -> None:

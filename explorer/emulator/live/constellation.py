@@ -76,9 +76,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from explorer.emulator import addresses
 from explorer.emulator.context import Caller, Services
 from explorer.emulator.live.outbox import ENDED, Outbox
-from explorer.emulator.live.topics import Topic, UnknownTopic, parse
 from explorer.emulator.policy import identify
 from explorer.emulator.responses import ApiError
+from explorer.wire.topics import SUBSCRIBE, UNSUBSCRIBE, Topic, UnknownTopic, parse
 
 log = logging.getLogger("explorer.emulator.live")
 
@@ -371,9 +371,9 @@ class Constellation:
             params = packet.get("params")
             if method == "ping":
                 return reply(ident, {})
-            if method in ("livesubscribe", "liveunsubscribe"):
+            if method in (SUBSCRIBE, UNSUBSCRIBE):
                 names = self._events(params)
-                if method == "livesubscribe":
+                if method == SUBSCRIBE:
                     self.subscribe(conn, names)
                 else:
                     self.unsubscribe(conn, names)

@@ -12,13 +12,13 @@ import sqlite3
 from typing import Any
 
 from explorer.emulator.live.outbox import publish
-from explorer.emulator.live.topics import name
 from explorer.emulator.shapes import (
     CHANNEL_BOOLS,
     CHANNEL_FIELDS,
     USER_FIELDS,
     render_user,
 )
+from explorer.wire.topics import checked as name
 
 
 def _channel(conn: sqlite3.Connection, channel_id: int) -> dict[str, Any] | None:

@@ -121,24 +121,6 @@ async def list_achievements(ctx: Context) -> list[dict[str, Any]]:
     return items
 
 
-SCHEMAS: dict[str, Any] = {
-    "Achievement": {
-        "type": "object",
-        "required": ["slug", "name", "description", "sparks"],
-        "properties": {
-            "slug": {"type": "string"},
-            "name": {"type": "string"},
-            "description": {"type": "string"},
-            "sparks": {"type": "integer", "description": "Sparks credited when earned."},
-            "earned": {
-                "type": "boolean",
-                "description": "Only for a signed-in caller with achievement:view:self.",
-            },
-            "earnedAt": {"type": "string", "format": "date-time", "nullable": True},
-        },
-    },
-}
-
 routes = [
     Route(
         wire.ACHIEVEMENTS,

@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS analytics_profiles (
 
 
 @dataclass(frozen=True, slots=True)
-class Window:
+class TimeRange:
     """The validated range of one query, in epoch seconds: ``[start, end)``, ``end`` <= now."""
 
     start: float
@@ -112,7 +112,7 @@ def _moment(ctx: Context, name: str) -> float | None:
         ) from None
 
 
-def parse_window(ctx: Context) -> Window:
+def parse_window(ctx: Context) -> TimeRange:
     """The ``from``/``to`` range of the request, validated (400 naming the bad parameter)."""
     now = ctx.world_now
     to = _moment(ctx, "to")
@@ -123,7 +123,7 @@ def parse_window(ctx: Context) -> Window:
         raise bad_request("from must be before to.", "from", "range")
     if to - start > MAX_SPAN:
         raise bad_request(f"The range may span at most {MAX_SPAN // DAY} days.", "to", "range")
-    return Window(start, min(to, now), now)
+    return TimeRange(start, min(to, now), now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +210,7 @@ class Timeline:
     """One channel's simulated activity around one window, computed once per request."""
 
     profile: Profile
-    window: Window
+    window: TimeRange
     sessions: list[Session] = field(init=False)
     _audience: dict[int, tuple[int, int]] = field(init=False, default_factory=dict)
 
@@ -379,28 +379,16 @@ def followers(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
 
 # --- the route table ---------------------------------------------------------------------
 
-INT = {"type": "integer"}
-NULL_INT = {"type": "integer", "nullable": True}
 STR = {"type": "string"}
-
-
-def point_schema(optional: dict[str, Any] | None = None, **required: Any) -> dict[str, Any]:
-    """A point's schema: ``channel``, ``time``, the ``required`` values, maybe ``optional``."""
-    props = {"channel": INT, "time": {"type": "string", "format": "date-time"}, **required}
-    return {"type": "object", "required": list(props), "properties": {**props, **(optional or {})}}
-
-
-COUNTER_SHAPE = ("AnalyticCounter", point_schema(total=INT, delta=INT))
 
 
 @dataclass(frozen=True, slots=True)
 class SeriesRoute:
-    """One analytics endpoint: its wire row, the series, and its point shape as (component
-    name, schema)."""
+    """One analytics endpoint: its wire row and the series (its points' record is the row's,
+    declared in the wire)."""
 
     endpoint: Endpoint
     compute: Series
-    shape: tuple[str, dict[str, Any]]
     summary: str
     extra: tuple[Param, ...] = ()
 
@@ -436,62 +424,33 @@ def series_routes(table: tuple[SeriesRoute, ...]) -> list[Route]:
     ]
 
 
-def series_schemas(table: tuple[SeriesRoute, ...]) -> dict[str, Any]:
-    """The component schemas of a table of series (shared shapes appear once)."""
-    return dict(series.shape for series in table)
-
-
 SERIES: tuple[SeriesRoute, ...] = (
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_VIEWER_SUMMARY,
         viewer_summary,
-        (
-            "AnalyticViewerSummary",
-            point_schema(peak=INT, average={"type": "number"}, viewerHours=INT, hoursLive=INT),
-        ),
         "Daily viewer summary",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_VIEWERS,
         viewers,
-        ("AnalyticViewers", point_schema(anon=INT, authed=INT)),
         "Viewers per hour",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_VIEWERS_METRICS,
         viewer_metrics,
-        (
-            "AnalyticViewerMetric",
-            point_schema(country=STR, browser=STR, platform=STR, count=INT),
-        ),
         "Viewers by origin per day",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_STREAM_SESSIONS,
         stream_sessions,
-        (
-            "AnalyticStreamSession",
-            point_schema(
-                {
-                    "duration": {**INT, "description": "seconds; offline events only"},
-                    "type": {**NULL_INT, "description": "game id; offline events only"},
-                },
-                online={"type": "boolean"},
-                partnered={"type": "boolean"},
-            ),
-        ),
         "Going online and offline",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_STREAM_HOSTS,
         stream_hosts,
-        ("AnalyticStreamHost", point_schema(hoster=NULL_INT, hostee=NULL_INT)),
         "Hosting events",
     ),
-    SeriesRoute(
-        channel_wire.CHANNEL_ANALYTICS_FOLLOWERS, followers, COUNTER_SHAPE, "Followers per day"
-    ),
+    SeriesRoute(channel_wire.CHANNEL_ANALYTICS_FOLLOWERS, followers, "Followers per day"),
 )
 
-SCHEMAS = series_schemas(SERIES)
 routes = series_routes(SERIES)

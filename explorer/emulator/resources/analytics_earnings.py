@@ -13,19 +13,14 @@ from typing import Any
 from explorer.emulator import status
 from explorer.emulator.context import Context
 from explorer.emulator.resources.analytics import (
-    COUNTER_SHAPE,
     DAY,
     HOUR,
-    INT,
-    STR,
     Profile,
     SeriesRoute,
     Timeline,
     counter_series,
     pick,
-    point_schema,
     series_routes,
-    series_schemas,
 )
 from explorer.wire import channel_routes as channel_wire
 
@@ -110,31 +105,23 @@ SERIES: tuple[SeriesRoute, ...] = (
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_SUBSCRIPTIONS,
         subscriptions,
-        COUNTER_SHAPE,
         "Subscribers per day",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_SUB_REVENUE,
         sub_revenue,
-        (
-            "AnalyticSubRevenue",
-            point_schema(gateway=STR, count=INT, gross=INT, total=INT),
-        ),
         "Subscription revenue per day and gateway",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_CPM,
         cpm,
-        ("AnalyticCpm", point_schema(impressions=INT, payout=INT)),
         "Ad impressions and payout per day",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_SPARK_SPENT,
         spark_spent,
-        ("AnalyticSparks", point_schema(sparks=INT)),
         "Sparks spent per hour",
     ),
 )
 
-SCHEMAS = series_schemas(SERIES)
 routes = series_routes(SERIES)

@@ -20,13 +20,10 @@ from explorer.emulator.policy import Param
 from explorer.emulator.resources.analytics import (
     DAY,
     HOUR,
-    INT,
     STR,
     SeriesRoute,
     Timeline,
-    point_schema,
     series_routes,
-    series_schemas,
 )
 from explorer.emulator.responses import bad_request
 from explorer.emulator.sessions import Schedule
@@ -163,38 +160,28 @@ def game_ranks_global(t: Timeline, ctx: Context) -> list[dict[str, Any]]:
     return points
 
 
-_GAME_RANK = (
-    "AnalyticGameRank",
-    point_schema(type=INT, rank=INT, streams=INT, views=INT, shared=INT),
-)
-
 SERIES: tuple[SeriesRoute, ...] = (
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_EMOJI_USAGE_RANKS,
         emoji_ranks,
-        ("AnalyticEmojiRank", point_schema(emoji=STR, count=INT, rank=INT)),
         "Emotes ranked per day",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_EMOJI_USAGE,
         emoji_usage,
-        ("AnalyticEmojiUsage", point_schema(emoji=STR, count=INT)),
         "Emote uses per hour",
         (Param("emoji", STR, "keep only this emote, e.g. :cactus"),),
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_GAME_RANKS,
         game_ranks,
-        _GAME_RANK,
         "Rank within the game per day",
     ),
     SeriesRoute(
         channel_wire.CHANNEL_ANALYTICS_GAME_RANKS_GLOBAL,
         game_ranks_global,
-        _GAME_RANK,
         "Games ranked per day",
     ),
 )
 
-SCHEMAS = series_schemas(SERIES)
 routes = series_routes(SERIES)

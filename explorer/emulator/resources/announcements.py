@@ -19,6 +19,7 @@ from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import deliver_to_all
 from explorer.emulator.responses import JSONResponse, bad_request
 from explorer.wire import routes as wire
+from explorer.wire.models import ANNOUNCEMENT_LEVELS
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS announcements (
@@ -27,7 +28,7 @@ CREATE TABLE IF NOT EXISTS announcements (
 );
 """
 
-LEVELS: tuple[str, ...] = ("info", "warning", "critical")
+LEVELS = ANNOUNCEMENT_LEVELS
 MAX_MESSAGE = 1000
 
 
@@ -72,21 +73,6 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE},
             "level": {"type": "string", "enum": list(LEVELS), "default": "info"},
-        },
-    },
-    "Announcement": {
-        "type": "object",
-        "required": ["id", "authorId", "message", "level", "createdAt", "recipients"],
-        "properties": {
-            "id": {"type": "integer"},
-            "authorId": {"type": "integer"},
-            "message": {"type": "string"},
-            "level": {"type": "string", "enum": list(LEVELS)},
-            "createdAt": {"type": "string", "format": "date-time"},
-            "recipients": {
-                "type": "integer",
-                "description": "How many users received it as a notification.",
-            },
         },
     },
 }

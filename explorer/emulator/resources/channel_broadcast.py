@@ -36,20 +36,6 @@ async def get_broadcast(ctx: Context) -> dict[str, Any]:
     }
 
 
-SCHEMAS = {
-    "Broadcast": {
-        "type": "object",
-        "required": ["id", "channelId", "online", "isTestStream", "startedAt"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "channelId": {"type": "integer"},
-            "online": {"type": "boolean"},
-            "isTestStream": {"type": "boolean"},
-            "startedAt": {"type": "string", "format": "date-time"},
-        },
-    }
-}
-
 routes = [
     Route(
         channel_wire.CHANNEL_BROADCAST,

@@ -340,20 +340,6 @@ SCHEMAS: dict[str, Any] = {
         },
     },
     "DiscordSettingsUpdate": {"type": "object", "properties": _SETTINGS_FIELDS},
-    "DiscordChannel": {
-        "type": "object",
-        "required": ["id", "name", "type"],
-        "properties": {
-            "id": _STR,
-            "name": _STR,
-            "type": {"type": "string", "enum": ["text", "voice"]},
-        },
-    },
-    "DiscordRole": {
-        "type": "object",
-        "required": ["id", "name", "color"],
-        "properties": {"id": _STR, "name": _STR, "color": _INT},
-    },
     "DiscordInvite": {
         "type": "object",
         "required": ["code", "url", "guildId", "channel", "createdAt", "expiresAt"],

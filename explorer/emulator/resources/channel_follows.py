@@ -27,7 +27,6 @@ from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users
 from explorer.emulator.context import Context, lenient_id
 from explorer.emulator.live import happenings
-from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, channel_page, page_of, paged
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.resources import notifications
@@ -195,26 +194,6 @@ async def unfollow(ctx: Context) -> dict[str, Any]:
     return _state(ctx, channel, user_id)
 
 
-_TIME = {"type": "string", "format": "date-time"}
-
-SCHEMAS: dict[str, Any] = {
-    "Follower": {
-        "type": "object",
-        "required": [*USER_PROPERTIES, "followedAt"],
-        "properties": {**USER_PROPERTIES, "followedAt": _TIME},
-    },
-    "FollowState": {
-        "type": "object",
-        "required": ["channelId", "userId", "following", "followedAt", "numFollowers"],
-        "properties": {
-            "channelId": {"type": "integer"},
-            "userId": {"type": "integer"},
-            "following": {"type": "boolean"},
-            "followedAt": {**_TIME, "nullable": True},
-            "numFollowers": {"type": "integer"},
-        },
-    },
-}
 _WRITE_ERRORS = (400, 401, 403, 404, 413, 461)
 
 

@@ -89,15 +89,6 @@ async def list_hosters(ctx: Context) -> JSONResponse:
 
 
 SCHEMAS: dict[str, Any] = {
-    "Hosting": {
-        "type": "object",
-        "required": ["channelId", "hosteeId", "hostee"],
-        "properties": {
-            "channelId": {"type": "integer"},
-            "hosteeId": {"type": "integer", "nullable": True},
-            "hostee": {"$ref": "#/components/schemas/Channel", "nullable": True},
-        },
-    },
     "HosteeRequest": {
         "type": "object",
         "required": ["id"],

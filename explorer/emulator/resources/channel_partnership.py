@@ -17,6 +17,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.wire import channel_routes as channel_wire
+from explorer.wire.models import PARTNERSHIP_APPLICATION
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS partnership_apps (
@@ -33,20 +34,8 @@ CREATE TABLE IF NOT EXISTS partnership_codes (
 CREATE INDEX IF NOT EXISTS partnership_codes_channel ON partnership_codes (channelId, id);
 """
 
-APP_FIELDS = (
-    "channelId",
-    "status",
-    "message",
-    "followers",
-    "viewersTotal",
-    "createdAt",
-    "updatedAt",
-    "decidedAt",
-    "decidedBy",
-    "reason",
-)
+APP_FIELDS = PARTNERSHIP_APPLICATION.names
 CODES_PER_PARTNER = 5
-STATUSES = ("pending", "accepted", "denied")
 
 
 def _application(ctx: Context, channel_id: int) -> dict[str, Any]:
@@ -164,42 +153,8 @@ async def list_codes(ctx: Context) -> list[dict[str, Any]]:
     ]
 
 
-_INT = {"type": "integer"}
 _STR = {"type": "string"}
-_TIME = {"type": "string", "format": "date-time"}
 
-SCHEMAS: dict[str, Any] = {
-    "PartnershipApplication": {
-        "type": "object",
-        "required": list(APP_FIELDS),
-        "properties": {
-            "channelId": _INT,
-            "status": {"type": "string", "enum": list(STATUSES)},
-            "message": _STR,
-            "followers": _INT,
-            "viewersTotal": _INT,
-            "createdAt": _TIME,
-            "updatedAt": _TIME,
-            "decidedAt": {**_TIME, "nullable": True},
-            "decidedBy": {**_INT, "nullable": True},
-            "reason": {**_STR, "nullable": True},
-        },
-    },
-    "Redeemable": {
-        "type": "object",
-        "required": ["id", "ownerId", "state", "code", "createdAt", "updatedAt"],
-        "properties": {
-            "id": _INT,
-            "ownerId": _INT,
-            "state": {"type": "string", "enum": ["unredeemed", "redeemed"]},
-            "code": _STR,
-            "redeemedById": {**_INT, "nullable": True},
-            "redeemedAt": {**_TIME, "nullable": True},
-            "createdAt": _TIME,
-            "updatedAt": _TIME,
-        },
-    },
-}
 
 routes = [
     Route(

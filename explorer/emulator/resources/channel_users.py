@@ -18,7 +18,6 @@ import orjson
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users, require_moderator
 from explorer.emulator.chat.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.context import Context
-from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.channel_follows import followed_at
@@ -172,16 +171,10 @@ async def relationship(ctx: Context) -> dict[str, Any]:
     }
 
 
-_ROLES = {"type": "array", "items": {"type": "string"}}
 _INT = {"type": "integer"}
 _ROLE_PARAM = Param("role", {"type": "string", "enum": list(LISTED_ROLES)}, "only holders of")
 
 SCHEMAS: dict[str, Any] = {
-    "ChannelUser": {
-        "type": "object",
-        "required": [*USER_PROPERTIES, "roles"],
-        "properties": {**USER_PROPERTIES, "roles": _ROLES},
-    },
     "RoleChange": {
         "type": "object",
         "properties": {
@@ -189,30 +182,6 @@ SCHEMAS: dict[str, Any] = {
             "remove": {
                 "type": "array",
                 "items": {"type": "string", "enum": sorted(ASSIGNABLE_ROLES)},
-            },
-        },
-    },
-    "ChannelRelationship": {
-        "type": "object",
-        "required": ["channelId", "userId", "status"],
-        "properties": {
-            "channelId": _INT,
-            "userId": _INT,
-            "status": {
-                "type": "object",
-                "required": ["roles", "follows"],
-                "properties": {
-                    "roles": _ROLES,
-                    "follows": {
-                        "type": "object",
-                        "nullable": True,
-                        "properties": {
-                            "user": _INT,
-                            "channel": _INT,
-                            "createdAt": {"type": "string", "format": "date-time"},
-                        },
-                    },
-                },
             },
         },
     },

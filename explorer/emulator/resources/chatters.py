@@ -45,18 +45,6 @@ from explorer.wire import channel_routes as channel_wire
 from explorer.wire.endpoint import Endpoint
 from explorer.wire.numbers import integer
 
-SCHEMAS: dict[str, Any] = {
-    "ChatUser": {
-        "type": "object",
-        "required": ["userId", "userName", "userRoles"],
-        "properties": {
-            "userId": {"type": "integer"},
-            "userName": {"type": "string"},
-            "userRoles": {"type": "array", "items": {"type": "string"}},
-        },
-        "description": "A signed-in user present in a channel's chat, with their roles there.",
-    },
-}
 MAX_SEARCH = 32
 
 

@@ -24,10 +24,18 @@ from explorer.emulator.access import channel_ref, is_staff
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.shapes import json_schema
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
+from explorer.wire.models import (
+    CONFETTI,
+    CONFETTI_LIMITS,
+    CONFETTI_NAME_MOST,
+    CONFETTI_PARTICLES_MOST,
+    CONFETTI_SETTINGS,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS confetti (
@@ -38,27 +46,17 @@ CREATE TABLE IF NOT EXISTS confetti (
 CREATE INDEX IF NOT EXISTS confetti_channel ON confetti (channelId, id);
 """
 
-MAX_NAME = 50
-MAX_PARTICLES = 10
+MAX_NAME = CONFETTI_NAME_MOST
+MAX_PARTICLES = CONFETTI_PARTICLES_MOST
 #: Integer settings: (lowest, highest, default).
-LIMITS: dict[str, tuple[int, int, int]] = {"count": (1, 500, 100), "durationMs": (500, 15000, 3000)}
+LIMITS = CONFETTI_LIMITS
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _PARTICLE_CHECKS = {
     "color": lambda text: bool(_COLOR.fullmatch(text)),
     "emoji": lambda text: 1 <= len(text) <= 8,
     "image": lambda text: text.startswith(("https://", "http://", "/")) and len(text) <= 500,
 }
-_FIELDS = (
-    "id",
-    "channelId",
-    "creatorId",
-    "name",
-    "particles",
-    "count",
-    "durationMs",
-    "createdAt",
-    "updatedAt",
-)
+_FIELDS = CONFETTI.names
 _COLUMNS = ", ".join(_FIELDS)
 
 
@@ -228,36 +226,9 @@ async def channel_confetti(ctx: Context) -> list[dict[str, Any]]:
 
 
 _WRITE = ("channel:update:self",)
-_PARTICLE = {
-    "type": "object",
-    "required": ["type", "value"],
-    "properties": {
-        "type": {"type": "string", "enum": list(_PARTICLE_CHECKS)},
-        "value": {"type": "string"},
-    },
-}
-_SETTINGS = {
-    "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
-    "particles": {"type": "array", "items": _PARTICLE, "minItems": 1, "maxItems": MAX_PARTICLES},
-    **{
-        field: {"type": "integer", "minimum": low, "maximum": high, "default": default}
-        for field, (low, high, default) in LIMITS.items()
-    },
-}
+_SETTINGS = {field.name: json_schema(field) for field in CONFETTI_SETTINGS}
 
 SCHEMAS: dict[str, Any] = {
-    "Confetti": {
-        "type": "object",
-        "required": list(_FIELDS),
-        "properties": {
-            "id": {"type": "integer"},
-            "channelId": {"type": "integer", "nullable": True, "description": "null: any"},
-            "creatorId": {"type": "integer"},
-            **_SETTINGS,
-            "createdAt": {"type": "string", "format": "date-time"},
-            "updatedAt": {"type": "string", "format": "date-time"},
-        },
-    },
     "ConfettiCreate": {
         "type": "object",
         "required": ["name", "particles"],

@@ -14,6 +14,7 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.store import Store
 from explorer.wire import routes as wire
+from explorer.wire.models import FRONTEND_APPS
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS frontend_versions (
@@ -32,7 +33,7 @@ RELEASES: tuple[tuple[str, str, str, str], ...] = (
     ("ios", "3.8.0", "5fd91ab", "2020-06-23T12:00:00.000Z"),
     ("android", "3.8.2", "c06a3d8", "2020-07-02T12:00:00.000Z"),
 )
-APPS: tuple[str, ...] = tuple(dict.fromkeys(app for app, *_ in RELEASES))
+APPS = FRONTEND_APPS
 
 
 def seed(store: Store, world_seed: int) -> None:
@@ -59,21 +60,6 @@ async def list_versions(ctx: Context) -> list[dict[str, Any]]:
     fields = ("id", "app", "version", "commit", "releasedAt", "current")
     return [{**dict(zip(fields, row, strict=True)), "current": bool(row[5])} for row in rows]
 
-
-SCHEMAS: dict[str, Any] = {
-    "FrontendVersion": {
-        "type": "object",
-        "required": ["id", "app", "version", "commit", "releasedAt", "current"],
-        "properties": {
-            "id": {"type": "integer"},
-            "app": {"type": "string", "enum": list(APPS)},
-            "version": {"type": "string"},
-            "commit": {"type": "string"},
-            "releasedAt": {"type": "string", "format": "date-time"},
-            "current": {"type": "boolean", "description": "The newest release of its app."},
-        },
-    },
-}
 
 routes = [
     Route(

@@ -20,6 +20,7 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request, not_found
 from explorer.emulator.store import Store, dumps
 from explorer.wire import routes as wire
+from explorer.wire.models import INGEST_PROTOCOLS
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ingests (
@@ -28,7 +29,7 @@ CREATE TABLE IF NOT EXISTS ingests (
 );
 """
 
-PROTOCOLS: tuple[str, ...] = ("rtmp", "ftl")
+PROTOCOLS = INGEST_PROTOCOLS
 #: Seeded ingests: name, host code, capacity (live streams), protocols.
 INGESTS: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("US West: Seattle", "sea", 400, PROTOCOLS),
@@ -102,25 +103,6 @@ async def best_ingest(ctx: Context) -> dict[str, Any]:
 
 _PROTOCOL = Param("protocol", {"type": "string", "enum": list(PROTOCOLS)}, "only ingests with it")
 
-SCHEMAS: dict[str, Any] = {
-    "Ingest": {
-        "type": "object",
-        "required": ["name", "host", "pingTest", "protocols", "load"],
-        "properties": {
-            "name": {"type": "string"},
-            "host": {"type": "string"},
-            "pingTest": {"type": "string", "description": "wss:// address for latency tests"},
-            "protocols": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"type": {"type": "string", "enum": list(PROTOCOLS)}},
-                },
-            },
-            "load": {"type": "number", "description": "Live streams over capacity."},
-        },
-    },
-}
 
 routes = [
     Route(

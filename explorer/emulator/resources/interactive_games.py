@@ -40,10 +40,12 @@ from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.achievements import award
 from explorer.emulator.resources.uploads import store_upload
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.shapes import json_schema
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
+from explorer.wire.models import GAME_TEXT_FIELDS, INTERACTIVE_GAME, text_limits
 from explorer.wire.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
@@ -71,16 +73,9 @@ CREATE TABLE IF NOT EXISTS interactive_versions (
 CREATE INDEX IF NOT EXISTS interactive_versions_state ON interactive_versions (state, gameId);
 """
 
-GAME_FIELDS: tuple[str, ...] = (
-    "id",
-    "ownerId",
-    "name",
-    "description",
-    "coverUrl",
-    "controlVersion",
-    "installation",
-    "createdAt",
-    "updatedAt",
+#: The stored fields of a game (``hasPublishedVersions`` is counted when it is shown).
+GAME_FIELDS: tuple[str, ...] = tuple(
+    name for name in INTERACTIVE_GAME.names if name != "hasPublishedVersions"
 )
 _PUBLISHED = (
     "EXISTS (SELECT 1 FROM interactive_versions v WHERE v.gameId = g.id AND v.state = 'published')"
@@ -90,13 +85,8 @@ _SELECT = (
 )
 _EDITED_BY = "g.id IN (SELECT gameId FROM interactive_editors WHERE userId = ?)"
 #: Text fields of a game: the longest value each may hold.
-GAME_TEXT: dict[str, int] = {
-    "name": 80,
-    "description": 2000,
-    "controlVersion": 16,
-    "installation": 2000,
-}
-_GAME_NOT_NULL = ("name", "controlVersion")
+GAME_TEXT = text_limits(GAME_TEXT_FIELDS)
+_GAME_NOT_NULL = tuple(field.name for field in GAME_TEXT_FIELDS if not field.nullable)
 #: The upload kind of game covers (distinct from any channel media kind, as ids may overlap).
 COVER_KIND = "gameCover"
 
@@ -428,40 +418,15 @@ _PAGE_PARAMS = (
     Param("q", {"type": "string"}, "name contains"),
     Param("noCount", {"type": "string", "enum": ["0", "1", "true", "false"]}),
 )
-_GAME_TEXT_SCHEMA = {
-    field: {"type": "string", "maxLength": limit, "nullable": field not in _GAME_NOT_NULL}
-    for field, limit in GAME_TEXT.items()
-}
+_GAME_TEXT_SCHEMA = {field.name: json_schema(field) for field in GAME_TEXT_FIELDS}
 
 SCHEMAS: dict[str, Any] = {
-    "InteractiveGame": {
-        "type": "object",
-        "required": [*GAME_FIELDS, "hasPublishedVersions"],
-        "properties": {
-            "id": {"type": "integer"},
-            "ownerId": {"type": "integer"},
-            **_GAME_TEXT_SCHEMA,
-            "coverUrl": {"type": "string", "nullable": True},
-            "hasPublishedVersions": {"type": "boolean"},
-            "createdAt": {"type": "string", "format": "date-time"},
-            "updatedAt": {"type": "string", "format": "date-time"},
-        },
-    },
     "InteractiveGameCreate": {
         "type": "object",
         "required": ["name"],
         "properties": _GAME_TEXT_SCHEMA,
     },
     "InteractiveGameChange": {"type": "object", "properties": _GAME_TEXT_SCHEMA},
-    "InteractiveEditor": {
-        "type": "object",
-        "required": ["userId", "username", "addedAt"],
-        "properties": {
-            "userId": {"type": "integer"},
-            "username": {"type": "string"},
-            "addedAt": {"type": "string", "format": "date-time"},
-        },
-    },
     "InteractiveEditorAdd": {
         "type": "object",
         "required": ["userId"],

@@ -98,40 +98,6 @@ async def channel_robot(ctx: Context) -> dict[str, Any]:
     }
 
 
-SCHEMAS: dict[str, Any] = {
-    "InteractiveHost": {
-        "type": "object",
-        "required": ["address"],
-        "properties": {"address": {"type": "string", "description": "wss:// address"}},
-    },
-    "InteractiveChannel": {
-        "type": "object",
-        "required": ["channelId", "interactive", "gameId", "version", "address"],
-        "properties": {
-            "channelId": {"type": "integer"},
-            "interactive": {"type": "boolean"},
-            "gameId": {"type": "integer", "nullable": True},
-            "version": {
-                "allOf": [{"$ref": "#/components/schemas/InteractiveVersion"}],
-                "nullable": True,
-                "description": "The running version: the game's newest published one.",
-            },
-            "address": {"type": "string", "nullable": True, "description": "Where viewers join"},
-        },
-    },
-    "InteractiveRobot": {
-        "type": "object",
-        "required": ["channelId", "gameId", "versionId", "address", "key"],
-        "properties": {
-            "channelId": {"type": "integer"},
-            "gameId": {"type": "integer"},
-            "versionId": {"type": "integer"},
-            "address": {"type": "string"},
-            "key": {"type": "string", "description": "Stable for a channel and version"},
-        },
-    },
-}
-
 routes = [
     Route(wire.INTERACTIVE_HOSTS, list_hosts, summary="Every interactive host"),
     Route(

@@ -25,41 +25,35 @@ from starlette.responses import Response
 
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
-from explorer.emulator.resources.interactive_games import GameAccess, game_access, text_values
+from explorer.emulator.resources.interactive_games import (
+    GAME_FIELDS,
+    GameAccess,
+    game_access,
+    text_values,
+)
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
+from explorer.emulator.shapes import json_schema
 from explorer.emulator.store import dumps
 from explorer.wire import routes as wire
+from explorer.wire.models import (
+    INTERACTIVE_VERSION,
+    VERSION_CONTENT_FIELDS,
+    VERSION_STATES,
+    text_limits,
+)
 
-STATES: tuple[str, ...] = ("draft", "pending", "published")
+STATES = VERSION_STATES
 #: Allowed moves, and who may make each: "editor" (owner or editor) and/or "staff".
 TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
     ("draft", "pending"): frozenset({"editor"}),
     ("pending", "draft"): frozenset({"editor", "staff"}),
     ("pending", "published"): frozenset({"staff"}),
 }
-VERSION_FIELDS: tuple[str, ...] = (
-    "id",
-    "gameId",
-    "version",
-    "versionOrder",
-    "state",
-    "changelog",
-    "installation",
-    "download",
-    "controlVersion",
-    "controls",
-    "createdAt",
-    "updatedAt",
-)
+VERSION_FIELDS = INTERACTIVE_VERSION.names
+_STATE = VERSION_FIELDS.index("state")
 #: Text content of a version: the longest value each may hold.
-VERSION_TEXT: dict[str, int] = {
-    "version": 32,
-    "changelog": 5000,
-    "installation": 2000,
-    "download": 500,
-    "controlVersion": 16,
-}
-_NOT_NULL = ("version", "controlVersion")
+VERSION_TEXT = text_limits(VERSION_CONTENT_FIELDS)
+_NOT_NULL = tuple(field.name for field in VERSION_CONTENT_FIELDS if not field.nullable)
 _SEMVER = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}")
 _SELECT = f"SELECT {', '.join(VERSION_FIELDS)} FROM interactive_versions"
 
@@ -99,7 +93,7 @@ def _version(ctx: Context) -> tuple[tuple[Any, ...], GameAccess]:
     if row is None:
         raise not_found("Version")
     access = game_access(ctx, row[1])
-    if row[4] != "published" and not access.sees_drafts:
+    if row[_STATE] != "published" and not access.sees_drafts:
         raise not_found("Version")
     return row, access
 
@@ -121,7 +115,7 @@ async def create_version(ctx: Context) -> Response:
     access = game_access(ctx, game_id)
     access.require_edit()
     values = _content(body, creating=True)
-    values.setdefault("controlVersion", access.row[5])
+    values.setdefault("controlVersion", access.row[GAME_FIELDS.index("controlVersion")])
     values.setdefault("controls", "{}")
     now = ctx.iso_now()
     with ctx.store.transaction() as conn:
@@ -163,7 +157,7 @@ async def update_version(ctx: Context) -> dict[str, Any]:
         raise ApiError(403, "Only the game's owner, its editors or staff can change a version.")
     body = await ctx.json_object()
     values = _content(body, creating=False)
-    current, target = row[4], body.get("state", row[4])
+    current, target = row[_STATE], body.get("state", row[_STATE])
     if target not in STATES:
         raise bad_request(f"state must be one of {', '.join(STATES)}.", "state")
     if not values and target == current:
@@ -192,7 +186,7 @@ async def delete_version(ctx: Context) -> None:
     """DELETE /interactive/versions/{version}: delete an unpublished version (owner/editor)."""
     row, access = _version(ctx)
     access.require_edit()
-    if row[4] == "published":
+    if row[_STATE] == "published":
         raise ApiError(409, "A published version cannot be deleted.")
     with ctx.store.transaction() as conn:
         conn.execute("DELETE FROM interactive_versions WHERE id = ?", (row[0],))
@@ -209,26 +203,9 @@ async def game_versions(ctx: Context) -> list[dict[str, Any]]:
     return [render_version(row) for row in rows]
 
 
-_TEXT_SCHEMA = {
-    field: {"type": "string", "maxLength": limit, "nullable": field not in _NOT_NULL}
-    for field, limit in VERSION_TEXT.items()
-}
-_CONTENT_SCHEMA = {**_TEXT_SCHEMA, "controls": {"type": "object"}}
+_CONTENT_SCHEMA = {field.name: json_schema(field) for field in VERSION_CONTENT_FIELDS}
 
 SCHEMAS: dict[str, Any] = {
-    "InteractiveVersion": {
-        "type": "object",
-        "required": list(VERSION_FIELDS),
-        "properties": {
-            "id": {"type": "integer"},
-            "gameId": {"type": "integer"},
-            "versionOrder": {"type": "integer"},
-            "state": {"type": "string", "enum": list(STATES)},
-            **_CONTENT_SCHEMA,
-            "createdAt": {"type": "string", "format": "date-time"},
-            "updatedAt": {"type": "string", "format": "date-time"},
-        },
-    },
     "InteractiveVersionCreate": {
         "type": "object",
         "required": ["gameId", "version"],

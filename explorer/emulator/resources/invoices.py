@@ -127,34 +127,6 @@ async def capture(ctx: Context) -> dict[str, Any]:
     return render(_invoice(ctx, staff_may_read=False))
 
 
-SCHEMAS: dict[str, Any] = {
-    "Invoice": {
-        "type": "object",
-        "required": ["id", "userId", "status", "items", "sparks", "createdAt", "updatedAt"],
-        "properties": {
-            "id": {"type": "integer"},
-            "userId": {"type": "integer"},
-            "status": {"type": "string", "enum": ["pending", "captured"]},
-            "items": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["name", "quantity", "sparks"],
-                    "properties": {
-                        "name": {"type": "string"},
-                        "quantity": {"type": "integer"},
-                        "sparks": {"type": "integer", "description": "+ credits, - charges"},
-                    },
-                },
-            },
-            "sparks": {"type": "integer", "description": "Net change of the balance on capture."},
-            "createdAt": {"type": "string", "format": "date-time"},
-            "updatedAt": {"type": "string", "format": "date-time"},
-            "capturedAt": {"type": "string", "format": "date-time", "nullable": True},
-        },
-    },
-}
-
 routes = [
     Route(
         wire.ACCOUNT_INVOICES,

@@ -21,6 +21,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
 from explorer.emulator.store import Store
 from explorer.wire import routes as wire
+from explorer.wire.models import LANGUAGE_CHANNELS
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS languages (id TEXT PRIMARY KEY, name TEXT NOT NULL);
@@ -70,7 +71,7 @@ _QUERIES = {
         FROM languages l LEFT JOIN ({_COUNTS}) c ON c.id = l.id ORDER BY l.id
     """,
 }
-_FIELDS = ("id", "name", "channels", "online", "viewersCurrent")
+_FIELDS = LANGUAGE_CHANNELS.names
 
 
 def seed(store: Store, world_seed: int) -> None:
@@ -99,20 +100,6 @@ async def available_languages(ctx: Context) -> list[dict[str, Any]]:
     """GET /language/channels/available: every language a channel may choose."""
     return _languages(ctx, "available")
 
-
-SCHEMAS: dict[str, Any] = {
-    "LanguageChannels": {
-        "type": "object",
-        "required": list(_FIELDS),
-        "properties": {
-            "id": {"type": "string", "description": "ISO 639-1 code, as in Channel.languageId"},
-            "name": {"type": "string"},
-            "channels": {"type": "integer", "description": "Visible channels in the language."},
-            "online": {"type": "integer", "description": "Of those, live now."},
-            "viewersCurrent": {"type": "integer", "description": "Their live viewers."},
-        },
-    },
-}
 
 routes = [
     Route(

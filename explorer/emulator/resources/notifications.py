@@ -38,6 +38,7 @@ from explorer.emulator.shapes import USER_FIELDS, render_user
 from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
+from explorer.wire.models import NOTIFICATION_TYPES
 from explorer.wire.query import MAX_PAGE, parse_list_query
 
 SCHEMA = """
@@ -54,16 +55,8 @@ CREATE TABLE IF NOT EXISTS email_unsubscribes (
 );
 """
 
-#: What a notification tells of (its ``type``); the docs show ``follow``, the others follow
-#: that spelling (the noun of the happening).
-TYPES: tuple[str, ...] = (
-    "follow",
-    "subscribe",
-    "resubscribe",
-    "host",
-    "achievement",
-    "announcement",
-)
+#: What a notification tells of (its ``type``; the wire's enumeration).
+TYPES = NOTIFICATION_TYPES
 SHAREABLE: frozenset[str] = frozenset({"subscribe", "resubscribe"})
 #: E-mail categories a user may opt out of: one per type, plus ``all``.
 EMAIL_CATEGORIES: tuple[str, ...] = ("all", *TYPES)
@@ -285,23 +278,6 @@ async def email_unsubscribe(ctx: Context) -> dict[str, Any]:
 _WRITE = ("notification:update:self",)
 
 SCHEMAS: dict[str, Any] = {
-    "Notification": {
-        "type": "object",
-        "required": ["id", "userId", "trigger", "type", "sentAt", "payload"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "userId": {"type": "integer"},
-            "trigger": {"type": "string", "description": "Always empty, as in the docs."},
-            "type": {"type": "string", "enum": list(TYPES)},
-            "sentAt": {"type": "string", "format": "date-time"},
-            "payload": {
-                "type": "object",
-                "description": "``type`` again, and who did what, where (differs by type); "
-                "a subscription's also ``shared`` (shareSub).",
-                "required": ["type"],
-            },
-        },
-    },
     "EmailUnsubscribeRequest": {
         "type": "object",
         "required": ["category"],

@@ -36,6 +36,7 @@ from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
+from explorer.wire.models import RECORDING, VOD
 from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
 SCHEMA = """
@@ -54,19 +55,9 @@ CREATE INDEX IF NOT EXISTS recording_vods_recording ON recording_vods (recording
 CREATE TABLE IF NOT EXISTS recordings_synced (channelId INTEGER PRIMARY KEY, until REAL NOT NULL);
 """
 
-RECORDING_FIELDS = (
-    "id",
-    "channelId",
-    "name",
-    "typeId",
-    "state",
-    "viewsTotal",
-    "duration",
-    "expiresAt",
-    "createdAt",
-    "updatedAt",
-)
-VOD_FIELDS = ("id", "recordingId", "baseUrl", "format", "data", "createdAt", "updatedAt")
+#: The stored fields of a past broadcast (its ``vods`` are read beside them).
+RECORDING_FIELDS = tuple(name for name in RECORDING.names if name != "vods")
+VOD_FIELDS = VOD.names
 ORDERABLE: dict[str, FieldKind] = {
     "id": "int",
     "createdAt": "time",
@@ -269,49 +260,6 @@ async def get_recording(ctx: Context) -> dict[str, Any]:
         raise not_found("Recording")
     return _with_vods(ctx, found)[0]
 
-
-_TIME = {"type": "string", "format": "date-time"}
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-
-SCHEMAS: dict[str, Any] = {
-    "Vod": {
-        "type": "object",
-        "required": list(VOD_FIELDS),
-        "properties": {
-            "id": _INT,
-            "recordingId": _INT,
-            "baseUrl": _STR,
-            "format": {"type": "string", "enum": ["hls", "raw", "thumbnail", "chat"]},
-            "data": {
-                "type": "object",
-                "nullable": True,
-                "description": "Width, Height (and Fps, Bitrate in kbit/s for video), "
-                "capitalized as the historical API sent them",
-                "properties": {"Width": _INT, "Height": _INT, "Fps": _INT, "Bitrate": _INT},
-            },
-            "createdAt": _TIME,
-            "updatedAt": _TIME,
-        },
-    },
-    "Recording": {
-        "type": "object",
-        "required": [*RECORDING_FIELDS, "vods"],
-        "properties": {
-            "id": _INT,
-            "channelId": _INT,
-            "name": _STR,
-            "typeId": {**_INT, "nullable": True},
-            "state": {"type": "string", "enum": ["PROCESSING", "AVAILABLE", "DELETED"]},
-            "viewsTotal": _INT,
-            "duration": {"type": "number", "description": "seconds"},
-            "expiresAt": _TIME,
-            "createdAt": _TIME,
-            "updatedAt": _TIME,
-            "vods": {"type": "array", "items": {"$ref": "#/components/schemas/Vod"}},
-        },
-    },
-}
 
 routes = [
     Route(

@@ -51,19 +51,6 @@ async def unlock_transcodes(ctx: Context) -> dict[str, Any]:
     }
 
 
-SCHEMAS: dict[str, Any] = {
-    "TranscodeUnlock": {
-        "type": "object",
-        "required": ["channelId", "hasTranscodes", "sparksSpent", "sparks"],
-        "properties": {
-            "channelId": {"type": "integer"},
-            "hasTranscodes": {"type": "boolean"},
-            "sparksSpent": {"type": "integer"},
-            "sparks": {"type": "integer", "description": "the owner's sparks left"},
-        },
-    },
-}
-
 routes = [
     Route(
         channel_wire.CHANNEL_UNLOCK_TRANSCODES,

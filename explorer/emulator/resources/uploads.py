@@ -212,21 +212,6 @@ async def get_resource(ctx: Context) -> Response:
 
 _WRITE_ERRORS = (400, 401, 403, 404, 461)
 
-SCHEMAS: dict[str, Any] = {
-    "Resource": {
-        "type": "object",
-        "required": [*RESOURCE_FIELDS, "url"],
-        "properties": {
-            "id": {"type": "integer"},
-            "type": {"type": "string", "description": "thumbnail, badge, banner, cover, ..."},
-            "relid": {"type": "integer", "description": "id of the record it belongs to"},
-            "url": {"type": "string", "description": "path serving the bytes on this host"},
-            "contentType": {"type": "string", "enum": [t for _, t in IMAGE_TYPES]},
-            "size": {"type": "integer", "description": "bytes"},
-            "createdAt": {"type": "string", "format": "date-time"},
-        },
-    },
-}
 
 _FILE_PART = {
     "content": "multipart/form-data",

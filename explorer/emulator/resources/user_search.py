@@ -14,7 +14,6 @@ from starlette.responses import Response
 
 from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
-from explorer.emulator.openapi import USER_PROPERTIES
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
@@ -62,17 +61,6 @@ async def search_users(ctx: Context) -> Response:
         found.append(user)
     return paged(found, total)
 
-
-SCHEMAS: dict[str, Any] = {
-    "UserWithChannel": {
-        "type": "object",
-        "required": [*USER_PROPERTIES, "channel"],
-        "properties": {
-            **USER_PROPERTIES,
-            "channel": {"allOf": [{"$ref": "#/components/schemas/Channel"}], "nullable": True},
-        },
-    },
-}
 
 routes = [
     Route(

@@ -1,4 +1,9 @@
-"""The live events the platform knows, by name, and who may subscribe to each.
+"""The live events (Constellation) both halves name: every event by name, who may subscribe
+to each, how a name is written and read, and the methods that subscribe.
+
+The platform's live-events service checks subscriptions by them (``explorer.emulator.live``)
+and its happenings name what they publish with :func:`checked`; the toolkit's ``api.live`` and
+``api.track`` write the names they follow with :func:`name` and call :data:`SUBSCRIBE`.
 
 Names are ``kind:{id}:event`` (``announcement:announce`` has no id), as listed by the
 historical developer docs (mixer/developer-docs, pages/02.reference/02.constellation/
@@ -65,6 +70,9 @@ SCOPES: dict[str, str] = {
     "user:resubscribed": "subscription:view:self",
     "user:subscriptionGifted": "subscription:view:self",
 }
+#: The methods that start and stop following events (``params.events``: their names).
+SUBSCRIBE = "livesubscribe"
+UNSUBSCRIBE = "liveunsubscribe"
 #: Events without an id.
 GLOBAL: frozenset[str] = frozenset({"announcement:announce"})
 #: Ids an event may name (costreams are named by uuid, everything else by a positive number).
@@ -107,7 +115,20 @@ def parse(name: object) -> Topic:
     return Topic(name, kind, ident, access, SCOPES.get(f"{kind}:{event}"))
 
 
-def name(kind: str, ident: int, event: str) -> str:
-    """The event name ``kind:{ident}:event`` (checked against the catalogue)."""
-    assert event in EVENTS[kind], f"{kind}:{event} is no live event"
+def name(kind: str, ident: int | str, event: str) -> str:
+    """The event name ``kind:{ident}:event`` (the platform refuses one it does not know)."""
     return f"{kind}:{ident}:{event}"
+
+
+def checked(kind: str, ident: int, event: str) -> str:
+    """The event name ``kind:{ident}:event`` of an event in the catalogue (the platform names
+    what it publishes with this, so a misspelt event fails where it is written)."""
+    assert event in EVENTS[kind], f"{kind}:{event} is no live event"
+    return name(kind, ident, event)
+
+
+def without_id(topic: str) -> str:
+    """The event a name follows, without its id: ``channel:1:update`` -> ``channel:update``
+    (a name without an id, ``announcement:announce``, as it is)."""
+    kind, _, rest = topic.partition(":")
+    return f"{kind}:{rest.partition(':')[2]}" if ":" in rest else topic
