@@ -647,7 +647,7 @@ def measure_chat(
     watch = api.watch(watched, backlog=0)
     track = api.track(watched, every="5s", fields=["viewersCurrent", "online"])
     started = time.monotonic()
-    since = pd.Timestamp.now(tz="UTC")
+    since = api.clock()  # events are dated on the world clock (docs/storage.md, "One clock")
     readings = [chat_kept(api.base_url)]
     while time.monotonic() - started < seconds:
         time.sleep(min(KEPT_EVERY, max(0.0, seconds - (time.monotonic() - started))))

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import orjson
 import pandas as pd
 import pyarrow.parquet as pq
@@ -71,6 +72,7 @@ from websockets.exceptions import ConnectionClosed
 from benchmarks.watch import Observer as PlainObserver
 from explorer.cli.record import TAIL_ROWS
 from explorer.core.processes import Child
+from explorer.core.worldclock import world_time
 from explorer.emulator.fleet import Fleet
 from explorer.events.log import CHUNK_ROWS
 
@@ -382,7 +384,10 @@ class Capture:
     rows: int = 0
 
     @classmethod
-    def read(cls, name: str, path: Path) -> Capture:
+    def read(cls, name: str, path: Path, ahead: float) -> Capture:
+        """The capture at ``path``; its times (``received_at``, the watch's outages: the
+        platform's world clock) moved back by ``ahead`` onto this machine's clock, the
+        observer's (:func:`world_ahead`)."""
         unreadable = 0
         tables = []
         files = sorted((path / "events").glob("*/*.parquet"))
@@ -404,7 +409,7 @@ class Capture:
             else pd.DataFrame(columns=list(CAPTURE_COLUMNS))
         )
         full = frame.loc[frame["row"] >= WARM_ROWS - 1, "received_at"]
-        warm = pd.Timestamp(full.min()).timestamp() if len(full) else None
+        warm = pd.Timestamp(full.min()).timestamp() - ahead if len(full) else None
         chats = frame[frame["event"] == "ChatMessage"]
         ids: dict[tuple[int, str], int] = defaultdict(int)
         for channel, message_id in zip(chats["channel"], chats["message_id"], strict=True):
@@ -423,7 +428,10 @@ class Capture:
         for manifest_path in (path / "recorders").glob("*.json"):
             manifest = json.loads(manifest_path.read_text())
             losses = manifest.get("losses") or {}
-            outages += losses.get("outages", [])
+            outages += [
+                {**o, "start": o["start"] - ahead, "end": o["end"] - ahead}
+                for o in losses.get("outages", [])
+            ]
             failed += losses.get("failed", [])
             for gap in manifest.get("gaps") or []:  # a recorder's write gaps, where it has them
                 gaps.append((gap["start"], gap.get("end") or time.time()))
@@ -477,6 +485,16 @@ def removed_later(seen: Seen) -> set[tuple[int, str]]:
             ):
                 gone.add((ch, message_id))
     return gone
+
+
+def world_ahead(base_url: str) -> float:
+    """How far the platform's world clock runs ahead of this machine's (seconds): what dates a
+    capture's events, while the observer and the write gaps use this machine's clock. The
+    soak's platform runs at speed 1, so the difference holds for the whole run."""
+    before = time.time()
+    headers = httpx.get(f"{base_url}/types", params={"limit": 1}, timeout=30).headers
+    world = world_time(headers)
+    return 0.0 if world is None else world - (before + time.time()) / 2
 
 
 def observer_away(seen: Seen, channel: int, at: float) -> bool:
@@ -601,7 +619,10 @@ def _soak(fleet: Fleet, disk: Disk, scratch: Path, duration: float, count: int) 
     summary = logs["record"][logs["record"].rfind("explorer record:") :].splitlines()
     for name, text in logs.items():
         print(f"{name}: {text.count('No space left')} writes refused by the full disk (logged)")
-    captures = [Capture.read("record", record_out), Capture.read("watch", watch_out)]
+    ahead = world_ahead(base)
+    captures = [
+        Capture.read(n, p, ahead) for n, p in (("record", record_out), ("watch", watch_out))
+    ]
     return report(
         observer.said,
         captures,
