@@ -414,6 +414,8 @@ SCOPE_FREE = {
     ("POST", "/oauth/shortcode/deny"): "sessions only",
     ("GET", "/oauth/shortcode/code/{code}"): "sessions only",
     ("DELETE", "/users/current/session"): "sessions only",
+    ("DELETE", "/users/current"): "sessions only (the Java client's spelling of the above)",
+    ("POST", "/users/current/refresh"): "answers as GET /users/current and extends nothing",
     ("PATCH", "/channels/{channel}/users/{user}"): "scopes per role change, in the handler",
 }
 
