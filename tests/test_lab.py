@@ -26,7 +26,16 @@ FETCH = (
 )
 ROOT = Path(__file__).resolve().parent.parent
 #: What the copy gets: the recipes and the realism page they link to.
-RECIPES = [*sorted((ROOT / "notebooks").glob("*.ipynb")), ROOT / "notebooks" / "realism.md"]
+NOTEBOOKS = ROOT / "notebooks"
+#: Every file of the recipes' folder (the recipes, the page they cite, their data), in the order
+#: the copy walks them; what a local run of the recipes wrote and hidden files aside.
+RECIPES = sorted(
+    path
+    for path in NOTEBOOKS.rglob("*")
+    if path.is_file()
+    and not any(part.startswith(".") for part in path.relative_to(NOTEBOOKS).parts)
+    and path.relative_to(NOTEBOOKS).parts[0] != recipes.OUTPUTS
+)
 SMALL = ["--port", "0", "--db", ":memory:", "--channels", "50", "--no-simulate"]
 
 
@@ -75,7 +84,8 @@ def test_lab_runs_jupyterlab_on_the_users_copy(
     db = tmp_path / "lab.db"
     assert cli.main(["lab", "--db", str(db), "--", "--no-browser"]) == 0
     copy = tmp_path / "data" / "explorer" / "notebooks"
-    assert sorted(p.name for p in copy.iterdir()) == sorted(p.name for p in RECIPES)
+    tops = {p.relative_to(NOTEBOOKS).parts[0] for p in RECIPES}
+    assert sorted(p.name for p in copy.iterdir()) == sorted(tops)
     assert f"your copy of the recipes is {copy} ({len(RECIPES)} new" in capsys.readouterr().out
     command = seen["command"]
     assert isinstance(command, list)
@@ -97,7 +107,7 @@ def test_copy_keeps_the_users_edits(tmp_path: Path) -> None:
     edited = copy / RECIPES[0].name
     edited.write_text("my edits")
     copied = recipes.copy_missing(recipes.SOURCE, copy)
-    assert [p.name for p in copied] == [p.name for p in RECIPES[1:]]
+    assert [p.relative_to(copy) for p in copied] == [p.relative_to(NOTEBOOKS) for p in RECIPES[1:]]
     assert edited.read_text() == "my edits"
     assert recipes.copy_missing(recipes.SOURCE, copy) == []
 
