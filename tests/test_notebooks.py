@@ -36,7 +36,6 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 RECIPE_BUDGET = {
     "05-collecting-over-time": 150.0,
     "06-phenomena": 150.0,
-    "07-real-chat": 30.0,
 }
 DEFAULT_BUDGET = 60.0
 #: How to clear one recipe's outputs, counts and widget state (`make clear-notebooks`: all).
