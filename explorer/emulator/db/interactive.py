@@ -56,7 +56,7 @@ _SELECT_VERSION = f"SELECT {', '.join(VERSION_FIELDS)} FROM interactive_versions
 #: The game listings: the public catalogue (a published version), the user's own games, those
 #: they edit for someone else, both, and those with a version awaiting review.
 Listing = Literal["published", "owned", "shared", "editor", "reviewing"]
-_LISTINGS: dict[str, str] = {
+_LISTINGS: dict[Listing, str] = {
     "published": _PUBLISHED,
     "owned": "g.ownerId = ?",
     "shared": _EDITED_BY,
