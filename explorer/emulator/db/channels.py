@@ -23,7 +23,8 @@ def field(db: Store | Transaction, channel_id: int, name: str) -> Any:
 
 
 def update(tx: Transaction, channel_id: int, values: dict[str, Any], updated_at: str) -> None:
-    """Set the columns of ``values`` on channel ``channel_id`` and stamp ``updatedAt``."""
+    """Set the columns of ``values`` (named by the platform's code, never by a request) on
+    channel ``channel_id`` and stamp ``updatedAt``."""
     sets = "".join(f"{column} = ?, " for column in values)
     tx.execute(
         f"UPDATE channels SET {sets}updatedAt = ? WHERE id = ?",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from explorer.emulator.db.engine import Store, Transaction
 
 
-def exists(db: Store | Transaction, user_id: int) -> bool:
+def is_undeleted(db: Store | Transaction, user_id: int) -> bool:
     """Whether user ``user_id`` exists and is not deleted."""
     found = db.one("SELECT 1 FROM users WHERE id = ? AND deletedAt IS NULL", (user_id,))
     return found is not None

@@ -298,7 +298,7 @@ async def add_editor(ctx: Context) -> Response:
         raise bad_request("userId must be a user id.", "userId")
     if user_id == access.row[1]:
         raise bad_request("The owner edits the game already.", "userId")
-    if not db_users.exists(ctx.store, user_id):
+    if not db_users.is_undeleted(ctx.store, user_id):
         raise not_found("User")
     with ctx.store.transaction() as tx:
         added = interactive.add_editor(tx, access.id, user_id, ctx.iso_now())
