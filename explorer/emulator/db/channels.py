@@ -1,13 +1,39 @@
-"""The repository of the ``channels`` table's lookups and writes by the channel's resources
-(hosting, suspension, owner edits, partnership, raids). The table's schema is the engine's
-(a core record); listings and rendering read it through ``shapes``, ``listing`` and
-``paging``."""
+"""The channels' rows read and written by the resource groups under a channel: shared lookups,
+hosting, suspension, owner edits, partnership, raids, related channels.
+
+The table itself (and its indexes) is a core record: its DDL is in :mod:`.engine`. Column names
+passed to these functions come from the platform's code, never from a request.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from explorer.emulator.db.engine import Store, Transaction
+
+
+def fields(db: Store | Transaction, channel_id: int, *names: str) -> tuple[Any, ...] | None:
+    """The columns ``names`` of channel ``channel_id``, in that order; None when there is none."""
+    return db.one(f"SELECT {', '.join(names)} FROM channels WHERE id = ?", (channel_id,))
+
+
+def field(db: Store | Transaction, channel_id: int, name: str) -> Any:
+    """Column ``name`` of channel ``channel_id``; None when there is no such channel."""
+    return db.scalar(f"SELECT {name} FROM channels WHERE id = ?", (channel_id,))
+
+
+def update(tx: Transaction, channel_id: int, values: dict[str, Any], updated_at: str) -> None:
+    """Set the columns of ``values`` (named by the platform's code, never by a request) on
+    channel ``channel_id`` and stamp ``updatedAt``."""
+    sets = "".join(f"{column} = ?, " for column in values)
+    tx.execute(
+        f"UPDATE channels SET {sets}updatedAt = ? WHERE id = ?",
+        (*values.values(), updated_at, channel_id),
+    )
+
+
+# --- the channel's resources -----------------------------------------------------------------
 
 #: For ``paging.channel_page``: the channels hosting a channel (the argument), and the order
 #: of most live viewers first.
@@ -79,21 +105,16 @@ def live_state(db: Store, ref: int | str) -> tuple[int, int, int] | None:
     return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
-def hostee_of(db: Store, channel_id: int) -> int | None:
+def hostee_of(db: Store | Transaction, channel_id: int) -> int | None:
     """The channel ``channel_id`` hosts, or None."""
     value: int | None = db.scalar("SELECT hosteeId FROM channels WHERE id = ?", (channel_id,))
-    return value
-
-
-def _hostee(tx: Transaction, channel_id: int) -> int | None:
-    value: int | None = tx.scalar("SELECT hosteeId FROM channels WHERE id = ?", (channel_id,))
     return value
 
 
 def host(tx: Transaction, host_id: int, hostee_id: int, now: str) -> tuple[int | None, bool]:
     """Make ``host_id`` host ``hostee_id``: the channel it hosted before, and whether that
     changed anything."""
-    before = _hostee(tx, host_id)
+    before = hostee_of(tx, host_id)
     changed = tx.execute(
         "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
         (hostee_id, now, host_id, hostee_id),
@@ -103,7 +124,7 @@ def host(tx: Transaction, host_id: int, hostee_id: int, now: str) -> tuple[int |
 
 def end_host(tx: Transaction, host_id: int, now: str) -> int | None:
     """Stop ``host_id`` hosting: the channel it hosted, or None (nothing changes)."""
-    before = _hostee(tx, host_id)
+    before = hostee_of(tx, host_id)
     if before is not None:
         tx.execute(
             "UPDATE channels SET hosteeId = NULL, updatedAt = ? WHERE id = ?", (now, host_id)
@@ -114,7 +135,7 @@ def end_host(tx: Transaction, host_id: int, now: str) -> int | None:
 def raid(tx: Transaction, raider: int, target: int, viewers: int, now: str) -> int | None:
     """``raider`` goes offline hosting ``target``, whose audience gains ``viewers``: the
     channel the raider hosted before, or None."""
-    before = _hostee(tx, raider)
+    before = hostee_of(tx, raider)
     tx.execute(
         "UPDATE channels SET online = 0, viewersCurrent = 0, hosteeId = ?, updatedAt = ? "
         "WHERE id = ?",
@@ -147,16 +168,6 @@ def unsuspend(db: Store, channel_id: int, now: str) -> None:
         )
 
 
-def update(tx: Transaction, channel_id: int, values: dict[str, Any], updated_at: str) -> None:
-    """Set the columns of ``values`` (named by the platform's code, never by a request) on
-    channel ``channel_id`` and stamp ``updatedAt``."""
-    sets = "".join(f"{column} = ?, " for column in values)
-    tx.execute(
-        f"UPDATE channels SET {sets}updatedAt = ? WHERE id = ?",
-        (*values.values(), updated_at, channel_id),
-    )
-
-
 def set_stream_key(db: Store, channel_id: int, key: str, now: str) -> None:
     """Replace the stream key of ``channel_id``."""
     with db.transaction() as tx:
@@ -169,3 +180,63 @@ def set_stream_key(db: Store, channel_id: int, key: str, now: str) -> None:
 def partner(tx: Transaction, channel_id: int, now: str) -> None:
     """Mark ``channel_id`` partnered."""
     tx.execute("UPDATE channels SET partnered = 1, updatedAt = ? WHERE id = ?", (now, channel_id))
+
+
+# --- related channels ------------------------------------------------------------------------
+
+#: The order within a tier of related channels: that of the tier's index
+#: (``channels_related_type`` and ``channels_related_language`` in :mod:`.engine`).
+TIER_ORDER = "c.online DESC, c.viewersCurrent DESC, c.viewersTotal DESC, c.id"
+
+
+def _tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[Any, ...]]]:
+    """The conditions of the tiers of listed (unsuspended) channels related to one of
+    ``type_id`` and ``language``, best first, each with its arguments: both shared, then the
+    type only, then the language only."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    if type_id is not None and language is not None:
+        found.append(("c.typeId = ? AND c.languageId = ?", (type_id, language)))
+    if type_id is not None:
+        other = " AND c.languageId IS NOT ?" if language is not None else ""
+        found.append((f"c.typeId = ?{other}", (type_id, language)[: 1 + bool(other)]))
+    if language is not None:
+        other = " AND c.typeId IS NOT ?" if type_id is not None else ""
+        found.append((f"c.languageId = ?{other}", (language, type_id)[: 1 + bool(other)]))
+    return [(f"c.suspended = 0 AND {where}", args) for where, args in found]
+
+
+def related_tier_sizes(db: Store, type_id: int | None, language: str | None) -> list[int]:
+    """How many listed channels each tier related to ``type_id`` and ``language`` holds
+    (a channel of that likeness is in its own first tier); no tiers when both are None."""
+    return [
+        int(db.scalar(f"SELECT COUNT(*) FROM channels c WHERE {where}", args))
+        for where, args in _tiers(type_id, language)
+    ]
+
+
+def related_ids(
+    db: Store,
+    type_id: int | None,
+    language: str | None,
+    sizes: Sequence[int],
+    channel_id: int,
+    offset: int,
+    limit: int,
+) -> list[int]:
+    """The ids of one page (``offset``, ``limit``) of the channels related to ``type_id`` and
+    ``language``, channel ``channel_id`` left out, tier after tier; ``sizes`` are the tiers'
+    sizes without that channel, so a page reads only the tiers it overlaps, in their index's
+    order."""
+    skip, wanted = offset, limit
+    ids: list[int] = []
+    for (where, args), count in zip(_tiers(type_id, language), sizes, strict=True):
+        if wanted and skip < count:
+            found = db.all(
+                f"SELECT c.id FROM channels c WHERE {where} AND c.id != ? "
+                f"ORDER BY {TIER_ORDER} LIMIT ? OFFSET ?",
+                (*args, channel_id, wanted, skip),
+            )
+            ids += [row[0] for row in found]
+            wanted -= len(found)
+        skip = max(0, skip - count)
+    return ids
