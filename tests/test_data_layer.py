@@ -21,7 +21,6 @@ NOT_YET_MOVED = frozenset(
     {
         "access.py",
         "backfill.py",
-        "chat/settings.py",
         "endings.py",
         "listing.py",
         "paging.py",
