@@ -90,3 +90,24 @@ def related_ids(
             wanted -= len(found)
         skip = max(0, skip - count)
     return ids
+
+
+def owner(db: Store, channel_id: int | None) -> int | None:
+    """The id of the user owning ``channel_id``, or None."""
+    value: int | None = db.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def unsuspended_owner(db: Store, channel_id: int) -> int | None:
+    """The id of the user owning ``channel_id`` when it exists and is not suspended, else
+    None."""
+    value: int | None = db.scalar(
+        "SELECT userId FROM channels WHERE id = ? AND suspended = 0", (channel_id,)
+    )
+    return value
+
+
+def id_of_owner(db: Store | Transaction, user_id: int) -> int | None:
+    """The id of the channel ``user_id`` owns, or None."""
+    value: int | None = db.scalar("SELECT id FROM channels WHERE userId = ?", (user_id,))
+    return value
