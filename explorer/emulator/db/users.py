@@ -154,3 +154,36 @@ def update_profile(db: Store, user_id: int, changes: dict[str, Any], now: str) -
             f"UPDATE users SET {sets}, updatedAt = ? WHERE id = ?",
             (*changes.values(), now, user_id),
         )
+
+
+def demo_accounts(db: Store) -> list[tuple[int, str]]:
+    """``(id, username)`` of the demo accounts every seeded world has, by id."""
+    rows = db.all(
+        "SELECT id, username FROM users WHERE username IN "
+        "('streamer', 'moderator', 'viewer', 'viewer2', 'staff') ORDER BY id"
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
+def id_named(db: Store | Transaction, username: str) -> int | None:
+    """The id of the account named exactly ``username``, or None."""
+    found: int | None = db.scalar("SELECT id FROM users WHERE username = ?", (username,))
+    return found
+
+
+def first_others(db: Store, user_id: int, count: int) -> list[tuple[int, str]]:
+    """``(id, username)`` of the first ``count`` accounts by id, ``user_id``'s left out."""
+    rows = db.all(
+        "SELECT id, username FROM users WHERE id != ? ORDER BY id LIMIT ?", (user_id, count)
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
+def charge_sparks(tx: Transaction, user_id: int, sparks: int) -> bool:
+    """Move ``user_id``'s balance by ``sparks`` unless it would fall below zero; whether it
+    moved."""
+    moved = tx.execute(
+        "UPDATE users SET sparks = sparks + ? WHERE id = ? AND sparks + ? >= 0",
+        (sparks, user_id, sparks),
+    ).rowcount
+    return bool(moved)
