@@ -28,8 +28,8 @@ def _ref(row: tuple[Any, ...] | None) -> Ref | None:
 
 def id_of_owner(db: Store | Transaction, user_id: int) -> int | None:
     """The id of the channel ``user_id`` owns, or None."""
-    found: int | None = db.scalar("SELECT id FROM channels WHERE userId = ?", (user_id,))
-    return found
+    value: int | None = db.scalar("SELECT id FROM channels WHERE userId = ?", (user_id,))
+    return value
 
 
 def of_owner(db: Store, user_id: int, columns: str, joined: str) -> tuple[Any, ...] | None:

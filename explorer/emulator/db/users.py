@@ -11,6 +11,8 @@ from explorer.wire.records import USER
 #: The public fields of a user, in the wire record's order (rows hold them so).
 FIELDS: tuple[str, ...] = tuple(field.name for field in USER)
 _COLUMNS = ", ".join(FIELDS)
+#: The same columns of users ``u`` (for statements joining users to another table).
+USER_COLUMNS = ", ".join(f"u.{name}" for name in FIELDS)
 
 #: SQL condition on users ``u``: the account is not suspended (an account is suspended with
 #: its channel, see ``resources/channel_suspension.py``).
@@ -28,11 +30,10 @@ def row(db: Store | Transaction, user_id: int) -> tuple[Any, ...] | None:
     return db.one(f"SELECT {_COLUMNS} FROM users WHERE id = ?", (user_id,))
 
 
-def visible(db: Store, user_id: int, staff: bool) -> bool:
-    """Whether ``user_id`` exists and is listed for the caller (:func:`listed`)."""
-    return (
-        db.one(f"SELECT 1 FROM users u WHERE u.id = ? AND {listed(staff)}", (user_id,)) is not None
-    )
+def is_listed(db: Store, user_id: int, listed: str) -> bool:
+    """Whether ``user_id`` exists and meets ``listed``, a condition on users ``u`` (which
+    accounts the caller may see)."""
+    return db.one(f"SELECT 1 FROM users u WHERE u.id = ? AND {listed}", (user_id,)) is not None
 
 
 def groups(db: Store, user_id: int) -> str | None:
@@ -124,16 +125,15 @@ def _prefixed(prefix: str) -> tuple[str, str, str]:
 
 
 def named_like(
-    db: Store, prefix: str, staff: bool, limit: int, offset: int
+    db: Store, prefix: str, listed: str, limit: int, offset: int
 ) -> tuple[list[tuple[Any, ...]], int]:
     """One page of the :data:`FIELDS` rows of the undeleted users whose name starts with
-    ``prefix`` (any case; listed for ``staff`` or not, :func:`listed`), by name, and how
-    many there are in all."""
-    match = f"{_PREFIXED} AND {listed(staff)}"
+    ``prefix`` (any case) and who meet ``listed`` (:func:`listed`), by name, and how many
+    there are in all."""
+    match = f"{_PREFIXED} AND {listed}"
     matching = _prefixed(prefix)
-    columns = ", ".join(f"u.{name}" for name in FIELDS)
     rows = db.all(
-        f"SELECT {columns} FROM users u WHERE {match} "
+        f"SELECT {USER_COLUMNS} FROM users u WHERE {match} "
         "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
         (*matching, limit, offset),
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from explorer.emulator.access import is_staff
+from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
 from explorer.emulator.db import channels, users
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
@@ -31,7 +31,7 @@ async def search_users(ctx: Context) -> Response:
     if not 1 <= len(query) <= MAX_QUERY:
         raise bad_request(f"query must have 1 to {MAX_QUERY} characters.", "query")
     page = page_of(ctx)
-    rows, total = users.named_like(ctx.store, query, is_staff(ctx), page.limit, page.offset)
+    rows, total = users.named_like(ctx.store, query, listed_users(ctx), page.limit, page.offset)
     types = ctx.services.types.all()
     found: list[dict[str, Any]] = []
     for row in rows:

@@ -24,7 +24,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator import credentials, endings
-from explorer.emulator.access import is_staff
+from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
 from explorer.emulator.db import channels, sessions, users
 from explorer.emulator.db.engine import dumps
@@ -124,7 +124,7 @@ async def confirm(ctx: Context) -> dict[str, Any]:
 async def get_user(ctx: Context) -> dict[str, Any]:
     """GET /users/{id}: the public User object (404 for a suspended account, but to staff)."""
     user_id = ctx.path_int("user")
-    if not users.visible(ctx.store, user_id, is_staff(ctx)):
+    if not users.is_listed(ctx.store, user_id, listed_users(ctx)):
         raise not_found("User")
     return render_user(user_row(ctx, user_id))
 
