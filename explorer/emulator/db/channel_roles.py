@@ -13,6 +13,14 @@ from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.db.users import USER_COLUMNS
 
 
+def roles(db: Store, channel_id: int, user_id: int) -> str | None:
+    """The JSON list of roles ``channel_id`` gave ``user_id``, or None."""
+    found: str | None = db.scalar(
+        "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?", (channel_id, user_id)
+    )
+    return found
+
+
 def role_holders(
     db: Store,
     channel_id: int,
