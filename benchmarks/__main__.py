@@ -40,7 +40,7 @@ SUITES = (
     "realism",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
-COMMANDS = frozenset(("soak", "realism", "listings"))
+COMMANDS = frozenset(("soak", "realism", "listings", "rest_client"))
 
 
 def main(args: list[str]) -> int:
