@@ -122,3 +122,10 @@ def test_toolkit_ranking_is_the_old_frame(
         frame = api.channels(order="viewersTotal:desc", max_rows=250)
     expected = old_way(pages_of(still, order="viewersTotal:desc"), schemas.CHANNEL)
     assert_frame_equal(frame, expected.iloc[:250])
+
+
+def test_a_null_member_of_a_free_form_object_is_left_out() -> None:
+    """Arrow reads an absent member and a null one alike: ``{"a": null}`` reads as ``{}``."""
+    user = {**CHANNEL_A["user"], "social": {"twitter": None}}
+    frame = native([body({**CHANNEL_A, "user": user})], schemas.CHANNEL)
+    assert frame["user.social"].tolist() == [{}]

@@ -11,13 +11,16 @@ depends on the data and an all-null column keeps it. Arrow reads newline-delimit
 platform answers arrays, so a page's bytes are wrapped as one line, ``{"r": <page>}``, whose one
 field is the list of records: no splitting, no Python object per record.
 
-Why Arrow: measured side by side on the same 50 pages of 100 channels (``benchmarks/
-rest_client.py``; figures in ``docs/performance.md``), Arrow's reader is as fast as orjson while
-producing columns rather than objects, it is already a dependency (pandas keeps text in it) and
-it is strict: a value of another type than declared, or a field the schema does not declare,
-is an error rather than a guess. DuckDB (a dependency too, for captures) reads JSON arrays
-directly but casts mismatched values ("1" into an integer) and ignores undeclared fields, and
-asking it per page cost more than orjson; Polars is only an optional extra.
+Why Arrow (measured on the same 50 pages of 100 channels, CPU time on the shared 2-core
+machine; ``docs/performance.md``): it reads a page into typed columns in 2.5-3.4 ms where orjson
+decodes it to dicts in 1.1-1.3 ms, but those dicts then cost ``tables.frame`` about 4 ms more a
+page where Arrow's columns cost 0.7 ms: reading and building take about two thirds of the CPU
+of the old way. Arrow is already a dependency (pandas keeps text in it), and it is strict: a
+value of another type than declared, or a field the schema does not declare, is an error rather
+than a guess. Polars reads a page in about as much time but is only an optional extra, and its
+columns would go through Arrow to pandas anyway; DuckDB (a dependency, for captures) took
+4-5.6 ms a page for three fields, casts mismatched values ("1" into an integer) and ignores
+undeclared fields.
 
 The frame is the one ``tables.frame`` builds from the same pages, same columns, dtypes and
 values (``tests/test_pagecolumns.py`` compares them); whenever Arrow cannot promise that, the
@@ -25,15 +28,16 @@ listing goes the old way, every page decoded by orjson and ``tables.frame`` (a p
 its bytes until the frame is built, which costs less memory than its records did):
 
 - a value of another type than its column's (``columns.py`` would leave it missing, or write
-  a number in a text column as text), an integer beyond int64, time finer than milliseconds
-  or as epoch numbers;
+  a number in a text column as text), an integer beyond int64, times as epoch numbers (times
+  as text Arrow cannot parse go ``columns.py``'s slower ways, column by column);
 - a field the schema does not declare, or an optional one (``streamKey``): the old way adds
   their columns; an answer that is not a JSON array;
 - free-form fields (``object`` kind, ``user.social``) are the one part Arrow infers, and turns
   back into Python values: text that looks like a timestamp (Arrow would read a time) sends
   the listing the old way. Arrow reads an absent member and a null one alike, so a member
-  whose value is ``null`` inside a free-form object is left out of its dict (the wire contract
-  has none; ``{}`` stays ``{}`` and a missing object stays None).
+  whose value is ``null`` inside a free-form object is left out of its dict: the one value
+  that differs from the old way (the seeded world's ``social`` objects hold a link or nothing;
+  ``{}`` stays ``{}`` and a missing object stays None).
 
 Projections (``fields=``) read only the named fields. Listings of undeclared records
 (``GENERIC``) and time series go the old way.
