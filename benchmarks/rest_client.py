@@ -259,7 +259,7 @@ def main(args: list[str] | None = None) -> dict[str, float]:
     results: dict[str, float] = {}
     print(
         f"REST client: rank {channels:,} channels into one DataFrame, median of {rounds} "
-        "rounds (each round's value in brackets)"
+        "rounds (in brackets: the range over rounds)"
     )
     print(f"  {'':40}{'cold':>9}{'warm':>9}{'CPU cold':>10}")
     for label, name in (

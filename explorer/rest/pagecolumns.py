@@ -35,8 +35,9 @@ its bytes until the frame is built, which costs less memory than its records did
 - free-form fields (``object`` kind, ``user.social``) are the one part Arrow infers, and turns
   back into Python values: text that looks like a timestamp (Arrow would read a time) sends
   the listing the old way. Arrow reads an absent member and a null one alike, so a member
-  whose value is ``null`` inside a free-form object is left out of its dict: the one value
-  that differs from the old way (the seeded world's ``social`` objects hold a link or nothing;
+  whose value is ``null`` inside a free-form object is left out of its dict, and a field
+  mixing integers and fractions gives floats (``1.0``, equal to ``1``): the values that
+  differ from the old way (the seeded world's ``social`` objects hold a link or nothing;
   ``{}`` stays ``{}`` and a missing object stays None).
 
 Projections (``fields=``) read only the named fields. Listings of undeclared records
