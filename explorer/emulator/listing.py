@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from array import array
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -86,6 +85,8 @@ _INDEXED = frozenset({"viewersTotal", "viewersCurrent", "numFollowers"})
 #: Every field a listing filters by: a range of one is counted (and paged) from its ranking,
 #: which holds the channels with a value (a comparison never matches NULL).
 _COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter)
+#: Fields never NULL (read into a typed array at once).
+_NULLLESS = frozenset(f.name for f in CHANNEL if not f.nullable)
 #: Fields whose ranking keys are their values; a ranking of any other field keeps the rank of
 #: each row's value among the field's distinct values, and bisects by looking values up.
 _NUMERIC = frozenset(f.name for f in CHANNEL if f.kind in ("int", "bool"))
@@ -244,12 +245,15 @@ class Ranking:
 _CHUNK = 65_536
 
 
-def read_ranking(conn: sqlite3.Connection, name: str) -> tuple[int, Ranking]:
-    """The catalog version and the :class:`Ranking` of field ``name`` at it, read in one
-    transaction. The rows are read in the table's order (by descending id, no sort), then
+def read_rankings(conn: sqlite3.Connection, names: Sequence[str]) -> tuple[int, list[Ranking]]:
+    """The catalog version and the :class:`Ranking` of each field of ``names`` at it, read in
+    one transaction by one scan of the table in its order (by descending id, no sort), then
     sorted by value here, stably: numbers by numpy, text by Python's sort and then ranked
-    (SQLite's own sort of a million rows took ten times as long)."""
-    listed = "suspended = 0" if name in _INDEXED else "+suspended = 0"  # see listing_of
+    (SQLite's own sort of a million rows took several times as long, and a scan per field
+    most of a ranking's time). Numbers are kept as arrays chunk by chunk as they arrive."""
+    numbers: dict[str, list[np.ndarray[Any, Any]]] = {name: [] for name in names}
+    texts: dict[str, list[Any]] = {name: [] for name in names if name not in _NUMERIC}
+    found: dict[str, list[np.ndarray[Any, Any]]] = {name: [] for name in names}
     began = not conn.in_transaction
     if began:
         conn.execute("BEGIN")
@@ -258,31 +262,41 @@ def read_ranking(conn: sqlite3.Connection, name: str) -> tuple[int, Ranking]:
             conn.execute("SELECT value FROM versions WHERE name = 'catalog'").fetchone()[0]
         )
         rows = conn.execute(
-            f"SELECT {name}, id FROM channels WHERE {listed} AND {name} IS NOT NULL "
-            "ORDER BY id DESC"
+            f"SELECT id, {', '.join(names)} FROM channels WHERE +suspended = 0 ORDER BY id DESC"
         )
-        values: list[Any] = []
-        found: array[int] = array("q")
         while chunk := rows.fetchmany(_CHUNK):
-            column, row_ids = zip(*chunk, strict=True)
-            values += column
-            found.extend(row_ids)
+            row_ids, *columns = zip(*chunk, strict=True)
+            ids = np.array(row_ids, dtype=np.int64)
+            for name, column in zip(names, columns, strict=True):
+                present: Any = slice(None)
+                kept: Sequence[Any] = column
+                if name not in _NULLLESS:
+                    present = np.array(column, dtype=object) != None  # noqa: E711
+                    kept = [value for value in column if value is not None]
+                found[name].append(ids[present])
+                if name in _NUMERIC:
+                    numbers[name].append(np.array(kept, dtype=np.int64))
+                else:
+                    texts[name] += kept
     finally:
         if began:
             conn.execute("COMMIT")
-    ids = np.frombuffer(found, dtype=np.int64)
-    if name in _NUMERIC:
-        keys = np.array(values, dtype=np.int64)
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-    else:
-        positions = sorted(range(len(values)), key=values.__getitem__)
-        ordered = [values[position] for position in positions]
-        changes = [a != b for a, b in pairwise(ordered)]
-        keys = np.zeros(len(ordered), dtype=np.int64)
-        np.cumsum(changes, out=keys[1:])
-        order = np.array(positions, dtype=np.int64)
-    return version, Ranking(name, _narrow(keys), _narrow(ids[order]))
+    rankings = []
+    for name in names:
+        ids = np.concatenate(found.pop(name) or [np.zeros(0, np.int64)])
+        if name in _NUMERIC:
+            keys = np.concatenate(numbers.pop(name) or [np.zeros(0, np.int64)])
+            order = np.argsort(keys, kind="stable")
+            keys = keys[order]
+        else:
+            text = texts.pop(name)
+            positions = sorted(range(len(text)), key=text.__getitem__)
+            ordered = [text[position] for position in positions]
+            keys = np.zeros(len(ordered), dtype=np.int64)
+            np.cumsum([a != b for a, b in pairwise(ordered)], out=keys[1:])
+            order = np.array(positions, dtype=np.int64)
+        rankings.append(Ranking(name, _narrow(keys), _narrow(ids[order])))
+    return version, rankings
 
 
 def _narrow(
@@ -294,11 +308,11 @@ def _narrow(
     return values
 
 
-def _read_file(path: str, name: str) -> tuple[int, Ranking]:
-    """:func:`read_ranking` on a connection of its own to the database file ``path``."""
+def _read_file(path: str, names: Sequence[str]) -> tuple[int, list[Ranking]]:
+    """:func:`read_rankings` on a connection of its own to the database file ``path``."""
     conn = connect(path)
     try:
-        return read_ranking(conn, name)
+        return read_rankings(conn, names)
     finally:
         conn.close()
 
@@ -388,11 +402,18 @@ class Pager:
         if name is None:
             return
         if self.store.path == ":memory:":  # read at ``version``: nothing writes meanwhile
-            self._keep(version, read_ranking(self.store.conn, name)[1])
+            self._keep(version, read_rankings(self.store.conn, [name])[1])
             return
         task = self._reads.get(name)
         if task is None:
-            task = self._reads[name] = asyncio.ensure_future(self._read(name))
+            # A number's read takes every other number not kept along: one scan for all.
+            names = [name]
+            if name in _NUMERIC:
+                names += sorted(
+                    _NUMERIC & _COUNTABLE - {name} - set(self._rankings) - set(self._reads)
+                )
+            task = asyncio.ensure_future(self._read(names))
+            self._reads.update(dict.fromkeys(names, task))
         await asyncio.shield(task)
 
     def _due(self, listing: Listing, version: int, counting: bool) -> str | None:
@@ -413,23 +434,25 @@ class Pager:
         wait = self.sort_after if name in _INDEXED else min(self.sort_after, SORT_AFTER_SCAN)
         return name if self._used[name] > wait else None
 
-    async def _read(self, name: str) -> None:
-        """Read field ``name``'s ranking in a thread, after any other read, and keep it."""
+    async def _read(self, names: list[str]) -> None:
+        """Read the rankings of fields ``names`` in a thread, after any other read; keep them."""
         if self._one_read is None:
             self._one_read = asyncio.Lock()
         try:
             async with self._one_read:
-                self._keep(*await asyncio.to_thread(_read_file, self.store.path, name))
+                self._keep(*await asyncio.to_thread(_read_file, self.store.path, names))
         finally:
-            self._reads.pop(name, None)
+            for name in names:
+                self._reads.pop(name, None)
 
-    def _keep(self, version: int, ranking: Ranking) -> None:
-        """Keep ``ranking``, read at catalog ``version``, unless a later version is known;
-        past ``ranked_rows`` the ranking used longest ago goes."""
+    def _keep(self, version: int, rankings: list[Ranking]) -> None:
+        """Keep ``rankings``, read at catalog ``version``, unless a later version is known;
+        past ``ranked_rows`` the rankings used longest ago go."""
         if version < self._rankings_version:
             return
         self._at(version)
-        self._rankings[ranking.name] = ranking
+        for ranking in rankings:
+            self._rankings[ranking.name] = ranking
         rows = sum(len(kept.ids) for kept in self._rankings.values())
         while rows > self.ranked_rows and len(self._rankings) > 1:
             gone, dropped = self._rankings.popitem(last=False)
