@@ -286,22 +286,47 @@ def test_encoded_channels_hold_about_their_own_size(store: Store) -> None:
     assert held < 2 * len(page), (held, len(page))
 
 
-def test_a_ranking_of_a_file_is_read_on_a_connection_of_its_own(tmp_path: Path) -> None:
-    """Past ``scan_rows`` channels a range listing's first page, uncounted, is read from its
-    field's ranking, which a thread reads on its own connection (the loop's reads no rows)."""
-    world = Store(tmp_path / "world.db")
+@pytest.fixture(scope="module")
+def filed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database file of 300 channels."""
+    path = tmp_path_factory.mktemp("filed") / "world.db"
+    world = Store(path)
     seed_store(world, 3, 300, lambda password: "x", opening)
+    world.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("where", "order", "then"),
+    [
+        ("name:gte:M", "name:asc", ()),
+        ("viewersTotal:lt:500", "viewersTotal:desc", ("featureLevel:gte:1", "typeId:lt:40")),
+    ],
+)
+def test_a_ranking_of_a_file_is_read_on_a_connection_of_its_own(
+    filed: Path, where: str, order: str, then: tuple[str, ...]
+) -> None:
+    """Past ``scan_rows`` channels a range listing's first page, uncounted, is read from its
+    field's ranking, which a thread reads on its own connection (the loop's reads no rows);
+    a number's read brings every other number's ranking along (``then``)."""
+    world = Store(filed)
     pager = Pager(world, scan_rows=0)
-    query = {"where": "name:gte:M", "order": "name:asc", "noCount": "1"}
-    listing = listing_of(parse_list_query(query, CHANNEL_FILTERS, ()))
+    version = world.catalog_version()
+    asked = [(where, order), *((other, other.split(":")[0] + ":asc") for other in then)]
+    listings = [
+        listing_of(parse_list_query({"where": w, "order": o}, CHANNEL_FILTERS, ()))
+        for w, o in asked
+    ]
     calls: list[str] = []
     world.conn.set_trace_callback(calls.append)
     try:
-        asyncio.run(pager.ready(listing, world.catalog_version(), counting=False))
-        page = pager.ids(listing, world.catalog_version(), 25, 25)
+        asyncio.run(pager.ready(listings[0], version, counting=False))
+        pages = [pager.ids(listing, version, 25, 25) for listing in listings]
     finally:
         world.conn.set_trace_callback(None)
+    try:
+        for (w, o), page in zip(asked, pages, strict=True):
+            assert page == ordered(world, o, w)[25:50], w
+    finally:
         world.close()
-    expected = ordered(Store(tmp_path / "world.db"), "name:asc", "name:gte:M")
-    assert page == expected[25:50]
     assert not [call for call in calls if "ORDER BY" in call or "COUNT" in call], calls
