@@ -6,7 +6,7 @@ most watched now, then the most watched ever. A channel with neither a type nor 
 no related channels.
 
 Each tier is read on its own, in the order of an index led by the shared field
-(``channels_related_type`` and ``channels_related_language`` in ``store.py``): a page costs
+(``channels_related_type`` and ``channels_related_language`` in ``db/engine.py``): a page costs
 its tiers' counts and the rows it skips and shows,
 never a sort of every channel sharing the language (a sort of tens of thousands of rows held
 the event loop about 150 ms a request, and one anonymous client within its rate limits could

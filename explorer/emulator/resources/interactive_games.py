@@ -25,7 +25,6 @@ Routes with a literal segment (``/games/owned``) win over ``/games/{game}`` and 
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -35,13 +34,13 @@ from starlette.responses import Response
 from explorer.emulator import names
 from explorer.emulator.access import is_staff, require_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, Transaction, dumps
 from explorer.emulator.listing import contains_pattern
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.achievements import award
 from explorer.emulator.resources.uploads import store_upload
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import json_schema
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
@@ -350,7 +349,7 @@ async def upload_cover(ctx: Context) -> dict[str, Any]:
     access.require_edit()
     updated = ctx.iso_now()
 
-    def link(conn: sqlite3.Connection, resource: dict[str, Any]) -> None:
+    def link(conn: Transaction, resource: dict[str, Any]) -> None:
         conn.execute(
             "UPDATE interactive_games SET coverUrl = ?, updatedAt = ? WHERE id = ?",
             (resource["url"], updated, access.id),

@@ -19,10 +19,10 @@ from typing import Any
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.interactive_versions import latest_published, render_version
 from explorer.emulator.responses import not_found
-from explorer.emulator.store import Store
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 

@@ -24,6 +24,7 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.interactive_games import (
     GAME_FIELDS,
@@ -33,7 +34,6 @@ from explorer.emulator.resources.interactive_games import (
 )
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import json_schema
-from explorer.emulator.store import dumps
 from explorer.wire import routes as wire
 from explorer.wire.models import (
     INTERACTIVE_VERSION,

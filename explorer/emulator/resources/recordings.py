@@ -28,11 +28,11 @@ from starlette.responses import Response
 from explorer.emulator import categories, streams
 from explorer.emulator.access import ChannelRef, channel_ref, is_owner, is_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
 from explorer.emulator.responses import JSONResponse, not_found
 from explorer.emulator.sessions import HISTORY_START, SESSION_IDS, Session
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
@@ -149,9 +149,7 @@ def store_sessions(store: Store, seed: int, ended: Sequence[Session]) -> int:
         )
         vods += [tuple(vod.values()) for vod in _vods(seed, channel, item.id, made)]
     with store.transaction() as conn:
-        before = conn.total_changes
-        conn.executemany(_INSERT_RECORDING, recordings)
-        added = conn.total_changes - before
+        added = conn.executemany(_INSERT_RECORDING, recordings).rowcount
         conn.executemany(_INSERT_VOD, vods)
     return added
 

@@ -23,7 +23,6 @@ bytes with their content type. Ids are never reused, so those responses are cach
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
@@ -33,6 +32,7 @@ from starlette.responses import Response
 
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Transaction
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, bad_request, not_found
 from explorer.wire import channel_routes as channel_wire
@@ -58,7 +58,7 @@ RESOURCE_FIELDS = ("id", "type", "relid", "contentType", "size", "createdAt")
 _SELECT = "SELECT id, kind, relid, contentType, size, createdAt FROM uploads"
 
 #: Called inside the upload's transaction with the new Resource: update the owning record.
-Link = Callable[[sqlite3.Connection, dict[str, Any]], None]
+Link = Callable[[Transaction, dict[str, Any]], None]
 
 
 def resource_url(resource_id: int) -> str:
@@ -161,7 +161,7 @@ def _channel_upload(kind: str) -> Handler:
         require_owner(ctx, channel)
         updated = ctx.iso_now()
 
-        def link(conn: sqlite3.Connection, resource: dict[str, Any]) -> None:
+        def link(conn: Transaction, resource: dict[str, Any]) -> None:
             conn.execute(
                 f"UPDATE channels SET {column} = ?, updatedAt = ? WHERE id = ?",
                 (resource[field], updated, channel.id),
