@@ -21,9 +21,6 @@ NOT_YET_MOVED = frozenset(
     {
         "backfill.py",
         "listing.py",
-        "paging.py",
-        "resources/channels.py",
-        "shapes.py",
         "simulate.py",
         "streams.py",
         "world.py",

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.emulator.db.channels import JOINED, WITH_OWNER
 from explorer.emulator.db.engine import Store, connect
-from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT
 from explorer.wire.query import Condition, ListQuery, QueryError
 from explorer.wire.records import CHANNEL
 
@@ -497,7 +497,7 @@ class Pager:
     def page(
         self, listing: Listing, version: int, offset: int, limit: int
     ) -> list[tuple[Any, ...]]:
-        """The rows (:data:`~explorer.emulator.shapes.CHANNEL_SELECT`) at ``offset``."""
+        """The rows (:data:`~explorer.emulator.db.channels.WITH_OWNER`) at ``offset``."""
         return self._rows(listing, self.ids(listing, version, offset, limit))
 
     def ids(self, listing: Listing, version: int, offset: int, limit: int) -> list[int]:
@@ -572,7 +572,7 @@ class Pager:
         if not ids:
             return []
         return self.store.all(
-            f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} "
+            f"SELECT {WITH_OWNER} FROM {JOINED} "
             f"WHERE c.id IN ({', '.join('?' * len(ids))}) ORDER BY {_ordering(listing.order)}",
             ids,
         )

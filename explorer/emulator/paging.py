@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels
 from explorer.emulator.policy import Param
 from explorer.emulator.responses import JSONResponse
-from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT, render_channel
+from explorer.emulator.shapes import render_channel
 from explorer.wire.query import DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, parse_list_query
 
 PAGE_PARAMS = (
@@ -57,12 +58,9 @@ def channel_page(
     """A page of unsuspended channels matching ``where``, sorted by ``order`` then id (each
     clause with the arguments of its placeholders)."""
     page = page_of(ctx)
-    condition = f"c.suspended = 0 AND {where}"
-    rows = ctx.store.all(
-        f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE {condition} "
-        f"ORDER BY {order}, c.id LIMIT ? OFFSET ?",
-        [*args, *order_args, page.limit, page.offset],
+    rows = channels.listed_page(
+        ctx.store, where, [*args, *order_args], order, page.limit, page.offset
     )
-    total = ctx.store.scalar(f"SELECT COUNT(*) FROM channels c WHERE {condition}", args)
+    total = channels.listed_count(ctx.store, where, args)
     types = ctx.services.types.all()
     return paged([render_channel(row, types) for row in rows], total)

@@ -4,8 +4,9 @@ Resources embed each other (a channel embeds its owner and type, the current use
 channel), so rendering lives here once. The Channel, User and Type fields are declared once,
 in the wire (``explorer.wire.records``: name, kind, filter); the column lists, the OpenAPI
 properties (:func:`json_schema`) and the ``where``/``fields`` validation of ``GET /channels``
-all derive from them. Rows are plain tuples selected with the column lists below; rendering is
-a ``zip`` plus a few conversions, which keeps ``GET /channels`` fast.
+all derive from them. Rows are plain tuples the data layer selects in that order
+(``db/channels.py``); rendering is a ``zip`` plus a few conversions, which keeps
+``GET /channels`` fast.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 import orjson
 
+from explorer.emulator.db import types as type_rows
 from explorer.emulator.db.engine import Store
-from explorer.wire.numbers import identifier
 from explorer.wire.query import FieldKind, ValueCheck
 from explorer.wire.records import CHANNEL, TYPE, USER, Field, Record
 
@@ -90,11 +91,6 @@ USER_FIELDS: tuple[str, ...] = tuple(field.name for field in USER)
 TYPE_FIELDS: tuple[str, ...] = tuple(field.name for field in TYPE if field.stored)
 GROUP_IDS = {"User": 1, "Partner": 2, "Staff": 3, "Founder": 4, "Pro": 5}
 
-#: SELECT list for a channel joined with its owner: channel columns, then user columns.
-CHANNEL_SELECT = ", ".join(
-    [f"c.{f}" for f in CHANNEL_FIELDS] + ["c.streamKey"] + [f"u.{f}" for f in USER_FIELDS]
-)
-CHANNEL_FROM = "channels c JOIN users u ON u.id = c.userId"
 _NC = len(CHANNEL_FIELDS)
 _NU = len(USER_FIELDS)
 _BOOL_INDEX = tuple(CHANNEL_FIELDS.index(name) for name in CHANNEL_BOOLS)
@@ -121,15 +117,9 @@ class TypeCatalog:
         """Every Type object by id."""
         version = self.store.catalog_version()
         if self._version != version or not self._types:
-            live = {
-                row[0]: (row[1], row[2])
-                for row in self.store.all(
-                    "SELECT typeId, COUNT(*), SUM(viewersCurrent) FROM channels "
-                    "WHERE online = 1 AND suspended = 0 AND typeId IS NOT NULL GROUP BY typeId"
-                )
-            }
+            live = type_rows.live(self.store)
             types = {}
-            for row in self.store.all(f"SELECT {', '.join(TYPE_FIELDS)} FROM types ORDER BY id"):
+            for row in type_rows.rows(self.store, TYPE_FIELDS):
                 item = dict(zip(TYPE_FIELDS, row, strict=True))
                 online, viewers = live.get(item["id"], (0, 0))
                 item["viewersCurrent"] = viewers
@@ -142,7 +132,8 @@ class TypeCatalog:
 def render_channel(
     row: tuple[Any, ...], types: dict[int, dict[str, Any]], owner_view: bool = False
 ) -> dict[str, Any]:
-    """A Channel object (with embedded ``type`` and ``user``) from a ``CHANNEL_SELECT`` row."""
+    """A Channel object (with embedded ``type`` and ``user``) from a row of
+    :data:`~explorer.emulator.db.channels.WITH_OWNER`."""
     values = list(row[:_NC])
     for index in _BOOL_INDEX:
         values[index] = bool(values[index])
@@ -153,17 +144,6 @@ def render_channel(
     if owner_view:
         channel["streamKey"] = row[_NC]
     return channel
-
-
-def find_channel(store: Store, id_or_token: str | int) -> tuple[Any, ...] | None:
-    """The ``CHANNEL_SELECT`` row of a channel given by numeric id or token, or None."""
-    text = str(id_or_token)
-    number = identifier(text)
-    if number is not None:
-        return store.one(f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.id = ?", (number,))
-    return store.one(
-        f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.token = ? COLLATE NOCASE", (text,)
-    )
 
 
 def user_groups(raw: str) -> list[dict[str, Any]]:

@@ -8,6 +8,53 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.emulator.db.engine import Store, Transaction
+from explorer.wire.numbers import identifier
+from explorer.wire.records import CHANNEL, USER
+
+#: SELECT list for a channel joined with its owner: the channel's wire fields in their order,
+#: its stream key, then its owner's (``shapes.render_channel`` renders such rows).
+WITH_OWNER = ", ".join(
+    [f"c.{f.name}" for f in CHANNEL] + ["c.streamKey"] + [f"u.{f.name}" for f in USER]
+)
+#: The channels (``c``) joined with their owners (``u``).
+JOINED = "channels c JOIN users u ON u.id = c.userId"
+
+
+def find(db: Store, id_or_token: str | int) -> tuple[Any, ...] | None:
+    """The :data:`WITH_OWNER` row of a channel given by numeric id or token, or None."""
+    text = str(id_or_token)
+    number = identifier(text)
+    if number is not None:
+        return db.one(f"SELECT {WITH_OWNER} FROM {JOINED} WHERE c.id = ?", (number,))
+    return db.one(f"SELECT {WITH_OWNER} FROM {JOINED} WHERE c.token = ? COLLATE NOCASE", (text,))
+
+
+def with_owner(db: Store, ids: Sequence[int]) -> list[tuple[Any, ...]]:
+    """The :data:`WITH_OWNER` rows of the channels ``ids`` (one or more), in no order."""
+    return db.all(
+        f"SELECT {WITH_OWNER} FROM {JOINED} WHERE c.id IN ({', '.join('?' * len(ids))})", ids
+    )
+
+
+def listed_page(
+    db: Store, where: str, args: Sequence[Any], order: str, limit: int, offset: int
+) -> list[tuple[Any, ...]]:
+    """The :data:`WITH_OWNER` rows of one page (``limit`` at ``offset``) of the unsuspended
+    channels matching ``where``, sorted by ``order`` then id; ``args`` bind the placeholders of
+    both clauses, in that order."""
+    return db.all(
+        f"SELECT {WITH_OWNER} FROM {JOINED} WHERE c.suspended = 0 AND {where} "
+        f"ORDER BY {order}, c.id LIMIT ? OFFSET ?",
+        [*args, limit, offset],
+    )
+
+
+def listed_count(db: Store, where: str, args: Sequence[Any]) -> int:
+    """How many unsuspended channels match ``where`` (with ``args``)."""
+    value: int = db.scalar(
+        f"SELECT COUNT(*) FROM channels c WHERE c.suspended = 0 AND {where}", args
+    )
+    return value
 
 
 def fields(db: Store | Transaction, channel_id: int, *names: str) -> tuple[Any, ...] | None:

@@ -19,13 +19,13 @@ from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.channel_preferences import preference
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
-from explorer.emulator.shapes import find_channel, render_channel
+from explorer.emulator.shapes import render_channel
 from explorer.wire import channel_routes as channel_wire
 
 
 def _hosting(ctx: Context, channel_id: int) -> dict[str, Any]:
     hostee_id = channels.hostee_of(ctx.store, channel_id)
-    row = find_channel(ctx.store, hostee_id) if hostee_id is not None else None
+    row = channels.find(ctx.store, hostee_id) if hostee_id is not None else None
     hostee = render_channel(row, ctx.services.types.all()) if row is not None else None
     return {"channelId": channel_id, "hosteeId": hostee_id, "hostee": hostee}
 

@@ -18,12 +18,12 @@ from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
 from explorer.emulator.db import channels
 from explorer.emulator.policy import Route
-from explorer.emulator.shapes import find_channel, render_channel
+from explorer.emulator.shapes import render_channel
 from explorer.wire import channel_routes as channel_wire
 
 
 def _render(ctx: Context, channel_id: int) -> dict[str, Any]:
-    row = find_channel(ctx.store, channel_id)
+    row = channels.find(ctx.store, channel_id)
     assert row is not None
     return render_channel(row, ctx.services.types.all())
 

@@ -18,7 +18,7 @@ from explorer.emulator.db import channels, users
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
-from explorer.emulator.shapes import find_channel, render_channel, render_user
+from explorer.emulator.shapes import render_channel, render_user
 from explorer.wire import routes as wire
 
 #: Longest name prefix searched for (usernames are at most 32 characters).
@@ -37,7 +37,7 @@ async def search_users(ctx: Context) -> Response:
     for row in rows:
         user = render_user(row)
         own = channels.id_of_owner(ctx.store, user["id"])
-        channel = find_channel(ctx.store, own) if own is not None else None
+        channel = channels.find(ctx.store, own) if own is not None else None
         user["channel"] = render_channel(channel, types) if channel is not None else None
         found.append(user)
     return paged(found, total)

@@ -32,8 +32,6 @@ from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.scopes import private
 from explorer.emulator.shapes import (
-    CHANNEL_FROM,
-    CHANNEL_SELECT,
     render_channel,
     render_user,
     user_groups,
@@ -58,7 +56,7 @@ def current_user_body(ctx: Context, user_id: int) -> dict[str, Any]:
     ``email`` and ``preferences`` when the caller holds ``user:details:self`` (a session does)."""
     user = render_user(user_row(ctx, user_id))
     email, groups, preferences = users.private(ctx.store, user_id) or (None, "[]", "{}")
-    channel_row = channels.of_owner(ctx.store, user_id, CHANNEL_SELECT, CHANNEL_FROM)
+    channel_row = channels.of_owner(ctx.store, user_id, channels.WITH_OWNER, channels.JOINED)
     if channel_row is not None:
         channel = render_channel(channel_row, ctx.services.types.all())
         del channel["user"]
