@@ -13,10 +13,10 @@ import pytest
 
 from explorer.emulator import Platform, categories, streams, tournaments
 from explorer.emulator.categories import Segments
+from explorer.emulator.db.engine import Store
 from explorer.emulator.live import outbox
 from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.sessions import DAY, HOUR, Block, audience_at, session, world_schedule
-from explorer.emulator.store import Store
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, seed_store
 from tests.clocks import ManualClock
 from tests.conftest import SMALL_WORLD

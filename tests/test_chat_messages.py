@@ -15,7 +15,7 @@ from explorer.emulator import Platform
 from explorer.emulator.backfill import HISTORY_CHANNELS, seed_history
 from explorer.emulator.categories import opening
 from explorer.emulator.chat import history
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.emulator.world import seed_store
 from tests.chatkit import World, run
 

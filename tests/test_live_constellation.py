@@ -20,8 +20,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from explorer.emulator import Platform, start
+from explorer.emulator.db.engine import Store
 from explorer.emulator.live import outbox
-from explorer.emulator.store import Store
 from tests.chatkit import run
 from tests.conftest import sign_in
 from tests.test_platform_oauth import implicit_token

@@ -25,11 +25,11 @@ from explorer.emulator import (
     streams,
 )
 from explorer.emulator.context import Config, Context
+from explorer.emulator.db.engine import Store
 from explorer.emulator.live import outbox
 from explorer.emulator.raids import Raid
 from explorer.emulator.resources import analytics, schema_ddl
 from explorer.emulator.sessions import HISTORY_START, audience_at
-from explorer.emulator.store import Store
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso, seed_store
 from tests.clocks import ManualClock
 from tests.conftest import SMALL_WORLD

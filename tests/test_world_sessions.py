@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from explorer.emulator import categories, clock, sessions, streams
+from explorer.emulator.db.engine import Store
 from explorer.emulator.live import outbox
 from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.resources.analytics import DAY
 from explorer.emulator.sessions import HOUR, Schedule, Session, audience_at, habits
-from explorer.emulator.store import Store
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, seed_store
 from explorer.rest.transport import CLOCK_HEADER
 from tests.clocks import ManualClock

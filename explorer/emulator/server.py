@@ -31,12 +31,12 @@ from explorer.emulator.app import build_app
 from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
+from explorer.emulator.db.engine import LaterIndexes, Store
 from explorer.emulator.live import outbox
 from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.simulate import Simulator
-from explorer.emulator.store import LaterIndexes, Store
 from explorer.wire.ratelimit import BUCKETS, Bucket, Ledger
 
 log = logging.getLogger("explorer.emulator")

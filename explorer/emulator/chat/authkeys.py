@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from explorer.emulator import credentials
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 
 if TYPE_CHECKING:
     from explorer.emulator.context import Services

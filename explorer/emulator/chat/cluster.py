@@ -25,7 +25,7 @@ from explorer.emulator.chat.members import member_of
 from explorer.emulator.chat.node import ChatNode
 from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.context import Services
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.wire.codes import ChatErrorCode, Refusal
 
 

@@ -11,7 +11,6 @@ whispers are never stored.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,7 +21,7 @@ from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.messages import message_delivery, with_emoticons
 from explorer.emulator.chat.methods import RoomMethod, arity, count
 from explorer.emulator.chat.rooms import Room
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store, Transaction
 from explorer.wire import chatmethods as chat_methods
 
 SCHEMA = """
@@ -71,7 +70,7 @@ def _json(data: dict[str, Any]) -> str:
     return orjson.dumps(data).decode()
 
 
-def _prune(conn: sqlite3.Connection, channel_id: int, keep: int) -> None:
+def _prune(conn: Transaction, channel_id: int, keep: int) -> None:
     """Keep only the newest ``keep`` stored messages of a channel."""
     conn.execute(
         "DELETE FROM chat_messages WHERE channelId = ? AND seq <= ("

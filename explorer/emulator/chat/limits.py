@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from explorer.emulator.brokers.broker import Broker
 from explorer.emulator.context import Config
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 
 #: Close code and reason for a connection over a user's or an address's cap.
 TOO_MANY_CONNECTIONS = (4008, "Too many chat connections for this user or address.")

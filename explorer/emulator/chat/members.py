@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.emulator.chat.roles import permissions_of, roles_of
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.wire.codes import UACCESS, ChatErrorCode, Refusal
 
 

@@ -10,12 +10,10 @@ those rows does it, so exactly one process does.
 
 from __future__ import annotations
 
-import sqlite3
-
 from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.chat.rooms import GONE, Room, Rooms
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store, Transaction
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_presence (
@@ -28,7 +26,7 @@ CREATE INDEX IF NOT EXISTS chat_presence_user ON chat_presence (userId);
 """
 
 
-def _connections(conn: sqlite3.Connection, channel_id: int, user_id: int) -> int:
+def _connections(conn: Transaction, channel_id: int, user_id: int) -> int:
     """A user's connections to a channel's chat over every process."""
     found: int = conn.execute(
         "SELECT COALESCE(SUM(connections), 0) FROM chat_presence "

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 
 #: Every permission name of the spec.
 ALL_PERMISSIONS: tuple[str, ...] = (

@@ -24,7 +24,7 @@ import orjson
 
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.context import Config
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.wire.packets import encode_event
 
 #: SQL matching an origin or owner not in the JSON list of :meth:`Rooms.keeping`.

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from explorer.emulator.chat.catbot import Catbot
 from explorer.emulator.chat.messages import Component
 from explorer.emulator.chat.rooms import Room
+from explorer.emulator.db.engine import Store
 from explorer.emulator.resources.channel_preferences import preference
-from explorer.emulator.store import Store
 
 #: The broker event telling every process that a channel's chat settings changed.
 SETTINGS_CHANGED = "explorer:chat-settings-changed"

@@ -8,9 +8,9 @@ happening does.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
+from explorer.emulator.db.engine import Transaction
 from explorer.emulator.live.outbox import publish
 from explorer.emulator.shapes import (
     CHANNEL_BOOLS,
@@ -21,7 +21,7 @@ from explorer.emulator.shapes import (
 from explorer.wire.topics import checked as name
 
 
-def _channel(conn: sqlite3.Connection, channel_id: int) -> dict[str, Any] | None:
+def _channel(conn: Transaction, channel_id: int) -> dict[str, Any] | None:
     """A channel's own fields (no embedded user or type), or None."""
     row = conn.execute(
         f"SELECT {', '.join(CHANNEL_FIELDS)} FROM channels WHERE id = ?", (channel_id,)
@@ -34,12 +34,12 @@ def _channel(conn: sqlite3.Connection, channel_id: int) -> dict[str, Any] | None
     return channel
 
 
-def _user(conn: sqlite3.Connection, user_id: int) -> dict[str, Any]:
+def _user(conn: Transaction, user_id: int) -> dict[str, Any]:
     row = conn.execute(f"SELECT {', '.join(USER_FIELDS)} FROM users WHERE id = ?", (user_id,))
     return render_user(row.fetchone())
 
 
-def followed(conn: sqlite3.Connection, channel_id: int, user_id: int, following: bool) -> None:
+def followed(conn: Transaction, channel_id: int, user_id: int, following: bool) -> None:
     """``channel:{id}:followed`` (the user, with their channel) and ``user:{id}:followed``
     (the channel), for a follow or an unfollow."""
     follower = _user(conn, user_id)
@@ -56,12 +56,12 @@ def followed(conn: sqlite3.Connection, channel_id: int, user_id: int, following:
     )
 
 
-def _channel_of(conn: sqlite3.Connection, user_id: int) -> int:
+def _channel_of(conn: Transaction, user_id: int) -> int:
     row = conn.execute("SELECT id FROM channels WHERE userId = ?", (user_id,)).fetchone()
     return int(row[0]) if row is not None else 0
 
 
-def hosted(conn: sqlite3.Connection, host_id: int, hostee_id: int, hosting: bool) -> None:
+def hosted(conn: Transaction, host_id: int, hostee_id: int, hosting: bool) -> None:
     """``channel:{hostee}:hosted`` (``{hosterId, hoster, auto}``) or ``:unhosted``."""
     payload: dict[str, Any] = {"hosterId": host_id, "hoster": _channel(conn, host_id)}
     if hosting:
@@ -69,12 +69,12 @@ def hosted(conn: sqlite3.Connection, host_id: int, hostee_id: int, hosting: bool
     publish(conn, name("channel", hostee_id, "hosted" if hosting else "unhosted"), payload)
 
 
-def notified(conn: sqlite3.Connection, user_id: int, notification: dict[str, Any]) -> None:
+def notified(conn: Transaction, user_id: int, notification: dict[str, Any]) -> None:
     """``user:{id}:notify`` with the new Notification (private to that user)."""
     publish(conn, name("user", user_id, "notify"), notification)
 
 
-def achieved(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> None:
+def achieved(conn: Transaction, user_id: int, slug: str, when: str) -> None:
     """``user:{id}:achievement`` with the AchievementEarning, as the docs show it."""
     row = conn.execute(
         "SELECT slug, name, description, sparks FROM achievements WHERE slug = ?", (slug,)
@@ -96,6 +96,6 @@ def achieved(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> No
     publish(conn, name("user", user_id, "achievement"), earning)
 
 
-def announced(conn: sqlite3.Connection, announcement: dict[str, Any]) -> None:
+def announced(conn: Transaction, announcement: dict[str, Any]) -> None:
     """``announcement:announce`` with the announcement."""
     publish(conn, "announcement:announce", announcement)

@@ -23,12 +23,11 @@ newest :data:`KEEP` events, pruning every :data:`PRUNE_EVERY` writes.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import orjson
 
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store, Transaction
 from explorer.wire.records import CHANNEL, USER, Field
 
 #: The topic of the notice that a credential ended: ``{"credential": name}`` or
@@ -84,7 +83,7 @@ BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; END;
 """
 
 
-def publish(conn: sqlite3.Connection, topic: str, payload: Any) -> None:
+def publish(conn: Transaction, topic: str, payload: Any) -> None:
     """Write one event, inside the caller's transaction (it goes out once that commits)."""
     conn.execute(
         "INSERT INTO live_events (topic, payload) VALUES (?, ?)",
@@ -92,7 +91,7 @@ def publish(conn: sqlite3.Connection, topic: str, payload: Any) -> None:
     )
 
 
-def ended(conn: sqlite3.Connection, credential: str = "", user: int | None = None) -> None:
+def ended(conn: Transaction, credential: str = "", user: int | None = None) -> None:
     """Tell every process that ``credential`` (or every credential of ``user``) has ended."""
     publish(conn, ENDED, {"user": user} if user is not None else {"credential": credential})
 
