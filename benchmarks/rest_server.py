@@ -31,7 +31,7 @@ from benchmarks.http_load import LoadResult, load
 from benchmarks.targets import running
 from explorer.emulator import credentials
 from explorer.emulator.categories import opening
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.emulator.world import seed_store
 
 QUERY = "/channels?order=viewersTotal:desc&page=0"

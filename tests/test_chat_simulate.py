@@ -13,8 +13,8 @@ from explorer.emulator import Platform, chatter, simulate
 from explorer.emulator.categories import opening
 from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.context import Config
+from explorer.emulator.db.engine import Store
 from explorer.emulator.simulate import Script, script_for
-from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 from tests.chatkit import World, run
 

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.db.engine import Store
 from explorer.emulator.resources import notifications
-from explorer.emulator.store import Store
 from tests.conftest import SMALL_WORLD
 
 SignIn = Callable[..., httpx.Client]

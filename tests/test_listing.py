@@ -9,10 +9,10 @@ import orjson
 import pytest
 
 from explorer.emulator.categories import opening
+from explorer.emulator.db.engine import Store
 from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.resources.channels import ChannelBodies
 from explorer.emulator.shapes import CHANNEL_FILTERS, TypeCatalog, render_channel
-from explorer.emulator.store import Store
 from explorer.emulator.world import seed_store
 from explorer.wire.query import parse_list_query
 

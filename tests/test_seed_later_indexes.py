@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 
 from explorer.emulator.categories import opening
+from explorer.emulator.db.engine import LATER_INDEXES, LaterIndexes, Store
 from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.server import Platform
 from explorer.emulator.shapes import CHANNEL_FILTERS
-from explorer.emulator.store import LATER_INDEXES, LaterIndexes, Store
 from explorer.emulator.world import seed_store
 from explorer.wire.query import parse_list_query
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from explorer.emulator.categories import opening
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.emulator.world import seed_store
 
 

@@ -12,8 +12,8 @@ from explorer.emulator import chatter
 from explorer.emulator.chat import history
 from explorer.emulator.chat.messages import compose, message_data
 from explorer.emulator.chat.roles import roles_of
+from explorer.emulator.db.engine import Store
 from explorer.emulator.simulate import MAX_BOTS
-from explorer.emulator.store import Store
 from explorer.emulator.world import DEMO_ACCOUNTS
 
 #: Channels given a seeded history (the busiest 4%, at most this many), and messages each

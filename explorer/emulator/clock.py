@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.emulator.world import WORLD_NOW, iso
 
 #: Header names of every REST response: world time, speed, and the chat kept when thinned.

@@ -17,9 +17,9 @@ import orjson
 from starlette.requests import ClientDisconnect, Request
 
 from explorer.emulator.clock import WorldClock
+from explorer.emulator.db.engine import Store
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
-from explorer.emulator.store import Store
 from explorer.emulator.world import DEFAULT_CHANNELS
 from explorer.wire.numbers import identifier
 from explorer.wire.ratelimit import Ledger

@@ -8,7 +8,7 @@ next page seeks past that key through the ordering's index and reads ``limit`` r
 its depth. A page with no cursor before it nearby is read from whichever end is nearer: a deep
 page in reverse order from the last row (the listing's total, counted once per catalog version,
 says where that is). Rows passed over on the way come from the covering ranking indexes
-(``store.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
+(``db/engine.py``), never from the table. Orderings on nullable fields keep ``OFFSET`` (a NULL key
 has no seek).
 
 A range of one sortable field ordered by that field (``where=viewersTotal:lt:N&order=
@@ -28,8 +28,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.emulator.db.engine import Store
 from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT
-from explorer.emulator.store import Store
 from explorer.wire.query import Condition, ListQuery, QueryError
 from explorer.wire.records import CHANNEL
 
@@ -67,7 +67,7 @@ SORT_AFTER_SCAN = 3
 #: the default world's every field in both directions, or about ten fields of a million
 #: channels. Past it the ranking used longest ago goes, and its field waits for counts again.
 RANKED_ROWS = 10_000_000
-#: Fields whose ranges SQLite counts from a ranking index (``store.py``), not the table.
+#: Fields whose ranges SQLite counts from a ranking index (``db/engine.py``), not the table.
 _INDEXED = frozenset({"viewersTotal", "viewersCurrent", "numFollowers"})
 #: Every field a listing filters by: a range of one is counted (and paged) from its ranking,
 #: which holds the channels with a value (a comparison never matches NULL).

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config
+from explorer.emulator.db.engine import Store
 from explorer.emulator.server import open_services
-from explorer.emulator.store import Store
 
 
 def seeded(db: str) -> bool:

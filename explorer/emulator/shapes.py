@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.store import Store
+from explorer.emulator.db.engine import Store
 from explorer.wire.numbers import identifier
 from explorer.wire.query import FieldKind, ValueCheck
 from explorer.wire.records import CHANNEL, TYPE, USER, Field, Record

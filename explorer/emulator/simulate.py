@@ -48,8 +48,8 @@ from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
+from explorer.emulator.db.engine import Store
 from explorer.emulator.resources import recordings
-from explorer.emulator.store import Store
 from explorer.emulator.streams import Streams, schedule_of
 from explorer.emulator.world import DEMO_ACCOUNTS
 from explorer.wire.codes import Refusal

@@ -20,17 +20,16 @@ not keyed by a session, so the same seed gives the same world at the same instan
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from explorer.emulator import categories, growth, highlights, raids, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
+from explorer.emulator.db.engine import Store, Transaction
 from explorer.emulator.live import happenings
 from explorer.emulator.raids import Raid
 from explorer.emulator.sessions import Schedule, Session, audience_at
-from explorer.emulator.store import Store
 from explorer.emulator.world import DEMO_ACCOUNTS, FIRST_CHANNEL_ID, WORLD_NOW, iso
 
 #: Views a session adds to ``viewersTotal`` per viewer-hour, and to its recording.
@@ -259,8 +258,7 @@ class Streams:
             conn.executemany("UPDATE channels SET typeId = ? WHERE id = ?", switched)
             for item in ended:
                 channel = channel_id(item)
-                before = conn.total_changes
-                conn.executemany(
+                added = conn.executemany(
                     _FOLLOW,
                     [
                         (channel, user, at)
@@ -268,8 +266,7 @@ class Streams:
                             item, self.seed, self.users, spikes(self.schedule, self.seed, item)
                         )
                     ],
-                )
-                added = conn.total_changes - before
+                ).rowcount
                 if added:
                     conn.execute(
                         "UPDATE channels SET numFollowers = numFollowers + ? WHERE id = ?",
@@ -282,7 +279,7 @@ class Streams:
             )
 
 
-def _write_hosts(conn: sqlite3.Connection, hosts: list[Raid], unhosts: list[Raid]) -> None:
+def _write_hosts(conn: Transaction, hosts: list[Raid], unhosts: list[Raid]) -> None:
     """Set the ``hosteeId`` of raids' raiders and clear it where their host ended (only where
     it still names that hostee: an owner may have changed it since), with the live events a
     host by the REST API sends."""

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from explorer.emulator.db.engine import LATER_INDEXES, Store, dumps
 from explorer.emulator.draws import Doubles, Draws, Words, doubles, hex128
 from explorer.emulator.opening import Opening
 from explorer.emulator.shapes import CHANNEL_FIELDS
-from explorer.emulator.store import LATER_INDEXES, Store, dumps
 
 #: The instant the seeded world describes; creation dates fall before it.
 WORLD_NOW = datetime(2020, 7, 22, tzinfo=UTC)
@@ -559,8 +559,8 @@ def seed_store(
     instant (``categories.opening``: the world's dynamics build on this module). Rows stream in
     chunks with the indexes and catalog triggers of users and channels set aside, then the
     indexes are built once, sorted: a million channels seed in seconds, not minutes. In a
-    file, the :data:`~explorer.emulator.store.LATER_INDEXES` are left to
-    :class:`~explorer.emulator.store.LaterIndexes` (the platform builds them once it serves).
+    file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
+    :class:`~explorer.emulator.db.engine.LaterIndexes` (the platform builds them once it serves).
     """
     if store.meta("seed") is not None:
         return False

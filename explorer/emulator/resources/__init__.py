@@ -12,6 +12,8 @@ import pkgutil
 from functools import cache
 from types import ModuleType
 
+from explorer.emulator import db
+
 _APART = frozenset({"control"})
 
 
@@ -23,5 +25,6 @@ def modules() -> tuple[ModuleType, ...]:
 
 
 def schema_ddl() -> list[str]:
-    """The table definitions the resource modules declare for themselves."""
-    return [m.SCHEMA for m in modules() if hasattr(m, "SCHEMA")]
+    """The table definitions of the data layer's repositories, then those resource modules
+    not moved into it yet declare for themselves."""
+    return [*db.ddl(), *(m.SCHEMA for m in modules() if hasattr(m, "SCHEMA"))]

@@ -12,15 +12,14 @@ achievement's sparks to the user exactly once and notifies them.
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, Transaction
 from explorer.emulator.live import happenings
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import notify
-from explorer.emulator.store import Store
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 
@@ -76,7 +75,7 @@ def seed(store: Store, world_seed: int) -> None:
             )
 
 
-def award(conn: sqlite3.Connection, user_id: int, slug: str, when: str) -> bool:
+def award(conn: Transaction, user_id: int, slug: str, when: str) -> bool:
     """Record that ``user_id`` earned ``slug``, credit its sparks and notify them; False if
     already held.
 

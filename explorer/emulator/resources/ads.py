@@ -25,18 +25,11 @@ from typing import Any
 import orjson
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import ad_breaks, channels
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError
 from explorer.wire.endpoint import Endpoint
 from explorer.wire.numbers import identifier
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ad_breaks (
-    channelId INTEGER NOT NULL REFERENCES channels (id), requestId TEXT NOT NULL,
-    userId INTEGER NOT NULL, startedAt REAL NOT NULL, PRIMARY KEY (channelId, requestId)
-);
-CREATE INDEX IF NOT EXISTS ad_breaks_recent ON ad_breaks (channelId, startedAt);
-"""
 
 #: The scope a credential needs.
 SCOPE = "chat:ad_break"
@@ -83,10 +76,15 @@ async def start_break(ctx: Context) -> dict[str, Any]:
     request_id = _request_id(await ctx.body())
     if not request_id:
         raise AdError(400, 42018, "[Debug] The request body is invalid.")
-    row = ctx.store.one(
-        "SELECT userId, partnered, online, hosteeId, costreamId, suspended FROM channels "
-        "WHERE id = ?",
-        (channel_id,),
+    row = channels.fields(
+        ctx.store,
+        channel_id,
+        "userId",
+        "partnered",
+        "online",
+        "hosteeId",
+        "costreamId",
+        "suspended",
     )
     if row is None or (row[5] and row[0] != caller.user_id):
         raise AdError(400, 42002, "[Debug] Channel not found.")
@@ -94,9 +92,7 @@ async def start_break(ctx: Context) -> dict[str, Any]:
     if owner != caller.user_id:
         raise AdError(403, 42023, "[Debug] You can only run ads on your own channel.")
     answer = {"id": channel_id}
-    if ctx.store.one(
-        "SELECT 1 FROM ad_breaks WHERE channelId = ? AND requestId = ?", (channel_id, request_id)
-    ):
+    if ad_breaks.requested(ctx.store, channel_id, request_id):
         return answer
     if not partnered:
         raise AdError(400, 42004, f"[Debug] Oops! {_NOT_ENABLED}")
@@ -107,15 +103,8 @@ async def start_break(ctx: Context) -> dict[str, Any]:
     if not online:
         raise AdError(400, 42020, "[Debug] Oops! You can't run ads while offline.")
     now = ctx.now
-    with ctx.store.transaction() as conn:
-        recent = [
-            at
-            for (at,) in conn.execute(
-                "SELECT startedAt FROM ad_breaks WHERE channelId = ? AND startedAt > ? "
-                "ORDER BY startedAt",
-                (channel_id, now - WINDOW),
-            )
-        ]
+    with ctx.store.transaction() as tx:
+        recent = ad_breaks.started_since(tx, channel_id, now - WINDOW)
         if len(recent) >= MAX_BREAKS:
             wait = math.ceil(recent[-MAX_BREAKS] + WINDOW - now)
             raise ApiError(
@@ -123,10 +112,7 @@ async def start_break(ctx: Context) -> dict[str, Any]:
                 f"A channel may run {MAX_BREAKS} ad breaks every {WINDOW / 60:g} minutes.",
                 headers={"Retry-After": str(max(wait, 1))},
             )
-        conn.execute(
-            "INSERT INTO ad_breaks (channelId, requestId, userId, startedAt) VALUES (?, ?, ?, ?)",
-            (channel_id, request_id, caller.user_id, now),
-        )
+        ad_breaks.add(tx, channel_id, request_id, caller.user_id, now)
     return answer
 
 

@@ -5,8 +5,9 @@ Owner-only, as on the historical platform (the owner or staff; a bearer token ne
 so the same query always gives the same numbers:
 
 - A channel's *profile* (audience size, followers, game, partnership, creation time) is taken
-  from its row the first time its analytics are read and kept in ``analytics_profiles``. Later
-  drift of the live counters (the simulator moves ``viewersCurrent``) does not rewrite history.
+  from its row the first time its analytics are read and kept in ``analytics_profiles``
+  (``db/analytics_profiles.py``). Later drift of the live counters (the simulator moves
+  ``viewersCurrent``) does not rewrite history.
 - When the channel streamed and how many watched are its stream sessions (``sessions.py``, the
   schedule the simulator plays: the same sessions become its recordings, and its
   ``online``/``viewersCurrent`` while they run); an hour's audience is its sessions' mean
@@ -44,6 +45,7 @@ from typing import Any
 from explorer.emulator import categories, raids, streams
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db import analytics_profiles, channels
 from explorer.emulator.policy import Handler, Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.emulator.sessions import Schedule, Session, diurnal
@@ -64,13 +66,6 @@ COUNTRIES = (
 )  # fmt: skip
 BROWSERS = (("chrome", 55), ("firefox", 14), ("edge", 12), ("safari", 9), ("app", 10))
 PLATFORMS = (("windows", 52), ("mac", 9), ("linux", 3), ("android", 17), ("ios", 12), ("xbox", 7))
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS analytics_profiles (
-    channelId INTEGER PRIMARY KEY, viewers INTEGER NOT NULL, followers INTEGER NOT NULL,
-    partnered INTEGER NOT NULL, createdAt REAL NOT NULL, takenAt TEXT NOT NULL
-);
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,33 +159,22 @@ class Profile:
 def load_profile(ctx: Context, channel_id: int) -> Profile:
     """The channel's profile, snapshotted from its row on first use."""
     store = ctx.store
-    select = (
-        "SELECT viewers, followers, partnered, createdAt FROM analytics_profiles "
-        "WHERE channelId = ?"
-    )
-    row = store.one(select, (channel_id,))
+    row = analytics_profiles.profile(store, channel_id)
     if row is None:
-        channel = store.one(
-            "SELECT viewersTotal, viewersCurrent, numFollowers, partnered, createdAt "
-            "FROM channels WHERE id = ?",
-            (channel_id,),
-        )
+        names = ("viewersTotal", "viewersCurrent", "numFollowers", "partnered", "createdAt")
+        channel = channels.fields(store, channel_id, *names)
         assert channel is not None  # channel_ref found it in this same request
         total, current, followers, partnered, created = channel
-        with store.transaction() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO analytics_profiles (channelId, viewers, followers, "
-                "partnered, createdAt, takenAt) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    channel_id,
-                    max(current, total // 500, 1),
-                    followers,
-                    partnered,
-                    datetime.fromisoformat(created).timestamp(),
-                    ctx.iso_now(),
-                ),
-            )
-        row = store.one(select, (channel_id,))
+        analytics_profiles.take(
+            store,
+            channel_id,
+            max(current, total // 500, 1),
+            followers,
+            partnered,
+            datetime.fromisoformat(created).timestamp(),
+            ctx.iso_now(),
+        )
+        row = analytics_profiles.profile(store, channel_id)
         assert row is not None
     return Profile(
         seed=int(store.meta("seed") or 0),

@@ -23,10 +23,10 @@ from explorer.emulator import credentials
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import dumps
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
-from explorer.emulator.store import dumps
 from explorer.emulator.world import iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.endpoint import Endpoint

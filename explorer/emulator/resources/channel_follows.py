@@ -26,6 +26,7 @@ import orjson
 from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users
 from explorer.emulator.context import Context, lenient_id
+from explorer.emulator.db.engine import Store
 from explorer.emulator.live import happenings
 from explorer.emulator.paging import PAGE_PARAMS, channel_page, page_of, paged
 from explorer.emulator.policy import Handler, Route
@@ -33,7 +34,6 @@ from explorer.emulator.resources import notifications
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.sessions import HISTORY_START
 from explorer.emulator.shapes import USER_FIELDS, render_user
-from explorer.emulator.store import Store
 from explorer.emulator.world import WORLD_NOW
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire

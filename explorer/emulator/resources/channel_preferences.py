@@ -19,9 +19,9 @@ import orjson
 
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import bad_request
-from explorer.emulator.store import Store, dumps
 from explorer.wire import channel_routes as channel_wire
 
 SCHEMA = """

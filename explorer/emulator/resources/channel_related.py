@@ -6,9 +6,9 @@ most watched now, then the most watched ever. A channel with neither a type nor 
 no related channels.
 
 Each tier is read on its own, in the order of an index led by the shared field
-(``channels_related_type`` and ``channels_related_language`` in ``store.py``): a page costs
-its tiers' counts and the rows it skips and shows,
-never a sort of every channel sharing the language (a sort of tens of thousands of rows held
+(``channels_related_type`` and ``channels_related_language`` in ``db/engine.py``; the
+statements are in ``db/channels.py``): a page costs its tiers' counts and the rows it skips and
+shows, never a sort of every channel sharing the language (a sort of tens of thousands of rows held
 the event loop about 150 ms a request, and one anonymous client within its rate limits could
 keep everyone else waiting).
 """
@@ -21,29 +21,11 @@ from starlette.responses import Response
 
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels
 from explorer.emulator.paging import PAGE_PARAMS, page_of
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.channels import channel_bodies
 from explorer.wire import channel_routes as channel_wire
-
-#: The order within a tier: that of the tier's index.
-TIER_ORDER = "c.online DESC, c.viewersCurrent DESC, c.viewersTotal DESC, c.id"
-
-
-def tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[Any, ...]]]:
-    """The conditions of the tiers of channels related to one of ``type_id`` and
-    ``language``, best first, each with its arguments."""
-    found: list[tuple[str, tuple[Any, ...]]] = []
-    if type_id is not None and language is not None:
-        found.append(("c.typeId = ? AND c.languageId = ?", (type_id, language)))
-    if type_id is not None:
-        other = " AND c.languageId IS NOT ?" if language is not None else ""
-        found.append((f"c.typeId = ?{other}", (type_id, language)[: 1 + bool(other)]))
-    if language is not None:
-        other = " AND c.typeId IS NOT ?" if type_id is not None else ""
-        found.append((f"c.languageId = ?{other}", (language, type_id)[: 1 + bool(other)]))
-    return found
-
 
 #: ``Services.caches`` key of the tiers' sizes.
 TIER_SIZES = "related-tier-sizes"
@@ -62,28 +44,20 @@ class TierSizes:
         self.sizes: dict[tuple[int | None, str | None], list[int]] = {}
 
     def of(self, ctx: Context, likeness: tuple[int | None, str | None]) -> list[int]:
-        """The sizes of ``tiers(*likeness)``, the channel itself included."""
+        """The sizes of the tiers of ``likeness``, the channel itself included."""
         version = ctx.store.grouping_version()
         if version != self.version or len(self.sizes) >= _KEPT:
             self.version, self.sizes = version, {}
         found = self.sizes.get(likeness)
         if found is None:
-            found = self.sizes[likeness] = [
-                int(ctx.store.scalar(f"SELECT COUNT(*) FROM channels c WHERE {where}", args))
-                for where, args in _listed(tiers(*likeness))
-            ]
+            found = self.sizes[likeness] = channels.related_tier_sizes(ctx.store, *likeness)
         return found
-
-
-def _listed(conditions: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tuple[Any, ...]]]:
-    """The conditions with only listed (unsuspended) channels."""
-    return [(f"c.suspended = 0 AND {where}", args) for where, args in conditions]
 
 
 async def related(ctx: Context) -> Any:
     """GET /channels/{id}/related: channels like this one, best matches first."""
     channel = channel_ref(ctx)
-    row = ctx.store.one("SELECT typeId, languageId FROM channels WHERE id = ?", (channel.id,))
+    row = channels.fields(ctx.store, channel.id, "typeId", "languageId")
     assert row is not None
     likeness: tuple[int | None, str | None] = (row[0], row[1])
     sizes = ctx.services.caches.get(TIER_SIZES)
@@ -93,18 +67,7 @@ async def related(ctx: Context) -> Any:
     if counts and not channel.suspended:
         counts[0] -= 1  # the channel is in its own first tier, and never its own relative
     page = page_of(ctx)
-    skip, wanted = page.offset, page.limit
-    ids: list[int] = []
-    for (where, args), count in zip(_listed(tiers(*likeness)), counts, strict=True):
-        if wanted and skip < count:
-            found = ctx.store.all(
-                f"SELECT c.id FROM channels c WHERE {where} AND c.id != ? "
-                f"ORDER BY {TIER_ORDER} LIMIT ? OFFSET ?",
-                (*args, channel.id, wanted, skip),
-            )
-            ids += [row[0] for row in found]
-            wanted -= len(found)
-        skip = max(0, skip - count)
+    ids = channels.related_ids(ctx.store, *likeness, counts, channel.id, page.offset, page.limit)
     # The page's ids come from the tier's index alone; their objects are shared with the
     # channel listings (encoded once per catalog version).
     version = ctx.store.catalog_version()

@@ -16,11 +16,11 @@ from typing import Any
 from explorer.emulator import credentials, names, sanitize
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.channels import get_channel
 from explorer.emulator.responses import bad_request
 from explorer.emulator.shapes import CHANNEL_FIELDS
-from explorer.emulator.store import Store
 from explorer.wire import channel_routes as channel_wire
 
 AUDIENCES = ("family", "teen", "18+")

@@ -18,12 +18,12 @@ import orjson
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users, require_moderator
 from explorer.emulator.chat.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import dumps
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import USER_FIELDS, render_user
-from explorer.emulator.store import dumps
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.numbers import identifier
 

@@ -20,6 +20,7 @@ from starlette.types import Scope
 
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context, Services
+from explorer.emulator.db.engine import Store
 from explorer.emulator.listing import Pager, listing_of
 from explorer.emulator.pagecache import page_cache, page_key
 from explorer.emulator.policy import Param, Route
@@ -33,7 +34,6 @@ from explorer.emulator.shapes import (
     find_channel,
     render_channel,
 )
-from explorer.emulator.store import Store
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 from explorer.wire.query import MAX_PAGE, parse_fields, parse_list_query

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator.chat import authkeys, history, moderation, polls, presence
+from explorer.emulator.chat import authkeys
 from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.context import Context
 from explorer.emulator.policy import Route
@@ -22,8 +22,6 @@ from explorer.emulator.responses import not_found
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 
-#: The chat tables, each declared by the chat module owning it.
-SCHEMA = "".join(m.SCHEMA for m in (authkeys, history, presence, moderation, polls))
 SCHEMAS: dict[str, Any] = {
     "ChatEndpoints": {
         "type": "object",

@@ -22,10 +22,10 @@ from starlette.responses import Response
 from explorer.emulator import names
 from explorer.emulator.access import channel_ref, is_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import json_schema
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire

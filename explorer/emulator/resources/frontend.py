@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
-from explorer.emulator.store import Store
 from explorer.wire import routes as wire
 from explorer.wire.models import FRONTEND_APPS
 

@@ -38,10 +38,10 @@ from starlette.responses import Response
 
 from explorer.emulator import credentials
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import dumps
 from explorer.emulator.live.webhooks import allowed, ensure_dispatcher
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
-from explorer.emulator.store import dumps
 from explorer.emulator.world import iso
 from explorer.wire import routes as wire
 from explorer.wire.topics import UnknownTopic, parse

@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request, not_found
-from explorer.emulator.store import Store, dumps
 from explorer.wire import routes as wire
 from explorer.wire.models import INGEST_PROTOCOLS
 

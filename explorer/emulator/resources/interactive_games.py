@@ -1,7 +1,7 @@
 """Interactive games: create, read, update and delete games, and manage their editors.
 
-This module owns the interactive tables (games, editors, versions; versions' routes are in
-``interactive_versions``). Who may do what with a game:
+This module owns the routes of games and their editors (versions' routes are in
+``interactive_versions``, the tables in ``db/interactive.py``). Who may do what with a game:
 
 | who | sees drafts | edits game and versions | manages editors | deletes game |
 |---|---|---|---|---|
@@ -25,7 +25,6 @@ Routes with a literal segment (``/games/owned``) win over ``/games/{game}`` and 
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -35,55 +34,23 @@ from starlette.responses import Response
 from explorer.emulator import names
 from explorer.emulator.access import is_staff, require_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db import interactive
+from explorer.emulator.db import uploads as db_uploads
+from explorer.emulator.db import users as db_users
+from explorer.emulator.db.engine import Store, Transaction, dumps
+from explorer.emulator.db.interactive import GAME_FIELDS
 from explorer.emulator.listing import contains_pattern
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.achievements import award
 from explorer.emulator.resources.uploads import store_upload
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import json_schema
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
-from explorer.wire.models import GAME_TEXT_FIELDS, INTERACTIVE_GAME, text_limits
+from explorer.wire.models import GAME_TEXT_FIELDS, text_limits
 from explorer.wire.query import MAX_PAGE, parse_list_query
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS interactive_games (
-    id INTEGER PRIMARY KEY, ownerId INTEGER NOT NULL, name TEXT NOT NULL, description TEXT,
-    coverUrl TEXT, controlVersion TEXT NOT NULL, installation TEXT,
-    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS interactive_games_owner ON interactive_games (ownerId, id);
-
-CREATE TABLE IF NOT EXISTS interactive_editors (
-    gameId INTEGER NOT NULL REFERENCES interactive_games (id) ON DELETE CASCADE,
-    userId INTEGER NOT NULL, addedAt TEXT NOT NULL, PRIMARY KEY (gameId, userId)
-);
-CREATE INDEX IF NOT EXISTS interactive_editors_user ON interactive_editors (userId, gameId);
-
-CREATE TABLE IF NOT EXISTS interactive_versions (
-    id INTEGER PRIMARY KEY,
-    gameId INTEGER NOT NULL REFERENCES interactive_games (id) ON DELETE CASCADE,
-    version TEXT NOT NULL, versionOrder INTEGER NOT NULL, state TEXT NOT NULL,
-    changelog TEXT, installation TEXT, download TEXT, controlVersion TEXT NOT NULL,
-    controls TEXT NOT NULL, createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL,
-    UNIQUE (gameId, version)
-);
-CREATE INDEX IF NOT EXISTS interactive_versions_state ON interactive_versions (state, gameId);
-"""
-
-#: The stored fields of a game (``hasPublishedVersions`` is counted when it is shown).
-GAME_FIELDS: tuple[str, ...] = tuple(
-    name for name in INTERACTIVE_GAME.names if name != "hasPublishedVersions"
-)
-_PUBLISHED = (
-    "EXISTS (SELECT 1 FROM interactive_versions v WHERE v.gameId = g.id AND v.state = 'published')"
-)
-_SELECT = (
-    f"SELECT {', '.join(f'g.{f}' for f in GAME_FIELDS)}, {_PUBLISHED} FROM interactive_games g"
-)
-_EDITED_BY = "g.id IN (SELECT gameId FROM interactive_editors WHERE userId = ?)"
 #: Text fields of a game: the longest value each may hold.
 GAME_TEXT = text_limits(GAME_TEXT_FIELDS)
 _GAME_NOT_NULL = tuple(field.name for field in GAME_TEXT_FIELDS if not field.nullable)
@@ -92,7 +59,7 @@ COVER_KIND = "gameCover"
 
 
 def render_game(row: tuple[Any, ...]) -> dict[str, Any]:
-    """An InteractiveGame object from a row of ``_SELECT``."""
+    """An InteractiveGame object from a game's row (``interactive.game``)."""
     game = dict(zip(GAME_FIELDS, row, strict=False))
     game["hasPublishedVersions"] = bool(row[len(GAME_FIELDS)])
     return game
@@ -135,16 +102,11 @@ class GameAccess:
 
 def game_access(ctx: Context, game_id: int) -> GameAccess:
     """The game ``game_id`` as the caller may see it; 404 when missing or hidden from them."""
-    row = ctx.store.one(f"{_SELECT} WHERE g.id = ?", (game_id,))
+    row = interactive.game(ctx.store, game_id)
     if row is None:
         raise not_found("Game")
     user_id = ctx.caller.user_id if ctx.caller else None
-    editor = user_id is not None and bool(
-        ctx.store.one(
-            "SELECT 1 FROM interactive_editors WHERE gameId = ? AND userId = ?",
-            (game_id, user_id),
-        )
-    )
+    editor = user_id is not None and interactive.is_editor(ctx.store, game_id, user_id)
     access = GameAccess(row, row[1] == user_id, editor, is_staff(ctx))
     if not row[len(GAME_FIELDS)] and not access.sees_drafts:
         raise not_found("Game")
@@ -185,107 +147,82 @@ def text_values(
 def seed(store: Store, world_seed: int) -> None:
     """A published game of the streamer (edited by the moderator, run on their channel) and a
     private prototype of the viewer, once per database."""
-    if store.scalar("SELECT COUNT(*) FROM interactive_games"):
+    if interactive.has_games(store):
         return
-    users = dict(
-        store.all(
-            "SELECT username, id FROM users WHERE username IN ('streamer', 'moderator', 'viewer')"
-        )
-    )
+    users = db_users.ids_by_name(store, ("streamer", "moderator", "viewer"))
     made = iso(WORLD_NOW - timedelta(days=60))
     when = iso(WORLD_NOW)
     controls = dumps({"scenes": [{"sceneID": "default", "controls": []}]})
-    with store.transaction() as conn:
+    with store.transaction() as tx:
         games = {}
         for owner, name, description in (
             ("streamer", "Streamer Trivia", "Answer questions live to win sparks."),
             ("viewer", "Prototype Racer", "A racing game in the works."),
         ):
-            games[owner] = conn.execute(
-                "INSERT INTO interactive_games (ownerId, name, description, controlVersion, "
-                "installation, createdAt, updatedAt) VALUES (?, ?, ?, '2.0', ?, ?, ?)",
-                (users[owner], name, description, "Add the board to your stream.", made, when),
-            ).lastrowid
-        conn.execute(
-            "INSERT INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?)",
-            (games["streamer"], users["moderator"], made),
-        )
-        conn.executemany(
-            "INSERT INTO interactive_versions (gameId, version, versionOrder, state, changelog, "
-            "installation, download, controlVersion, controls, createdAt, updatedAt) "
-            "VALUES (?, ?, ?, ?, ?, NULL, NULL, '2.0', ?, ?, ?)",
-            [
-                (
-                    games["streamer"],
-                    "1.0.0",
-                    1,
-                    "published",
-                    "First release.",
-                    controls,
-                    made,
-                    made,
-                ),
-                (games["streamer"], "1.1.0", 2, "pending", "More questions.", controls, when, when),
-                (games["streamer"], "1.2.0", 3, "draft", "Team mode.", controls, when, when),
-                (games["viewer"], "0.1.0", 1, "draft", "Prototype.", controls, when, when),
-            ],
-        )
-        conn.execute(
-            "UPDATE channels SET interactive = 1, interactiveGameId = ? WHERE userId = ?",
-            (games["streamer"], users["streamer"]),
-        )
+            game = {
+                "name": name,
+                "description": description,
+                "controlVersion": "2.0",
+                "installation": "Add the board to your stream.",
+            }
+            games[owner] = interactive.add_game(tx, users[owner], game, made, when)
+        interactive.add_editor(tx, games["streamer"], users["moderator"], made)
+        for owner, version, state, changelog, at in (
+            ("streamer", "1.0.0", "published", "First release.", made),
+            ("streamer", "1.1.0", "pending", "More questions.", when),
+            ("streamer", "1.2.0", "draft", "Team mode.", when),
+            ("viewer", "0.1.0", "draft", "Prototype.", when),
+        ):
+            content = {
+                "version": version,
+                "changelog": changelog,
+                "installation": None,
+                "download": None,
+                "controlVersion": "2.0",
+                "controls": controls,
+            }
+            interactive.add_version(tx, games[owner], state, content, at, at)
+        interactive.run_on_channel(tx, games["streamer"], users["streamer"])
 
 
-def _games_page(ctx: Context, where: str, args: tuple[Any, ...]) -> Response:
-    """One page of the games matching ``where`` (and the ``q`` name search), by id."""
+def _games_page(ctx: Context, listing: interactive.Listing, user_id: int | None) -> Response:
+    """One page of the games of ``listing`` for ``user_id`` (and the ``q`` name search), by
+    id."""
     query = parse_list_query(ctx.params, {}, ())
-    clauses, values = [where], list(args)
-    if query.q:
-        clauses.append("g.name LIKE ? ESCAPE '\\'")
-        values.append(contains_pattern(query.q))
-    condition = " AND ".join(clauses)
-    rows = ctx.store.all(
-        f"{_SELECT} WHERE {condition} ORDER BY g.id LIMIT ? OFFSET ?",
-        (*values, query.limit, query.page * query.limit),
-    )
+    like = contains_pattern(query.q) if query.q else None
+    offset = query.page * query.limit
+    rows = interactive.games_page(ctx.store, listing, user_id, like, query.limit, offset)
     headers = {}
     if query.count:
-        total = ctx.store.scalar(
-            f"SELECT COUNT(*) FROM interactive_games g WHERE {condition}", values
-        )
+        total = interactive.games_count(ctx.store, listing, user_id, like)
         headers["X-Total-Count"] = str(total)
     return JSONResponse([render_game(row) for row in rows], headers=headers)
 
 
 async def list_games(ctx: Context) -> Response:
     """GET /interactive/games: the public catalogue (games with a published version)."""
-    return _games_page(ctx, _PUBLISHED, ())
+    return _games_page(ctx, "published", None)
 
 
 async def owned_games(ctx: Context) -> Response:
     """GET /interactive/games/owned: the caller's own games."""
-    return _games_page(ctx, "g.ownerId = ?", (ctx.user_id(),))
+    return _games_page(ctx, "owned", ctx.user_id())
 
 
 async def shared_games(ctx: Context) -> Response:
     """GET /interactive/games/shared: games the caller edits for someone else."""
-    return _games_page(ctx, _EDITED_BY, (ctx.user_id(),))
+    return _games_page(ctx, "shared", ctx.user_id())
 
 
 async def editor_games(ctx: Context) -> Response:
     """GET /interactive/games/editor: every game the caller may edit (owned or shared)."""
-    user_id = ctx.user_id()
-    return _games_page(ctx, f"(g.ownerId = ? OR {_EDITED_BY})", (user_id, user_id))
+    return _games_page(ctx, "editor", ctx.user_id())
 
 
 async def reviewing_games(ctx: Context) -> Response:
     """GET /interactive/games/reviewing: games with a version awaiting review (staff)."""
     require_staff(ctx)
-    pending = (
-        "EXISTS (SELECT 1 FROM interactive_versions v WHERE v.gameId = g.id "
-        "AND v.state = 'pending')"
-    )
-    return _games_page(ctx, pending, ())
+    return _games_page(ctx, "reviewing", None)
 
 
 async def create_game(ctx: Context) -> Response:
@@ -294,15 +231,9 @@ async def create_game(ctx: Context) -> Response:
     values = text_values(body, GAME_TEXT, required=("name",), not_null=_GAME_NOT_NULL)
     values.setdefault("controlVersion", "2.0")
     owner, now = ctx.user_id(), ctx.iso_now()
-    columns = ", ".join(values)
-    with ctx.store.transaction() as conn:
-        game_id = conn.execute(
-            f"INSERT INTO interactive_games (ownerId, {columns}, createdAt, updatedAt) "
-            f"VALUES (?, {', '.join('?' * len(values))}, ?, ?)",
-            (owner, *values.values(), now, now),
-        ).lastrowid
-        award(conn, owner, "game-creator", now)
-    assert game_id is not None
+    with ctx.store.transaction() as tx:
+        game_id = interactive.add_game(tx, owner, values, now, now)
+        award(tx, owner, "game-creator", now)
     return JSONResponse(render_game(game_access(ctx, game_id).row), status_code=201)
 
 
@@ -319,12 +250,8 @@ async def update_game(ctx: Context) -> dict[str, Any]:
     values = text_values(body, GAME_TEXT, not_null=_GAME_NOT_NULL)
     if not values:
         raise bad_request(f"Nothing to change: send {', '.join(GAME_TEXT)}.", "body")
-    sets = ", ".join(f"{column} = ?" for column in values)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            f"UPDATE interactive_games SET {sets}, updatedAt = ? WHERE id = ?",
-            (*values.values(), ctx.iso_now(), access.id),
-        )
+    with ctx.store.transaction() as tx:
+        interactive.update_game(tx, access.id, values, ctx.iso_now())
     return render_game(game_access(ctx, access.id).row)
 
 
@@ -333,14 +260,9 @@ async def delete_game(ctx: Context) -> None:
     channels that ran it stop being interactive."""
     access = game_access(ctx, ctx.path_int("game"))
     access.require_owner(staff_too=True)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE channels SET interactive = 0, interactiveGameId = NULL, updatedAt = ? "
-            "WHERE interactiveGameId = ?",
-            (ctx.iso_now(), access.id),
-        )
-        conn.execute("DELETE FROM interactive_games WHERE id = ?", (access.id,))
-        conn.execute("DELETE FROM uploads WHERE kind = ? AND relid = ?", (COVER_KIND, access.id))
+    with ctx.store.transaction() as tx:
+        interactive.delete_game(tx, access.id, ctx.iso_now())
+        db_uploads.delete(tx, COVER_KIND, access.id)
 
 
 async def upload_cover(ctx: Context) -> dict[str, Any]:
@@ -350,21 +272,14 @@ async def upload_cover(ctx: Context) -> dict[str, Any]:
     access.require_edit()
     updated = ctx.iso_now()
 
-    def link(conn: sqlite3.Connection, resource: dict[str, Any]) -> None:
-        conn.execute(
-            "UPDATE interactive_games SET coverUrl = ?, updatedAt = ? WHERE id = ?",
-            (resource["url"], updated, access.id),
-        )
+    def link(tx: Transaction, resource: dict[str, Any]) -> None:
+        interactive.update_game(tx, access.id, {"coverUrl": resource["url"]}, updated)
 
     return await store_upload(ctx, COVER_KIND, access.id, link)
 
 
 def _editors(ctx: Context, game_id: int) -> list[dict[str, Any]]:
-    rows = ctx.store.all(
-        "SELECT e.userId, u.username, e.addedAt FROM interactive_editors e "
-        "JOIN users u ON u.id = e.userId WHERE e.gameId = ? ORDER BY e.addedAt, e.userId",
-        (game_id,),
-    )
+    rows = interactive.editors(ctx.store, game_id)
     return [{"userId": u, "username": name, "addedAt": added} for u, name, added in rows]
 
 
@@ -383,13 +298,10 @@ async def add_editor(ctx: Context) -> Response:
         raise bad_request("userId must be a user id.", "userId")
     if user_id == access.row[1]:
         raise bad_request("The owner edits the game already.", "userId")
-    if ctx.store.one("SELECT 1 FROM users WHERE id = ? AND deletedAt IS NULL", (user_id,)) is None:
+    if not db_users.is_undeleted(ctx.store, user_id):
         raise not_found("User")
-    with ctx.store.transaction() as conn:
-        added = conn.execute(
-            "INSERT OR IGNORE INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?)",
-            (access.id, user_id, ctx.iso_now()),
-        ).rowcount
+    with ctx.store.transaction() as tx:
+        added = interactive.add_editor(tx, access.id, user_id, ctx.iso_now())
     if not added:
         raise ApiError(409, "That user is an editor already.")
     editor = next(e for e in _editors(ctx, access.id) if e["userId"] == user_id)
@@ -403,11 +315,8 @@ async def remove_editor(ctx: Context) -> None:
     user_id = ctx.path_int("user")
     if not (access.owner or user_id == ctx.user_id()):
         raise ApiError(403, "Only the game's owner can remove another editor.")
-    with ctx.store.transaction() as conn:
-        removed = conn.execute(
-            "DELETE FROM interactive_editors WHERE gameId = ? AND userId = ?",
-            (access.id, user_id),
-        ).rowcount
+    with ctx.store.transaction() as tx:
+        removed = interactive.remove_editor(tx, access.id, user_id)
     if not removed:
         raise not_found("Editor")
 

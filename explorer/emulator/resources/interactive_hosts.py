@@ -19,32 +19,25 @@ from typing import Any
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, interactive
+from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
-from explorer.emulator.resources.interactive_versions import latest_published, render_version
+from explorer.emulator.resources.interactive_versions import render_version
 from explorer.emulator.responses import not_found
-from explorer.emulator.store import Store
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS interactive_hosts (id INTEGER PRIMARY KEY, address TEXT UNIQUE);
-"""
 
 HOSTS: tuple[str, ...] = tuple(f"wss://interactive{n}.explorer.invalid" for n in (1, 2, 3))
 
 
 def seed(store: Store, world_seed: int) -> None:
     """Store the seeded hosts (those already stored are left as they are)."""
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR IGNORE INTO interactive_hosts (address) VALUES (?)",
-            [(host,) for host in HOSTS],
-        )
+    interactive.add_hosts(store, HOSTS)
 
 
 def _host(ctx: Context, channel_id: int) -> str:
     """The host serving ``channel_id``."""
-    hosts = [row[0] for row in ctx.store.all("SELECT address FROM interactive_hosts ORDER BY id")]
+    hosts = interactive.hosts(ctx.store)
     if not hosts:
         raise not_found("Interactive host")
     return hosts[channel_id % len(hosts)]
@@ -52,17 +45,17 @@ def _host(ctx: Context, channel_id: int) -> str:
 
 def _session(ctx: Context, channel: ChannelRef) -> tuple[bool, int | None, tuple[Any, ...] | None]:
     """The channel's interactive flag, game id and running version (None when none runs)."""
-    flag, game_id = ctx.store.one(
-        "SELECT interactive, interactiveGameId FROM channels WHERE id = ?", (channel.id,)
-    ) or (0, None)
-    running = latest_published(ctx, game_id) if flag and game_id is not None else None
+    row = channels.fields(ctx.store, channel.id, "interactive", "interactiveGameId")
+    flag, game_id = row or (0, None)
+    running = (
+        interactive.latest_published(ctx.store, game_id) if flag and game_id is not None else None
+    )
     return bool(flag), game_id, running
 
 
 async def list_hosts(ctx: Context) -> list[dict[str, str]]:
     """GET /interactive/hosts: every interactive host."""
-    rows = ctx.store.all("SELECT address FROM interactive_hosts ORDER BY id")
-    return [{"address": address} for (address,) in rows]
+    return [{"address": address} for address in interactive.hosts(ctx.store)]
 
 
 async def channel_session(ctx: Context) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Interactive game versions: drafts, review and publication.
 
-A version belongs to one game (tables and access rules in ``interactive_games``). States::
+A version belongs to one game (access rules in ``interactive_games``, tables in
+``db/interactive.py``). States::
 
     draft --submit (owner/editor)--> pending --publish (staff)--> published
       ^                                 |
@@ -24,6 +25,9 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import interactive
+from explorer.emulator.db.engine import Store, Transaction, dumps
+from explorer.emulator.db.interactive import VERSION_FIELDS
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.interactive_games import (
     GAME_FIELDS,
@@ -33,14 +37,8 @@ from explorer.emulator.resources.interactive_games import (
 )
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import json_schema
-from explorer.emulator.store import dumps
 from explorer.wire import routes as wire
-from explorer.wire.models import (
-    INTERACTIVE_VERSION,
-    VERSION_CONTENT_FIELDS,
-    VERSION_STATES,
-    text_limits,
-)
+from explorer.wire.models import VERSION_CONTENT_FIELDS, VERSION_STATES, text_limits
 
 STATES = VERSION_STATES
 #: Allowed moves, and who may make each: "editor" (owner or editor) and/or "staff".
@@ -49,13 +47,11 @@ TRANSITIONS: dict[tuple[str, str], frozenset[str]] = {
     ("pending", "draft"): frozenset({"editor", "staff"}),
     ("pending", "published"): frozenset({"staff"}),
 }
-VERSION_FIELDS = INTERACTIVE_VERSION.names
 _STATE = VERSION_FIELDS.index("state")
 #: Text content of a version: the longest value each may hold.
 VERSION_TEXT = text_limits(VERSION_CONTENT_FIELDS)
 _NOT_NULL = tuple(field.name for field in VERSION_CONTENT_FIELDS if not field.nullable)
 _SEMVER = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}")
-_SELECT = f"SELECT {', '.join(VERSION_FIELDS)} FROM interactive_versions"
 
 
 def render_version(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -63,14 +59,6 @@ def render_version(row: tuple[Any, ...]) -> dict[str, Any]:
     version = dict(zip(VERSION_FIELDS, row, strict=True))
     version["controls"] = orjson.loads(version["controls"])
     return version
-
-
-def latest_published(ctx: Context, game_id: int) -> tuple[Any, ...] | None:
-    """The newest published version of ``game_id`` (the one channels run), or None."""
-    return ctx.store.one(
-        f"{_SELECT} WHERE gameId = ? AND state = 'published' ORDER BY versionOrder DESC LIMIT 1",
-        (game_id,),
-    )
 
 
 def _content(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
@@ -89,7 +77,7 @@ def _content(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
 
 def _version(ctx: Context) -> tuple[tuple[Any, ...], GameAccess]:
     """The version of the path and its game's access; 404 when the caller may not see it."""
-    row = ctx.store.one(f"{_SELECT} WHERE id = ?", (ctx.path_int("version"),))
+    row = interactive.version(ctx.store, ctx.path_int("version"))
     if row is None:
         raise not_found("Version")
     access = game_access(ctx, row[1])
@@ -98,10 +86,11 @@ def _version(ctx: Context) -> tuple[tuple[Any, ...], GameAccess]:
     return row, access
 
 
-def _check_unique(ctx: Context, game_id: int, version: str, own_id: int | None = None) -> None:
-    clash = ctx.store.scalar(
-        "SELECT id FROM interactive_versions WHERE gameId = ? AND version = ?", (game_id, version)
-    )
+def _check_unique(
+    db: Store | Transaction, game_id: int, version: str, own_id: int | None = None
+) -> None:
+    """409 when game ``game_id`` has a version ``version`` other than ``own_id``."""
+    clash = interactive.version_named(db, game_id, version)
     if clash is not None and clash != own_id:
         raise ApiError(409, f"Version {version} of this game exists already.")
 
@@ -118,19 +107,11 @@ async def create_version(ctx: Context) -> Response:
     values.setdefault("controlVersion", access.row[GAME_FIELDS.index("controlVersion")])
     values.setdefault("controls", "{}")
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        _check_unique(ctx, game_id, values["version"])
-        order = ctx.store.scalar(
-            "SELECT COALESCE(MAX(versionOrder), 0) + 1 FROM interactive_versions WHERE gameId = ?",
-            (game_id,),
-        )
-        version_id = conn.execute(
-            f"INSERT INTO interactive_versions (gameId, versionOrder, state, {', '.join(values)}, "
-            f"createdAt, updatedAt) VALUES (?, ?, 'draft', {', '.join('?' * len(values))}, ?, ?)",
-            (game_id, order, *values.values(), now, now),
-        ).lastrowid
-        conn.execute("UPDATE interactive_games SET updatedAt = ? WHERE id = ?", (now, game_id))
-    row = ctx.store.one(f"{_SELECT} WHERE id = ?", (version_id,))
+    with ctx.store.transaction() as tx:
+        _check_unique(tx, game_id, values["version"])
+        version_id = interactive.add_version(tx, game_id, "draft", values, now, now)
+        interactive.touch_game(tx, game_id, now)
+    row = interactive.version(ctx.store, version_id)
     assert row is not None
     return JSONResponse(render_version(row), status_code=201)
 
@@ -167,18 +148,14 @@ async def update_version(ctx: Context) -> dict[str, Any]:
         if current != "draft":
             raise ApiError(409, f"Only a draft can change; this version is {current}.")
         if "version" in values:
-            _check_unique(ctx, access.id, values["version"], own_id=row[0])
+            _check_unique(ctx.store, access.id, values["version"], own_id=row[0])
     if target != current:
         _check_move(access, current, target)
         values["state"] = target
     now = ctx.iso_now()
-    sets = ", ".join(f"{column} = ?" for column in values)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            f"UPDATE interactive_versions SET {sets}, updatedAt = ? WHERE id = ?",
-            (*values.values(), now, row[0]),
-        )
-        conn.execute("UPDATE interactive_games SET updatedAt = ? WHERE id = ?", (now, access.id))
+    with ctx.store.transaction() as tx:
+        interactive.update_version(tx, row[0], values, now)
+        interactive.touch_game(tx, access.id, now)
     return render_version(_version(ctx)[0])
 
 
@@ -188,18 +165,15 @@ async def delete_version(ctx: Context) -> None:
     access.require_edit()
     if row[_STATE] == "published":
         raise ApiError(409, "A published version cannot be deleted.")
-    with ctx.store.transaction() as conn:
-        conn.execute("DELETE FROM interactive_versions WHERE id = ?", (row[0],))
+    with ctx.store.transaction() as tx:
+        interactive.delete_version(tx, row[0])
 
 
 async def game_versions(ctx: Context) -> list[dict[str, Any]]:
     """GET /interactive/games/{game}/versions: the game's versions, newest first (published
     only, unless the caller sees drafts)."""
     access = game_access(ctx, ctx.path_int("game"))
-    published_only = "" if access.sees_drafts else " AND state = 'published'"
-    rows = ctx.store.all(
-        f"{_SELECT} WHERE gameId = ?{published_only} ORDER BY versionOrder DESC", (access.id,)
-    )
+    rows = interactive.versions(ctx.store, access.id, published_only=not access.sees_drafts)
     return [render_version(row) for row in rows]
 
 

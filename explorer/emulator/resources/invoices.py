@@ -22,9 +22,9 @@ import orjson
 
 from explorer.emulator.access import is_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, not_found
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
-from explorer.emulator.store import Store
 from explorer.wire import routes as wire
 from explorer.wire.models import LANGUAGE_CHANNELS
 

@@ -6,10 +6,10 @@ emulator carries no video, so rendition URLs point at ``MEDIA_HOST``, a reserved
 host that never resolves; everything else is real state:
 
 - the channel must be online (else 404, as historically; unknown and hidden channels too);
-- when the current broadcast started is kept in ``live_streams``: its stream session's start
-  (``sessions.py``; for a channel made through the API, a deterministic 10-240 minutes before
-  the first read), renewed when another session runs and forgotten once the channel is seen
-  offline, so the next broadcast starts afresh;
+- when the current broadcast started is kept in ``live_streams`` (``db/live_streams.py``): its
+  stream session's start (``sessions.py``; for a channel made through the API, a deterministic
+  10-240 minutes before the first read), renewed when another session runs and forgotten once
+  the channel is seen offline, so the next broadcast starts afresh;
 - the source rendition is drawn once per channel from the world seed; unlocking transcodes
   (``POST /channels/{id}/transcodes/unlock``) adds the ladder.
 
@@ -30,6 +30,7 @@ from starlette.responses import Response
 from explorer.emulator import credentials, streams
 from explorer.emulator.access import channel_ref
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, live_streams
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError
 from explorer.emulator.world import iso
@@ -40,12 +41,6 @@ from explorer.wire.endpoint import Endpoint
 MEDIA_HOST = "media.explorer.invalid"
 HLS_TYPE = "application/vnd.apple.mpegurl"
 SMIL_TYPE = "application/smil+xml"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS live_streams (
-    channelId INTEGER PRIMARY KEY, startedAt REAL NOT NULL, accessKey TEXT NOT NULL
-);
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,28 +99,19 @@ def live_stream(ctx: Context) -> LiveStream:
     ref = channel_ref(ctx)
     store = ctx.store
     if not ref.online:
-        if store.one("SELECT 1 FROM live_streams WHERE channelId = ?", (ref.id,)):
-            with store.transaction() as conn:
-                conn.execute("DELETE FROM live_streams WHERE channelId = ?", (ref.id,))
+        live_streams.forget(store, ref.id)
         raise ApiError(404, "Channel is not live.")
-    row = store.one("SELECT hasTranscodes, ftl, name FROM channels WHERE id = ?", (ref.id,))
+    row = channels.fields(store, ref.id, "hasTranscodes", "ftl", "name")
     assert row is not None  # channel_ref found it in this same request
     has_transcodes, ftl, title = row
     seed = int(store.meta("seed") or 0)
-    started = store.one(
-        "SELECT startedAt, accessKey FROM live_streams WHERE channelId = ?", (ref.id,)
-    )
+    started = live_streams.started(store, ref.id)
     began = _session_start(ctx, ref.id)
     if started is None or (began is not None and started[0] != began):
         if began is None:
             began = ctx.world_now - random.Random(f"{seed}:{ref.id}:live").randint(10, 240) * 60
         started = (began, credentials.new_token(16))
-        with store.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO live_streams (channelId, startedAt, accessKey) "
-                "VALUES (?, ?, ?)",
-                (ref.id, *started),
-            )
+        live_streams.start(store, ref.id, *started)
     source = source_of(seed, ref.id)
     ladder = tuple(r for r in LADDER if r.height < source.height) if has_transcodes else ()
     return LiveStream(ref.id, title, bool(ftl), started[0], started[1], (source, *ladder))

@@ -22,7 +22,6 @@ single reads, and a notification nobody can find by id would be unreadable.
 from __future__ import annotations
 
 import random
-import sqlite3
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -31,11 +30,11 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import Store, Transaction, dumps
 from explorer.emulator.live import happenings
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import USER_FIELDS, render_user
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 from explorer.wire.models import NOTIFICATION_TYPES
@@ -87,7 +86,7 @@ def render(row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def notify(
-    conn: sqlite3.Connection, user_id: int, kind: str, payload: dict[str, Any], sent_at: str
+    conn: Transaction, user_id: int, kind: str, payload: dict[str, Any], sent_at: str
 ) -> None:
     """Add one notification of type ``kind`` for ``user_id`` (inside the caller's
     transaction) and send it as ``user:{id}:notify``."""
@@ -100,7 +99,7 @@ def notify(
 
 
 def followed(
-    conn: sqlite3.Connection, channel_id: int, owner_id: int, follower_id: int, sent_at: str
+    conn: Transaction, channel_id: int, owner_id: int, follower_id: int, sent_at: str
 ) -> None:
     """Tell a channel's owner that ``follower_id`` followed it (the docs' ``follow``
     notification; inside the caller's transaction)."""
@@ -111,9 +110,7 @@ def followed(
     notify(conn, owner_id, "follow", payload, sent_at)
 
 
-def deliver_to_all(
-    conn: sqlite3.Connection, kind: str, payload: dict[str, Any], sent_at: str
-) -> int:
+def deliver_to_all(conn: Transaction, kind: str, payload: dict[str, Any], sent_at: str) -> int:
     """Add one notification of type ``kind`` for every current user (inside the caller's
     transaction). Returns how many users it reached."""
     cursor = conn.execute(

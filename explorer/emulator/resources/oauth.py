@@ -16,11 +16,11 @@ from starlette.responses import RedirectResponse, Response
 
 from explorer.emulator import credentials, endings, names
 from explorer.emulator.context import Context, Services
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.live import outbox
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.scopes import SCOPES
-from explorer.emulator.store import Store, dumps
 from explorer.wire import routes as wire
 
 BUILTIN_CLIENT = "explorer-toolkit"

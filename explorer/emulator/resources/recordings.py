@@ -1,11 +1,11 @@
 """Recordings (VODs) of a channel's past broadcasts: ``GET /channels/{id}/recordings``.
 
-Recordings live in ``recordings`` and ``recording_vods``. Every stream session of a channel
-with ``hasVod`` becomes a recording when it ends (``sessions.py`` plans them, the simulator
-stores them as they end, and the past 30 days' are stored the first time anyone lists the
-channel's): its id is the session's, ``createdAt`` its start, ``updatedAt`` its end,
-``duration`` its length in seconds, ``viewsTotal`` grows with its audience and length, and
-``expiresAt`` is 90 days after it was made. Files are encoded like the channel's broadcast
+Recordings live in ``recordings`` and ``recording_vods`` (``db/recordings.py``). Every stream
+session of a channel with ``hasVod`` becomes a recording when it ends (``sessions.py`` plans
+them, the simulator stores them as they end, and the past 30 days' are stored the first time
+anyone lists the channel's): its id is the session's, ``createdAt`` its start, ``updatedAt``
+its end, ``duration`` its length in seconds, ``viewsTotal`` grows with its audience and length,
+and ``expiresAt`` is 90 days after it was made. Files are encoded like the channel's broadcast
 source (see ``manifests``). A channel without ``hasVod`` has none; the same seed gives the same
 recordings.
 
@@ -28,36 +28,18 @@ from starlette.responses import Response
 from explorer.emulator import categories, streams
 from explorer.emulator.access import ChannelRef, channel_ref, is_owner, is_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, recordings
+from explorer.emulator.db.engine import Store, dumps
+from explorer.emulator.db.recordings import RECORDING_FIELDS, VOD_FIELDS
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.resources.manifests import MEDIA_HOST, source_of
 from explorer.emulator.responses import JSONResponse, not_found
 from explorer.emulator.sessions import HISTORY_START, SESSION_IDS, Session
-from explorer.emulator.store import Store, dumps
 from explorer.emulator.world import iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
-from explorer.wire.models import RECORDING, VOD
 from explorer.wire.query import MAX_PAGE, FieldKind, QueryError, parse_list_query
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS recordings (
-    id INTEGER PRIMARY KEY, channelId INTEGER NOT NULL, name TEXT NOT NULL, typeId INTEGER,
-    state TEXT NOT NULL, viewsTotal INTEGER NOT NULL, duration REAL NOT NULL,
-    expiresAt TEXT NOT NULL, createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS recordings_channel ON recordings (channelId, createdAt);
-CREATE TABLE IF NOT EXISTS recording_vods (
-    id INTEGER PRIMARY KEY, recordingId INTEGER NOT NULL REFERENCES recordings (id),
-    baseUrl TEXT NOT NULL, format TEXT NOT NULL, data TEXT, createdAt TEXT NOT NULL,
-    updatedAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS recording_vods_recording ON recording_vods (recordingId, id);
-CREATE TABLE IF NOT EXISTS recordings_synced (channelId INTEGER PRIMARY KEY, until REAL NOT NULL);
-"""
-
-#: The stored fields of a past broadcast (its ``vods`` are read beside them).
-RECORDING_FIELDS = tuple(name for name in RECORDING.names if name != "vods")
-VOD_FIELDS = VOD.names
 ORDERABLE: dict[str, FieldKind] = {
     "id": "int",
     "createdAt": "time",
@@ -65,15 +47,6 @@ ORDERABLE: dict[str, FieldKind] = {
     "duration": "float",
 }
 RETENTION = timedelta(days=90)
-_CHUNK = 500
-_INSERT_RECORDING = (
-    f"INSERT OR IGNORE INTO recordings ({', '.join(RECORDING_FIELDS)}) "
-    f"VALUES ({', '.join('?' * len(RECORDING_FIELDS))})"
-)
-_INSERT_VOD = (
-    f"INSERT OR IGNORE INTO recording_vods ({', '.join(VOD_FIELDS)}) "
-    f"VALUES ({', '.join('?' * len(VOD_FIELDS))})"
-)
 
 
 def _vods(seed: int, channel_id: int, recording_id: int, made: str) -> list[dict[str, Any]]:
@@ -114,26 +87,18 @@ def store_sessions(store: Store, seed: int, ended: Sequence[Session]) -> int:
     if not ended:
         return 0
     ids = sorted({streams.channel_id(item) for item in ended})
-    channels = {
-        row[0]: row[1]
-        for chunk in range(0, len(ids), _CHUNK)
-        for row in store.all(
-            "SELECT id, name FROM channels WHERE hasVod = 1 AND id IN "
-            f"({', '.join('?' * len(ids[chunk : chunk + _CHUNK]))})",
-            ids[chunk : chunk + _CHUNK],
-        )
-    }
-    recordings, vods = [], []
+    titles = recordings.recorded_channels(store, ids)
+    stored, vods = [], []
     # A recording's category is the one its stream ended in (what the channel shows after).
     last = categories.of_sessions(seed, int(store.meta("channels") or 0), ended).second.tolist()
     for item, type_id in zip(ended, last, strict=True):
         channel = streams.channel_id(item)
-        if channel not in channels:
+        if channel not in titles:
             continue
-        title = channels[channel]
+        title = titles[channel]
         made, done = _moment(item.start), _moment(item.end)
         views = item.audience * item.hours * streams.VOD_VIEWS_PER_VIEWER_HOUR
-        recordings.append(
+        stored.append(
             (
                 item.id,
                 channel,
@@ -148,12 +113,7 @@ def store_sessions(store: Store, seed: int, ended: Sequence[Session]) -> int:
             )
         )
         vods += [tuple(vod.values()) for vod in _vods(seed, channel, item.id, made)]
-    with store.transaction() as conn:
-        before = conn.total_changes
-        conn.executemany(_INSERT_RECORDING, recordings)
-        added = conn.total_changes - before
-        conn.executemany(_INSERT_VOD, vods)
-    return added
+    return recordings.add(store, stored, vods)
 
 
 def sync_recordings(store: Store, channel_id: int) -> None:
@@ -163,17 +123,13 @@ def sync_recordings(store: Store, channel_id: int) -> None:
     if index is None:
         return
     until = streams.applied(store)
-    synced = store.scalar("SELECT until FROM recordings_synced WHERE channelId = ?", (channel_id,))
+    synced = recordings.synced_until(store, channel_id)
     if synced is not None and synced >= until:
         return
     schedule = streams.schedule_of(store)
     ended = [s for s in schedule.of_channel(index, HISTORY_START, until) if s.end <= until]
     store_sessions(store, int(store.meta("seed") or 0), ended)
-    with store.transaction() as conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO recordings_synced (channelId, until) VALUES (?, ?)",
-            (channel_id, until),
-        )
+    recordings.mark_synced(store, channel_id, until)
 
 
 def _moment(seconds: float) -> str:
@@ -192,23 +148,17 @@ def _hidden(ctx: Context, channel: ChannelRef) -> bool:
     return not (
         is_owner(ctx, channel)
         or is_staff(ctx)
-        or ctx.store.scalar("SELECT vodsEnabled FROM channels WHERE id = ?", (channel.id,))
+        or channels.field(ctx.store, channel.id, "vodsEnabled")
     )
 
 
 def _with_vods(ctx: Context, rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     """Recording objects from ``RECORDING_FIELDS`` rows, each with its ``vods``."""
-    recordings = [{**dict(zip(RECORDING_FIELDS, row, strict=True)), "vods": []} for row in rows]
-    by_id = {recording["id"]: recording for recording in recordings}
-    if by_id:
-        marks = ", ".join("?" * len(by_id))
-        for row in ctx.store.all(
-            f"SELECT {', '.join(VOD_FIELDS)} FROM recording_vods WHERE recordingId IN ({marks}) "
-            "ORDER BY id",
-            list(by_id),
-        ):
-            by_id[row[1]]["vods"].append(_render_vod(row))
-    return recordings
+    found = [{**dict(zip(RECORDING_FIELDS, row, strict=True)), "vods": []} for row in rows]
+    by_id = {recording["id"]: recording for recording in found}
+    for row in recordings.vods(ctx.store, list(by_id)):
+        by_id[row[1]]["vods"].append(_render_vod(row))
+    return found
 
 
 async def list_recordings(ctx: Context) -> Response:
@@ -222,19 +172,12 @@ async def list_recordings(ctx: Context) -> Response:
     if _hidden(ctx, channel):
         return JSONResponse([], headers=headers)
     sync_recordings(ctx.store, channel.id)
-    order = [f"{o.field} {'DESC' if o.descending else 'ASC'}" for o in query.order]
-    rows = ctx.store.all(
-        f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE channelId = ? "
-        f"ORDER BY {', '.join(order or ['createdAt DESC'])}, id DESC LIMIT ? OFFSET ?",
-        (channel.id, query.limit, query.page * query.limit),
-    )
-    recordings = _with_vods(ctx, rows)
+    order = [(o.field, o.descending) for o in query.order]
+    rows = recordings.page(ctx.store, channel.id, order, query.limit, query.page * query.limit)
+    found = _with_vods(ctx, rows)
     if query.count:
-        total = ctx.store.scalar(
-            "SELECT COUNT(*) FROM recordings WHERE channelId = ?", (channel.id,)
-        )
-        headers["X-Total-Count"] = str(total)
-    return JSONResponse(recordings, headers=headers)
+        headers["X-Total-Count"] = str(recordings.count(ctx.store, channel.id))
+    return JSONResponse(found, headers=headers)
 
 
 async def get_recording(ctx: Context) -> dict[str, Any]:
@@ -243,9 +186,8 @@ async def get_recording(ctx: Context) -> dict[str, Any]:
     (``channelId * SESSION_IDS + n``, that of its session), so its channel's recordings are
     stored first if need be."""
     recording_id = ctx.path_int("recording")
-    row = ctx.store.one(
-        "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?",
-        (recording_id // SESSION_IDS,),
+    row = channels.fields(
+        ctx.store, recording_id // SESSION_IDS, "id", "userId", "token", "online", "suspended"
     )
     if row is None:
         raise not_found("Recording")
@@ -253,12 +195,10 @@ async def get_recording(ctx: Context) -> dict[str, Any]:
     if _hidden(ctx, channel) or (channel.suspended and not is_staff(ctx)):
         raise not_found("Recording")
     sync_recordings(ctx.store, channel.id)
-    found = ctx.store.all(
-        f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings WHERE id = ?", (recording_id,)
-    )
-    if not found:
+    found = recordings.by_id(ctx.store, recording_id)
+    if found is None:
         raise not_found("Recording")
-    return _with_vods(ctx, found)[0]
+    return _with_vods(ctx, [found])[0]
 
 
 routes = [

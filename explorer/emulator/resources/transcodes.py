@@ -14,6 +14,7 @@ from typing import Any
 
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, users
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError
 from explorer.wire import channel_routes as channel_wire
@@ -27,22 +28,18 @@ async def unlock_transcodes(ctx: Context) -> dict[str, Any]:
     channel = channel_ref(ctx)
     require_owner(ctx, channel, staff_too=False)
     user_id = ctx.user_id()
-    with ctx.store.transaction() as conn:
-        if ctx.store.scalar("SELECT hasTranscodes FROM channels WHERE id = ?", (channel.id,)):
+    with ctx.store.transaction() as tx:
+        if channels.field(tx, channel.id, "hasTranscodes"):
             raise ApiError(409, "Transcodes are already unlocked on this channel.")
-        sparks = ctx.store.scalar("SELECT sparks FROM users WHERE id = ?", (user_id,))
+        sparks = users.sparks(tx, user_id)
+        assert sparks is not None  # the caller is signed in
         if sparks < UNLOCK_COST:
             raise ApiError(
                 402, f"Unlocking transcodes costs {UNLOCK_COST} sparks; you have {sparks}."
             )
         now = ctx.iso_now()
-        conn.execute(
-            "UPDATE users SET sparks = sparks - ?, updatedAt = ? WHERE id = ?",
-            (UNLOCK_COST, now, user_id),
-        )
-        conn.execute(
-            "UPDATE channels SET hasTranscodes = 1, updatedAt = ? WHERE id = ?", (now, channel.id)
-        )
+        users.spend_sparks(tx, user_id, UNLOCK_COST, now)
+        channels.update(tx, channel.id, {"hasTranscodes": 1}, now)
     return {
         "channelId": channel.id,
         "hasTranscodes": True,

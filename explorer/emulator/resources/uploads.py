@@ -1,10 +1,10 @@
 """Uploaded images: channel thumbnails, badges and banners, served back from ``/resources/{id}``.
 
 Images arrive as ``multipart/form-data`` with the image in a part named ``file``. The bytes are
-kept in SQLite (table ``uploads``), never on the filesystem, so no name a client sends can
-reach a path. Each (kind, record) holds one upload: storing a new one replaces the old in the
-same transaction that points the owning record at it. Other resource groups reuse the whole
-flow through :func:`store_upload` (game covers, for one).
+kept in the database (table ``uploads``, ``db/uploads.py``), never on the filesystem, so no
+name a client sends can reach a path. Each (kind, record) holds one upload: storing a new one
+replaces the old in the same transaction that points the owning record at it. Other resource
+groups reuse the whole flow through :func:`store_upload` (game covers, for one).
 
 Refusals, checked in this order after the caller's ownership:
 
@@ -22,8 +22,6 @@ bytes with their content type. Ids are never reused, so those responses are cach
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
@@ -33,19 +31,12 @@ from starlette.responses import Response
 
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, uploads
+from explorer.emulator.db.engine import Transaction
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, bad_request, not_found
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS uploads (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, relid INTEGER NOT NULL,
-    contentType TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, data BLOB NOT NULL,
-    createdAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS uploads_owner ON uploads (kind, relid);
-"""
 
 #: Accepted images by their leading bytes.
 IMAGE_TYPES: tuple[tuple[bytes, str], ...] = (
@@ -55,10 +46,9 @@ IMAGE_TYPES: tuple[tuple[bytes, str], ...] = (
 #: Room for the multipart envelope (boundaries, part headers, small fields) beside the file.
 ENVELOPE = 16 * 1024
 RESOURCE_FIELDS = ("id", "type", "relid", "contentType", "size", "createdAt")
-_SELECT = "SELECT id, kind, relid, contentType, size, createdAt FROM uploads"
 
 #: Called inside the upload's transaction with the new Resource: update the owning record.
-Link = Callable[[sqlite3.Connection, dict[str, Any]], None]
+Link = Callable[[Transaction, dict[str, Any]], None]
 
 
 def resource_url(resource_id: int) -> str:
@@ -67,7 +57,7 @@ def resource_url(resource_id: int) -> str:
 
 
 def render_resource(row: tuple[Any, ...]) -> dict[str, Any]:
-    """The Resource object of an ``uploads`` row selected as ``RESOURCE_FIELDS``."""
+    """The Resource object of an upload described as ``RESOURCE_FIELDS``."""
     resource = dict(zip(RESOURCE_FIELDS, row, strict=True))
     resource["url"] = resource_url(resource["id"])
     return resource
@@ -120,27 +110,17 @@ async def store_upload(ctx: Context, kind: str, relid: int, link: Link) -> dict[
 
     Reads the ``multipart/form-data`` part named ``file`` (refusing with 415, 413 or 400 as the
     module docstring lists), then in one transaction: inserts the bytes, deletes the previous
-    ``kind`` upload of ``relid`` (its URL then answers 404), and calls ``link(conn, resource)``
-    so the caller updates its own record (e.g. ``UPDATE games SET coverUrl = resource["url"]``)
+    ``kind`` upload of ``relid`` (its URL then answers 404), and calls ``link(tx, resource)``
+    so the caller updates its own record (e.g. the game's ``coverUrl`` to ``resource["url"]``)
     atomically with the upload. Authorize the caller before calling this, so a refused
     caller's body is never read. ``kind`` becomes the Resource's ``type``.
     """
     data, content_type = await read_image(ctx)
     created = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        cursor = conn.execute(
-            "INSERT INTO uploads (kind, relid, contentType, size, sha256, data, createdAt) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (kind, relid, content_type, len(data), hashlib.sha256(data).hexdigest(), data, created),
-        )
-        resource_id = cursor.lastrowid
-        assert resource_id is not None
-        conn.execute(
-            "DELETE FROM uploads WHERE kind = ? AND relid = ? AND id != ?",
-            (kind, relid, resource_id),
-        )
+    with ctx.store.transaction() as tx:
+        resource_id = uploads.replace(tx, kind, relid, content_type, data, created)
         resource = render_resource((resource_id, kind, relid, content_type, len(data), created))
-        link(conn, resource)
+        link(tx, resource)
     return resource
 
 
@@ -161,11 +141,8 @@ def _channel_upload(kind: str) -> Handler:
         require_owner(ctx, channel)
         updated = ctx.iso_now()
 
-        def link(conn: sqlite3.Connection, resource: dict[str, Any]) -> None:
-            conn.execute(
-                f"UPDATE channels SET {column} = ?, updatedAt = ? WHERE id = ?",
-                (resource[field], updated, channel.id),
-            )
+        def link(tx: Transaction, resource: dict[str, Any]) -> None:
+            channels.update(tx, channel.id, {column: resource[field]}, updated)
 
         return await store_upload(ctx, kind, channel.id, link)
 
@@ -176,7 +153,7 @@ def _channel_upload(kind: str) -> Handler:
 async def get_banner(ctx: Context) -> dict[str, Any]:
     """GET /channels/{id}/banner: the Resource of the channel's uploaded banner, else 404."""
     channel = channel_ref(ctx)
-    row = ctx.store.one(f"{_SELECT} WHERE kind = 'banner' AND relid = ?", (channel.id,))
+    row = uploads.described(ctx.store, "banner", channel.id)
     if row is None:
         raise not_found("Banner")
     return render_resource(row)
@@ -186,19 +163,14 @@ async def delete_banner(ctx: Context) -> None:
     """DELETE /channels/{id}/banner: drop the banner (idempotent: 204 even when there was none)."""
     channel = channel_ref(ctx)
     require_owner(ctx, channel)
-    with ctx.store.transaction() as conn:
-        conn.execute("DELETE FROM uploads WHERE kind = 'banner' AND relid = ?", (channel.id,))
-        conn.execute(
-            "UPDATE channels SET bannerUrl = NULL, updatedAt = ? WHERE id = ?",
-            (ctx.iso_now(), channel.id),
-        )
+    with ctx.store.transaction() as tx:
+        uploads.delete(tx, "banner", channel.id)
+        channels.update(tx, channel.id, {"bannerUrl": None}, ctx.iso_now())
 
 
 async def get_resource(ctx: Context) -> Response:
     """GET /resources/{id}: the uploaded bytes, with their content type."""
-    row = ctx.store.one(
-        "SELECT contentType, data, sha256 FROM uploads WHERE id = ?", (ctx.path_int("resource"),)
-    )
+    row = uploads.content(ctx.store, ctx.path_int("resource"))
     if row is None:
         raise not_found("Resource")
     content_type, data, digest = row

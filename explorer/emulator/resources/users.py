@@ -26,6 +26,7 @@ from starlette.responses import Response
 from explorer.emulator import credentials, endings
 from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
+from explorer.emulator.db.engine import dumps
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.scopes import private
@@ -37,7 +38,6 @@ from explorer.emulator.shapes import (
     render_user,
     user_groups,
 )
-from explorer.emulator.store import dumps
 from explorer.wire import routes as wire
 
 #: Whole-text patterns (``fullmatch``: ``$`` would also match before a final newline).

@@ -1,7 +1,10 @@
-"""SQLite storage for the platform: schema, transactions and the core queries.
+"""The engine of the platform's data layer: one SQLite database, its transactions and the
+core records' schema.
 
-One connection, used only from the platform's event-loop thread (``check_same_thread`` stays
-on, so a stray cross-thread call fails loudly). WAL journaling lets readers of the same file
+The rest of the platform never holds a driver connection: :meth:`Store.transaction` hands out
+a :class:`Transaction`, whose statements commit together or not at all. One connection, used
+only from the platform's event-loop thread (``check_same_thread`` stays on, so a stray
+cross-thread call fails loudly). WAL journaling lets readers of the same file
 (another ``explorer serve`` chat node, ``sqlite3`` in a terminal) see committed state while the
 platform writes. Every write runs inside :meth:`Store.transaction`, so a crash or a bad request
 never leaves half a record behind. This module owns the schema of the core records (users,
@@ -16,7 +19,7 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -158,6 +161,68 @@ def connect(path: str | Path, check_same_thread: bool = True) -> sqlite3.Connect
     return conn
 
 
+class Rows(Protocol):
+    """What a statement returns: its rows, and what a write changed."""
+
+    @property
+    def rowcount(self) -> int:
+        """Rows a write changed."""
+        ...
+
+    @property
+    def lastrowid(self) -> int | None:
+        """The id of the row an ``INSERT`` added."""
+        ...
+
+    def fetchone(self) -> Any:
+        """The next row, or None."""
+        ...
+
+    def fetchall(self) -> list[Any]:
+        """The remaining rows."""
+        ...
+
+    def __iter__(self) -> Iterator[Any]:
+        """The remaining rows, one at a time."""
+        ...
+
+
+class Transaction:
+    """One open transaction: every statement run through it commits with the others, or none
+    does. Handed out by :meth:`Store.transaction`; valid only inside its block."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        """Run one statement with ``params`` bound to its placeholders."""
+        return self._conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Rows:
+        """Run one statement once per parameter row."""
+        return self._conn.executemany(sql, rows)
+
+    def executescript(self, script: str) -> None:
+        """Run statements separated by semicolons (DDL)."""
+        self._conn.executescript(script)
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        """The first row of ``sql``, or None."""
+        row: tuple[Any, ...] | None = self._conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of ``sql``."""
+        return self._conn.execute(sql, params).fetchall()
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row of ``sql``, or None."""
+        row = self.one(sql, params)
+        return None if row is None else row[0]
+
+
 class Store:
     """The platform's database: schema, transactions and shared lookups."""
 
@@ -169,6 +234,7 @@ class Store:
         for ddl in extra_ddl:
             self.conn.executescript(ddl)
         self._depth = 0
+        self._tx = Transaction(self.conn)
         #: The catalog version last read outside a transaction, and this connection's change
         #: count then. Only an in-memory database is this connection's alone; a file may
         #: have other writers, whose changes only a query sees.
@@ -180,7 +246,7 @@ class Store:
         self.conn.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[Transaction]:
         """Run a block atomically: all of its writes commit, or none do.
 
         Nested use joins the outer transaction, so helpers can write without knowing who
@@ -190,14 +256,14 @@ class Store:
         if self._depth:
             self._depth += 1
             try:
-                yield self.conn
+                yield self._tx
             finally:
                 self._depth -= 1
             return
         self.conn.execute("BEGIN IMMEDIATE")
         self._depth = 1
         try:
-            yield self.conn
+            yield self._tx
         except BaseException:
             self._depth = 0
             self.conn.execute("ROLLBACK")
@@ -206,7 +272,7 @@ class Store:
         self.conn.execute("COMMIT")
 
     @contextmanager
-    def filling(self) -> Iterator[sqlite3.Connection]:
+    def filling(self) -> Iterator[Transaction]:
         """Fill a new database in one transaction, quickly, and as safely as any other.
 
         Under a rollback journal instead of WAL: it copies only the pages a transaction

@@ -1,0 +1,113 @@
+"""The channels' rows read and written by the resource groups under a channel.
+
+The table itself (and its indexes) is a core record: its DDL is in :mod:`.engine`. Column names
+passed to these functions come from the platform's code, never from a request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.emulator.db.engine import Store, Transaction
+
+
+def fields(db: Store | Transaction, channel_id: int, *names: str) -> tuple[Any, ...] | None:
+    """The columns ``names`` of channel ``channel_id``, in that order; None when there is none."""
+    return db.one(f"SELECT {', '.join(names)} FROM channels WHERE id = ?", (channel_id,))
+
+
+def field(db: Store | Transaction, channel_id: int, name: str) -> Any:
+    """Column ``name`` of channel ``channel_id``; None when there is no such channel."""
+    return db.scalar(f"SELECT {name} FROM channels WHERE id = ?", (channel_id,))
+
+
+def update(tx: Transaction, channel_id: int, values: dict[str, Any], updated_at: str) -> None:
+    """Set the columns of ``values`` (named by the platform's code, never by a request) on
+    channel ``channel_id`` and stamp ``updatedAt``."""
+    sets = "".join(f"{column} = ?, " for column in values)
+    tx.execute(
+        f"UPDATE channels SET {sets}updatedAt = ? WHERE id = ?",
+        (*values.values(), updated_at, channel_id),
+    )
+
+
+# --- related channels ------------------------------------------------------------------------
+
+#: The order within a tier of related channels: that of the tier's index
+#: (``channels_related_type`` and ``channels_related_language`` in :mod:`.engine`).
+TIER_ORDER = "c.online DESC, c.viewersCurrent DESC, c.viewersTotal DESC, c.id"
+
+
+def _tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[Any, ...]]]:
+    """The conditions of the tiers of listed (unsuspended) channels related to one of
+    ``type_id`` and ``language``, best first, each with its arguments: both shared, then the
+    type only, then the language only."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    if type_id is not None and language is not None:
+        found.append(("c.typeId = ? AND c.languageId = ?", (type_id, language)))
+    if type_id is not None:
+        other = " AND c.languageId IS NOT ?" if language is not None else ""
+        found.append((f"c.typeId = ?{other}", (type_id, language)[: 1 + bool(other)]))
+    if language is not None:
+        other = " AND c.typeId IS NOT ?" if type_id is not None else ""
+        found.append((f"c.languageId = ?{other}", (language, type_id)[: 1 + bool(other)]))
+    return [(f"c.suspended = 0 AND {where}", args) for where, args in found]
+
+
+def related_tier_sizes(db: Store, type_id: int | None, language: str | None) -> list[int]:
+    """How many listed channels each tier related to ``type_id`` and ``language`` holds
+    (a channel of that likeness is in its own first tier); no tiers when both are None."""
+    return [
+        int(db.scalar(f"SELECT COUNT(*) FROM channels c WHERE {where}", args))
+        for where, args in _tiers(type_id, language)
+    ]
+
+
+def related_ids(
+    db: Store,
+    type_id: int | None,
+    language: str | None,
+    sizes: Sequence[int],
+    channel_id: int,
+    offset: int,
+    limit: int,
+) -> list[int]:
+    """The ids of one page (``offset``, ``limit``) of the channels related to ``type_id`` and
+    ``language``, channel ``channel_id`` left out, tier after tier; ``sizes`` are the tiers'
+    sizes without that channel, so a page reads only the tiers it overlaps, in their index's
+    order."""
+    skip, wanted = offset, limit
+    ids: list[int] = []
+    for (where, args), count in zip(_tiers(type_id, language), sizes, strict=True):
+        if wanted and skip < count:
+            found = db.all(
+                f"SELECT c.id FROM channels c WHERE {where} AND c.id != ? "
+                f"ORDER BY {TIER_ORDER} LIMIT ? OFFSET ?",
+                (*args, channel_id, wanted, skip),
+            )
+            ids += [row[0] for row in found]
+            wanted -= len(found)
+        skip = max(0, skip - count)
+    return ids
+
+
+def owner(db: Store, channel_id: int | None) -> int | None:
+    """The id of the user owning ``channel_id``, or None."""
+    value: int | None = db.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def unsuspended_owner(db: Store, channel_id: int) -> int | None:
+    """The id of the user owning ``channel_id`` when it exists and is not suspended, else
+    None."""
+    value: int | None = db.scalar(
+        "SELECT userId FROM channels WHERE id = ? AND suspended = 0", (channel_id,)
+    )
+    return value
+
+
+def id_of_owner(db: Store | Transaction, user_id: int) -> int | None:
+    """The id of the channel ``user_id`` owns, or None."""
+    value: int | None = db.scalar("SELECT id FROM channels WHERE userId = ?", (user_id,))
+    return value
