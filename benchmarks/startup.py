@@ -14,7 +14,7 @@ floor measured side by side in the same run.
    line (issue 42), against the database alone writing the same: every row the platform wrote
    by then, table by table, with ``executemany`` in one transaction into a new file with the
    same tables, then the ``CREATE INDEX`` statements the platform ran before the line (all of
-   its indexes but :data:`~explorer.emulator.store.LATER_INDEXES`, built after it). The rows
+   its indexes but :data:`~explorer.emulator.db.engine.LATER_INDEXES`, built after it). The rows
    are read from that round's platform's file in chunks, off the floor's clock. Goal: at most
    1.5x. Rounds alternate (platform, floor, platform, ...) and medians are compared; the
    seconds of each are printed, with CPU seconds (less moved by a busy machine) beside them.
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from benchmarks.channel_scale import serving
 from benchmarks.rest_server import cpu_seconds
-from explorer.emulator.store import LATER_INDEXES
+from explorer.emulator.db.engine import LATER_INDEXES
 
 GOAL = 1.3
 ROUNDS = 15
