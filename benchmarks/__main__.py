@@ -2,8 +2,8 @@
 
 A suite in :data:`COMMANDS` takes options after its name (``python -m benchmarks soak
 --minutes 3``, ``python -m benchmarks realism --channels 100000``, ``python -m benchmarks
-listings --channels 1000000``); run with the others (no name given) it gets none and picks its
-short run.
+listings --channels 1000000``, ``python -m benchmarks rest_client --channels 1000000``); run
+with the others (no name given) it gets none and picks its short run.
 
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
 the same run and prints the ratio against the issue's goal. A suite that raises is reported
@@ -40,7 +40,7 @@ SUITES = (
     "realism",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
-COMMANDS = frozenset(("soak", "realism", "listings"))
+COMMANDS = frozenset(("soak", "realism", "listings", "rest_client"))
 
 
 def main(args: list[str]) -> int:

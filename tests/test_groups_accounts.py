@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform
+from explorer.emulator.db import notifications as notification_rows
 from explorer.emulator.db.engine import Store
 from explorer.emulator.resources import notifications
 from tests.conftest import SMALL_WORLD
@@ -255,7 +256,7 @@ def test_a_database_from_before_notification_uuids_is_upgraded(tmp_path: Path) -
             "INSERT INTO notifications (userId, trigger, payload, sentAt) "
             "VALUES (7, 'followed', '{}', '2020-01-01T00:00:00.000Z');"
         )
-    store = Store(path, extra_ddl=[notifications.SCHEMA])
+    store = Store(path, extra_ddl=[notification_rows.SCHEMA])
     try:
         notifications.seed(store, 0)
         (row,) = store.all("SELECT uuid, type FROM notifications")

@@ -26,7 +26,6 @@ from explorer.emulator import (
 )
 from explorer.emulator.context import Config, Context
 from explorer.emulator.db.engine import Store
-from explorer.emulator.live import outbox
 from explorer.emulator.raids import Raid
 from explorer.emulator.resources import analytics, schema_ddl
 from explorer.emulator.sessions import HISTORY_START, audience_at
@@ -122,7 +121,7 @@ def test_a_session_and_its_target_find_the_same_raid() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """The seed-0 small world in memory, as the platform seeds it."""
-    seeded = Store(":memory:", [*schema_ddl(), outbox.SCHEMA])
+    seeded = Store(":memory:", schema_ddl())
     seed_store(seeded, 0, SMALL_WORLD, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform, start
-from explorer.emulator.live import outbox, webhooks
+from explorer.emulator.db import live_events
+from explorer.emulator.live import webhooks
 from explorer.emulator.resources import hooks
 from tests.conftest import sign_in
 from tests.test_chat_client import wait_until
@@ -191,9 +192,9 @@ def test_one_users_deliveries_are_paced(
     with closing(sqlite3.connect(db, timeout=10)) as other, other:
         # Another writer of the same database, as another process of the platform would be.
         for n in range(30):
-            outbox.publish(other, topic, {"n": n})
+            live_events.publish(other, topic, {"n": n})
     wait_until(lambda: receiver.to("/paced"))
     with closing(sqlite3.connect(db, timeout=10)) as other, other:
-        outbox.publish(other, topic, {"n": "after"})
+        live_events.publish(other, topic, {"n": "after"})
     got = wait_until(lambda: [b for _, b in receiver.to("/paced") if b["payload"]["n"] == "after"])
     assert len(got) == 1 and len(receiver.to("/paced")) == 6

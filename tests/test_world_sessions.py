@@ -11,7 +11,6 @@ import pytest
 
 from explorer.emulator import categories, clock, sessions, streams
 from explorer.emulator.db.engine import Store
-from explorer.emulator.live import outbox
 from explorer.emulator.resources import recordings, schema_ddl
 from explorer.emulator.resources.analytics import DAY
 from explorer.emulator.sessions import HOUR, Schedule, Session, audience_at, habits
@@ -132,7 +131,7 @@ def test_audience_rises_then_falls_within_a_session() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """A seeded 400-channel world in memory."""
-    seeded = Store(":memory:", [*schema_ddl(), outbox.SCHEMA])
+    seeded = Store(":memory:", schema_ddl())
     seed_store(seeded, 5, 400, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

@@ -28,7 +28,9 @@ written as text.
 The common cases take short cuts, measured on chat frames of 100,000 rows: all-missing columns
 are built directly (most columns of a chat chunk are empty), text goes straight into pyarrow
 (ten times faster than ``pd.array``, which checks every value first), and booleans without
-gaps skip validation. Pure: pandas, numpy and pyarrow.
+gaps skip validation. Listing pages read by Arrow (``rest/pagecolumns.py``) come in as Arrow
+arrays instead (:func:`from_arrow`) and become the same arrays without a Python value each.
+Pure: pandas, numpy and pyarrow.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from explorer.wire.kinds import Kind
 
@@ -107,8 +110,51 @@ def column(values: Sequence[Any], kind: Kind, categories: Sequence[Any] = ()) ->
     if kind == "float":
         return _floats(values, types)
     if kind == "seconds" or str not in types:
-        return _utc(_epoch(values, types, 1000.0 if kind == "seconds" else 1.0))
+        return _utc(_epoch(_floats(values, types), 1000.0 if kind == "seconds" else 1.0))
     return _iso(values)
+
+
+#: The Arrow type :func:`from_arrow` takes for each kind but ``object``: what a JSON reader
+#: reads a field of that kind as (times as their ISO text, parsed here as :func:`column` does).
+ARROW_TYPES: dict[str, pa.DataType] = {
+    "int": pa.int64(),
+    "float": pa.float64(),
+    "bool": pa.bool_(),
+    "str": pa.string(),
+    "category": pa.string(),
+    "time": pa.string(),
+    "seconds": pa.float64(),
+}
+
+
+def from_arrow(array: pa.Array, kind: Kind, categories: Sequence[Any] = ()) -> Any:
+    """The array :func:`column` gives for the same values, from an Arrow ``array`` of
+    :data:`ARROW_TYPES`'s type for ``kind`` (nulls for missing): same dtype, same values."""
+    n = len(array)
+    if kind == "category":
+        return _categorical_arrow(array, categories)
+    if array.null_count == n:
+        return _missing(kind, n)
+    if kind == "str":
+        if _ARROW_STRINGS:
+            return pd.arrays.ArrowStringArray(pa.chunked_array([array.cast(_LARGE)]), dtype=STR)
+        return pd.array(array.to_pylist(), dtype=STR)
+    missing = array.is_null().to_numpy(zero_copy_only=False)
+    if kind == "int":
+        return pd.arrays.IntegerArray(array.fill_null(0).to_numpy(), missing)
+    if kind == "bool":
+        values = array.fill_null(False).to_numpy(zero_copy_only=False)
+        return pd.arrays.BooleanArray(values, missing)
+    numbers = array.to_numpy(zero_copy_only=False)  # float64, NaN where missing
+    if kind == "float":
+        return numbers
+    if kind == "seconds":
+        return _utc(_epoch(numbers, 1000.0))
+    try:
+        parsed = array.cast(_ARROW_TIME)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return _iso(array.to_pylist())
+    return parsed.to_pandas().array
 
 
 def _missing(kind: Kind, n: int) -> Any:
@@ -170,11 +216,20 @@ def _categorical(values: Sequence[Any], categories: Sequence[Any]) -> Any:
     return pd.Categorical.from_codes(np.array(found, np.int32), dtype=kind)
 
 
-def _epoch(values: Sequence[Any], types: set[type], ms_per_unit: float) -> np.ndarray:
-    """Epoch milliseconds (int64, NaT's value where missing) from epoch numbers in units of
-    ``ms_per_unit`` milliseconds; values that are not numbers, or out of range, are missing."""
-    numbers = _floats(values, types) * ms_per_unit
-    ms = np.round(numbers)
+def _categorical_arrow(array: pa.Array, categories: Sequence[Any]) -> Any:
+    """:func:`_categorical` of an Arrow text array, the codes looked up by Arrow."""
+    known = set(categories)
+    observed = sorted(v for v in pc.unique(array.drop_null()).to_pylist() if v not in known)
+    names = [*categories, *observed]
+    codes = pc.index_in(array, value_set=pa.array(names, array.type)).fill_null(-1)
+    kind = pd.CategoricalDtype(names)
+    return pd.Categorical.from_codes(codes.to_numpy().astype(np.int32), dtype=kind)
+
+
+def _epoch(numbers: np.ndarray, ms_per_unit: float) -> np.ndarray:
+    """Epoch milliseconds (int64, NaT's value where missing) from float64 epoch ``numbers``
+    (NaN where missing) in units of ``ms_per_unit`` milliseconds; out of range is missing."""
+    ms = np.round(numbers * ms_per_unit)
     valid = np.isfinite(ms) & (np.abs(ms) < 2.0**63 - 1024)
     out = np.full(len(ms), _NAT, np.int64)
     out[valid] = ms[valid]

@@ -14,6 +14,7 @@ import orjson
 
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, users
 from explorer.emulator.responses import ApiError, not_found
 from explorer.wire.numbers import identifier
 
@@ -37,15 +38,9 @@ def channel_ref(ctx: Context, key: str = "channel") -> ChannelRef:
     raw = ctx.request.path_params[key]
     number = identifier(raw)
     if number is not None:
-        row = ctx.store.one(
-            "SELECT id, userId, token, online, suspended FROM channels WHERE id = ?", (number,)
-        )
+        row = channels.ref(ctx.store, number)
     else:
-        row = ctx.store.one(
-            "SELECT id, userId, token, online, suspended FROM channels "
-            "WHERE token = ? COLLATE NOCASE",
-            (raw,),
-        )
+        row = channels.ref_by_token(ctx.store, raw)
     if row is None:
         raise not_found("Channel")
     ref = ChannelRef(row[0], row[1], row[2], bool(row[3]), bool(row[4]))
@@ -63,19 +58,15 @@ def is_staff(ctx: Context) -> bool:
     """True when the caller belongs to the Staff group."""
     if ctx.caller is None:
         return False
-    groups = ctx.store.scalar("SELECT groups FROM users WHERE id = ?", (ctx.caller.user_id,))
+    groups = users.groups(ctx.store, ctx.caller.user_id)
     return groups is not None and "Staff" in orjson.loads(groups)
 
 
-#: SQL condition on users ``u``: the account is not suspended (an account is suspended with
-#: its channel, see ``resources/channel_suspension.py``).
-UNSUSPENDED_USER = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended)"
-
-
 def listed_users(ctx: Context) -> str:
-    """The SQL condition on users ``u`` that every listing of users applies: suspended
-    accounts are shown to staff only, as suspended channels are (:func:`channel_ref`)."""
-    return "1" if is_staff(ctx) else UNSUSPENDED_USER
+    """The SQL condition on users ``u`` that every listing of users applies
+    (:func:`~explorer.emulator.db.users.listed`): suspended accounts are shown to staff only,
+    as suspended channels are (:func:`channel_ref`)."""
+    return users.listed(is_staff(ctx))
 
 
 def require_owner(ctx: Context, channel: ChannelRef, *, staff_too: bool = True) -> None:

@@ -30,6 +30,7 @@ from starlette.responses import Response
 
 from explorer.emulator import addresses, credentials, endings
 from explorer.emulator.context import Caller, Config, Context, Services
+from explorer.emulator.db import oauth, sessions
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
 from explorer.wire.endpoint import Endpoint
@@ -105,11 +106,7 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
         scheme, _, value = header.partition(" ")
         scheme, value = scheme.lower(), value.strip()
         if scheme in ("bearer", "oauth"):
-            row = store.one(
-                "SELECT userId, scopes, expiresAt, revoked, family FROM oauth_tokens "
-                "WHERE token_hash = ? AND kind = 'access'",
-                (credentials.digest(value),),
-            )
+            row = oauth.access_token(store, credentials.digest(value))
             if row is None or row[3] or row[2] < now:
                 raise ApiError(401, "Invalid or expired access token.")
             grant = f"grant:{row[4]}"
@@ -138,12 +135,10 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
     if not cookie:
         return None, True, None
     token_hash = credentials.digest(cookie)
-    row = store.one(
-        "SELECT id, userId, expiresAt FROM sessions WHERE token_hash = ?", (token_hash,)
-    )
-    if row is None or row[2] < now:
+    session = sessions.find(store, token_hash)
+    if session is None or session[2] < now:
         return None, True, None
-    session_id, user_id = row[0], row[1]
+    session_id, user_id = session[0], session[1]
     expected = credentials.csrf_token(services.secret, cookie)
     sent = request.headers.get(CSRF_HEADER, "")
     csrf_ok = credentials.same(sent, expected)

@@ -32,7 +32,6 @@ from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.db.engine import LaterIndexes, Store
-from explorer.emulator.live import outbox
 from explorer.emulator.resources import modules, schema_ddl
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
@@ -72,7 +71,7 @@ class PlatformOptions:
 
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
-    store = Store(db, [*schema_ddl(), outbox.SCHEMA])
+    store = Store(db, schema_ddl())
     if world.seed_store(
         store, config.seed, config.channels, credentials.hash_password, categories.opening
     ):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import html
 import inspect
 import os
@@ -37,12 +38,14 @@ from typing import (
     overload,
 )
 
+import httpx
+
 from explorer.core import loop
 from explorer.errors import ExplorerError, NotFound
-from explorer.rest import schemas, tables
+from explorer.rest import pagecolumns, schemas, tables
 from explorer.rest.endpoints import Binding, Choice, Result
 from explorer.rest.schemas import Schema
-from explorer.rest.transport import Transport, decode_object
+from explorer.rest.transport import Transport, decode_object, rows
 from explorer.wire.endpoint import Endpoint
 from explorer.wire.query import MAX_LIMIT
 
@@ -328,19 +331,35 @@ async def perform(
     params = {k: v for k, v in (call.params or {}).items() if v is not None}
     bucket = row.bucket_for(params)
     schema = call.schema or binding.schema or schemas.of_record(row.record)
-    if binding.result in (Result.TABLE, Result.PAGED, Result.SERIES):
+    size = call.size or (MAX_LIMIT if binding.result is Result.PAGED else None)
+    if binding.result is Result.SERIES:
         records = await transport.records(
             path,
             bucket,
             params,
-            size=call.size or (MAX_LIMIT if binding.result is Result.PAGED else None),
+            size=size,
             pages=call.pages,
             max_rows=call.max_rows,
             progress=call.progress,
         )
-        if binding.result is Result.SERIES:
-            return tables.time_series(records, "time", schema)
-        return tables.frame(records, schema, fields=call.fields)
+        return tables.time_series(records, "time", schema)
+    if binding.result in (Result.TABLE, Result.PAGED):
+        reader = pagecolumns.Reader(schema, call.fields)
+
+        async def read(response: httpx.Response) -> pagecolumns.Page:
+            return await reader.read(response.content, functools.partial(rows, response))
+
+        pages = await transport.pages(
+            path,
+            bucket,
+            params,
+            read,
+            size=size,
+            pages=call.pages,
+            max_rows=call.max_rows,
+            progress=call.progress,
+        )
+        return reader.frame(pages, call.max_rows)
     files = {"file": await _image_part(call.image)} if call.image is not None else None
     response = await transport.send(
         row.method, path, bucket, params=params or None, json=call.json, files=files

@@ -3,27 +3,27 @@
 The first page tells the page size and, through ``X-Total-Count``, how many pages remain; those
 are fetched ``concurrency`` at a time and kept in order. Without a total, explicitly paged
 listings continue page by page until a short one, others stop after the first answer. The
-records are returned as one list, for one DataFrame built at the end (``rest/tables.py``).
+pages are returned in order, for one DataFrame built at the end (``rest/pagecolumns.py``); a
+page is anything with a length, its number of records (decoded records, or a page Arrow read).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable, Mapping
-from itertools import chain
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sized
+from typing import Any, TypeVar
 
 from explorer.rest.pacing import Status
 from explorer.rest.progress import Progress
 
-Record = dict[str, Any]
-#: Fetches one page with the given query: its records and the listing's total, if told.
-PageFetch = Callable[[Mapping[str, Any], Status], Awaitable[tuple[list[Record], int | None]]]
+P = TypeVar("P", bound=Sized)
+#: Fetches one page with the given query: the page and the listing's total, if told.
+PageFetch = Callable[[Mapping[str, Any], Status], Awaitable[tuple[P, int | None]]]
 
 
 async def collect(
-    fetch: PageFetch,
+    fetch: PageFetch[P],
     params: Mapping[str, Any],
     *,
     size: int | None,
@@ -31,9 +31,10 @@ async def collect(
     max_rows: int | None,
     bar: Progress,
     concurrency: int,
-) -> list[Record]:
-    """Every record of a listing (see the module docstring); ``size`` pages it explicitly
-    (``page``/``limit``), without it the first answer decides the page size."""
+) -> list[P]:
+    """Every page of a listing (see the module docstring), in order, enough for ``max_rows``
+    records; ``size`` pages it explicitly (``page``/``limit``), without it the first answer
+    decides the page size."""
     query = dict(params) if size is None else {**params, "page": 0, "limit": size}
     first, total = await fetch(query, bar.status)
     found, size = [first], size or len(first)
@@ -53,22 +54,21 @@ async def collect(
     elif more and "page" in query:
         bar.start(None, len(first))
         found += await _in_turn(fetch, params, size, pages, max_rows, bar)
-    records = list(chain.from_iterable(found))
-    return records[:max_rows] if max_rows is not None else records
+    return found
 
 
 async def _together(
-    fetch: PageFetch,
+    fetch: PageFetch[P],
     params: Mapping[str, Any],
     size: int,
     count: int,
     bar: Progress,
     concurrency: int,
-) -> list[list[Record]]:
+) -> list[P]:
     """Pages 1 .. count-1, ``concurrency`` at a time, in order."""
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(page: int) -> list[Record]:
+    async def one(page: int) -> P:
         async with gate:
             records, _ = await fetch(
                 {**params, "page": page, "limit": size, "noCount": 1}, bar.status
@@ -87,15 +87,15 @@ async def _together(
 
 
 async def _in_turn(
-    fetch: PageFetch,
+    fetch: PageFetch[P],
     params: Mapping[str, Any],
     size: int,
     pages: int | None,
     max_rows: int | None,
     bar: Progress,
-) -> list[list[Record]]:
+) -> list[P]:
     """Pages 1, 2, ... one after another until a short page (no total known)."""
-    found: list[list[Record]] = []
+    found: list[P] = []
     rows, page = size, 1
     while (pages is None or page < pages) and (max_rows is None or rows < max_rows):
         records, _ = await fetch({**params, "page": page, "limit": size}, bar.status)

@@ -65,7 +65,7 @@ def frame(
     _flatten(rows, schema, "", built, tuple(fields) if fields is not None else None)
     index = None
     if schema.index is not None and schema.index in built:
-        index = _index(built.pop(schema.index), schema.index)
+        index = index_of(built.pop(schema.index), schema.index)
     result = pd.DataFrame(built, index=index, copy=False)
     if index is None:
         result.index = pd.RangeIndex(len(rows))
@@ -163,7 +163,7 @@ def _infer(values: list[Any]) -> Kind:
     return "object"
 
 
-def _index(values: Any, name: str) -> pd.Index:
+def index_of(values: Any, name: str) -> pd.Index:
     """The index from an identifier column: plain ``int64`` when it has no gaps."""
     index = pd.Index(values, name=name)
     if isinstance(index.dtype, pd.Int64Dtype) and not index.hasnans:

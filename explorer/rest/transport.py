@@ -19,8 +19,9 @@ import functools
 import secrets
 import ssl
 import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sized
+from itertools import chain
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -55,6 +56,7 @@ from explorer.wire import routes as wire
 from explorer.wire.ratelimit import BUCKET_HEADER, RESET_HEADER
 
 Record = dict[str, Any]
+P = TypeVar("P", bound=Sized)
 
 TOTAL_HEADER = "X-Total-Count"
 #: The calling application (reference fact 9): the toolkit's client id and this client's tag.
@@ -229,20 +231,33 @@ class Transport:
     ) -> list[Record]:
         """Every record of the listing at ``path`` (page planning in ``rest/pageplan.py``)."""
 
-        async def fetch(
-            query: Mapping[str, Any], status: Status
-        ) -> tuple[list[Record], int | None]:
+        async def read(response: httpx.Response) -> list[Record]:
+            return rows(response)
+
+        found = await self.pages(
+            path, bucket, params, read, size=size, pages=pages, max_rows=max_rows, progress=progress
+        )
+        records = list(chain.from_iterable(found))
+        return records[:max_rows] if max_rows is not None else records
+
+    async def pages(
+        self,
+        path: str,
+        bucket: str,
+        params: Mapping[str, Any],
+        read: Callable[[httpx.Response], Awaitable[P]],
+        *,
+        size: int | None,
+        pages: int | None,
+        max_rows: int | None,
+        progress: bool | None,
+    ) -> list[P]:
+        """Every page of the listing at ``path``, in order, each answer made a page by
+        ``read`` (its length the page's number of records); enough pages for ``max_rows``."""
+
+        async def fetch(query: Mapping[str, Any], status: Status) -> tuple[P, int | None]:
             response = await self.send("GET", path, bucket, params=query, status=status)
-            body = decode(response)
-            if isinstance(body, dict):
-                body = [body]
-            elif body is None:
-                body = []
-            elif not isinstance(body, list):
-                raise ConnectionFailed(
-                    f"GET {path} answered with a {type(body).__name__}, not rows."
-                )
-            return body, header_number(response.headers, TOTAL_HEADER)
+            return await read(response), header_number(response.headers, TOTAL_HEADER)
 
         bar = Progress(self.progress if progress is None else progress, path)
         try:
@@ -425,6 +440,21 @@ def decode(response: httpx.Response) -> Any:
             f"{response.request.method} {response.request.url} answered with something "
             f"that is not JSON ({response.headers.get('content-type', 'no content type')})."
         ) from exc
+
+
+def rows(response: httpx.Response) -> list[Record]:
+    """A listing page's records: a JSON array, one object (one row) or nothing."""
+    body = decode(response)
+    if isinstance(body, dict):
+        return [body]
+    if body is None:
+        return []
+    if not isinstance(body, list):
+        request = response.request
+        raise ConnectionFailed(
+            f"GET {request.url.path} answered with a {type(body).__name__}, not rows."
+        )
+    return body
 
 
 def decode_object(response: httpx.Response) -> Record:

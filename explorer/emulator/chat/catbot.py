@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from explorer.emulator.chat.messages import Component, text_component
 from explorer.emulator.chat.rooms import Room
+from explorer.emulator.db import chat_presence
 
 #: The text component a censored message ends with (the docs' example).
 REMOVED = "( Removed by CatBot )"
@@ -79,14 +80,5 @@ def censored(components: list[Component]) -> list[Component]:
 def moderators(room: Room) -> frozenset[int]:
     """The users present in the room who receive a censored message: its owner and everyone
     whose channel roles or global groups are in :data:`EXEMPT`."""
-    exempt = sorted(EXEMPT)
-    marks = ", ".join("?" for _ in exempt)
-    rows = room.rooms.store.all(
-        "SELECT DISTINCT p.userId FROM chat_presence p JOIN users u ON u.id = p.userId "
-        "LEFT JOIN channel_roles r ON r.channelId = p.channelId AND r.userId = p.userId "
-        "WHERE p.channelId = ? AND ("
-        f"EXISTS (SELECT 1 FROM json_each(COALESCE(r.roles, '[]')) WHERE value IN ({marks})) "
-        f"OR EXISTS (SELECT 1 FROM json_each(u.groups) WHERE value IN ({marks})))",
-        (room.channel_id, *exempt, *exempt),
-    )
-    return frozenset({room.owner_id, *(row[0] for row in rows)})
+    found = chat_presence.present_with_roles(room.rooms.store, room.channel_id, EXEMPT)
+    return frozenset({room.owner_id, *found})

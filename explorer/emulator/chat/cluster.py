@@ -25,6 +25,7 @@ from explorer.emulator.chat.members import member_of
 from explorer.emulator.chat.node import ChatNode
 from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.context import Services
+from explorer.emulator.db import chat_presence
 from explorer.emulator.db.engine import Store
 from explorer.wire.codes import ChatErrorCode, Refusal
 
@@ -119,7 +120,7 @@ class ChatCluster:
 
     def present_users(self, channel_id: int) -> list[int]:
         """Ids of the signed-in users in ``channel_id``'s chat, in the order they joined."""
-        return presence.present(self.rooms.store, channel_id)
+        return chat_presence.present(self.rooms.store, channel_id)
 
     def call(self, channel_id: int, user_id: int, method: str, args: list[Any]) -> Any:
         """Run ``method`` as ``user_id`` in the channel's room: the user is present for the

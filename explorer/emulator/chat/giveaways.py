@@ -22,8 +22,8 @@ from explorer.emulator.chat.messages import (
     text_component,
 )
 from explorer.emulator.chat.methods import RoomMethod, arity
-from explorer.emulator.chat.presence import present
 from explorer.emulator.chat.rooms import Room
+from explorer.emulator.db import chat_history, chat_presence
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 
@@ -38,11 +38,13 @@ def start_giveaway(room: Room, member: Member, args: list[Any]) -> Any:
     arity(args, chat_methods.GIVEAWAY_START)
     require(member, "giveaway_start", "start a giveaway")
     rooms = room.rooms
-    here = set(present(rooms.store, room.channel_id))
+    here = set(chat_presence.present(rooms.store, room.channel_id))
     since = rooms.clock() - GIVEAWAY_WINDOW
     candidates = [
         chatter
-        for chatter in history.recent_chatters(rooms.store, room.channel_id, since, room.owner_id)
+        for chatter in chat_history.recent_chatters(
+            rooms.store, room.channel_id, since, room.owner_id
+        )
         if chatter[0] in here
     ]
     if not candidates:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from explorer.emulator.brokers.broker import Broker
 from explorer.emulator.context import Config
+from explorer.emulator.db import chat_presence
 from explorer.emulator.db.engine import Store
 
 #: Close code and reason for a connection over a user's or an address's cap.
@@ -106,7 +107,4 @@ class Limits:
         """True when ``user_id`` already holds the most signed-in connections allowed."""
         if not self.config.rate_limits:
             return False
-        held = store.scalar(
-            "SELECT COALESCE(SUM(connections), 0) FROM chat_presence WHERE userId = ?", (user_id,)
-        )
-        return int(held or 0) >= self.config.chat_user_connections
+        return chat_presence.user_connections(store, user_id) >= self.config.chat_user_connections

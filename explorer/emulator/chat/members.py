@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.emulator.chat.roles import permissions_of, roles_of
+from explorer.emulator.db import users
 from explorer.emulator.db.engine import Store
 from explorer.wire.codes import UACCESS, ChatErrorCode, Refusal
 
@@ -56,7 +57,7 @@ class Member:
 
 def member_of(store: Store, channel_id: int, user_id: int, scopes: frozenset[str] | None) -> Member:
     """The member ``user_id`` is in ``channel_id``: name, level, roles, permissions."""
-    row = store.one("SELECT username, level, avatarUrl FROM users WHERE id = ?", (user_id,))
+    row = users.chat_profile(store, user_id)
     username, level, avatar = row if row is not None else (f"user{user_id}", 0, None)
     member = Member(user_id, username, level, avatar, scopes=scopes)
     refresh(store, member, channel_id)
@@ -69,12 +70,6 @@ def refresh(store: Store, member: Member, channel_id: int) -> None:
         return
     member.roles = roles_of(store, channel_id, member.user_id)
     member.permissions = frozenset(permissions_of(member.roles, member.scopes))
-
-
-def lookup_user(store: Store, name: str) -> tuple[int, str] | None:
-    """``(id, username)`` of the user called ``name`` (any case), or None."""
-    row = store.one("SELECT id, username FROM users WHERE username = ? COLLATE NOCASE", (name,))
-    return None if row is None else (row[0], row[1])
 
 
 def require(member: Member, permission: str, action: str) -> int:

@@ -22,21 +22,14 @@ import math
 import re
 from typing import Any
 
-from explorer.emulator.chat import history
-from explorer.emulator.chat.members import Member, lookup_user, require
+from explorer.emulator.chat.members import Member, require
 from explorer.emulator.chat.methods import NO_DATA, RoomMethod, arity, text
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.chat.rooms import Room
+from explorer.emulator.db import chat_history, chat_timeouts, users
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 from explorer.wire.numbers import identifier
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS chat_timeouts (
-    channelId INTEGER NOT NULL, userId INTEGER NOT NULL, until REAL NOT NULL,
-    PRIMARY KEY (channelId, userId)
-) WITHOUT ROWID;
-"""
 
 MAX_TIMEOUT_SECONDS = 7 * 86400.0
 #: Moderation rank: a member may time out or purge only members of a lower rank.
@@ -86,10 +79,7 @@ def _rank(roles: list[str]) -> int:
 def require_voice(room: Room, member: Member, action: str) -> int:
     """Like ``require(member, "chat", action)``, and refused (4007) while timed out."""
     user_id = require(member, "chat", action)
-    until = room.rooms.store.scalar(
-        "SELECT until FROM chat_timeouts WHERE channelId = ? AND userId = ?",
-        (room.channel_id, user_id),
-    )
+    until = chat_timeouts.until(room.rooms.store, room.channel_id, user_id)
     left = 0.0 if until is None else until - room.rooms.clock()
     if left > 0:
         seconds = math.ceil(left)
@@ -100,7 +90,7 @@ def require_voice(room: Room, member: Member, action: str) -> int:
 
 def _target(room: Room, name: str, member: Member, action: str) -> tuple[int, str]:
     """The user named ``name`` whom ``member`` outranks, for timeout and purge."""
-    found = lookup_user(room.rooms.store, name)
+    found = users.by_name(room.rooms.store, name)
     if found is None:
         raise Refusal(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
     target_roles = roles_of(room.rooms.store, room.channel_id, found[0])
@@ -115,12 +105,12 @@ def delete_message(room: Room, member: Member, args: list[Any]) -> Any:
     message_id = text(args[0], "message id", 64)
     user_id = require(member, "connect", "delete messages")
     store = room.rooms.store
-    author = history.author_of(store, room.channel_id, message_id)
+    author = chat_history.author_of(store, room.channel_id, message_id)
     if author is None:
         raise Refusal(ChatErrorCode.NOT_FOUND, "No such message.")
     if author != user_id and "remove_message" not in member.permissions:
         raise Refusal(ChatErrorCode.ACCESS_DENIED, "You may delete only your own messages.")
-    history.hide(store, room.channel_id, message_id=message_id)
+    chat_history.hide(store, room.channel_id, message_id=message_id)
     data = {
         "originatingChannel": room.channel_id,
         "id": message_id,
@@ -131,7 +121,7 @@ def delete_message(room: Room, member: Member, args: list[Any]) -> Any:
 
 
 def _purge(room: Room, user_id: int, member: Member, cause: dict[str, str] | None) -> None:
-    history.hide(room.rooms.store, room.channel_id, user_id=user_id)
+    chat_history.hide(room.rooms.store, room.channel_id, user_id=user_id)
     data: dict[str, Any] = {
         "originatingChannel": room.channel_id,
         "user_id": user_id,
@@ -160,16 +150,8 @@ def timeout(room: Room, member: Member, args: list[Any]) -> Any:
     require(member, "timeout", "time out users")
     user_id, username = _target(room, name, member, "time out")
     store, now = room.rooms.store, room.rooms.clock()
-    with store.transaction() as conn:
-        conn.execute(
-            "DELETE FROM chat_timeouts WHERE channelId = ? AND (userId = ? OR until <= ?)",
-            (room.channel_id, user_id, now),
-        )
-        if seconds is not None:
-            conn.execute(
-                "INSERT INTO chat_timeouts (channelId, userId, until) VALUES (?, ?, ?)",
-                (room.channel_id, user_id, now + seconds),
-            )
+    ends = None if seconds is None else now + seconds
+    chat_timeouts.set_until(store, room.channel_id, user_id, now, ends)
     if seconds is None:
         return f"{username} is no longer timed out."
     spelled = format_duration(seconds)
@@ -187,7 +169,7 @@ def clear_messages(room: Room, member: Member, args: list[Any]) -> Any:
     """``clearMessages []``: remove every message of the channel (``clear_messages``)."""
     arity(args, chat_methods.CLEAR_MESSAGES)
     require(member, "clear_messages", "clear the chat")
-    history.hide(room.rooms.store, room.channel_id)
+    chat_history.hide(room.rooms.store, room.channel_id)
     room.publish(
         "ClearMessages", {"originatingChannel": room.channel_id, "clearer": member.moderator()}
     )

@@ -8,11 +8,12 @@ vote:choose, vote  ``poll_vote``                4006 no poll, no such option
 =================  ===========================  ===============================================
 
 ``vote:start`` takes seconds; a poll's ``duration`` is milliseconds remaining and ``endsAt``
-epoch milliseconds. Polls live in ``chat_polls``, one row per voter in ``chat_poll_votes``: a
-vote replaces the voter's earlier one, so a vote counts once whichever node takes it. A poll's
-timer (progress ``PollStart`` every :data:`POLL_PROGRESS_INTERVAL` while counts change, then
-``PollEnd``) runs in the process that started the poll, its ``owner``; when that process dies
-another adopts the poll (:func:`adopt`, a broker watcher).
+epoch milliseconds. Polls live in ``chat_polls``, one row per voter in ``chat_poll_votes``
+(:mod:`explorer.emulator.db.chat_polls`): a vote replaces the voter's earlier one, so a vote
+counts once whichever node takes it. A poll's timer (progress ``PollStart`` every
+:data:`POLL_PROGRESS_INTERVAL` while counts change, then ``PollEnd``) runs in the process that
+started the poll, its ``owner``; when that process dies another adopts the poll (:func:`adopt`,
+a broker watcher).
 """
 
 from __future__ import annotations
@@ -25,22 +26,10 @@ import orjson
 
 from explorer.emulator.chat.members import Member, require
 from explorer.emulator.chat.methods import RoomMethod, arity, count, text
-from explorer.emulator.chat.rooms import GONE, Room, Rooms
+from explorer.emulator.chat.rooms import Room, Rooms
+from explorer.emulator.db import chat_polls
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS chat_polls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, channelId INTEGER NOT NULL, owner TEXT NOT NULL,
-    data TEXT NOT NULL, startedAt REAL NOT NULL, endsAt REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chat_polls_channel ON chat_polls (channelId, endsAt);
-CREATE TABLE IF NOT EXISTS chat_poll_votes (
-    pollId INTEGER NOT NULL REFERENCES chat_polls (id) ON DELETE CASCADE,
-    userId INTEGER NOT NULL, choice INTEGER NOT NULL,
-    PRIMARY KEY (pollId, userId)
-) WITHOUT ROWID;
-"""
 
 #: How often a running poll re-sends ``PollStart`` while votes arrive, in seconds.
 POLL_PROGRESS_INTERVAL = 0.5
@@ -90,10 +79,7 @@ def poll_data(room: Room, poll: Poll, counts: list[int]) -> dict[str, Any]:
 def _counts(room: Room, poll: Poll) -> list[int]:
     """Votes per answer of ``poll`` (one per voter)."""
     counts = [0] * len(poll.answers)
-    for choice, votes in room.rooms.store.all(
-        "SELECT choice, COUNT(*) FROM chat_poll_votes WHERE pollId = ? GROUP BY choice",
-        (poll.id,),
-    ):
+    for choice, votes in chat_polls.votes(room.rooms.store, poll.id):
         counts[choice] = votes
     return counts
 
@@ -123,25 +109,14 @@ def start_poll(room: Room, member: Member, args: list[Any]) -> Any:
     rooms = room.rooms
     now = rooms.clock()
     fields = {"q": question, "answers": answers, "author": member.author(), "duration": duration}
-    with rooms.store.transaction() as conn:
-        running = conn.execute(
-            "SELECT 1 FROM chat_polls WHERE channelId = ? AND endsAt > ?",
-            (room.channel_id, now),
-        ).fetchone()
-        if running is not None:
+    with rooms.store.transaction() as tx:
+        if chat_polls.is_running(tx, room.channel_id, now):
             raise Refusal(ChatErrorCode.POLL_ERROR, "A poll is already running.")
-        poll_id = conn.execute(
-            "INSERT INTO chat_polls (channelId, owner, data, startedAt, endsAt) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (
-                room.channel_id,
-                rooms.broker.origin,
-                orjson.dumps(fields).decode(),
-                now,
-                now + duration,
-            ),
-        ).lastrowid
-    poll = Poll(poll_id or 0, question, list(answers), member.author(), duration, now + duration)
+        data = orjson.dumps(fields).decode()
+        poll_id = chat_polls.add(
+            tx, room.channel_id, rooms.broker.origin, data, now, now + duration
+        )
+    poll = Poll(poll_id, question, list(answers), member.author(), duration, now + duration)
     room.publish("PollStart", poll_data(room, poll, [0] * len(answers)))
     rooms.spawn(run_poll(room, poll))
     return "Poll started."
@@ -159,8 +134,7 @@ async def run_poll(room: Room, poll: Poll) -> None:
             shown = counts
             room.publish("PollStart", poll_data(room, poll, counts))
     counts = _counts(room, poll)
-    with room.rooms.store.transaction() as conn:
-        conn.execute("DELETE FROM chat_polls WHERE id = ?", (poll.id,))
+    chat_polls.remove(room.rooms.store, poll.id)
     room.publish("PollEnd", poll_data(room, poll, counts))
 
 
@@ -169,12 +143,8 @@ def vote(room: Room, member: Member, args: list[Any]) -> Any:
     arity(args, chat_methods.VOTE_CHOOSE)
     choice = count(args[0], "option index")
     user_id = require(member, "poll_vote", "vote")
-    with room.rooms.store.transaction() as conn:
-        running = conn.execute(
-            "SELECT id, data FROM chat_polls WHERE channelId = ? AND endsAt > ? "
-            "ORDER BY id DESC LIMIT 1",
-            (room.channel_id, room.rooms.clock()),
-        ).fetchone()
+    with room.rooms.store.transaction() as tx:
+        running = chat_polls.running(tx, room.channel_id, room.rooms.clock())
         if running is None:
             raise Refusal(ChatErrorCode.POLL_ERROR, "There is no poll running.")
         options = len(orjson.loads(running[1])["answers"])
@@ -183,33 +153,20 @@ def vote(room: Room, member: Member, args: list[Any]) -> Any:
                 ChatErrorCode.POLL_ERROR,
                 f"There is no option {choice}; choose 0 to {options - 1}.",
             )
-        conn.execute(
-            "INSERT INTO chat_poll_votes (pollId, userId, choice) VALUES (?, ?, ?) "
-            "ON CONFLICT (pollId, userId) DO UPDATE SET choice = excluded.choice",
-            (running[0], user_id, choice),
-        )
+        chat_polls.vote(tx, running[0], user_id, choice)
     return True
 
 
 def adopt(rooms: Rooms, alive: frozenset[str], before: float) -> None:
     """Take over the polls processes not in ``alive`` started before ``before`` (a broker's
     watcher) and run their timers here; those long over are dropped."""
-    keep = rooms.keeping(alive)
-    held = rooms.store.one(
-        f"SELECT 1 FROM chat_polls WHERE owner {GONE} AND startedAt < ? LIMIT 1", (keep, before)
+    adopted = chat_polls.adopt(
+        rooms.store,
+        rooms.keeping(alive),
+        before,
+        rooms.clock() - _STALE_POLL,
+        rooms.broker.origin,
     )
-    if held is None:
-        return
-    with rooms.store.transaction() as conn:
-        conn.execute(
-            f"DELETE FROM chat_polls WHERE owner {GONE} AND endsAt < ?",
-            (keep, rooms.clock() - _STALE_POLL),
-        )
-        adopted = conn.execute(
-            f"UPDATE chat_polls SET owner = ? WHERE owner {GONE} AND startedAt < ? "
-            "RETURNING id, channelId, data, endsAt",
-            (rooms.broker.origin, keep, before),
-        ).fetchall()
     for poll_id, channel_id, data, ends_at in adopted:
         room = rooms.get(channel_id)
         if room is not None:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import orjson
 
+from explorer.emulator.db import channel_roles, channels, users
 from explorer.emulator.db.engine import Store
 
 #: Every permission name of the spec.
@@ -91,15 +92,12 @@ _ORDER = (
 def roles_of(store: Store, channel_id: int, user_id: int) -> list[str]:
     """The chat roles of ``user_id`` in ``channel_id``, most significant first, ``User`` last."""
     roles = {"User"}
-    owner = store.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
-    if owner == user_id:
+    if channels.owner(store, channel_id) == user_id:
         roles.add("Owner")
-    extra = store.scalar(
-        "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?", (channel_id, user_id)
-    )
+    extra = channel_roles.roles(store, channel_id, user_id)
     if extra:
         roles.update(orjson.loads(extra))
-    groups = store.scalar("SELECT groups FROM users WHERE id = ?", (user_id,))
+    groups = users.groups(store, user_id)
     if groups:
         roles.update(g for g in orjson.loads(groups) if g in ("Staff", "Pro", "Founder"))
     if "Banned" in roles:

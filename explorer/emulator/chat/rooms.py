@@ -24,11 +24,9 @@ import orjson
 
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.context import Config
+from explorer.emulator.db import channels
 from explorer.emulator.db.engine import Store
 from explorer.wire.packets import encode_event
-
-#: SQL matching an origin or owner not in the JSON list of :meth:`Rooms.keeping`.
-GONE = "NOT IN (SELECT value FROM json_each(?))"
 
 
 class Rooms:
@@ -53,9 +51,7 @@ class Rooms:
 
     def get(self, channel_id: int) -> Room | None:
         """The room of a channel that exists and is not suspended, else None."""
-        owner = self.store.scalar(
-            "SELECT userId FROM channels WHERE id = ? AND suspended = 0", (channel_id,)
-        )
+        owner = channels.unsuspended_owner(self.store, channel_id)
         if owner is None:
             return None
         room = self._rooms.get(channel_id)
@@ -65,7 +61,8 @@ class Rooms:
 
     def keeping(self, alive: frozenset[str]) -> str:
         """The processes whose room state stays when ``alive`` are the living ones (they and
-        this one), as the JSON list :data:`GONE` reads."""
+        this one), as the JSON list the data layer's
+        :data:`~explorer.emulator.db.chat_presence.GONE` reads."""
         return orjson.dumps(sorted(alive | {self.broker.origin})).decode()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from explorer.emulator.chat.catbot import Catbot
 from explorer.emulator.chat.messages import Component
 from explorer.emulator.chat.rooms import Room
+from explorer.emulator.db import emoticons
 from explorer.emulator.db.engine import Store
 from explorer.emulator.resources.channel_preferences import preference
 
@@ -45,7 +46,7 @@ def pack_address(channel_id: int) -> str:
 def load(store: Store, channel_id: int) -> ChannelSettings:
     """A channel's settings as stored now."""
     pack = pack_address(channel_id)
-    emoticons = {
+    typed = {
         f":{code}": {
             "type": "emoticon",
             "source": "external",
@@ -53,14 +54,11 @@ def load(store: Store, channel_id: int) -> ChannelSettings:
             "coords": {"x": x, "y": y, "width": width, "height": height},
             "text": f":{code}",
         }
-        for code, x, y, width, height in store.all(
-            "SELECT code, x, y, width, height FROM channel_emoticons WHERE channelId = ?",
-            (channel_id,),
-        )
+        for code, x, y, width, height, _ in emoticons.pack(store, channel_id)
     }
     level = preference(store, channel_id, "channel:catbot:level")
     banned = preference(store, channel_id, "channel:bannedwords")
-    return ChannelSettings(emoticons, Catbot.of(level, banned))
+    return ChannelSettings(typed, Catbot.of(level, banned))
 
 
 def of(room: Room) -> ChannelSettings:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.chat import catbot, history, settings
-from explorer.emulator.chat.members import Member, lookup_user
+from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.messages import (
     compose,
     message_data,
@@ -31,6 +31,7 @@ from explorer.emulator.chat.methods import RoomMethod, arity, text
 from explorer.emulator.chat.moderation import require_voice
 from explorer.emulator.chat.presence import is_present
 from explorer.emulator.chat.rooms import Room
+from explorer.emulator.db import users
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import ChatErrorCode, Refusal
 
@@ -42,7 +43,7 @@ def msg(room: Room, member: Member, args: list[Any]) -> Any:
     require_voice(room, member, "send messages")
     channel = settings.of(room)
     store = room.rooms.store
-    components, meta = compose(typed, lambda name: lookup_user(store, name), channel.emoticons)
+    components, meta = compose(typed, lambda name: users.by_name(store, name), channel.emoticons)
     if channel.catbot.blocks(typed, member.roles):
         meta["censored"] = True
         data = message_data(
@@ -66,13 +67,13 @@ def whisper(room: Room, member: Member, args: list[Any]) -> Any:
     typed = text(args[1], "message")
     user_id = require_voice(room, member, "whisper")
     store = room.rooms.store
-    target = lookup_user(store, name)
+    target = users.by_name(store, name)
     if target is None:
         raise Refusal(ChatErrorCode.NOT_FOUND, f"No user named {name}.")
     if not is_present(room, target[0]):
         raise Refusal(ChatErrorCode.NOT_FOUND, f"{target[1]} is not in this chat.")
     pack = settings.of(room).emoticons
-    components, meta = compose(typed, lambda found: lookup_user(store, found), pack)
+    components, meta = compose(typed, lambda found: users.by_name(store, found), pack)
     meta["whisper"] = True
     data = message_data(
         room.channel_id, new_message_id(), member.identity(), components, meta, target[1]

@@ -15,13 +15,18 @@ from functools import cache
 
 #: Modules of this package that are not repositories.
 _NOT_REPOSITORIES = frozenset({"engine"})
+#: Repositories whose schema comes after every other: the outbox's triggers (``live_events``)
+#: name other families' tables, and a trigger needs its table to exist.
+_LAST = ("live_events",)
 
 
 @cache
 def ddl() -> tuple[str, ...]:
-    """The table definitions (``SCHEMA``) of every repository module, in name order."""
+    """The table definitions (``SCHEMA``) of every repository module, in name order but for
+    those of :data:`_LAST`, given last."""
     names = sorted(
-        m.name for m in pkgutil.iter_modules(__path__) if m.name not in _NOT_REPOSITORIES
+        (m.name for m in pkgutil.iter_modules(__path__) if m.name not in _NOT_REPOSITORIES),
+        key=lambda name: (name in _LAST, name),
     )
     found = (importlib.import_module(f"{__name__}.{name}") for name in names)
     return tuple(module.SCHEMA for module in found if hasattr(module, "SCHEMA"))

@@ -1,8 +1,6 @@
-"""The channels' rows read and written by the resource groups under a channel.
-
-The table itself (and its indexes) is a core record: its DDL is in :mod:`.engine`. Column names
-passed to these functions come from the platform's code, never from a request.
-"""
+"""Channels (the ``channels`` table, declared with the core records in :mod:`.engine`): the
+lookups and updates many families share, a new account's channel, and related channels.
+Column names passed to these functions come from the platform's code, never from a request."""
 
 from __future__ import annotations
 
@@ -31,8 +29,6 @@ def update(tx: Transaction, channel_id: int, values: dict[str, Any], updated_at:
         (*values.values(), updated_at, channel_id),
     )
 
-
-# --- related channels ------------------------------------------------------------------------
 
 #: The order within a tier of related channels: that of the tier's index
 #: (``channels_related_type`` and ``channels_related_language`` in :mod:`.engine`).
@@ -90,3 +86,204 @@ def related_ids(
             wanted -= len(found)
         skip = max(0, skip - count)
     return ids
+
+
+def owner(db: Store, channel_id: int | None) -> int | None:
+    """The id of the user owning ``channel_id``, or None."""
+    value: int | None = db.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def unsuspended_owner(db: Store, channel_id: int) -> int | None:
+    """The id of the user owning ``channel_id`` when it exists and is not suspended, else
+    None."""
+    value: int | None = db.scalar(
+        "SELECT userId FROM channels WHERE id = ? AND suspended = 0", (channel_id,)
+    )
+    return value
+
+
+def id_of_owner(db: Store | Transaction, user_id: int) -> int | None:
+    """The id of the channel ``user_id`` owns, or None."""
+    value: int | None = db.scalar("SELECT id FROM channels WHERE userId = ?", (user_id,))
+    return value
+
+
+#: The facts access checks need: id, userId, token, online, suspended.
+Ref = tuple[int, int, str, int, int]
+
+
+_REF = "id, userId, token, online, suspended"
+
+
+def ref(db: Store, channel_id: int) -> Ref | None:
+    """The :data:`Ref` of channel ``channel_id``, or None."""
+    return _ref(db.one(f"SELECT {_REF} FROM channels WHERE id = ?", (channel_id,)))
+
+
+def ref_by_token(db: Store, token: str) -> Ref | None:
+    """The :data:`Ref` of the channel named ``token`` (any case), or None."""
+    return _ref(db.one(f"SELECT {_REF} FROM channels WHERE token = ? COLLATE NOCASE", (token,)))
+
+
+def _ref(row: tuple[Any, ...] | None) -> Ref | None:
+    return None if row is None else (row[0], row[1], row[2], row[3], row[4])
+
+
+def of_owner(db: Store, user_id: int, columns: str, joined: str) -> tuple[Any, ...] | None:
+    """The ``columns`` row, read from ``joined`` (the channels as ``c`` with what is joined to
+    them), of the channel ``user_id`` owns, or None."""
+    return db.one(f"SELECT {columns} FROM {joined} WHERE c.userId = ?", (user_id,))
+
+
+#: The id of the first channel of a database without one.
+FIRST_ID = 100_000
+
+
+def add_for(tx: Transaction, user_id: int, token: str, name: str, now: str, key: str) -> int:
+    """Add a channel for the new account ``user_id``, with the next free id; that id. Its
+    stream key is the id, a dash and ``key``."""
+    channel_id = (tx.scalar("SELECT MAX(id) FROM channels") or FIRST_ID - 1) + 1
+    tx.execute(
+        "INSERT INTO channels (id, userId, token, name, createdAt, updatedAt, streamKey) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (channel_id, user_id, token, name, now, now, f"{channel_id}-{key}"),
+    )
+    return channel_id
+
+
+# --- the channel's resources -----------------------------------------------------------------
+
+#: For ``paging.channel_page``: the channels hosting a channel (the argument), and the order
+#: of most live viewers first.
+HOSTING = "c.hosteeId = ?"
+MOST_WATCHED = "c.viewersCurrent DESC"
+
+
+def count(db: Store) -> int:
+    """How many channels there are (suspended ones too)."""
+    value: int = db.scalar("SELECT COUNT(*) FROM channels")
+    return value
+
+
+def is_listed(db: Store, channel_id: int) -> bool:
+    """Whether ``channel_id`` names an unsuspended channel."""
+    return (
+        db.one("SELECT 1 FROM channels WHERE id = ? AND suspended = 0", (channel_id,)) is not None
+    )
+
+
+def is_suspended(db: Store, channel_id: int) -> bool | None:
+    """Whether ``channel_id`` is suspended, or None when there is no such channel."""
+    row = db.one("SELECT suspended FROM channels WHERE id = ?", (channel_id,))
+    return None if row is None else bool(row[0])
+
+
+def is_partnered(db: Store, channel_id: int) -> bool:
+    """Whether ``channel_id`` is partnered."""
+    return bool(db.scalar("SELECT partnered FROM channels WHERE id = ?", (channel_id,)))
+
+
+def followers(db: Store, channel_id: int) -> int | None:
+    """The ``numFollowers`` of ``channel_id``."""
+    value: int | None = db.scalar("SELECT numFollowers FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def standing(db: Store, channel_id: int) -> tuple[bool, int, int] | None:
+    """Whether ``channel_id`` is partnered, its followers and all-time viewers; None when there
+    is no such channel."""
+    row = db.one(
+        "SELECT partnered, numFollowers, viewersTotal FROM channels WHERE id = ?", (channel_id,)
+    )
+    return None if row is None else (bool(row[0]), row[1], row[2])
+
+
+def live_state(db: Store, ref: int | str) -> tuple[int, int, int] | None:
+    """``(id, online, viewersCurrent)`` of the channel of id ``ref`` (an int) or of token
+    ``ref`` (a str, any case), or None."""
+    if isinstance(ref, int):
+        row = db.one("SELECT id, online, viewersCurrent FROM channels WHERE id = ?", (ref,))
+    else:
+        row = db.one(
+            "SELECT id, online, viewersCurrent FROM channels WHERE token = ? COLLATE NOCASE",
+            (ref,),
+        )
+    return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+
+
+def hostee_of(db: Store | Transaction, channel_id: int) -> int | None:
+    """The channel ``channel_id`` hosts, or None."""
+    value: int | None = db.scalar("SELECT hosteeId FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def host(tx: Transaction, host_id: int, hostee_id: int, now: str) -> tuple[int | None, bool]:
+    """Make ``host_id`` host ``hostee_id``: the channel it hosted before, and whether that
+    changed anything."""
+    before = hostee_of(tx, host_id)
+    changed = tx.execute(
+        "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
+        (hostee_id, now, host_id, hostee_id),
+    ).rowcount
+    return before, bool(changed)
+
+
+def end_host(tx: Transaction, host_id: int, now: str) -> int | None:
+    """Stop ``host_id`` hosting: the channel it hosted, or None (nothing changes)."""
+    before = hostee_of(tx, host_id)
+    if before is not None:
+        tx.execute(
+            "UPDATE channels SET hosteeId = NULL, updatedAt = ? WHERE id = ?", (now, host_id)
+        )
+    return before
+
+
+def raid(tx: Transaction, raider: int, target: int, viewers: int, now: str) -> int | None:
+    """``raider`` goes offline hosting ``target``, whose audience gains ``viewers``: the
+    channel the raider hosted before, or None."""
+    before = hostee_of(tx, raider)
+    tx.execute(
+        "UPDATE channels SET online = 0, viewersCurrent = 0, hosteeId = ?, updatedAt = ? "
+        "WHERE id = ?",
+        (target, now, raider),
+    )
+    tx.execute(
+        "UPDATE channels SET viewersCurrent = viewersCurrent + ?, updatedAt = ? WHERE id = ?",
+        (viewers, now, target),
+    )
+    return before
+
+
+def suspend(db: Store, channel_id: int, now: str) -> None:
+    """Suspend ``channel_id`` (offline, no viewers) and end every host of it (idempotent)."""
+    with db.transaction() as tx:
+        tx.execute(
+            "UPDATE channels SET suspended = 1, online = 0, viewersCurrent = 0, updatedAt = ? "
+            "WHERE id = ? AND suspended = 0",
+            (now, channel_id),
+        )
+        tx.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel_id,))
+
+
+def unsuspend(db: Store, channel_id: int, now: str) -> None:
+    """Lift the suspension of ``channel_id`` (idempotent)."""
+    with db.transaction() as tx:
+        tx.execute(
+            "UPDATE channels SET suspended = 0, updatedAt = ? WHERE id = ? AND suspended = 1",
+            (now, channel_id),
+        )
+
+
+def set_stream_key(db: Store, channel_id: int, key: str, now: str) -> None:
+    """Replace the stream key of ``channel_id``."""
+    with db.transaction() as tx:
+        tx.execute(
+            "UPDATE channels SET streamKey = ?, updatedAt = ? WHERE id = ?",
+            (key, now, channel_id),
+        )
+
+
+def partner(tx: Transaction, channel_id: int, now: str) -> None:
+    """Mark ``channel_id`` partnered."""
+    tx.execute("UPDATE channels SET partnered = 1, updatedAt = ? WHERE id = ?", (now, channel_id))

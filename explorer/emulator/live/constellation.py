@@ -75,6 +75,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from explorer.emulator import addresses
 from explorer.emulator.context import Caller, Services
+from explorer.emulator.db import channels
 from explorer.emulator.live.outbox import ENDED, Outbox
 from explorer.emulator.policy import identify
 from explorer.emulator.responses import ApiError
@@ -431,10 +432,7 @@ class Constellation:
             return False
         if topic.kind == "user":
             return int(topic.id) == caller.user_id
-        owner = self.services.store.scalar(
-            "SELECT userId FROM channels WHERE id = ?", (int(topic.id),)
-        )
-        return owner == caller.user_id
+        return channels.owner(self.services.store, int(topic.id)) == caller.user_id
 
     # --- delivery ---------------------------------------------------------------------
 

@@ -10,22 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.emulator.db import achievements, channels, users
 from explorer.emulator.db.engine import Transaction
-from explorer.emulator.live.outbox import publish
-from explorer.emulator.shapes import (
-    CHANNEL_BOOLS,
-    CHANNEL_FIELDS,
-    USER_FIELDS,
-    render_user,
-)
+from explorer.emulator.db.live_events import publish
+from explorer.emulator.shapes import CHANNEL_BOOLS, CHANNEL_FIELDS, render_user
 from explorer.wire.topics import checked as name
 
 
 def _channel(conn: Transaction, channel_id: int) -> dict[str, Any] | None:
     """A channel's own fields (no embedded user or type), or None."""
-    row = conn.execute(
-        f"SELECT {', '.join(CHANNEL_FIELDS)} FROM channels WHERE id = ?", (channel_id,)
-    ).fetchone()
+    row = channels.fields(conn, channel_id, *CHANNEL_FIELDS)
     if row is None:
         return None
     channel = dict(zip(CHANNEL_FIELDS, row, strict=True))
@@ -34,16 +28,13 @@ def _channel(conn: Transaction, channel_id: int) -> dict[str, Any] | None:
     return channel
 
 
-def _user(conn: Transaction, user_id: int) -> dict[str, Any]:
-    row = conn.execute(f"SELECT {', '.join(USER_FIELDS)} FROM users WHERE id = ?", (user_id,))
-    return render_user(row.fetchone())
-
-
 def followed(conn: Transaction, channel_id: int, user_id: int, following: bool) -> None:
     """``channel:{id}:followed`` (the user, with their channel) and ``user:{id}:followed``
     (the channel), for a follow or an unfollow."""
-    follower = _user(conn, user_id)
-    follower["channel"] = _channel(conn, _channel_of(conn, user_id))
+    row = users.row(conn, user_id)
+    assert row is not None, f"follower {user_id} exists"
+    follower = render_user(row)
+    follower["channel"] = _channel(conn, channels.id_of_owner(conn, user_id) or 0)
     publish(
         conn,
         name("channel", channel_id, "followed"),
@@ -54,11 +45,6 @@ def followed(conn: Transaction, channel_id: int, user_id: int, following: bool) 
         name("user", user_id, "followed"),
         {"following": following, "channel": _channel(conn, channel_id)},
     )
-
-
-def _channel_of(conn: Transaction, user_id: int) -> int:
-    row = conn.execute("SELECT id FROM channels WHERE userId = ?", (user_id,)).fetchone()
-    return int(row[0]) if row is not None else 0
 
 
 def hosted(conn: Transaction, host_id: int, hostee_id: int, hosting: bool) -> None:
@@ -76,15 +62,10 @@ def notified(conn: Transaction, user_id: int, notification: dict[str, Any]) -> N
 
 def achieved(conn: Transaction, user_id: int, slug: str, when: str) -> None:
     """``user:{id}:achievement`` with the AchievementEarning, as the docs show it."""
-    row = conn.execute(
-        "SELECT slug, name, description, sparks FROM achievements WHERE slug = ?", (slug,)
-    ).fetchone()
+    row = achievements.catalogued(conn, slug)
     achievement = dict(zip(("slug", "name", "description", "sparks"), row, strict=True))
-    (earning_id,) = conn.execute(
-        "SELECT rowid FROM achievement_earnings WHERE userId = ? AND slug = ?", (user_id, slug)
-    ).fetchone()
     earning = {
-        "id": earning_id,
+        "id": achievements.earning_id(conn, user_id, slug),
         "earned": True,
         "progress": 1.0,
         "createdAt": when,

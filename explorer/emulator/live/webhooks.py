@@ -49,6 +49,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.emulator.addresses import networks
 from explorer.emulator.context import Services
+from explorer.emulator.db import hook_deliveries, live_events
 from explorer.emulator.responses import ApiError, bad_request
 
 log = logging.getLogger("explorer.emulator.webhooks")
@@ -133,12 +134,7 @@ def ensure_dispatcher(services: Services) -> None:
     """Start this process's dispatcher if it is not running; the platform's first one
     starts the shared cursor at the newest event (what happened before any hook existed is
     not delivered)."""
-    with services.store.transaction() as conn:
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) "
-            "SELECT ?, COALESCE(MAX(seq), 0) FROM live_events",
-            (_CURSOR,),
-        )
+    live_events.start_cursor(services.store, _CURSOR)
     task = services.caches.get(_TASK)
     if task is None or task.done():
         services.caches[_TASK] = asyncio.get_running_loop().create_task(_dispatch(services))
@@ -147,17 +143,7 @@ def ensure_dispatcher(services: Services) -> None:
 def _claim(services: Services) -> list[tuple[str, str]]:
     """The events after the shared cursor, claimed for this process (empty when another
     process moved the cursor first, or there is nothing new)."""
-    store = services.store
-    with store.transaction() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (_CURSOR,)).fetchone()
-        seen = int(row[0])
-        rows = conn.execute(
-            "SELECT seq, topic, payload FROM live_events WHERE seq > ? ORDER BY seq LIMIT 1000",
-            (seen,),
-        ).fetchall()
-        if rows:
-            conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(rows[-1][0]), _CURSOR))
-    return [(topic, payload) for _, topic, payload in rows]
+    return live_events.claim(services.store, _CURSOR)
 
 
 #: What a delivery needs of a hook: ``(id, url, secret, failures)``.
@@ -168,13 +154,8 @@ def _hooks_for(services: Services, topics: list[str]) -> dict[str, list[tuple[in
     """``(owner, hook)`` of the active, unexpired hooks of existing clients naming each of
     ``topics`` (through the index: hooks naming none cost nothing)."""
     now = services.world.iso()
-    rows = services.store.all(
-        "SELECT e.topic, c.ownerId, h.id, h.url, h.secret, h.failures FROM hook_events e "
-        "JOIN hooks h ON h.id = e.hookId JOIN oauth_clients c ON c.id = h.clientId "
-        "WHERE e.topic IN (SELECT value FROM json_each(?)) AND h.isActive = 1 "
-        "AND h.expiresAt > ?",
-        (orjson.dumps(sorted(set(topics))).decode(), now),
-    )
+    wanted = orjson.dumps(sorted(set(topics))).decode()
+    rows = hook_deliveries.subscribed(services.store, wanted, now)
     found: dict[str, list[tuple[int, Hook]]] = {}
     for topic, owner, *hook in rows:
         found.setdefault(topic, []).append((owner, (hook[0], hook[1], hook[2], hook[3])))
@@ -263,13 +244,6 @@ async def _deliver(
             break
         if response.is_success:
             if failures:
-                with services.store.transaction() as conn:
-                    conn.execute("UPDATE hooks SET failures = 0 WHERE id = ?", (hook_id,))
+                hook_deliveries.delivered(services.store, hook_id)
             return
-    with services.store.transaction() as conn:
-        conn.execute(
-            "UPDATE hooks SET failures = failures + 1, isActive = CASE WHEN failures + 1 >= ? "
-            "THEN 0 ELSE isActive END, deactivationReason = CASE WHEN failures + 1 >= ? "
-            "THEN 'failing' ELSE deactivationReason END WHERE id = ?",
-            (MAX_FAILURES, MAX_FAILURES, hook_id),
-        )
+    hook_deliveries.failed(services.store, hook_id, MAX_FAILURES)

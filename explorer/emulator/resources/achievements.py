@@ -16,23 +16,13 @@ from datetime import timedelta
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import achievements, users
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.emulator.live import happenings
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import notify
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS achievements (
-    slug TEXT PRIMARY KEY, name TEXT NOT NULL, description TEXT NOT NULL,
-    sparks INTEGER NOT NULL, position INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS achievement_earnings (
-    userId INTEGER NOT NULL, slug TEXT NOT NULL REFERENCES achievements (slug),
-    earnedAt TEXT NOT NULL, PRIMARY KEY (userId, slug)
-);
-"""
 
 #: The catalogue, in display order: slug, name, description, sparks.
 CATALOGUE: tuple[tuple[str, str, str, int], ...] = (
@@ -56,18 +46,16 @@ DEMO_EARNINGS: dict[str, tuple[str, ...]] = {
 
 def seed(store: Store, world_seed: int) -> None:
     """Store the catalogue (kept current on every start) and the demo accounts' earnings."""
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR REPLACE INTO achievements (slug, name, description, sparks, position) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(*entry, position) for position, entry in enumerate(CATALOGUE)],
+    with store.transaction() as tx:
+        achievements.set_catalogue(
+            tx, [(*entry, position) for position, entry in enumerate(CATALOGUE)]
         )
-        if store.scalar("SELECT COUNT(*) FROM achievement_earnings"):
+        if achievements.any_earned(tx):
             return
         for username, slugs in DEMO_EARNINGS.items():
-            user_id = store.scalar("SELECT id FROM users WHERE username = ?", (username,))
-            conn.executemany(
-                "INSERT INTO achievement_earnings (userId, slug, earnedAt) VALUES (?, ?, ?)",
+            user_id = users.id_named(tx, username)
+            achievements.add_earnings(
+                tx,
                 [
                     (user_id, slug, iso(WORLD_NOW - timedelta(days=30 * (len(slugs) - i))))
                     for i, slug in enumerate(slugs)
@@ -81,17 +69,8 @@ def award(conn: Transaction, user_id: int, slug: str, when: str) -> bool:
 
     Runs inside the caller's transaction, so the earning and the action stand or fall together.
     """
-    cursor = conn.execute(
-        "INSERT OR IGNORE INTO achievement_earnings (userId, slug, earnedAt) VALUES (?, ?, ?)",
-        (user_id, slug, when),
-    )
-    if cursor.rowcount == 0:
+    if not achievements.earn(conn, user_id, slug, when):
         return False
-    conn.execute(
-        "UPDATE users SET sparks = sparks + (SELECT sparks FROM achievements WHERE slug = ?) "
-        "WHERE id = ?",
-        (slug, user_id),
-    )
     notify(conn, user_id, "achievement", {"slug": slug}, when)
     happenings.achieved(conn, user_id, slug, when)
     return True
@@ -99,21 +78,14 @@ def award(conn: Transaction, user_id: int, slug: str, when: str) -> bool:
 
 async def list_achievements(ctx: Context) -> list[dict[str, Any]]:
     """GET /achievements: the catalogue, with the caller's earned state when allowed."""
-    rows = ctx.store.all(
-        "SELECT slug, name, description, sparks FROM achievements ORDER BY position"
-    )
-    items = [
+    items: list[dict[str, Any]] = [
         {"slug": slug, "name": name, "description": description, "sparks": sparks}
-        for slug, name, description, sparks in rows
+        for slug, name, description, sparks in achievements.catalogue(ctx.store)
     ]
     caller = ctx.caller
     if caller is None or "achievement:view:self" not in caller.scopes:
         return items
-    earned = dict(
-        ctx.store.all(
-            "SELECT slug, earnedAt FROM achievement_earnings WHERE userId = ?", (caller.user_id,)
-        )
-    )
+    earned = achievements.earned_by(ctx.store, caller.user_id)
     for item in items:
         item["earned"] = item["slug"] in earned
         item["earnedAt"] = earned.get(item["slug"])

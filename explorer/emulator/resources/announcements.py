@@ -14,19 +14,13 @@ from starlette.responses import Response
 
 from explorer.emulator.access import require_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db import announcements
 from explorer.emulator.live import happenings
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.notifications import deliver_to_all
 from explorer.emulator.responses import JSONResponse, bad_request
 from explorer.wire import routes as wire
 from explorer.wire.models import ANNOUNCEMENT_LEVELS
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS announcements (
-    id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL, message TEXT NOT NULL,
-    level TEXT NOT NULL, createdAt TEXT NOT NULL, recipients INTEGER NOT NULL
-);
-"""
 
 LEVELS = ANNOUNCEMENT_LEVELS
 MAX_MESSAGE = 1000
@@ -43,18 +37,12 @@ async def announce(ctx: Context) -> Response:
     if level not in LEVELS:
         raise bad_request(f"level must be one of {', '.join(LEVELS)}.", "level")
     author, now = ctx.user_id(), ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        announcement_id = conn.execute(
-            "INSERT INTO announcements (authorId, message, level, createdAt, recipients) "
-            "VALUES (?, ?, ?, ?, 0)",
-            (author, message, level, now),
-        ).lastrowid
+    with ctx.store.transaction() as tx:
+        announcement_id = announcements.add(tx, author, message, level, now)
         payload = {"announcementId": announcement_id, "message": message, "level": level}
-        recipients = deliver_to_all(conn, "announcement", payload, now)
-        conn.execute(
-            "UPDATE announcements SET recipients = ? WHERE id = ?", (recipients, announcement_id)
-        )
-        happenings.announced(conn, {"id": announcement_id, **payload})
+        recipients = deliver_to_all(tx, "announcement", payload, now)
+        announcements.delivered(tx, announcement_id, recipients)
+        happenings.announced(tx, {"id": announcement_id, **payload})
     item = {
         "id": announcement_id,
         "authorId": author,

@@ -38,7 +38,7 @@ from starlette.responses import Response
 
 from explorer.emulator import credentials
 from explorer.emulator.context import Context
-from explorer.emulator.db.engine import dumps
+from explorer.emulator.db import hooks, oauth
 from explorer.emulator.live.webhooks import allowed, ensure_dispatcher
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
@@ -46,33 +46,16 @@ from explorer.emulator.world import iso
 from explorer.wire import routes as wire
 from explorer.wire.topics import UnknownTopic, parse
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS hooks (
-    id TEXT PRIMARY KEY, clientId TEXT NOT NULL, kind TEXT NOT NULL, url TEXT NOT NULL,
-    events TEXT NOT NULL, secret TEXT, isActive INTEGER NOT NULL DEFAULT 1,
-    deactivationReason TEXT, failures INTEGER NOT NULL DEFAULT 0,
-    expiresAt TEXT NOT NULL, createdAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS hooks_client ON hooks (clientId, createdAt);
-CREATE TABLE IF NOT EXISTS hook_events (
-    topic TEXT NOT NULL, hookId TEXT NOT NULL, PRIMARY KEY (topic, hookId)
-) WITHOUT ROWID;
--- Hooks registered before the index existed.
-INSERT OR IGNORE INTO hook_events (topic, hookId)
-    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events);
-"""
-
 #: How long a hook lives from its registration or last renewal.
 LIFETIME = timedelta(days=90)
 #: Events one hook may name at most.
 MAX_EVENTS = 1000
 #: Active hooks the clients of one user may hold together.
 MAX_HOOKS = 100
-_FIELDS = "id, events, kind, url, isActive, deactivationReason, expiresAt, createdAt"
 
 
 def _render(ctx: Context, row: tuple[Any, ...]) -> dict[str, Any]:
-    hook = dict(zip(_FIELDS.split(", "), row, strict=True))
+    hook = dict(zip(hooks.FIELDS, row, strict=True))
     hook["events"] = orjson.loads(hook["events"])
     hook["isActive"] = bool(hook["isActive"])
     hook["renewUrl"] = _renew_url(ctx, hook["id"])
@@ -91,12 +74,11 @@ def _client(ctx: Context) -> str:
     """The OAuth client calling, by ``Client-ID`` and ``Authorization: Secret`` (else 401)."""
     client_id = ctx.request.headers.get("client-id", "")
     scheme, _, secret = ctx.request.headers.get("authorization", "").partition(" ")
-    row = ctx.store.one("SELECT secret_hash FROM oauth_clients WHERE id = ?", (client_id,))
+    secret_hash = oauth.secret_hash(ctx.store, client_id)
     if (
         scheme.lower() != "secret"
-        or row is None
-        or row[0] is None
-        or not credentials.same(credentials.digest(secret.strip()), row[0])
+        or secret_hash is None
+        or not credentials.same(credentials.digest(secret.strip()), secret_hash)
     ):
         raise ApiError(401, "Send Client-ID and Authorization: Secret <client secret>.")
     return client_id
@@ -118,13 +100,7 @@ def _events(value: Any) -> list[str]:
 def _room_for_one(ctx: Context, client_id: str) -> None:
     """A 400 when the clients of ``client_id``'s owner already hold :data:`MAX_HOOKS` active
     hooks."""
-    active = ctx.store.scalar(
-        "SELECT COUNT(*) FROM hooks h JOIN oauth_clients c ON c.id = h.clientId "
-        "WHERE c.ownerId = (SELECT ownerId FROM oauth_clients WHERE id = ?) "
-        "AND h.isActive = 1 AND h.expiresAt > ?",
-        (client_id, ctx.iso_now()),
-    )
-    if active >= MAX_HOOKS:
+    if hooks.active_of_owner(ctx.store, client_id, ctx.iso_now()) >= MAX_HOOKS:
         raise bad_request(
             f"A user's clients may hold at most {MAX_HOOKS} active hooks.", "hooks", "limit"
         )
@@ -136,10 +112,7 @@ def _expiry(ctx: Context) -> str:
 
 
 def _own(ctx: Context, client_id: str) -> tuple[Any, ...]:
-    row = ctx.store.one(
-        f"SELECT {_FIELDS} FROM hooks WHERE id = ? AND clientId = ?",
-        (ctx.request.path_params["hook"], client_id),
-    )
+    row = hooks.hook(ctx.store, ctx.request.path_params["hook"], client_id)
     if row is None:
         raise not_found("Hook")
     return row
@@ -158,18 +131,9 @@ async def register(ctx: Context) -> Response:
         raise bad_request("secret must be a string of 1 to 256 characters.", "secret")
     _room_for_one(ctx, client_id)
     hook_id = str(uuid.uuid4())
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO hooks (id, clientId, kind, url, events, secret, expiresAt, createdAt) "
-            "VALUES (?, ?, 'web', ?, ?, ?, ?, ?)",
-            (hook_id, client_id, url, dumps(events), secret, _expiry(ctx), ctx.iso_now()),
-        )
-        conn.executemany(
-            "INSERT INTO hook_events (topic, hookId) VALUES (?, ?)",
-            [(event, hook_id) for event in events],
-        )
+    hooks.add(ctx.store, hook_id, client_id, url, events, secret, _expiry(ctx), ctx.iso_now())
     ensure_dispatcher(ctx.services)
-    row = ctx.store.one(f"SELECT {_FIELDS} FROM hooks WHERE id = ?", (hook_id,))
+    row = hooks.hook(ctx.store, hook_id)
     assert row is not None
     return JSONResponse(_render(ctx, row), status_code=201)
 
@@ -178,11 +142,7 @@ async def list_hooks(ctx: Context) -> list[dict[str, Any]]:
     """GET /hooks: the calling client's hooks, newest first."""
     client_id = _client(ctx)
     ensure_dispatcher(ctx.services)
-    rows = ctx.store.all(
-        f"SELECT {_FIELDS} FROM hooks WHERE clientId = ? ORDER BY createdAt DESC, id",
-        (client_id,),
-    )
-    return [_render(ctx, row) for row in rows]
+    return [_render(ctx, row) for row in hooks.of_client(ctx.store, client_id)]
 
 
 async def get_hook(ctx: Context) -> dict[str, Any]:
@@ -196,12 +156,7 @@ async def renew(ctx: Context) -> dict[str, Any]:
     row = _own(ctx, client_id)
     if not row[4]:
         _room_for_one(ctx, client_id)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE hooks SET expiresAt = ?, isActive = 1, deactivationReason = NULL, "
-            "failures = 0 WHERE id = ?",
-            (_expiry(ctx), row[0]),
-        )
+    hooks.renew(ctx.store, row[0], _expiry(ctx))
     ensure_dispatcher(ctx.services)
     return _render(ctx, _own(ctx, _client(ctx)))
 
@@ -209,18 +164,14 @@ async def renew(ctx: Context) -> dict[str, Any]:
 async def deactivate(ctx: Context) -> dict[str, Any]:
     """POST /hooks/{id}/deactivate: stop delivering (reason ``deactivated``)."""
     row = _own(ctx, _client(ctx))
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE hooks SET isActive = 0, deactivationReason = 'deactivated' WHERE id = ?",
-            (row[0],),
-        )
+    hooks.deactivate(ctx.store, row[0])
     return _render(ctx, _own(ctx, _client(ctx)))
 
 
 SCHEMAS: dict[str, Any] = {
     "Hook": {
         "type": "object",
-        "required": [*_FIELDS.split(", "), "renewUrl"],
+        "required": [*hooks.FIELDS, "renewUrl"],
         "properties": {
             "id": {"type": "string", "format": "uuid"},
             "events": {"type": "array", "items": {"type": "string"}},

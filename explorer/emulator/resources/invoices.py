@@ -22,22 +22,12 @@ import orjson
 
 from explorer.emulator.access import is_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db import invoices, users
 from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, not_found
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS invoices (
-    id INTEGER PRIMARY KEY, userId INTEGER NOT NULL, status TEXT NOT NULL,
-    items TEXT NOT NULL, sparks INTEGER NOT NULL, createdAt TEXT NOT NULL,
-    updatedAt TEXT NOT NULL, capturedAt TEXT
-);
-CREATE INDEX IF NOT EXISTS invoices_user ON invoices (userId, id);
-"""
-
-_COLUMNS = "id, userId, status, items, sparks, createdAt, updatedAt, capturedAt"
 
 #: The seeded invoices of every demo account: status and items (name, quantity, sparks).
 _DEMO_INVOICES: tuple[tuple[str, tuple[tuple[str, int, int], ...]], ...] = (
@@ -51,40 +41,31 @@ _UNPAYABLE = ("pending", (("Founder's bundle", 1, -10_000_000),))
 
 def seed(store: Store, world_seed: int) -> None:
     """Give each demo account its invoices, once per database (ids in account order)."""
-    if store.scalar("SELECT COUNT(*) FROM invoices"):
+    if invoices.count(store):
         return
-    accounts = store.all(
-        "SELECT id, username FROM users WHERE username IN "
-        "('streamer', 'moderator', 'viewer', 'viewer2', 'staff') ORDER BY id"
-    )
     rows = []
-    for user_id, username in accounts:
-        invoices = _DEMO_INVOICES + ((_UNPAYABLE,) if username == "viewer2" else ())
-        for index, (status, items) in enumerate(invoices):
-            created = iso(WORLD_NOW - timedelta(days=len(invoices) - index))
+    for user_id, username in users.demo_accounts(store):
+        held = _DEMO_INVOICES + ((_UNPAYABLE,) if username == "viewer2" else ())
+        for index, (status, items) in enumerate(held):
+            created = iso(WORLD_NOW - timedelta(days=len(held) - index))
             lines = [{"name": n, "quantity": q, "sparks": s} for n, q, s in items]
             net = sum(sparks for _, _, sparks in items)
             captured = created if status == "captured" else None
             rows.append((user_id, status, dumps(lines), net, created, created, captured))
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO invoices (userId, status, items, sparks, createdAt, updatedAt, "
-            "capturedAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+    invoices.add_many(store, rows)
 
 
-def render(row: tuple[Any, ...]) -> dict[str, Any]:
-    """An Invoice object from a row of ``_COLUMNS``."""
+def render(row: invoices.Row) -> dict[str, Any]:
+    """An Invoice object from its row."""
     item = dict(zip(("id", "userId", "status"), row[:3], strict=True))
     item["items"] = orjson.loads(row[3])
     item.update(zip(("sparks", "createdAt", "updatedAt", "capturedAt"), row[4:], strict=True))
     return item
 
 
-def _invoice(ctx: Context, *, staff_may_read: bool) -> tuple[Any, ...]:
+def _invoice(ctx: Context, *, staff_may_read: bool) -> invoices.Row:
     """The row of path parameter ``invoice``: 404 unknown, 403 someone else's."""
-    row = ctx.store.one(f"SELECT {_COLUMNS} FROM invoices WHERE id = ?", (ctx.path_int("invoice"),))
+    row = invoices.invoice(ctx.store, ctx.path_int("invoice"))
     if row is None:
         raise not_found("Invoice")
     if row[1] != ctx.user_id() and not (staff_may_read and is_staff(ctx)):
@@ -94,10 +75,7 @@ def _invoice(ctx: Context, *, staff_may_read: bool) -> tuple[Any, ...]:
 
 async def list_invoices(ctx: Context) -> list[dict[str, Any]]:
     """GET /invoices: the caller's invoices, newest first."""
-    rows = ctx.store.all(
-        f"SELECT {_COLUMNS} FROM invoices WHERE userId = ? ORDER BY id DESC", (ctx.user_id(),)
-    )
-    return [render(row) for row in rows]
+    return [render(row) for row in invoices.of_user(ctx.store, ctx.user_id())]
 
 
 async def get_invoice(ctx: Context) -> dict[str, Any]:
@@ -110,19 +88,10 @@ async def capture(ctx: Context) -> dict[str, Any]:
     row = _invoice(ctx, staff_may_read=False)
     invoice_id, user_id, net = row[0], row[1], row[4]
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        moved = conn.execute(
-            "UPDATE invoices SET status = 'captured', capturedAt = ?, updatedAt = ? "
-            "WHERE id = ? AND status = 'pending'",
-            (now, now, invoice_id),
-        ).rowcount
-        if not moved:
+    with ctx.store.transaction() as tx:
+        if not invoices.capture(tx, invoice_id, now):
             raise ApiError(409, "This invoice is already captured.")
-        paid = conn.execute(
-            "UPDATE users SET sparks = sparks + ? WHERE id = ? AND sparks + ? >= 0",
-            (net, user_id, net),
-        ).rowcount
-        if not paid:
+        if not users.charge_sparks(tx, user_id, net):
             raise ApiError(402, f"Not enough sparks: this invoice needs {-net}.")
     return render(_invoice(ctx, staff_may_read=False))
 

@@ -30,29 +30,16 @@ import orjson
 from starlette.responses import Response
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, notifications, users
 from explorer.emulator.db.engine import Store, Transaction, dumps
 from explorer.emulator.live import happenings
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
-from explorer.emulator.shapes import USER_FIELDS, render_user
+from explorer.emulator.shapes import render_user
 from explorer.emulator.world import WORLD_NOW, iso
 from explorer.wire import routes as wire
 from explorer.wire.models import NOTIFICATION_TYPES
 from explorer.wire.query import MAX_PAGE, parse_list_query
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS notifications (
-    id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, userId INTEGER NOT NULL,
-    type TEXT NOT NULL, payload TEXT NOT NULL, sentAt TEXT NOT NULL,
-    shared INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS notifications_user ON notifications (userId, id);
-
-CREATE TABLE IF NOT EXISTS email_unsubscribes (
-    userId INTEGER NOT NULL, category TEXT NOT NULL, createdAt TEXT NOT NULL,
-    PRIMARY KEY (userId, category)
-);
-"""
 
 #: What a notification tells of (its ``type``; the wire's enumeration).
 TYPES = NOTIFICATION_TYPES
@@ -60,17 +47,9 @@ SHAREABLE: frozenset[str] = frozenset({"subscribe", "resubscribe"})
 #: E-mail categories a user may opt out of: one per type, plus ``all``.
 EMAIL_CATEGORIES: tuple[str, ...] = ("all", *TYPES)
 
-_COLUMNS = "uuid, userId, type, payload, sentAt, shared"
-#: A random (version 4) UUID made by SQLite, for notifications inserted by one statement.
-_SQL_UUID4 = (
-    "lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || "
-    "substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || "
-    "substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
-)
 
-
-def render(row: tuple[Any, ...]) -> dict[str, Any]:
-    """A Notification object from a row of ``_COLUMNS``."""
+def render(row: notifications.Row) -> dict[str, Any]:
+    """A Notification object from its row."""
     kind = row[2]
     payload = {"type": kind, **orjson.loads(row[3])}
     if kind in SHAREABLE:
@@ -91,10 +70,7 @@ def notify(
     """Add one notification of type ``kind`` for ``user_id`` (inside the caller's
     transaction) and send it as ``user:{id}:notify``."""
     row = (str(uuid.uuid4()), user_id, kind, dumps(payload), sent_at, 0)
-    conn.execute(
-        "INSERT INTO notifications (uuid, userId, type, payload, sentAt) VALUES (?, ?, ?, ?, ?)",
-        row[:5],
-    )
+    notifications.add(conn, *row[:5])
     happenings.notified(conn, user_id, render(row))
 
 
@@ -103,9 +79,8 @@ def followed(
 ) -> None:
     """Tell a channel's owner that ``follower_id`` followed it (the docs' ``follow``
     notification; inside the caller's transaction)."""
-    row = conn.execute(
-        f"SELECT {', '.join(USER_FIELDS)} FROM users WHERE id = ?", (follower_id,)
-    ).fetchone()
+    row = users.row(conn, follower_id)
+    assert row is not None
     payload = {"channelOwnerId": channel_id, "triggeringUser": render_user(row)}
     notify(conn, owner_id, "follow", payload, sent_at)
 
@@ -113,40 +88,7 @@ def followed(
 def deliver_to_all(conn: Transaction, kind: str, payload: dict[str, Any], sent_at: str) -> int:
     """Add one notification of type ``kind`` for every current user (inside the caller's
     transaction). Returns how many users it reached."""
-    cursor = conn.execute(
-        "INSERT INTO notifications (uuid, userId, type, payload, sentAt) "
-        f"SELECT {_SQL_UUID4}, id, ?, ?, ? FROM users WHERE deletedAt IS NULL",
-        (kind, dumps(payload), sent_at),
-    )
-    return int(cursor.rowcount)
-
-
-#: The types a database made before notifications had UUIDs called by other names.
-_RENAMED = {
-    "followed": "follow",
-    "subscribed": "subscribe",
-    "resubscribed": "resubscribe",
-    "hosted": "host",
-}
-
-
-def _upgrade(store: Store) -> None:
-    """Bring a database made before notifications had UUIDs and types to this shape: each
-    notification gets a UUID, ``trigger`` becomes ``type`` with this version's names."""
-    columns = {row[1] for row in store.all("PRAGMA table_info(notifications)")}
-    if "uuid" in columns:
-        return
-    with store.transaction() as conn:
-        conn.execute("ALTER TABLE notifications RENAME COLUMN trigger TO type")
-        conn.execute("ALTER TABLE notifications ADD COLUMN uuid TEXT")
-        conn.execute(f"UPDATE notifications SET uuid = {_SQL_UUID4}")
-        conn.execute("CREATE UNIQUE INDEX notifications_uuid ON notifications (uuid)")
-        for old, new in _RENAMED.items():
-            conn.execute("UPDATE notifications SET type = ? WHERE type = ?", (new, old))
-        for old, new in _RENAMED.items():
-            conn.execute(
-                "UPDATE email_unsubscribes SET category = ? WHERE category = ?", (new, old)
-            )
+    return notifications.add_for_everyone(conn, kind, dumps(payload), sent_at)
 
 
 def seed(store: Store, world_seed: int) -> None:
@@ -156,20 +98,13 @@ def seed(store: Store, world_seed: int) -> None:
     Followers and hosts are picked from the world with ``world_seed``, so the same world
     always tells the same story.
     """
-    _upgrade(store)
-    if store.scalar("SELECT COUNT(*) FROM notifications"):
+    notifications.upgrade(store)
+    if notifications.count(store):
         return
-    users = dict(
-        store.all(
-            "SELECT username, id FROM users WHERE username IN "
-            "('streamer', 'moderator', 'viewer', 'viewer2', 'staff')"
-        )
-    )
-    channel = store.scalar("SELECT id FROM channels WHERE userId = ?", (users["streamer"],))
+    demo = {username: user_id for user_id, username in users.demo_accounts(store)}
+    channel = channels.id_of_owner(store, demo["streamer"])
     rng = random.Random(world_seed)
-    others = store.all(
-        "SELECT id, username FROM users WHERE id != ? ORDER BY id LIMIT 50", (users["streamer"],)
-    )
+    others = users.first_others(store, demo["streamer"], 50)
     follower, hoster = rng.sample(others, 2)
 
     def actor(user_id: int, username: str) -> dict[str, Any]:
@@ -178,31 +113,27 @@ def seed(store: Store, world_seed: int) -> None:
     stories: list[tuple[str, str, dict[str, Any] | int]] = [
         ("streamer", "follow", follower[0]),
         ("streamer", "host", actor(*hoster)),
-        ("streamer", "subscribe", {**actor(users["viewer"], "viewer"), "months": 1}),
-        ("streamer", "resubscribe", {**actor(users["moderator"], "moderator"), "months": 7}),
+        ("streamer", "subscribe", {**actor(demo["viewer"], "viewer"), "months": 1}),
+        ("streamer", "resubscribe", {**actor(demo["moderator"], "moderator"), "months": 7}),
         ("viewer", "achievement", {"slug": "welcome"}),
         ("viewer2", "achievement", {"slug": "welcome"}),
-        ("moderator", "follow", users["viewer2"]),
+        ("moderator", "follow", demo["viewer2"]),
     ]
     with store.transaction() as conn:
         for index, (owner, kind, payload) in enumerate(stories):
             sent_at = iso(WORLD_NOW - timedelta(hours=len(stories) - index))
             if isinstance(payload, int):
-                owned = conn.execute(
-                    "SELECT id FROM channels WHERE userId = ?", (users[owner],)
-                ).fetchone()[0]
-                followed(conn, owned, users[owner], payload, sent_at)
+                owned = channels.id_of_owner(conn, demo[owner])
+                assert owned is not None
+                followed(conn, owned, demo[owner], payload, sent_at)
             else:
-                notify(conn, users[owner], kind, payload, sent_at)
+                notify(conn, demo[owner], kind, payload, sent_at)
 
 
-def _own(ctx: Context) -> tuple[Any, ...]:
+def _own(ctx: Context) -> notifications.Row:
     """The row of path parameter ``notification`` (its UUID): 404 unknown, 403 someone
     else's."""
-    row = ctx.store.one(
-        f"SELECT {_COLUMNS} FROM notifications WHERE uuid = ?",
-        (ctx.request.path_params["notification"].lower(),),
-    )
+    row = notifications.by_uuid(ctx.store, ctx.request.path_params["notification"].lower())
     if row is None:
         raise not_found("Notification")
     if row[1] != ctx.user_id():
@@ -214,14 +145,10 @@ async def list_notifications(ctx: Context) -> Response:
     """GET /notifications: the caller's notifications, newest first, one page."""
     query = parse_list_query(ctx.params, {}, ())
     user_id = ctx.user_id()
-    rows = ctx.store.all(
-        f"SELECT {_COLUMNS} FROM notifications WHERE userId = ? ORDER BY id DESC LIMIT ? OFFSET ?",
-        (user_id, query.limit, query.page * query.limit),
-    )
+    rows = notifications.page_of(ctx.store, user_id, query.limit, query.page * query.limit)
     headers = {}
     if query.count:
-        total = ctx.store.scalar("SELECT COUNT(*) FROM notifications WHERE userId = ?", (user_id,))
-        headers["X-Total-Count"] = str(total)
+        headers["X-Total-Count"] = str(notifications.count_of(ctx.store, user_id))
     return JSONResponse([render(row) for row in rows], headers=headers)
 
 
@@ -237,9 +164,8 @@ def _set_shared(ctx: Context, shared: bool) -> dict[str, Any]:
             f"Only {' and '.join(sorted(SHAREABLE))} notifications can be shared.",
             "notification",
         )
-    with ctx.store.transaction() as conn:
-        conn.execute("UPDATE notifications SET shared = ? WHERE uuid = ?", (int(shared), row[0]))
-    return render((*row[:5], shared))
+    notifications.set_shared(ctx.store, row[0], shared)
+    return render((*row[:5], int(shared)))
 
 
 async def share_sub(ctx: Context) -> dict[str, Any]:
@@ -259,16 +185,8 @@ async def email_unsubscribe(ctx: Context) -> dict[str, Any]:
     if category not in EMAIL_CATEGORIES:
         raise bad_request(f"category must be one of {', '.join(EMAIL_CATEGORIES)}.", "category")
     user_id = ctx.user_id()
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "INSERT OR IGNORE INTO email_unsubscribes (userId, category, createdAt) "
-            "VALUES (?, ?, ?)",
-            (user_id, category, ctx.iso_now()),
-        )
-    held = ctx.store.all(
-        "SELECT category, createdAt FROM email_unsubscribes WHERE userId = ? ORDER BY category",
-        (user_id,),
-    )
+    notifications.unsubscribe(ctx.store, user_id, category, ctx.iso_now())
+    held = notifications.unsubscribed(ctx.store, user_id)
     return {"userId": user_id, "unsubscribed": [{"category": c, "since": t} for c, t in held]}
 
 

@@ -16,6 +16,7 @@ from starlette.responses import RedirectResponse, Response
 
 from explorer.emulator import credentials, endings, names
 from explorer.emulator.context import Context, Services
+from explorer.emulator.db import hooks, oauth
 from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.live import outbox
 from explorer.emulator.policy import Param, Route
@@ -26,19 +27,13 @@ from explorer.wire import routes as wire
 BUILTIN_CLIENT = "explorer-toolkit"
 BUILTIN_REDIRECTS = ("http://127.0.0.1/oauth/callback", "http://localhost/oauth/callback")
 CODE_TTL = 600.0
-#: Which credential each unexchanged code (and approved shortcode) came through.
-SCHEMA = endings.SCHEMA
 
 
 def ensure_builtin_client(store: Store, created_at: str) -> None:
     """Register the toolkit's public client once per database."""
-    if store.one("SELECT 1 FROM oauth_clients WHERE id = ?", (BUILTIN_CLIENT,)) is None:
-        with store.transaction() as conn:
-            conn.execute(
-                "INSERT INTO oauth_clients (id, secret_hash, name, website, ownerId, "
-                "redirectUris, createdAt) VALUES (?, NULL, ?, NULL, NULL, ?, ?)",
-                (BUILTIN_CLIENT, "explorer toolkit", dumps(list(BUILTIN_REDIRECTS)), created_at),
-            )
+    oauth.add_client_once(
+        store, BUILTIN_CLIENT, "explorer toolkit", dumps(list(BUILTIN_REDIRECTS)), created_at
+    )
 
 
 class OAuthError(ApiError):
@@ -57,18 +52,15 @@ class OAuthError(ApiError):
         }
 
 
-def client_row(store: Store, client_id: str) -> tuple[Any, ...]:
-    row = store.one(
-        "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
-        "FROM oauth_clients WHERE id = ?",
-        (client_id,),
-    )
+def client_row(store: Store, client_id: str) -> oauth.Client:
+    """The client ``client_id``, else a 401 ``invalid_client``."""
+    row = oauth.client(store, client_id)
     if row is None:
         raise OAuthError("invalid_client", "Unknown client_id.", 401)
     return row
 
 
-def _client_body(row: tuple[Any, ...]) -> dict[str, Any]:
+def _client_body(row: oauth.Client) -> dict[str, Any]:
     return {
         "id": row[0],
         "name": row[2],
@@ -118,12 +110,10 @@ def mint_tokens(
                 now + services.config.refresh_token_ttl,
             )
         )
-    with services.store.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO oauth_tokens (token_hash, kind, userId, clientId, scopes, family, "
-            "expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(h, kind, user_id, client_id, " ".join(scopes), family, exp) for h, kind, exp in rows],
-        )
+    oauth.add_tokens(
+        services.store,
+        [(h, kind, user_id, client_id, " ".join(scopes), family, exp) for h, kind, exp in rows],
+    )
     return body
 
 
@@ -150,20 +140,18 @@ async def register_client(ctx: Context) -> Response:
     confidential = bool(body.get("confidential", False))
     client_id = credentials.new_token(12)
     secret = credentials.new_token() if confidential else None
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO oauth_clients (id, secret_hash, name, website, ownerId, redirectUris, "
-            "createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                client_id,
-                credentials.digest(secret) if secret else None,
-                name,
-                website,
-                ctx.user_id(),
-                dumps(uris),
-                ctx.iso_now(),
-            ),
-        )
+    oauth.add_client(
+        ctx.store,
+        (
+            client_id,
+            credentials.digest(secret) if secret else None,
+            name,
+            website,
+            ctx.user_id(),
+            dumps(uris),
+            ctx.iso_now(),
+        ),
+    )
     result = _client_body(client_row(ctx.store, client_id))
     if secret:
         result["secret"] = secret
@@ -172,21 +160,12 @@ async def register_client(ctx: Context) -> Response:
 
 async def list_clients(ctx: Context) -> list[dict[str, Any]]:
     """GET /oauth/clients: the caller's own clients."""
-    rows = ctx.store.all(
-        "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
-        "FROM oauth_clients WHERE ownerId = ? ORDER BY createdAt, id",
-        (ctx.user_id(),),
-    )
-    return [_client_body(r) for r in rows]
+    return [_client_body(r) for r in oauth.clients_of(ctx.store, ctx.user_id())]
 
 
 async def get_client(ctx: Context) -> dict[str, Any]:
     """GET /oauth/clients/{id}: a client's public description."""
-    row = ctx.store.one(
-        "SELECT id, secret_hash, name, website, ownerId, redirectUris, createdAt "
-        "FROM oauth_clients WHERE id = ?",
-        (ctx.request.path_params["client"],),
-    )
+    row = oauth.client(ctx.store, ctx.request.path_params["client"])
     if row is None:
         raise not_found("Client")
     return _client_body(row)
@@ -196,25 +175,18 @@ async def delete_client(ctx: Context) -> None:
     """DELETE /oauth/clients/{id}: remove one's own client, revoke its tokens and deactivate
     its web hooks."""
     client_id = ctx.request.path_params["client"]
-    owner = ctx.store.scalar("SELECT ownerId FROM oauth_clients WHERE id = ?", (client_id,))
+    owner = oauth.owner(ctx.store, client_id)
     if owner is None:
         raise not_found("Client")
     if owner != ctx.user_id():
         raise ApiError(403, "You can only delete your own clients.")
-    families = ctx.store.all(
-        "SELECT DISTINCT family FROM oauth_tokens WHERE clientId = ?", (client_id,)
-    )
-    for (family,) in families:
+    for family in oauth.families_of_client(ctx.store, client_id):
         _revoke_family(ctx.services, family)
-    with ctx.store.transaction() as conn:
-        conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE clientId = ?", (client_id,))
+    with ctx.store.transaction() as tx:
+        oauth.revoke_client_tokens(tx, client_id)
         # Its web hooks end with it (nothing is delivered for a client that is gone).
-        conn.execute(
-            "UPDATE hooks SET isActive = 0, deactivationReason = 'clientDeleted' "
-            "WHERE clientId = ? AND isActive = 1",
-            (client_id,),
-        )
-        conn.execute("DELETE FROM oauth_clients WHERE id = ?", (client_id,))
+        hooks.end_of_client(tx, client_id)
+        oauth.delete_client(tx, client_id)
 
 
 async def authorize(ctx: Context) -> Response:
@@ -268,23 +240,20 @@ def store_code(
     the grant had none, as a shortcode grant), ending with the credential ``source``."""
     code = credentials.new_token(16)
     endings.derive(ctx.services, endings.code_child(credentials.digest(code)), source)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO oauth_codes (code_hash, clientId, userId, scopes, redirectUri, "
-            "expiresAt) VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                credentials.digest(code),
-                client_id,
-                user_id,
-                " ".join(scopes),
-                redirect,
-                ctx.now + CODE_TTL,
-            ),
-        )
+    oauth.add_code(
+        ctx.store,
+        credentials.digest(code),
+        client_id,
+        user_id,
+        " ".join(scopes),
+        redirect,
+        ctx.now + CODE_TTL,
+    )
     return code
 
 
-def check_client_secret(client: tuple[Any, ...], form: dict[str, str]) -> None:
+def check_client_secret(client: oauth.Client, form: dict[str, str]) -> None:
+    """A 401 ``invalid_client`` unless ``form`` carries the secret of a confidential client."""
     if client[1] is not None and not credentials.same(
         credentials.digest(form.get("client_secret", "")), client[1]
     ):
@@ -293,8 +262,7 @@ def check_client_secret(client: tuple[Any, ...], form: dict[str, str]) -> None:
 
 def _revoke_family(services: Services, family: str) -> None:
     """Revoke every token of ``family`` and the chat authkeys they fetched."""
-    with services.store.transaction() as conn:
-        conn.execute("UPDATE oauth_tokens SET revoked = 1 WHERE family = ?", (family,))
+    oauth.revoke_family(services.store, family)
     endings.end_credential(services, f"grant:{family}")
 
 
@@ -338,11 +306,7 @@ async def token(ctx: Context) -> dict[str, Any]:
     check_client_secret(client, form)
     services, now = ctx.services, ctx.now
     if grant == "authorization_code":
-        row = ctx.store.one(
-            "SELECT clientId, userId, scopes, redirectUri, expiresAt, used FROM oauth_codes "
-            "WHERE code_hash = ?",
-            (credentials.digest(form.get("code", "")),),
-        )
+        row = oauth.code(ctx.store, credentials.digest(form.get("code", "")))
         if row is None or row[0] != client[0] or row[4] < now:
             raise OAuthError("invalid_grant", "The code is unknown, expired or for another client.")
         if row[3] != form.get("redirect_uri", row[3]):
@@ -351,11 +315,8 @@ async def token(ctx: Context) -> dict[str, Any]:
         if row[5]:
             _revoke_family(ctx.services, family)
             raise OAuthError("invalid_grant", "The code was already used; its tokens are revoked.")
-        with ctx.store.transaction() as conn:
-            conn.execute(
-                "UPDATE oauth_codes SET used = 1 WHERE code_hash = ?",
-                (credentials.digest(form["code"]),),
-            )
+        with ctx.store.transaction() as tx:
+            oauth.use_code(tx, credentials.digest(form["code"]))
             return mint_tokens(
                 services,
                 row[1],
@@ -367,32 +328,24 @@ async def token(ctx: Context) -> dict[str, Any]:
             )
     if grant == "refresh_token":
         digest = credentials.digest(form.get("refresh_token", ""))
-        row = ctx.store.one(
-            "SELECT userId, clientId, scopes, family, expiresAt, revoked, used FROM oauth_tokens "
-            "WHERE token_hash = ? AND kind = 'refresh'",
-            (digest,),
-        )
-        if row is None or row[1] != client[0] or row[4] < now or row[5]:
+        refresh = oauth.refresh_token(ctx.store, digest)
+        if refresh is None or refresh[1] != client[0] or refresh[4] < now or refresh[5]:
             raise OAuthError("invalid_grant", "The refresh token is unknown, expired or revoked.")
-        if row[6]:
-            _revoke_family(ctx.services, row[3])
+        if refresh[6]:
+            _revoke_family(ctx.services, refresh[3])
             raise OAuthError(
                 "invalid_grant", "Refresh token reused: every token of this grant is revoked."
             )
-        with ctx.store.transaction() as conn:
-            conn.execute("UPDATE oauth_tokens SET used = 1 WHERE token_hash = ?", (digest,))
-            conn.execute(
-                "UPDATE oauth_tokens SET revoked = 1 WHERE family = ? AND kind = 'access'",
-                (row[3],),
-            )
+        with ctx.store.transaction() as tx:
+            oauth.rotate(tx, digest, refresh[3])
             # A live-events socket on the old access token ends with it.
-            outbox.ended(conn, f"grant:{row[3]}")
+            outbox.ended(tx, f"grant:{refresh[3]}")
             return mint_tokens(
                 services,
-                row[0],
+                refresh[0],
                 client[0],
-                row[2].split(),
-                row[3],
+                refresh[2].split(),
+                refresh[3],
                 services.config.access_token_ttl,
                 refresh=True,
             )
@@ -407,12 +360,9 @@ async def revoke(ctx: Context) -> Response:
     if not form.get("token"):
         # RFC 7009 2.1: the token is required; an unknown one is still a 200 (2.2).
         raise OAuthError("invalid_request", "token is required.")
-    row = ctx.store.one(
-        "SELECT family FROM oauth_tokens WHERE token_hash = ?",
-        (credentials.digest(form["token"]),),
-    )
-    if row is not None:
-        _revoke_family(ctx.services, row[0])
+    family = oauth.family_of(ctx.store, credentials.digest(form["token"]))
+    if family is not None:
+        _revoke_family(ctx.services, family)
     return Response(status_code=200)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from explorer.emulator import credentials
 from explorer.emulator.context import Context
+from explorer.emulator.db import oauth
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.oauth import OAuthError, read_body
 from explorer.wire import routes as wire
@@ -22,11 +23,7 @@ async def introspect(ctx: Context) -> dict[str, Any]:
     form = await read_body(ctx)
     if not form.get("token"):
         raise OAuthError("invalid_request", "token is required.")
-    row = ctx.store.one(
-        "SELECT t.userId, t.clientId, t.scopes, t.kind, t.expiresAt, t.revoked, t.used, "
-        "u.username FROM oauth_tokens t JOIN users u ON u.id = t.userId WHERE t.token_hash = ?",
-        (credentials.digest(form["token"]),),
-    )
+    row = oauth.described_token(ctx.store, credentials.digest(form["token"]))
     if row is None or row[5] or row[6] or row[4] < ctx.now:
         return {"active": False}
     return {

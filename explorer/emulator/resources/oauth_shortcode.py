@@ -26,6 +26,7 @@ from starlette.responses import Response
 
 from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context
+from explorer.emulator.db import oauth
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.oauth import (
     check_client_secret,
@@ -43,14 +44,6 @@ SHORTCODE_TTL = 300.0
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS oauth_shortcodes (
-    handle_hash TEXT PRIMARY KEY, code TEXT NOT NULL UNIQUE, clientId TEXT NOT NULL,
-    scopes TEXT NOT NULL, expiresAt REAL NOT NULL, state TEXT NOT NULL DEFAULT 'waiting',
-    userId INTEGER
-);
-"""
-
 
 def _new_code() -> str:
     return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
@@ -63,40 +56,30 @@ async def start(ctx: Context) -> Response:
     check_client_secret(client, body)
     scopes = parse_scopes(body.get("scope", ""))
     handle = credentials.new_token()
-    now = ctx.now
-    with ctx.store.transaction() as conn:
-        conn.execute("DELETE FROM oauth_shortcodes WHERE expiresAt < ?", (now,))
-        while True:
-            code = _new_code()
-            taken = conn.execute("SELECT 1 FROM oauth_shortcodes WHERE code = ?", (code,))
-            if taken.fetchone() is None:
-                break
-        conn.execute(
-            "INSERT INTO oauth_shortcodes (handle_hash, code, clientId, scopes, expiresAt) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (credentials.digest(handle), code, client[0], " ".join(scopes), now + SHORTCODE_TTL),
-        )
+    code = oauth.start_shortcode(
+        ctx.store,
+        credentials.digest(handle),
+        _new_code,
+        client[0],
+        " ".join(scopes),
+        ctx.now,
+        SHORTCODE_TTL,
+    )
     return JSONResponse({"code": code, "handle": handle, "expires_in": int(SHORTCODE_TTL)})
 
 
 async def check(ctx: Context) -> Response:
     """GET /oauth/shortcode/check/{handle}: 204 waiting, 200 {code}, 403 denied, 404 gone."""
     digest = credentials.digest(ctx.request.path_params["handle"])
-    row = ctx.store.one(
-        "SELECT clientId, scopes, expiresAt, state, userId FROM oauth_shortcodes "
-        "WHERE handle_hash = ?",
-        (digest,),
-    )
+    row = oauth.shortcode(ctx.store, digest)
     if row is None or row[2] < ctx.now or row[3] == "collected":
         raise ApiError(404, "This shortcode is unknown or expired.")
     if row[3] == "denied":
         raise ApiError(403, "The user denied this request.")
     if row[3] == "waiting":
         return Response(status_code=204)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE oauth_shortcodes SET state = 'collected' WHERE handle_hash = ?", (digest,)
-        )
+    assert row[4] is not None  # an approved shortcode names who approved it
+    oauth.collect_shortcode(ctx.store, digest)
     source = endings.source_of(ctx.services, endings.shortcode_child(digest))
     return JSONResponse({"code": store_code(ctx, row[0], row[4], row[1].split(), "", source)})
 
@@ -109,12 +92,7 @@ async def describe(ctx: Context) -> dict[str, Any]:
     """GET /oauth/shortcode/code/{code}: what approving a waiting code grants, and to whom
     (the client's name and site, the scopes), for the approver to read first."""
     code = ctx.request.path_params["code"].strip().upper()
-    row = ctx.store.one(
-        "SELECT s.scopes, c.id, c.name, c.website FROM oauth_shortcodes s "
-        "JOIN oauth_clients c ON c.id = s.clientId "
-        "WHERE s.code = ? AND s.state = 'waiting' AND s.expiresAt >= ?",
-        (code, ctx.now),
-    )
+    row = oauth.waiting_shortcode(ctx.store, code, ctx.now)
     if row is None:
         raise _unknown_code()
     client = {"id": row[1], "name": row[2], "website": row[3]}
@@ -126,16 +104,11 @@ async def _decide(ctx: Context, state: str) -> dict[str, Any]:
     code = body.get("code")
     if not isinstance(code, str) or not code.strip():
         raise bad_request("code must be the 6-character code the app shows.", "code")
-    with ctx.store.transaction() as conn:
-        handle = conn.execute(
-            "UPDATE oauth_shortcodes SET state = ?, userId = ? "
-            "WHERE code = ? AND state = 'waiting' AND expiresAt >= ? RETURNING handle_hash",
-            (state, ctx.user_id(), code.strip().upper(), ctx.now),
-        ).fetchone()
+    handle = oauth.decide_shortcode(ctx.store, code.strip().upper(), state, ctx.user_id(), ctx.now)
     if handle is None:
         raise _unknown_code()
     assert ctx.caller is not None
-    endings.derive(ctx.services, endings.shortcode_child(handle[0]), ctx.caller.credential)
+    endings.derive(ctx.services, endings.shortcode_child(handle), ctx.caller.credential)
     return {"code": code.strip().upper(), "state": state}
 
 

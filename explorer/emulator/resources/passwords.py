@@ -14,6 +14,7 @@ import asyncio
 
 from explorer.emulator import credentials, endings
 from explorer.emulator.context import Context
+from explorer.emulator.db import users
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.wire import routes as wire
@@ -29,13 +30,12 @@ async def change_password(ctx: Context) -> None:
         raise bad_request("password (the current one) is required.", "password", "required")
     if not isinstance(new, str) or not 8 <= len(new) <= 256:
         raise bad_request("newPassword must be 8-256 characters.", "newPassword")
-    stored = ctx.store.scalar("SELECT password_hash FROM users WHERE id = ?", (user_id,))
+    stored = users.password_hash(ctx.store, user_id)
     if not await asyncio.to_thread(credentials.check_password, current, stored):
         raise ApiError(401, "The current password is wrong.")
     hashed = await asyncio.to_thread(credentials.hash_password, new)
     caller = ctx.caller
-    with ctx.store.transaction() as conn:
-        conn.execute("UPDATE users SET password_hash = ? WHERE id = ?", (hashed, user_id))
+    users.set_password(ctx.store, user_id, hashed)
     keep = caller.credential if caller is not None and caller.kind == "session" else ""
     endings.end_user(ctx.services, user_id, keep)
 

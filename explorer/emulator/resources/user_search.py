@@ -14,27 +14,15 @@ from starlette.responses import Response
 
 from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, users
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
-from explorer.emulator.shapes import USER_FIELDS, find_channel, render_channel, render_user
+from explorer.emulator.shapes import find_channel, render_channel, render_user
 from explorer.wire import routes as wire
 
 #: Longest name prefix searched for (usernames are at most 32 characters).
 MAX_QUERY = 32
-#: The prefix as a range of the name index (the ``LIKE`` alone read every user: issue 36),
-#: then the match itself (``%`` and ``_`` literal).
-_MATCH = (
-    "u.username COLLATE NOCASE >= ? AND u.username COLLATE NOCASE < ? "
-    "AND u.username LIKE ? ESCAPE '\\' AND u.deletedAt IS NULL"
-)
-#: Above every text that starts with a given prefix (in UTF-8, above any character).
-_PAST = "\U0010ffff"
-
-
-def _pattern(prefix: str) -> str:
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"{escaped}%"
 
 
 async def search_users(ctx: Context) -> Response:
@@ -43,19 +31,12 @@ async def search_users(ctx: Context) -> Response:
     if not 1 <= len(query) <= MAX_QUERY:
         raise bad_request(f"query must have 1 to {MAX_QUERY} characters.", "query")
     page = page_of(ctx)
-    matching = (query, query + _PAST, _pattern(query))
-    match = f"{_MATCH} AND {listed_users(ctx)}"
-    rows = ctx.store.all(
-        f"SELECT {', '.join(f'u.{name}' for name in USER_FIELDS)} FROM users u WHERE {match} "
-        "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
-        (*matching, page.limit, page.offset),
-    )
-    total = ctx.store.scalar(f"SELECT COUNT(*) FROM users u WHERE {match}", matching)
+    rows, total = users.named_like(ctx.store, query, listed_users(ctx), page.limit, page.offset)
     types = ctx.services.types.all()
     found: list[dict[str, Any]] = []
     for row in rows:
         user = render_user(row)
-        own = ctx.store.scalar("SELECT id FROM channels WHERE userId = ?", (user["id"],))
+        own = channels.id_of_owner(ctx.store, user["id"])
         channel = find_channel(ctx.store, own) if own is not None else None
         user["channel"] = render_channel(channel, types) if channel is not None else None
         found.append(user)

@@ -26,6 +26,7 @@ from starlette.responses import Response
 from explorer.emulator import credentials, endings
 from explorer.emulator.access import listed_users
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, sessions, users
 from explorer.emulator.db.engine import dumps
 from explorer.emulator.policy import SESSION_COOKIE, Route
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse, bad_request, not_found
@@ -33,7 +34,6 @@ from explorer.emulator.scopes import private
 from explorer.emulator.shapes import (
     CHANNEL_FROM,
     CHANNEL_SELECT,
-    USER_FIELDS,
     render_channel,
     render_user,
     user_groups,
@@ -43,12 +43,11 @@ from explorer.wire import routes as wire
 #: Whole-text patterns (``fullmatch``: ``$`` would also match before a final newline).
 USERNAME = re.compile(r"[A-Za-z0-9_]{3,20}")
 EMAIL = re.compile(r"[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]{1,255}\.[^@\s\x00-\x1f\x7f]{2,}")
-_USER_SELECT = ", ".join(USER_FIELDS)
 
 
 def user_row(ctx: Context, user_id: int) -> tuple[Any, ...]:
     """The ``USER_FIELDS`` row of ``user_id``, else 404."""
-    row = ctx.store.one(f"SELECT {_USER_SELECT} FROM users WHERE id = ?", (user_id,))
+    row = users.row(ctx.store, user_id)
     if row is None:
         raise not_found("User")
     return row
@@ -58,12 +57,8 @@ def current_user_body(ctx: Context, user_id: int) -> dict[str, Any]:
     """The ``GET /users/current`` object: the user plus channel and groups, and the private
     ``email`` and ``preferences`` when the caller holds ``user:details:self`` (a session does)."""
     user = render_user(user_row(ctx, user_id))
-    email, groups, preferences = ctx.store.one(
-        "SELECT email, groups, preferences FROM users WHERE id = ?", (user_id,)
-    ) or (None, "[]", "{}")
-    channel_row = ctx.store.one(
-        f"SELECT {CHANNEL_SELECT} FROM {CHANNEL_FROM} WHERE c.userId = ?", (user_id,)
-    )
+    email, groups, preferences = users.private(ctx.store, user_id) or (None, "[]", "{}")
+    channel_row = channels.of_owner(ctx.store, user_id, CHANNEL_SELECT, CHANNEL_FROM)
     if channel_row is not None:
         channel = render_channel(channel_row, ctx.services.types.all())
         del channel["user"]
@@ -99,35 +94,13 @@ async def register(ctx: Context) -> Response:
     password_hash = await asyncio.to_thread(credentials.hash_password, password)
     now = ctx.iso_now()
     code = f"{secrets.randbelow(10**6):06d}"
-    store = ctx.store
-    with store.transaction() as conn:
-        if store.one("SELECT 1 FROM users WHERE username = ? COLLATE NOCASE", (username,)):
+    with ctx.store.transaction() as tx:
+        if users.taken(tx, username):
             raise ApiError(409, "That username is taken.")
-        cursor = conn.execute(
-            "INSERT INTO users (username, email, password_hash, verified, confirm_code, "
-            "createdAt, updatedAt) VALUES (?, ?, ?, 0, ?, ?, ?)",
-            (username, email, password_hash, code, now, now),
-        )
-        user_id = cursor.lastrowid
-        channel_id = (store.scalar("SELECT MAX(id) FROM channels") or 99_999) + 1
-        conn.execute(
-            "INSERT INTO channels (id, userId, token, name, createdAt, updatedAt, streamKey) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                channel_id,
-                user_id,
-                username,
-                f"{username}'s stream",
-                now,
-                now,
-                f"{channel_id}-{credentials.new_token(16)}",
-            ),
-        )
-        conn.execute(
-            "UPDATE users SET avatarUrl = ? WHERE id = ?",
-            (f"/api/v1/users/{user_id}/avatar", user_id),
-        )
-    assert user_id is not None
+        user_id = users.add(tx, username, email, password_hash, code, now)
+        key = credentials.new_token(16)
+        channels.add_for(tx, user_id, username, f"{username}'s stream", now, key)
+        users.set_avatar(tx, user_id, f"/api/v1/users/{user_id}/avatar")
     ctx.services.mailbox.append({"to": email, "userId": user_id, "code": code})
     return JSONResponse(render_user(user_row(ctx, user_id)), status_code=201)
 
@@ -137,26 +110,21 @@ async def confirm(ctx: Context) -> dict[str, Any]:
     user_id = ctx.path_int("user")
     body = await ctx.json_object()
     code = _text(body, "code")
-    row = ctx.store.one("SELECT confirm_code, verified FROM users WHERE id = ?", (user_id,))
+    row = users.confirmation(ctx.store, user_id)
     if row is None:
         raise not_found("User")
     if row[1]:
         raise ApiError(409, "This account is already verified.")
     if not credentials.same(code, row[0] or ""):
         raise ApiError(403, "That confirmation code is not valid.")
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE users SET verified = 1, confirm_code = NULL, updatedAt = ? WHERE id = ?",
-            (ctx.iso_now(), user_id),
-        )
+    users.verify(ctx.store, user_id, ctx.iso_now())
     return render_user(user_row(ctx, user_id))
 
 
 async def get_user(ctx: Context) -> dict[str, Any]:
     """GET /users/{id}: the public User object (404 for a suspended account, but to staff)."""
     user_id = ctx.path_int("user")
-    listed = f"SELECT 1 FROM users u WHERE u.id = ? AND {listed_users(ctx)}"
-    if ctx.store.one(listed, (user_id,)) is None:
+    if not users.is_listed(ctx.store, user_id, listed_users(ctx)):
         raise not_found("User")
     return render_user(user_row(ctx, user_id))
 
@@ -171,12 +139,7 @@ async def login(ctx: Context) -> Response:
     """POST /users/login: check the password, open a session, hand out the CSRF token."""
     body = await ctx.fields()
     username, password = _text(body, "username"), _text(body, "password")
-    row = ctx.store.one(
-        "SELECT u.id, u.password_hash, c.suspended FROM users u "
-        "LEFT JOIN channels c ON c.userId = u.id "
-        "WHERE u.username = ? COLLATE NOCASE AND u.deletedAt IS NULL",
-        (username,),
-    )
+    row = users.sign_in(ctx.store, username)
     ok = await asyncio.to_thread(credentials.check_password, password, row[1] if row else None)
     if row is None or not ok:
         raise ApiError(401, "Invalid username or password.")
@@ -184,13 +147,8 @@ async def login(ctx: Context) -> Response:
         # Told only to whoever knows the password: no enumeration through this answer.
         raise ApiError(403, "This account is suspended.")
     token = credentials.new_token()
-    now = ctx.now
-    with ctx.store.transaction() as conn:
-        session_id = conn.execute(
-            "INSERT INTO sessions (token_hash, userId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
-            (credentials.digest(token), row[0], now, now + ctx.services.config.session_ttl),
-        ).lastrowid
-    assert session_id is not None
+    ttl = ctx.services.config.session_ttl
+    sessions.open_session(ctx.store, credentials.digest(token), row[0], ctx.now, ttl)
     response = JSONResponse(current_user_body(ctx, row[0]))
     response.set_cookie(
         SESSION_COOKIE,
@@ -210,8 +168,7 @@ async def logout(ctx: Context) -> Response:
     caller = ctx.caller
     if caller is None or caller.session_id is None:
         raise ApiError(400, "This request is not signed in with a session cookie.")
-    with ctx.store.transaction() as conn:
-        conn.execute("DELETE FROM sessions WHERE id = ?", (caller.session_id,))
+    sessions.end(ctx.store, caller.session_id)
     endings.end_credential(ctx.services, caller.credential)
     response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/")
@@ -238,12 +195,7 @@ async def update_user(ctx: Context) -> dict[str, Any]:
         changes["social"] = dumps(social)
     if not changes:
         raise bad_request("Nothing to change: send bio and/or social.", "body")
-    sets = ", ".join(f"{k} = ?" for k in changes)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            f"UPDATE users SET {sets}, updatedAt = ? WHERE id = ?",
-            (*changes.values(), ctx.iso_now(), user_id),
-        )
+    users.update_profile(ctx.store, user_id, changes, ctx.iso_now())
     return render_user(user_row(ctx, user_id))
 
 

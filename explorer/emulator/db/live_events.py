@@ -1,0 +1,113 @@
+"""The outbox of live events: ``live_events``, read by every process of a platform in
+increasing ``seq`` (see :mod:`explorer.emulator.live.outbox` for what goes in and who reads).
+
+``channel:{id}:update`` and ``user:{id}:update`` are written by triggers on the ``channels``
+and ``users`` tables, carrying the public fields that changed and their new values (a patch);
+``updatedAt`` alone is no change worth an event, and private columns (``streamKey``, e-mail,
+password hashes) never reach one. A trigger keeps the newest :data:`KEEP` events, pruning
+every :data:`PRUNE_EVERY` writes. The triggers name other families' tables, so
+:func:`explorer.emulator.db.ddl` gives this schema last.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from explorer.emulator.db.engine import Store, Transaction
+from explorer.wire.records import CHANNEL, USER, Field
+
+#: Events kept in the table; older ones are pruned (a reader further behind skips them).
+KEEP = 50_000
+#: Events written between two prunings (by a trigger: the table stays bounded whether or not
+#: anyone reads it).
+PRUNE_EVERY = 1000
+
+#: Channel and user fields an update event may carry (not ids, not timestamps).
+_SKIP = frozenset({"id", "userId", "createdAt", "updatedAt"})
+
+
+def _patch(fields: tuple[Field, ...]) -> tuple[str, str]:
+    """The trigger's WHEN condition and the JSON patch expression over ``fields``."""
+    kept = [f for f in fields if f.name not in _SKIP]
+    changed = " OR ".join(f"OLD.{f.name} IS NOT NEW.{f.name}" for f in kept)
+    pairs = []
+    for f in kept:
+        value = f"NEW.{f.name}"
+        if f.kind == "bool":
+            value = f"json(CASE WHEN NEW.{f.name} THEN 'true' ELSE 'false' END)"
+        elif f.kind == "object":
+            value = f"json(NEW.{f.name})"
+        path = f"CASE WHEN OLD.{f.name} IS NOT NEW.{f.name} THEN '$.{f.name}' ELSE '$._' END"
+        pairs.append(f"{path}, {value}")
+    return changed, f"json_remove(json_set('{{}}', {', '.join(pairs)}), '$._')"
+
+
+def _trigger(table: str, kind: str, fields: tuple[Field, ...]) -> str:
+    changed, patch = _patch(fields)
+    return (
+        f"CREATE TRIGGER IF NOT EXISTS {table}_live_update AFTER UPDATE ON {table} "
+        f"WHEN {changed} BEGIN "
+        f"INSERT INTO live_events (topic, payload) VALUES ('{kind}:' || NEW.id || ':update', "
+        f"{patch}); END;"
+    )
+
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS live_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL
+);
+{_trigger("channels", "channel", CHANNEL)}
+{_trigger("users", "user", USER)}
+CREATE TRIGGER IF NOT EXISTS live_events_prune AFTER INSERT ON live_events
+WHEN NEW.seq % {PRUNE_EVERY} = 0
+BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; END;
+"""
+
+
+def publish(tx: Transaction, topic: str, payload: Any) -> None:
+    """Write one event, inside the caller's transaction (it goes out once that commits)."""
+    tx.execute(
+        "INSERT INTO live_events (topic, payload) VALUES (?, ?)",
+        (topic, orjson.dumps(payload).decode()),
+    )
+
+
+def newest(db: Store) -> int:
+    """The ``seq`` of the newest event (0 when there is none)."""
+    found: int = db.scalar("SELECT COALESCE(MAX(seq), 0) FROM live_events")
+    return found
+
+
+def after(db: Store, seen: int, limit: int) -> list[tuple[int, str, str]]:
+    """``(seq, topic, payload JSON)`` of up to ``limit`` events after ``seen``, oldest first."""
+    return db.all(
+        "SELECT seq, topic, payload FROM live_events WHERE seq > ? ORDER BY seq LIMIT ?",
+        (seen, limit),
+    )
+
+
+def start_cursor(db: Store, key: str) -> None:
+    """Start the shared cursor ``key`` (a ``meta`` entry) at the newest event, unless it is
+    started."""
+    with db.transaction() as tx:
+        tx.execute(
+            "INSERT OR IGNORE INTO meta (key, value) "
+            "SELECT ?, COALESCE(MAX(seq), 0) FROM live_events",
+            (key,),
+        )
+
+
+def claim(db: Store, key: str) -> list[tuple[str, str]]:
+    """``(topic, payload JSON)`` of up to 1000 events after the shared cursor ``key``, oldest
+    first, moving the cursor past them in the same transaction (so one reader claims each)."""
+    with db.transaction() as tx:
+        seen = int(tx.scalar("SELECT value FROM meta WHERE key = ?", (key,)))
+        rows = tx.all(
+            "SELECT seq, topic, payload FROM live_events WHERE seq > ? ORDER BY seq LIMIT 1000",
+            (seen,),
+        )
+        if rows:
+            tx.execute("UPDATE meta SET value = ? WHERE key = ?", (str(rows[-1][0]), key))
+    return [(topic, payload) for _, topic, payload in rows]
