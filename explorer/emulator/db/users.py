@@ -243,3 +243,28 @@ def charge_sparks(tx: Transaction, user_id: int, sparks: int) -> bool:
         (sparks, user_id, sparks),
     ).rowcount
     return bool(moved)
+
+
+def highest_id(db: Store) -> int:
+    """The highest user id (there are users whenever there are channels)."""
+    value: int = db.scalar("SELECT MAX(id) FROM users")
+    return value
+
+
+def usernames(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str]]:
+    """``(id, username)`` of each of ``user_ids`` that exists (a batch small enough for one
+    statement's parameters), in no order."""
+    marks = ",".join("?" * len(user_ids))
+    rows = db.all(f"SELECT id, username FROM users WHERE id IN ({marks})", user_ids)
+    return [(row[0], row[1]) for row in rows]
+
+
+def chat_profiles(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str, int, str | None]]:
+    """``(id, username, level, avatarUrl)`` of each of ``user_ids`` that exists, what chat
+    shows of a sender (:func:`chat_profile`), in no order."""
+    rows = db.all(
+        "SELECT id, username, level, avatarUrl FROM users "
+        f"WHERE id IN ({', '.join('?' * len(user_ids))})",
+        user_ids,
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
