@@ -14,21 +14,29 @@ has no seek).
 A range of one sortable field ordered by that field (``where=viewersTotal:lt:N&order=
 viewersTotal:desc``, different ``N`` and pages from many notebooks) is the common distinct
 listing: once ranges of that field have been counted often enough at a catalog version (for
-``X-Total-Count``) its listed channels are kept as a :class:`Ranking` (ids in order, with their
-values), and such a page, or any range's total, is found by bisection without a statement.
-Every field a listing filters by has one, so ``X-Total-Count`` stays exact and cheap whatever
-the field: counting a range of a field without an index reads every row.
+``X-Total-Count``), or at once in a world past :data:`SCAN_ROWS` channels, its listed channels
+are kept as a :class:`Ranking` (ids in order, with their values or the rank of their text), and
+such a page, or any range's total, is found by bisection without a statement. Every field a
+listing filters by has one, so ``X-Total-Count`` stays exact and cheap whatever the field:
+counting a range of a field without an index reads every row. A ranking of a database file is
+read in a thread on a connection of its own (:meth:`Pager.ready`): the requests that need it
+wait for it, every other one is served meanwhile.
 """
 
 from __future__ import annotations
 
-from array import array
+import asyncio
+import sqlite3
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
-from explorer.emulator.db.engine import Store
+import numpy as np
+
+from explorer.emulator.db.engine import Store, connect
 from explorer.emulator.shapes import CHANNEL_FROM, CHANNEL_SELECT
 from explorer.wire.query import Condition, ListQuery, QueryError
 from explorer.wire.records import CHANNEL
@@ -63,16 +71,24 @@ CURSORS = 20_000
 #: count.
 SORT_AFTER = 16
 SORT_AFTER_SCAN = 3
-#: Rows all kept rankings may hold together (about 16 bytes each, more for distinct text):
-#: the default world's every field in both directions, or about ten fields of a million
-#: channels. Past it the ranking used longest ago goes, and its field waits for counts again.
-RANKED_ROWS = 10_000_000
+#: Channels (by the largest id) past which a range listing waits for its field's ranking from
+#: its first request instead: a count or a sort by SQL would read that many rows on the event
+#: loop (about a second at a million channels), every other request waiting behind it.
+SCAN_ROWS = 200_000
+#: Rows all kept rankings may hold together (4 bytes an id, 4 or 8 a key: text is kept as the
+#: rank of its value, the value itself looked up by id): every sortable field of a million
+#: channels, under 200 MB. Past it the ranking used longest ago goes, and its field waits for
+#: counts again.
+RANKED_ROWS = 24_000_000
 #: Fields whose ranges SQLite counts from a ranking index (``db/engine.py``), not the table.
 _INDEXED = frozenset({"viewersTotal", "viewersCurrent", "numFollowers"})
 #: Every field a listing filters by: a range of one is counted (and paged) from its ranking,
 #: which holds the channels with a value (a comparison never matches NULL).
 _COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter)
-#: Fields whose ranking keys are numbers (kept in a typed array; others in a list).
+#: Fields never NULL (read into a typed array at once).
+_NULLLESS = frozenset(f.name for f in CHANNEL if not f.nullable)
+#: Fields whose ranking keys are their values; a ranking of any other field keeps the rank of
+#: each row's value among the field's distinct values, and bisects by looking values up.
 _NUMERIC = frozenset(f.name for f in CHANNEL if f.kind in ("int", "bool"))
 
 
@@ -161,36 +177,144 @@ _RANGE_OPS = frozenset({"lt", "lte", "gt", "gte", "eq"})
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """The listed channels with a value of one field, by ascending value: their keys (the
-    values) and ids. Ties are by ascending id, or by descending id when the ranking serves a
-    descending order, which reads it backwards (``field DESC, id``)."""
+    """The listed channels with a value of field ``name``, by ascending value with ties by
+    descending id, so a descending listing (``field DESC, id``) reads it backwards: their ids
+    and keys. A key is the value of a number or a flag (:data:`_NUMERIC`), else the rank of
+    the value among the field's distinct values: equal values stay consecutive equal keys, and
+    text is never held (a bisection looks values up by id, ``value_of``)."""
 
-    descending: bool
-    keys: array[int] | list[Any]
-    ids: array[int]
+    name: str
+    keys: np.ndarray[Any, np.dtype[np.signedinteger[Any]]]
+    ids: np.ndarray[Any, np.dtype[np.signedinteger[Any]]]
 
-    def span(self, conditions: tuple[Condition, ...]) -> tuple[int, int]:
+    def span(
+        self, conditions: tuple[Condition, ...], value_of: Callable[[int], Any]
+    ) -> tuple[int, int]:
         """The positions ``[lo, hi)`` of the rows meeting every condition (each in
         :data:`_RANGE_OPS`): rows meeting a range of the field are consecutive."""
-        lo, hi = 0, len(self.keys)
+        lo, hi = 0, len(self.ids)
         for cond in conditions:
             op: str = cond.op
             value = int(cond.value) if isinstance(cond.value, bool) else cond.value
             if op in ("gt", "gte", "eq"):
-                lo = max(lo, (bisect_right if op == "gt" else bisect_left)(self.keys, value))
+                lo = max(lo, self._bisect(op == "gt", value, value_of))
             if op in ("lt", "lte", "eq"):
-                hi = min(hi, (bisect_left if op == "lt" else bisect_right)(self.keys, value))
+                hi = min(hi, self._bisect(op != "lt", value, value_of))
         return lo, max(hi, lo)
 
-    def page(self, conditions: tuple[Condition, ...], offset: int, limit: int) -> list[int]:
-        """The ids at ``offset`` of the rows meeting ``conditions``, in the ranking's order."""
-        lo, hi = self.span(conditions)
-        if not self.descending:
-            return self.ids[lo + offset : min(lo + offset + limit, hi)].tolist()
-        end = hi - offset
-        ids = self.ids[max(end - limit, lo) : max(end, lo)].tolist()
-        ids.reverse()
-        return ids
+    def _bisect(self, right: bool, value: Any, value_of: Callable[[int], Any]) -> int:
+        """Where ``value`` goes among the rows: after its equals (``right``) or before."""
+        if self.name in _NUMERIC:
+            bounds = np.iinfo(self.keys.dtype)
+            if value > bounds.max or value < bounds.min:  # past what the keys can hold
+                return len(self.keys) if value > bounds.max else 0
+            return int(np.searchsorted(self.keys, value, "right" if right else "left"))
+        ids = self.ids
+        find = bisect_right if right else bisect_left
+        return find(range(len(ids)), value, key=lambda position: value_of(int(ids[position])))
+
+    def page(
+        self,
+        conditions: tuple[Condition, ...],
+        offset: int,
+        limit: int,
+        descending: bool,
+        value_of: Callable[[int], Any],
+    ) -> list[int]:
+        """The ids at ``offset`` of the rows meeting ``conditions``, by the field in that
+        direction, then ascending id."""
+        lo, hi = self.span(conditions, value_of)
+        ids, keys = self.ids, self.keys
+        if descending:
+            end = hi - offset
+            page: list[int] = ids[max(end - limit, lo) : max(end, lo)][::-1].tolist()
+            return page
+        # Ascending: each run of equal keys read backwards, from the position ``offset`` is in.
+        page, at = [], lo + offset
+        while at < hi and len(page) < limit:
+            first = lo + int(np.searchsorted(keys[lo:at], keys[at], "left"))
+            last = at + int(np.searchsorted(keys[at:hi], keys[at], "right"))
+            take = min(last - at, limit - len(page))
+            top = last - (at - first)
+            page += ids[top - take : top][::-1].tolist()
+            at += take
+        return page
+
+
+#: Rows fetched at a time while a ranking is read.
+_CHUNK = 65_536
+
+
+def read_rankings(conn: sqlite3.Connection, names: Sequence[str]) -> tuple[int, list[Ranking]]:
+    """The catalog version and the :class:`Ranking` of each field of ``names`` at it, read in
+    one transaction by one scan of the table in its order (by descending id, no sort), then
+    sorted by value here, stably: numbers by numpy, text by Python's sort and then ranked
+    (SQLite's own sort of a million rows took several times as long, and a scan per field
+    most of a ranking's time). Numbers are kept as arrays chunk by chunk as they arrive."""
+    numbers: dict[str, list[np.ndarray[Any, Any]]] = {name: [] for name in names}
+    texts: dict[str, list[Any]] = {name: [] for name in names if name not in _NUMERIC}
+    found: dict[str, list[np.ndarray[Any, Any]]] = {name: [] for name in names}
+    began = not conn.in_transaction
+    if began:
+        conn.execute("BEGIN")
+    try:
+        version = int(
+            conn.execute("SELECT value FROM versions WHERE name = 'catalog'").fetchone()[0]
+        )
+        rows = conn.execute(
+            f"SELECT id, {', '.join(names)} FROM channels WHERE +suspended = 0 ORDER BY id DESC"
+        )
+        while chunk := rows.fetchmany(_CHUNK):
+            row_ids, *columns = zip(*chunk, strict=True)
+            ids = np.array(row_ids, dtype=np.int64)
+            for name, column in zip(names, columns, strict=True):
+                present: Any = slice(None)
+                kept: Sequence[Any] = column
+                if name not in _NULLLESS:
+                    present = np.array(column, dtype=object) != None  # noqa: E711
+                    kept = [value for value in column if value is not None]
+                found[name].append(ids[present])
+                if name in _NUMERIC:
+                    numbers[name].append(np.array(kept, dtype=np.int64))
+                else:
+                    texts[name] += kept
+    finally:
+        if began:
+            conn.execute("COMMIT")
+    rankings = []
+    for name in names:
+        ids = np.concatenate(found.pop(name) or [np.zeros(0, np.int64)])
+        if name in _NUMERIC:
+            keys = np.concatenate(numbers.pop(name) or [np.zeros(0, np.int64)])
+            order = np.argsort(keys, kind="stable")
+            keys = keys[order]
+        else:
+            text = texts.pop(name)
+            positions = sorted(range(len(text)), key=text.__getitem__)
+            ordered = [text[position] for position in positions]
+            keys = np.zeros(len(ordered), dtype=np.int64)
+            np.cumsum([a != b for a, b in pairwise(ordered)], out=keys[1:])
+            order = np.array(positions, dtype=np.int64)
+        rankings.append(Ranking(name, _narrow(keys), _narrow(ids[order])))
+    return version, rankings
+
+
+def _narrow(
+    values: np.ndarray[Any, np.dtype[np.int64]],
+) -> np.ndarray[Any, np.dtype[np.signedinteger[Any]]]:
+    """``values`` in 4 bytes each when every one fits."""
+    if len(values) and values.min() >= -(2**31) and values.max() < 2**31:
+        return values.astype(np.int32)
+    return values
+
+
+def _read_file(path: str, names: Sequence[str]) -> tuple[int, list[Ranking]]:
+    """:func:`read_rankings` on a connection of its own to the database file ``path``."""
+    conn = connect(path)
+    try:
+        return read_rankings(conn, names)
+    finally:
+        conn.close()
 
 
 def _ranked(listing: Listing) -> bool | None:
@@ -240,17 +364,24 @@ class Pager:
         near: int = NEAR,
         sort_after: int = SORT_AFTER,
         ranked_rows: int = RANKED_ROWS,
+        scan_rows: int = SCAN_ROWS,
     ) -> None:
         self.store = store
         self.near = near
         self.sort_after = sort_after
         self.ranked_rows = ranked_rows
+        self.scan_rows = scan_rows
         self._listings: OrderedDict[tuple[Any, ...], _Cursors] = OrderedDict()
-        #: Per field and direction at one catalog version: counts, then its ranking (the
-        #: one used longest ago first).
-        self._used: dict[tuple[str, bool], int] = {}
-        self._rankings: OrderedDict[tuple[str, bool], Ranking] = OrderedDict()
+        #: Per field at one catalog version: counts, then its ranking (the one used longest ago
+        #: first); and the largest channel id at the version (see :data:`SCAN_ROWS`).
+        self._used: dict[str, int] = {}
+        self._rankings: OrderedDict[str, Ranking] = OrderedDict()
         self._rankings_version = -1
+        self._largest: tuple[int, int] = (-1, 0)
+        #: Rankings being read in a thread, by field, one at a time (the machine's other cores
+        #: serve the loop).
+        self._reads: dict[str, asyncio.Task[None]] = {}
+        self._one_read: asyncio.Lock | None = None
 
     def _cursors(self, listing: Listing, version: int) -> _Cursors:
         found = self._listings.get(listing.signature)
@@ -261,13 +392,98 @@ class Pager:
             self._listings.popitem(last=False)
         return found
 
+    async def ready(self, listing: Listing, version: int, counting: bool) -> None:
+        """Keep the ranking the listing's page (and its total, when ``counting``) would be read
+        from once it is due: after ``sort_after`` counts of the field's ranges at ``version``
+        (fewer for a field without a ranking index), at once past ``scan_rows`` channels.
+        A database file's ranking is read in a thread on a connection of its own, and only
+        the requests needing it wait; an in-memory one (one connection) is read here."""
+        name = self._due(listing, version, counting)
+        if name is None:
+            return
+        if self.store.path == ":memory:":  # read at ``version``: nothing writes meanwhile
+            self._keep(version, read_rankings(self.store.conn, [name])[1])
+            return
+        task = self._reads.get(name)
+        if task is None:
+            # A number's read takes every other number not kept along: one scan for all.
+            names = [name]
+            if name in _NUMERIC:
+                names += sorted(
+                    _NUMERIC & _COUNTABLE - {name} - set(self._rankings) - set(self._reads)
+                )
+            task = asyncio.ensure_future(self._read(names))
+            self._reads.update(dict.fromkeys(names, task))
+        await asyncio.shield(task)
+
+    def _due(self, listing: Listing, version: int, counting: bool) -> str | None:
+        """The field whose ranking the listing needs, not kept and due (counting one more
+        count of it), else None."""
+        if listing.range is None or not (counting or _ranked(listing) is not None):
+            return None
+        name = listing.range[0]
+        if self._ranking(name, version) is not None:
+            return None
+        if self._largest[0] != version:
+            self._largest = version, int(self.store.scalar("SELECT MAX(id) FROM channels") or 0)
+        if self._largest[1] > self.scan_rows:
+            return name
+        if not counting:
+            return None
+        self._used[name] = self._used.get(name, 0) + 1
+        wait = self.sort_after if name in _INDEXED else min(self.sort_after, SORT_AFTER_SCAN)
+        return name if self._used[name] > wait else None
+
+    async def _read(self, names: list[str]) -> None:
+        """Read the rankings of fields ``names`` in a thread, after any other read; keep them."""
+        if self._one_read is None:
+            self._one_read = asyncio.Lock()
+        try:
+            async with self._one_read:
+                self._keep(*await asyncio.to_thread(_read_file, self.store.path, names))
+        finally:
+            for name in names:
+                self._reads.pop(name, None)
+
+    def _keep(self, version: int, rankings: list[Ranking]) -> None:
+        """Keep ``rankings``, read at catalog ``version``, unless a later version is known;
+        past ``ranked_rows`` the rankings used longest ago go."""
+        if version < self._rankings_version:
+            return
+        self._at(version)
+        for ranking in rankings:
+            self._rankings[ranking.name] = ranking
+        rows = sum(len(kept.ids) for kept in self._rankings.values())
+        while rows > self.ranked_rows and len(self._rankings) > 1:
+            gone, dropped = self._rankings.popitem(last=False)
+            rows -= len(dropped.ids)
+            self._used.pop(gone, None)
+
+    def _at(self, version: int) -> None:
+        """Forget the rankings and counts of any other catalog version."""
+        if version != self._rankings_version:
+            self._rankings_version, self._used = version, {}
+            self._rankings = OrderedDict()
+
+    def _ranking(self, name: str, version: int) -> Ranking | None:
+        """The kept ranking of field ``name`` at ``version``, if any."""
+        self._at(version)
+        found = self._rankings.get(name)
+        if found is not None:
+            self._rankings.move_to_end(name)
+        return found
+
+    def _value_of(self, name: str) -> Callable[[int], Any]:
+        """The value of field ``name`` of a channel by id (a ranking's bisection of text)."""
+        conn, sql = self.store.conn, f"SELECT {name} FROM channels WHERE id = ?"
+        return lambda row_id: conn.execute(sql, (row_id,)).fetchone()[0]
+
     def total(self, listing: Listing, version: int) -> int:
         """How many channels the listing holds (counted once per catalog version)."""
         if listing.range is not None:
-            descending = _ranked(listing) or False
-            ranking = self._ranking(listing.range[0], descending, version, counting=True)
+            ranking = self._ranking(listing.range[0], version)
             if ranking is not None:
-                lo, hi = ranking.span(listing.range[1])
+                lo, hi = ranking.span(listing.range[1], self._value_of(ranking.name))
                 return hi - lo
         cursors = self._cursors(listing, version)
         if cursors.total is None:
@@ -277,55 +493,6 @@ class Pager:
                 )
             )
         return cursors.total
-
-    def _ranking(
-        self, name: str, descending: bool, version: int, counting: bool = False
-    ) -> Ranking | None:
-        """The ranking of field ``name`` in that direction at ``version`` once a range
-        of it has been counted ``sort_after`` times (None before; a page, not ``counting``,
-        only takes one that exists)."""
-        if version != self._rankings_version:
-            self._rankings_version, self._used = version, {}
-            self._rankings = OrderedDict()
-        key = (name, descending)
-        found = self._rankings.get(key)
-        if found is not None:
-            self._rankings.move_to_end(key)
-        elif counting:
-            self._used[key] = self._used.get(key, 0) + 1
-            wait = self.sort_after if name in _INDEXED else min(self.sort_after, SORT_AFTER_SCAN)
-            if self._used[key] <= wait:
-                return None
-            found = self._rankings[key] = self._read_ranking(name, descending)
-            rows = sum(len(ranking.ids) for ranking in self._rankings.values())
-            while rows > self.ranked_rows and len(self._rankings) > 1:
-                gone, ranking = self._rankings.popitem(last=False)
-                rows -= len(ranking.ids)
-                self._used.pop(gone, None)
-        return found
-
-    def _read_ranking(self, name: str, descending: bool) -> Ranking:
-        """Read the ranking of field ``name`` (see :class:`Ranking`), row by row into its
-        arrays: a million channels never stand as a million tuples. Equal text values are
-        kept once (a language, a title or an audience repeats across many channels)."""
-        listed = "suspended = 0" if name in _INDEXED else "+suspended = 0"  # see listing_of
-        rows = self.store.conn.execute(
-            f"SELECT {name}, id FROM channels WHERE {listed} AND {name} IS NOT NULL "
-            f"ORDER BY {name}, id {'DESC' if descending else 'ASC'}"
-        )
-        ids: array[int] = array("q")
-        if name in _NUMERIC:
-            keys: array[int] | list[Any] = array("q")
-            for value, row_id in rows:
-                keys.append(value)
-                ids.append(row_id)
-        else:
-            keys = []
-            seen: dict[Any, Any] = {}
-            for value, row_id in rows:
-                keys.append(seen.setdefault(value, value))
-                ids.append(row_id)
-        return Ranking(descending, keys, ids)
 
     def page(
         self, listing: Listing, version: int, offset: int, limit: int
@@ -338,9 +505,10 @@ class Pager:
         alone (the caller may have their rows already)."""
         descending = _ranked(listing)
         if descending is not None and listing.range is not None:
-            ranking = self._ranking(listing.range[0], descending, version)
+            ranking = self._ranking(listing.range[0], version)
             if ranking is not None:
-                return ranking.page(listing.range[1], offset, limit)
+                value_of = self._value_of(ranking.name)
+                return ranking.page(listing.range[1], offset, limit, descending, value_of)
         cursors = self._cursors(listing, version)
         start = cursors.before(offset) if listing.seekable else 0
         far = listing.seekable and offset - start > self.near

@@ -19,7 +19,7 @@ the page.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from urllib.parse import unquote_plus
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -33,7 +33,7 @@ from explorer.wire.query import QueryError
 CHANNEL_PAGES = "channels"
 #: The page an anonymous request's scope asks for: its body and total (None without a count);
 #: raises :class:`~explorer.wire.query.QueryError` for a query the listing refuses.
-Fill = Callable[[Scope], tuple[bytes, str | None]]
+Fill = Callable[[Scope], Awaitable[tuple[bytes, str | None]]]
 
 
 class PageCache:
@@ -138,7 +138,7 @@ class CachedPages:
         if hit is None:
             assert self.fill is not None
             try:
-                hit = self.fill(scope)
+                hit = await self.fill(scope)
             except QueryError:
                 return False  # nothing charged yet: the guard charges and writes the 400
             page_cache(services).put(key, version, *hit)

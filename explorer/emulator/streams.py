@@ -249,18 +249,11 @@ class Streams:
             channels.set_offline(tx, [(views(item), channel_id(item)) for item in ended])
             channels.set_types(tx, switched)
             for item in ended:
-                channel = channel_id(item)
-                added = follows.add_many(
+                follows.add_many(
                     tx,
-                    [
-                        (channel, user, at)
-                        for user, at in followers(
-                            item, self.seed, self.users, spikes(self.schedule, self.seed, item)
-                        )
-                    ],
+                    channel_id(item),
+                    followers(item, self.seed, self.users, spikes(self.schedule, self.seed, item)),
                 )
-                if added:
-                    channels.add_followers(tx, channel, added)
             _write_hosts(tx, hosts, unhosts)
             meta.put(tx, {_CURSOR: repr(now), WORLD_TIME_KEY: repr(now)})
 

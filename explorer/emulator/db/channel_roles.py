@@ -1,9 +1,16 @@
 """Channel roles: the ``channel_roles`` table (in the engine's core schema), the roles a
-channel gave a user beyond those of ownership and global groups."""
+channel gave a user beyond those of ownership and global groups: who holds which, and changing
+them."""
 
 from __future__ import annotations
 
-from explorer.emulator.db.engine import Store
+from collections.abc import Collection, Set
+from typing import Any
+
+import orjson
+
+from explorer.emulator.db.engine import Store, dumps
+from explorer.emulator.db.users import USER_COLUMNS
 
 
 def roles(db: Store, channel_id: int, user_id: int) -> str | None:
@@ -12,3 +19,61 @@ def roles(db: Store, channel_id: int, user_id: int) -> str | None:
         "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?", (channel_id, user_id)
     )
     return found
+
+
+def role_holders(
+    db: Store,
+    channel_id: int,
+    owner_id: int,
+    role: str | None,
+    hidden: Collection[str],
+    listed: str,
+    limit: int,
+    offset: int,
+) -> tuple[list[tuple[Any, ...]], int]:
+    """A page of the users of ``channel_id`` meeting ``listed`` (a condition on users ``u``), by
+    name then id, as the User record's columns; and their total. ``role`` None lists the
+    owner and every holder of a role, ``"Owner"`` the owner alone, another role its holders;
+    holders of a ``hidden`` role are left out (the owner never is)."""
+    conditions = ["r.channelId = ?"]
+    args: list[Any] = [channel_id]
+    if role is not None and role != "Owner":
+        conditions.append("EXISTS (SELECT 1 FROM json_each(r.roles) WHERE value = ?)")
+        args.append(role)
+    if hidden:
+        names = ", ".join(f"'{name}'" for name in sorted(hidden))
+        conditions.append(f"NOT EXISTS (SELECT 1 FROM json_each(r.roles) WHERE value IN ({names}))")
+    holders = f"SELECT r.userId FROM channel_roles r WHERE {' AND '.join(conditions)}"
+    if role is None:
+        holders, args = f"SELECT ? UNION {holders}", [owner_id, *args]
+    elif role == "Owner":
+        holders, args = "SELECT ?", [owner_id]
+    where = f"FROM users u WHERE u.id IN ({holders}) AND {listed}"
+    rows = db.all(
+        f"SELECT {USER_COLUMNS} {where} ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
+        [*args, limit, offset],
+    )
+    total: int = db.scalar(f"SELECT COUNT(*) {where}", args)
+    return rows, total
+
+
+def change_roles(db: Store, channel_id: int, user_id: int, add: Set[str], remove: Set[str]) -> None:
+    """Give ``user_id`` the roles ``add`` and take ``remove`` in ``channel_id``, in one
+    transaction (no roles left: no row)."""
+    with db.transaction() as tx:
+        stored = tx.scalar(
+            "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?",
+            (channel_id, user_id),
+        )
+        roles = (set(orjson.loads(stored)) if stored else set()) | add
+        roles -= remove
+        if roles:
+            tx.execute(
+                "INSERT OR REPLACE INTO channel_roles (channelId, userId, roles) VALUES (?, ?, ?)",
+                (channel_id, user_id, dumps(sorted(roles))),
+            )
+        else:
+            tx.execute(
+                "DELETE FROM channel_roles WHERE channelId = ? AND userId = ?",
+                (channel_id, user_id),
+            )

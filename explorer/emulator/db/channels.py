@@ -152,10 +152,144 @@ def add_for(tx: Transaction, user_id: int, token: str, name: str, now: str, key:
     return channel_id
 
 
+# --- the channel's resources -----------------------------------------------------------------
+
+#: For ``paging.channel_page``: the channels hosting a channel (the argument), and the order
+#: of most live viewers first.
+HOSTING = "c.hosteeId = ?"
+MOST_WATCHED = "c.viewersCurrent DESC"
+
+
 def count(db: Store) -> int:
     """How many channels there are (suspended ones too)."""
     value: int = db.scalar("SELECT COUNT(*) FROM channels")
     return value
+
+
+def is_listed(db: Store, channel_id: int) -> bool:
+    """Whether ``channel_id`` names an unsuspended channel."""
+    return (
+        db.one("SELECT 1 FROM channels WHERE id = ? AND suspended = 0", (channel_id,)) is not None
+    )
+
+
+def is_suspended(db: Store, channel_id: int) -> bool | None:
+    """Whether ``channel_id`` is suspended, or None when there is no such channel."""
+    row = db.one("SELECT suspended FROM channels WHERE id = ?", (channel_id,))
+    return None if row is None else bool(row[0])
+
+
+def is_partnered(db: Store, channel_id: int) -> bool:
+    """Whether ``channel_id`` is partnered."""
+    return bool(db.scalar("SELECT partnered FROM channels WHERE id = ?", (channel_id,)))
+
+
+def followers(db: Store, channel_id: int) -> int | None:
+    """The ``numFollowers`` of ``channel_id``."""
+    value: int | None = db.scalar("SELECT numFollowers FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def standing(db: Store, channel_id: int) -> tuple[bool, int, int] | None:
+    """Whether ``channel_id`` is partnered, its followers and all-time viewers; None when there
+    is no such channel."""
+    row = db.one(
+        "SELECT partnered, numFollowers, viewersTotal FROM channels WHERE id = ?", (channel_id,)
+    )
+    return None if row is None else (bool(row[0]), row[1], row[2])
+
+
+def live_state(db: Store, ref: int | str) -> tuple[int, int, int] | None:
+    """``(id, online, viewersCurrent)`` of the channel of id ``ref`` (an int) or of token
+    ``ref`` (a str, any case), or None."""
+    if isinstance(ref, int):
+        row = db.one("SELECT id, online, viewersCurrent FROM channels WHERE id = ?", (ref,))
+    else:
+        row = db.one(
+            "SELECT id, online, viewersCurrent FROM channels WHERE token = ? COLLATE NOCASE",
+            (ref,),
+        )
+    return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+
+
+def hostee_of(db: Store | Transaction, channel_id: int) -> int | None:
+    """The channel ``channel_id`` hosts, or None."""
+    value: int | None = db.scalar("SELECT hosteeId FROM channels WHERE id = ?", (channel_id,))
+    return value
+
+
+def host(tx: Transaction, host_id: int, hostee_id: int, now: str) -> tuple[int | None, bool]:
+    """Make ``host_id`` host ``hostee_id``: the channel it hosted before, and whether that
+    changed anything."""
+    before = hostee_of(tx, host_id)
+    changed = tx.execute(
+        "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
+        (hostee_id, now, host_id, hostee_id),
+    ).rowcount
+    return before, bool(changed)
+
+
+def end_host(tx: Transaction, host_id: int, now: str) -> int | None:
+    """Stop ``host_id`` hosting: the channel it hosted, or None (nothing changes)."""
+    before = hostee_of(tx, host_id)
+    if before is not None:
+        tx.execute(
+            "UPDATE channels SET hosteeId = NULL, updatedAt = ? WHERE id = ?", (now, host_id)
+        )
+    return before
+
+
+def raid(tx: Transaction, raider: int, target: int, viewers: int, now: str) -> int | None:
+    """``raider`` goes offline hosting ``target``, whose audience gains ``viewers``: the
+    channel the raider hosted before, or None."""
+    before = hostee_of(tx, raider)
+    tx.execute(
+        "UPDATE channels SET online = 0, viewersCurrent = 0, hosteeId = ?, updatedAt = ? "
+        "WHERE id = ?",
+        (target, now, raider),
+    )
+    tx.execute(
+        "UPDATE channels SET viewersCurrent = viewersCurrent + ?, updatedAt = ? WHERE id = ?",
+        (viewers, now, target),
+    )
+    return before
+
+
+def suspend(db: Store, channel_id: int, now: str) -> None:
+    """Suspend ``channel_id`` (offline, no viewers) and end every host of it (idempotent)."""
+    with db.transaction() as tx:
+        tx.execute(
+            "UPDATE channels SET suspended = 1, online = 0, viewersCurrent = 0, updatedAt = ? "
+            "WHERE id = ? AND suspended = 0",
+            (now, channel_id),
+        )
+        tx.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel_id,))
+
+
+def unsuspend(db: Store, channel_id: int, now: str) -> None:
+    """Lift the suspension of ``channel_id`` (idempotent)."""
+    with db.transaction() as tx:
+        tx.execute(
+            "UPDATE channels SET suspended = 0, updatedAt = ? WHERE id = ? AND suspended = 1",
+            (now, channel_id),
+        )
+
+
+def set_stream_key(db: Store, channel_id: int, key: str, now: str) -> None:
+    """Replace the stream key of ``channel_id``."""
+    with db.transaction() as tx:
+        tx.execute(
+            "UPDATE channels SET streamKey = ?, updatedAt = ? WHERE id = ?",
+            (key, now, channel_id),
+        )
+
+
+def partner(tx: Transaction, channel_id: int, now: str) -> None:
+    """Mark ``channel_id`` partnered."""
+    tx.execute("UPDATE channels SET partnered = 1, updatedAt = ? WHERE id = ?", (now, channel_id))
+
+
+# --- the simulated world (streams.py, simulate.py, backfill.py) ---------------------------------
 
 
 def busiest_listed(db: Store, limit: int) -> list[tuple[int, int, int, str | None]]:
@@ -201,13 +335,6 @@ def set_offline(tx: Transaction, views: Iterable[tuple[int, int]]) -> None:
 def set_types(tx: Transaction, types: Iterable[tuple[int | None, int]]) -> None:
     """Set the ``(typeId, id)`` of each channel of ``types``."""
     tx.executemany("UPDATE channels SET typeId = ? WHERE id = ?", types)
-
-
-def add_followers(tx: Transaction, channel_id: int, added: int) -> None:
-    """Count ``added`` more followers of channel ``channel_id`` in ``numFollowers``."""
-    tx.execute(
-        "UPDATE channels SET numFollowers = numFollowers + ? WHERE id = ?", (added, channel_id)
-    )
 
 
 def clear_hostee(tx: Transaction, channel_id: int, hostee_id: int) -> bool:

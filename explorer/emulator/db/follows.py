@@ -1,17 +1,126 @@
-"""Follows (``channel_follows``, whose schema ``resources/channel_follows.py`` still declares):
-who follows which channel since when."""
+"""The repository of follows (``channel_follows``): who follows which channel since when, the
+channels' ``numFollowers`` kept with them, and which channels' past follows are stored
+(``follows_seeded``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from explorer.emulator.db.engine import Transaction
+from explorer.emulator.db.engine import Store, Transaction
+from explorer.emulator.db.users import USER_COLUMNS
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS channel_follows (
+    channelId INTEGER NOT NULL REFERENCES channels (id),
+    userId INTEGER NOT NULL REFERENCES users (id),
+    createdAt TEXT NOT NULL, PRIMARY KEY (channelId, userId)
+);
+CREATE INDEX IF NOT EXISTS channel_follows_recent ON channel_follows (channelId, createdAt);
+CREATE INDEX IF NOT EXISTS channel_follows_user ON channel_follows (userId, createdAt);
+CREATE TABLE IF NOT EXISTS follows_seeded (channelId INTEGER PRIMARY KEY);
+"""
+
+#: For ``paging.channel_page``: the channels a user (the argument) follows, and their order,
+#: most recently followed first (the user again as the order's argument).
+FOLLOWED_BY = "c.id IN (SELECT channelId FROM channel_follows WHERE userId = ?)"
+RECENTLY_FOLLOWED = (
+    "(SELECT f.createdAt FROM channel_follows f WHERE f.channelId = c.id AND f.userId = ?) DESC"
+)
 
 
-def add_many(tx: Transaction, rows: Iterable[tuple[int, int, str]]) -> int:
-    """Store the ``(channelId, userId, createdAt)`` follows of ``rows`` (one already stored
-    stays as it is); how many were new."""
-    return tx.executemany(
+def followed_at(db: Store, channel_id: int, user_id: int) -> str | None:
+    """When ``user_id`` followed ``channel_id``, or None when they do not follow it."""
+    value: str | None = db.scalar(
+        "SELECT createdAt FROM channel_follows WHERE channelId = ? AND userId = ?",
+        (channel_id, user_id),
+    )
+    return value
+
+
+def is_seeded(db: Store, channel_id: int) -> bool:
+    """Whether the past follows of ``channel_id`` are stored."""
+    return db.one("SELECT 1 FROM follows_seeded WHERE channelId = ?", (channel_id,)) is not None
+
+
+def seed(db: Store, channel_id: int, rows: Iterable[tuple[int, int, str]]) -> None:
+    """Store the past ``(channelId, userId, createdAt)`` follows of ``channel_id`` (those stored
+    already stay) and mark it seeded, in one transaction."""
+    with db.transaction() as tx:
+        tx.executemany(
+            "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+            rows,
+        )
+        tx.execute("INSERT INTO follows_seeded (channelId) VALUES (?)", (channel_id,))
+
+
+def followers(
+    db: Store, channel_id: int, listed: str, limit: int, offset: int
+) -> tuple[list[tuple[Any, ...]], int]:
+    """A page of the followers of ``channel_id`` meeting ``listed`` (a condition on users
+    ``u``), most recent first, as the User record's columns then ``followedAt``; and their
+    total."""
+    shown = (
+        f"FROM channel_follows f JOIN users u ON u.id = f.userId WHERE f.channelId = ? AND {listed}"
+    )
+    rows = db.all(
+        f"SELECT {USER_COLUMNS}, f.createdAt {shown} "
+        "ORDER BY f.createdAt DESC, f.rowid DESC LIMIT ? OFFSET ?",
+        (channel_id, limit, offset),
+    )
+    total: int = db.scalar(f"SELECT COUNT(*) {shown}", (channel_id,))
+    return rows, total
+
+
+def owners_followed(db: Store, user_id: int) -> set[int]:
+    """The owners of the channels ``user_id`` follows."""
+    return {
+        row[0]
+        for row in db.all(
+            "SELECT c.userId FROM channel_follows f JOIN channels c ON c.id = f.channelId "
+            "WHERE f.userId = ?",
+            (user_id,),
+        )
+    }
+
+
+def follow(tx: Transaction, channel_id: int, user_id: int, now: str) -> bool:
+    """``user_id`` follows ``channel_id`` since ``now``, counted in its ``numFollowers``;
+    whether they did not already."""
+    added = tx.execute(
         "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
-        rows,
+        (channel_id, user_id, now),
     ).rowcount
+    if added:
+        tx.execute(
+            "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel_id,)
+        )
+    return bool(added)
+
+
+def unfollow(tx: Transaction, channel_id: int, user_id: int) -> bool:
+    """``user_id`` stops following ``channel_id``, uncounted; whether they did follow it."""
+    removed = tx.execute(
+        "DELETE FROM channel_follows WHERE channelId = ? AND userId = ?",
+        (channel_id, user_id),
+    ).rowcount
+    if removed:
+        tx.execute(
+            "UPDATE channels SET numFollowers = MAX(numFollowers - 1, 0) WHERE id = ?",
+            (channel_id,),
+        )
+    return bool(removed)
+
+
+def add_many(tx: Transaction, channel_id: int, followers: Iterable[tuple[int, str]]) -> int:
+    """The ``(userId, createdAt)`` of ``followers`` follow ``channel_id`` (one who already does
+    stays as they are), counted in its ``numFollowers``, in one batch; how many were new."""
+    added = tx.executemany(
+        "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+        [(channel_id, user_id, at) for user_id, at in followers],
+    ).rowcount
+    if added:
+        tx.execute(
+            "UPDATE channels SET numFollowers = numFollowers + ? WHERE id = ?", (added, channel_id)
+        )
+    return added

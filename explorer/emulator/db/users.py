@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.wire.records import USER
 
@@ -245,18 +247,33 @@ def charge_sparks(tx: Transaction, user_id: int, sparks: int) -> bool:
     return bool(moved)
 
 
+def exists(db: Store, user_id: int) -> bool:
+    """Whether a user of id ``user_id`` exists."""
+    return db.one("SELECT 1 FROM users WHERE id = ?", (user_id,)) is not None
+
+
+def usernames(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str]]:
+    """``(id, username)`` of each of ``user_ids`` that exists, in no order."""
+    return db.all(
+        "SELECT id, username FROM users WHERE id IN (SELECT value FROM json_each(?))",
+        (orjson.dumps(list(user_ids)).decode(),),
+    )
+
+
+def user_id(db: Store, ref: int | str) -> int | None:
+    """The id of the user of id ``ref`` (an int) or of name ``ref`` (a str, any case), or
+    None."""
+    if isinstance(ref, int):
+        row = db.one("SELECT id FROM users WHERE id = ?", (ref,))
+    else:
+        row = db.one("SELECT id FROM users WHERE username = ? COLLATE NOCASE", (ref,))
+    return None if row is None else int(row[0])
+
+
 def highest_id(db: Store) -> int:
     """The highest user id (there are users whenever there are channels)."""
     value: int = db.scalar("SELECT MAX(id) FROM users")
     return value
-
-
-def usernames(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str]]:
-    """``(id, username)`` of each of ``user_ids`` that exists (a batch small enough for one
-    statement's parameters), in no order."""
-    marks = ",".join("?" * len(user_ids))
-    rows = db.all(f"SELECT id, username FROM users WHERE id IN ({marks})", user_ids)
-    return [(row[0], row[1]) for row in rows]
 
 
 def chat_profiles(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str, int, str | None]]:

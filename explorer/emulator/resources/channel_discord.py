@@ -17,32 +17,16 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
-import orjson
-
 from explorer.emulator import credentials
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
-from explorer.emulator.db.engine import dumps
+from explorer.emulator.db import discord, follows
 from explorer.emulator.policy import Handler, Route
-from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request
 from explorer.emulator.world import iso
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.endpoint import Endpoint
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS channel_discord (
-    channelId INTEGER PRIMARY KEY REFERENCES channels (id), settings TEXT NOT NULL,
-    updatedAt TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS discord_invites (
-    code TEXT PRIMARY KEY, channelId INTEGER NOT NULL REFERENCES channels (id),
-    userId INTEGER NOT NULL REFERENCES users (id), createdAt TEXT NOT NULL,
-    expiresAt REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS discord_invites_member ON discord_invites (channelId, userId);
-"""
 
 INVITE_MODES = ("none", "everyone", "followers", "subscribers")
 ROLE_KINDS = ("follower", "subscriber")
@@ -114,10 +98,7 @@ def _guild(ctx: Context, channel_id: int) -> Guild:
 
 
 def _settings(ctx: Context, channel_id: int) -> dict[str, Any]:
-    row = ctx.store.one(
-        "SELECT settings, updatedAt FROM channel_discord WHERE channelId = ?", (channel_id,)
-    )
-    stored, updated = (orjson.loads(row[0]), row[1]) if row else ({}, None)
+    stored, updated = discord.settings(ctx.store, channel_id) or ({}, None)
     return {
         "channelId": channel_id,
         "guildId": _guild(ctx, channel_id).id,
@@ -209,12 +190,7 @@ async def put_settings(ctx: Context) -> dict[str, Any]:
     channel = channel_ref(ctx)
     require_owner(ctx, channel)
     settings = _validated(_guild(ctx, channel.id), await ctx.json_object())
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO channel_discord (channelId, settings, updatedAt) "
-            "VALUES (?, ?, ?)",
-            (channel.id, dumps(settings), ctx.iso_now()),
-        )
+    discord.set_settings(ctx.store, channel.id, settings, ctx.iso_now())
     return _settings(ctx, channel.id)
 
 
@@ -243,7 +219,7 @@ def _refusal(ctx: Context, channel: ChannelRef, mode: str) -> str | None:
     if mode == "everyone" or roles & _TEAM:
         return None
     if mode == "followers" and (
-        "Subscriber" in roles or followed_at(ctx.store, channel.id, user_id) is not None
+        "Subscriber" in roles or follows.followed_at(ctx.store, channel.id, user_id) is not None
     ):
         return None
     if mode == "subscribers" and "Subscriber" in roles:
@@ -252,11 +228,7 @@ def _refusal(ctx: Context, channel: ChannelRef, mode: str) -> str | None:
 
 
 def _invite(ctx: Context, channel_id: int, settings: dict[str, Any]) -> dict[str, Any] | None:
-    row = ctx.store.one(
-        "SELECT code, createdAt, expiresAt FROM discord_invites "
-        "WHERE channelId = ? AND userId = ? AND expiresAt > ? ORDER BY expiresAt DESC LIMIT 1",
-        (channel_id, ctx.user_id(), ctx.now),
-    )
+    row = discord.invite(ctx.store, channel_id, ctx.user_id(), ctx.now)
     if row is None:
         return None
     code, created, expires = row
@@ -291,17 +263,14 @@ async def create_invite(ctx: Context) -> JSONResponse:
     refusal = _refusal(ctx, channel, settings["inviteSettings"])
     if refusal is not None:
         raise ApiError(403, refusal)
-    now = ctx.now
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "DELETE FROM discord_invites WHERE channelId = ? AND userId = ?",
-            (channel.id, ctx.user_id()),
-        )
-        conn.execute(
-            "INSERT INTO discord_invites (code, channelId, userId, createdAt, expiresAt) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (credentials.new_token(5), channel.id, ctx.user_id(), ctx.iso_now(), now + INVITE_TTL),
-        )
+    discord.replace_invite(
+        ctx.store,
+        credentials.new_token(5),
+        channel.id,
+        ctx.user_id(),
+        ctx.iso_now(),
+        ctx.now + INVITE_TTL,
+    )
     return JSONResponse(_invite(ctx, channel.id, settings), status_code=201)
 
 

@@ -16,17 +16,10 @@ from typing import Any
 
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, emoticons
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.wire import channel_routes as channel_wire
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS channel_emoticons (
-    channelId INTEGER NOT NULL REFERENCES channels (id), code TEXT NOT NULL,
-    x INTEGER NOT NULL, y INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
-    updatedAt TEXT NOT NULL, PRIMARY KEY (channelId, code)
-);
-"""
 
 CODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,31}")
 MAX_EMOTICONS = 50
@@ -36,11 +29,7 @@ _COORDS = ("x", "y", "width", "height")
 
 
 def _pack(ctx: Context, channel_id: int, token: str) -> dict[str, Any]:
-    rows = ctx.store.all(
-        "SELECT code, x, y, width, height, updatedAt FROM channel_emoticons "
-        "WHERE channelId = ? ORDER BY code",
-        (channel_id,),
-    )
+    rows = emoticons.pack(ctx.store, channel_id)
     return {
         "channelId": channel_id,
         "name": token,
@@ -76,7 +65,7 @@ async def patch_emoticons(ctx: Context) -> dict[str, Any]:
     """PATCH /channels/{id}/emoticons: add, move or remove emoticons of the pack (owner)."""
     channel = channel_ref(ctx)
     require_owner(ctx, channel)
-    if not ctx.store.scalar("SELECT partnered FROM channels WHERE id = ?", (channel.id,)):
+    if not channels.is_partnered(ctx.store, channel.id):
         raise ApiError(403, "Only partnered channels have an emoticon pack.")
     sent = (await ctx.json_object()).get("emoticons")
     if not isinstance(sent, dict) or not sent:
@@ -90,23 +79,8 @@ async def patch_emoticons(ctx: Context) -> dict[str, Any]:
             )
     changes = {code: _coords(code, value) for code, value in sent.items()}
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        for code, coords in changes.items():
-            if coords is None:
-                conn.execute(
-                    "DELETE FROM channel_emoticons WHERE channelId = ? AND code = ?",
-                    (channel.id, code),
-                )
-            else:
-                conn.execute(
-                    "INSERT OR REPLACE INTO channel_emoticons "
-                    "(channelId, code, x, y, width, height, updatedAt) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (channel.id, code, *coords, now),
-                )
-        count = conn.execute(
-            "SELECT COUNT(*) FROM channel_emoticons WHERE channelId = ?", (channel.id,)
-        ).fetchone()[0]
+    with ctx.store.transaction() as tx:
+        count = emoticons.change_pack(tx, channel.id, changes, now)
         if count > MAX_EMOTICONS:
             raise bad_request(
                 f"A pack holds at most {MAX_EMOTICONS} emoticons ({count} requested).",

@@ -26,6 +26,8 @@ import orjson
 from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users
 from explorer.emulator.context import Context, lenient_id
+from explorer.emulator.db import channels, follows
+from explorer.emulator.db import users as db_users
 from explorer.emulator.db.engine import Store
 from explorer.emulator.live import happenings
 from explorer.emulator.paging import PAGE_PARAMS, channel_page, page_of, paged
@@ -38,28 +40,6 @@ from explorer.emulator.world import WORLD_NOW
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire import routes as wire
 from explorer.wire.endpoint import Endpoint
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS channel_follows (
-    channelId INTEGER NOT NULL REFERENCES channels (id),
-    userId INTEGER NOT NULL REFERENCES users (id),
-    createdAt TEXT NOT NULL, PRIMARY KEY (channelId, userId)
-);
-CREATE INDEX IF NOT EXISTS channel_follows_recent ON channel_follows (channelId, createdAt);
-CREATE INDEX IF NOT EXISTS channel_follows_user ON channel_follows (userId, createdAt);
-CREATE TABLE IF NOT EXISTS follows_seeded (channelId INTEGER PRIMARY KEY);
-"""
-
-_USER_SELECT = ", ".join(f"u.{name}" for name in USER_FIELDS)
-
-
-def followed_at(store: Store, channel_id: int, user_id: int) -> str | None:
-    """When ``user_id`` followed ``channel_id``, or None when they do not follow it."""
-    value: str | None = store.scalar(
-        "SELECT createdAt FROM channel_follows WHERE channelId = ? AND userId = ?",
-        (channel_id, user_id),
-    )
-    return value
 
 
 async def _follower(ctx: Context, channel: ChannelRef) -> int:
@@ -84,15 +64,13 @@ async def _follower(ctx: Context, channel: ChannelRef) -> int:
 
 
 def _state(ctx: Context, channel: ChannelRef, user_id: int) -> dict[str, Any]:
-    since = followed_at(ctx.store, channel.id, user_id)
+    since = follows.followed_at(ctx.store, channel.id, user_id)
     return {
         "channelId": channel.id,
         "userId": user_id,
         "following": since is not None,
         "followedAt": since,
-        "numFollowers": ctx.store.scalar(
-            "SELECT numFollowers FROM channels WHERE id = ?", (channel.id,)
-        ),
+        "numFollowers": channels.followers(ctx.store, channel.id),
     }
 
 
@@ -101,11 +79,9 @@ def seed_follows(store: Store, channel_id: int) -> None:
     before ``WORLD_NOW``) brought; the seeded ``numFollowers`` already counts them. Later
     sessions add theirs as they end (``streams.py``)."""
     index = streams.index_of(store, channel_id)
-    if index is None or store.one(
-        "SELECT 1 FROM follows_seeded WHERE channelId = ?", (channel_id,)
-    ):
+    if index is None or follows.is_seeded(store, channel_id):
         return
-    seed, users = int(store.meta("seed") or 0), store.scalar("SELECT MAX(id) FROM users")
+    seed, users = int(store.meta("seed") or 0), db_users.highest_id(store)
     now = WORLD_NOW.timestamp()
     schedule = streams.schedule_of(store)
     past = schedule.of_channel(index, HISTORY_START, now)
@@ -115,12 +91,7 @@ def seed_follows(store: Store, channel_id: int) -> None:
         if item.end <= now
         for user, at in streams.followers(item, seed, users, streams.spikes(schedule, seed, item))
     ]
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
-            rows,
-        )
-        conn.execute("INSERT INTO follows_seeded (channelId) VALUES (?)", (channel_id,))
+    follows.seed(store, channel_id, rows)
 
 
 async def list_followers(ctx: Context) -> JSONResponse:
@@ -128,16 +99,9 @@ async def list_followers(ctx: Context) -> JSONResponse:
     channel = channel_ref(ctx)
     seed_follows(ctx.store, channel.id)
     page = page_of(ctx)
-    shown = (
-        "FROM channel_follows f JOIN users u ON u.id = f.userId "
-        f"WHERE f.channelId = ? AND {listed_users(ctx)}"
+    rows, total = follows.followers(
+        ctx.store, channel.id, listed_users(ctx), page.limit, page.offset
     )
-    rows = ctx.store.all(
-        f"SELECT {_USER_SELECT}, f.createdAt {shown} "
-        "ORDER BY f.createdAt DESC, f.rowid DESC LIMIT ? OFFSET ?",
-        (channel.id, page.limit, page.offset),
-    )
-    total = ctx.store.scalar(f"SELECT COUNT(*) {shown}", (channel.id,))
     width = len(USER_FIELDS)
     return paged([{**render_user(r[:width]), "followedAt": r[width]} for r in rows], total)
 
@@ -145,34 +109,19 @@ async def list_followers(ctx: Context) -> JSONResponse:
 async def list_follows(ctx: Context) -> JSONResponse:
     """GET /users/{id}/follows: the channels the user follows, most recently followed first."""
     user_id = ctx.path_int("user")
-    listed = f"SELECT 1 FROM users u WHERE u.id = ? AND {listed_users(ctx)}"
-    if ctx.store.one(listed, (user_id,)) is None:
+    if not db_users.is_listed(ctx.store, user_id, listed_users(ctx)):
         raise not_found("User")
-    return channel_page(
-        ctx,
-        "c.id IN (SELECT channelId FROM channel_follows WHERE userId = ?)",
-        (user_id,),
-        "(SELECT f.createdAt FROM channel_follows f WHERE f.channelId = c.id AND f.userId = ?) "
-        "DESC",
-        (user_id,),
-    )
+    return channel_page(ctx, follows.FOLLOWED_BY, (user_id,), follows.RECENTLY_FOLLOWED, (user_id,))
 
 
 async def follow(ctx: Context) -> dict[str, Any]:
     """PUT or POST /channels/{id}/follow: follow the channel (idempotent)."""
     channel = channel_ref(ctx)
     user_id = await _follower(ctx, channel)
-    with ctx.store.transaction() as conn:
-        added = conn.execute(
-            "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
-            (channel.id, user_id, ctx.iso_now()),
-        ).rowcount
-        if added:
-            conn.execute(
-                "UPDATE channels SET numFollowers = numFollowers + 1 WHERE id = ?", (channel.id,)
-            )
-            happenings.followed(conn, channel.id, user_id, following=True)
-            notifications.followed(conn, channel.id, channel.user_id, user_id, ctx.iso_now())
+    with ctx.store.transaction() as tx:
+        if follows.follow(tx, channel.id, user_id, ctx.iso_now()):
+            happenings.followed(tx, channel.id, user_id, following=True)
+            notifications.followed(tx, channel.id, channel.user_id, user_id, ctx.iso_now())
     return _state(ctx, channel, user_id)
 
 
@@ -180,17 +129,9 @@ async def unfollow(ctx: Context) -> dict[str, Any]:
     """DELETE /channels/{id}/follow: stop following the channel (idempotent)."""
     channel = channel_ref(ctx)
     user_id = await _follower(ctx, channel)
-    with ctx.store.transaction() as conn:
-        removed = conn.execute(
-            "DELETE FROM channel_follows WHERE channelId = ? AND userId = ?",
-            (channel.id, user_id),
-        ).rowcount
-        if removed:
-            conn.execute(
-                "UPDATE channels SET numFollowers = MAX(numFollowers - 1, 0) WHERE id = ?",
-                (channel.id,),
-            )
-            happenings.followed(conn, channel.id, user_id, following=False)
+    with ctx.store.transaction() as tx:
+        if follows.unfollow(tx, channel.id, user_id):
+            happenings.followed(tx, channel.id, user_id, following=False)
     return _state(ctx, channel, user_id)
 
 

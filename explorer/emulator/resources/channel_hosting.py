@@ -13,6 +13,7 @@ from typing import Any
 
 from explorer.emulator.access import ChannelRef, channel_ref, require_owner
 from explorer.emulator.context import Context, lenient_id
+from explorer.emulator.db import channels
 from explorer.emulator.live import happenings
 from explorer.emulator.paging import PAGE_PARAMS, channel_page
 from explorer.emulator.policy import Route
@@ -23,7 +24,7 @@ from explorer.wire import channel_routes as channel_wire
 
 
 def _hosting(ctx: Context, channel_id: int) -> dict[str, Any]:
-    hostee_id = ctx.store.scalar("SELECT hosteeId FROM channels WHERE id = ?", (channel_id,))
+    hostee_id = channels.hostee_of(ctx.store, channel_id)
     row = find_channel(ctx.store, hostee_id) if hostee_id is not None else None
     hostee = render_channel(row, ctx.services.types.all()) if row is not None else None
     return {"channelId": channel_id, "hosteeId": hostee_id, "hostee": hostee}
@@ -40,8 +41,8 @@ def _check_hostee(ctx: Context, host: ChannelRef, hostee_id: Any) -> int:
         raise bad_request("id must be the id of the channel to host.", "id")
     if hostee_id == host.id:
         raise bad_request("A channel cannot host itself.", "id", "self")
-    row = ctx.store.one("SELECT suspended FROM channels WHERE id = ?", (hostee_id,))
-    if row is None or row[0]:
+    suspended = channels.is_suspended(ctx.store, hostee_id)
+    if suspended is None or suspended:
         raise bad_request(f"There is no channel {hostee_id} to host.", "id", "not_found")
     if not preference(ctx.store, hostee_id, "hosting:allow"):
         raise ApiError(403, "That channel does not allow being hosted.")
@@ -55,16 +56,12 @@ async def set_hostee(ctx: Context) -> dict[str, Any]:
     host = channel_ref(ctx)
     require_owner(ctx, host)
     hostee_id = _check_hostee(ctx, host, lenient_id((await ctx.json_object()).get("id")))
-    with ctx.store.transaction() as conn:
-        before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (host.id,)).fetchone()
-        changed = conn.execute(
-            "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
-            (hostee_id, ctx.iso_now(), host.id, hostee_id),
-        ).rowcount
+    with ctx.store.transaction() as tx:
+        before, changed = channels.host(tx, host.id, hostee_id, ctx.iso_now())
         if changed:
-            if before[0] is not None:
-                happenings.hosted(conn, host.id, before[0], hosting=False)
-            happenings.hosted(conn, host.id, hostee_id, hosting=True)
+            if before is not None:
+                happenings.hosted(tx, host.id, before, hosting=False)
+            happenings.hosted(tx, host.id, hostee_id, hosting=True)
     return _hosting(ctx, host.id)
 
 
@@ -72,20 +69,16 @@ async def end_hosting(ctx: Context) -> None:
     """DELETE /channels/{id}/hostee: stop hosting."""
     host = channel_ref(ctx)
     require_owner(ctx, host)
-    with ctx.store.transaction() as conn:
-        before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (host.id,)).fetchone()
-        if before[0] is not None:
-            conn.execute(
-                "UPDATE channels SET hosteeId = NULL, updatedAt = ? WHERE id = ?",
-                (ctx.iso_now(), host.id),
-            )
-            happenings.hosted(conn, host.id, before[0], hosting=False)
+    with ctx.store.transaction() as tx:
+        before = channels.end_host(tx, host.id, ctx.iso_now())
+        if before is not None:
+            happenings.hosted(tx, host.id, before, hosting=False)
 
 
 async def list_hosters(ctx: Context) -> JSONResponse:
     """GET /channels/{id}/hosters: the channels hosting this one, most watched first."""
     channel = channel_ref(ctx)
-    return channel_page(ctx, "c.hosteeId = ?", (channel.id,), "c.viewersCurrent DESC")
+    return channel_page(ctx, channels.HOSTING, (channel.id,), channels.MOST_WATCHED)
 
 
 SCHEMAS: dict[str, Any] = {

@@ -14,35 +14,18 @@ from typing import Any
 from explorer.emulator import credentials
 from explorer.emulator.access import channel_ref, require_owner, require_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, partnership
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.models import PARTNERSHIP_APPLICATION
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS partnership_apps (
-    channelId INTEGER PRIMARY KEY REFERENCES channels (id), status TEXT NOT NULL,
-    message TEXT NOT NULL, followers INTEGER NOT NULL, viewersTotal INTEGER NOT NULL,
-    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, decidedAt TEXT, decidedBy INTEGER,
-    reason TEXT
-);
-CREATE TABLE IF NOT EXISTS partnership_codes (
-    id INTEGER PRIMARY KEY, channelId INTEGER NOT NULL REFERENCES channels (id),
-    code TEXT NOT NULL UNIQUE, redeemedById INTEGER, redeemedAt TEXT,
-    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS partnership_codes_channel ON partnership_codes (channelId, id);
-"""
 
 APP_FIELDS = PARTNERSHIP_APPLICATION.names
 CODES_PER_PARTNER = 5
 
 
 def _application(ctx: Context, channel_id: int) -> dict[str, Any]:
-    row = ctx.store.one(
-        f"SELECT {', '.join(APP_FIELDS)} FROM partnership_apps WHERE channelId = ?",
-        (channel_id,),
-    )
+    row = partnership.application(ctx.store, channel_id, APP_FIELDS)
     if row is None:
         raise not_found("Partnership application")
     return dict(zip(APP_FIELDS, row, strict=True))
@@ -67,25 +50,16 @@ async def apply(ctx: Context) -> JSONResponse:
     channel = channel_ref(ctx)
     require_owner(ctx, channel, staff_too=False)
     message = _text(await ctx.json_object(), "message", 20, 2000)
-    standing = ctx.store.one(
-        "SELECT partnered, numFollowers, viewersTotal FROM channels WHERE id = ?", (channel.id,)
-    )
+    standing = channels.standing(ctx.store, channel.id)
     assert standing is not None
     partnered, followers, viewers = standing
     if partnered:
         raise ApiError(409, "This channel is already partnered.")
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        status = conn.execute(
-            "SELECT status FROM partnership_apps WHERE channelId = ?", (channel.id,)
-        ).fetchone()
-        if status is not None and status[0] == "pending":
+    with ctx.store.transaction() as tx:
+        if partnership.status(tx, channel.id) == "pending":
             raise ApiError(409, "An application is already pending.")
-        conn.execute(
-            "INSERT OR REPLACE INTO partnership_apps (channelId, status, message, followers, "
-            "viewersTotal, createdAt, updatedAt) VALUES (?, 'pending', ?, ?, ?, ?, ?)",
-            (channel.id, message, followers, viewers, now, now),
-        )
+        partnership.apply(tx, channel.id, message, followers, viewers, now)
     return JSONResponse(_application(ctx, channel.id), status_code=201)
 
 
@@ -94,24 +68,12 @@ async def _decide(ctx: Context, status: str, reason: str | None) -> dict[str, An
     if _application(ctx, channel.id)["status"] != "pending":
         raise ApiError(409, "Only a pending application can be decided.")
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE partnership_apps SET status = ?, decidedAt = ?, decidedBy = ?, reason = ?, "
-            "updatedAt = ? WHERE channelId = ?",
-            (status, now, ctx.user_id(), reason, now, channel.id),
-        )
+    with ctx.store.transaction() as tx:
+        partnership.decide(tx, channel.id, status, ctx.user_id(), reason, now)
         if status == "accepted":
-            conn.execute(
-                "UPDATE channels SET partnered = 1, updatedAt = ? WHERE id = ?", (now, channel.id)
-            )
-            conn.executemany(
-                "INSERT INTO partnership_codes (channelId, code, createdAt, updatedAt) "
-                "VALUES (?, ?, ?, ?)",
-                [
-                    (channel.id, credentials.new_token(8).upper(), now, now)
-                    for _ in range(CODES_PER_PARTNER)
-                ],
-            )
+            channels.partner(tx, channel.id, now)
+            codes = [credentials.new_token(8).upper() for _ in range(CODES_PER_PARTNER)]
+            partnership.add_codes(tx, channel.id, codes, now)
     return _application(ctx, channel.id)
 
 
@@ -133,11 +95,7 @@ async def list_codes(ctx: Context) -> list[dict[str, Any]]:
     """GET /channels/{id}/partnership/codes: the partner's redeemable codes (owner or staff)."""
     channel = channel_ref(ctx)
     require_owner(ctx, channel)
-    rows = ctx.store.all(
-        "SELECT id, code, redeemedById, redeemedAt, createdAt, updatedAt FROM partnership_codes "
-        "WHERE channelId = ? ORDER BY id",
-        (channel.id,),
-    )
+    rows = partnership.codes(ctx.store, channel.id)
     return [
         {
             "id": code_id,

@@ -15,21 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
-from explorer.emulator.db.engine import Store, dumps
+from explorer.emulator.db import preferences
+from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import bad_request
 from explorer.wire import channel_routes as channel_wire
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS channel_preferences (
-    channelId INTEGER NOT NULL REFERENCES channels (id), key TEXT NOT NULL,
-    value TEXT NOT NULL, PRIMARY KEY (channelId, key)
-);
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,20 +121,16 @@ _CHAT_KEYS = frozenset({"channel:catbot:level", "channel:bannedwords"})
 def stored_preferences(store: Store, channel_id: int) -> dict[str, Any]:
     """Every preference of ``channel_id``: the stored values over the defaults."""
     values = {key: spec.default for key, spec in PREFERENCES.items()}
-    for key, raw in store.all(
-        "SELECT key, value FROM channel_preferences WHERE channelId = ?", (channel_id,)
-    ):
+    for key, value in preferences.stored(store, channel_id).items():
         if key in values:
-            values[key] = orjson.loads(raw)
+            values[key] = value
     return values
 
 
 def preference(store: Store, channel_id: int, key: str) -> Any:
     """One preference of ``channel_id`` (its default when the owner never set it)."""
-    raw = store.scalar(
-        "SELECT value FROM channel_preferences WHERE channelId = ? AND key = ?", (channel_id, key)
-    )
-    return PREFERENCES[key].default if raw is None else orjson.loads(raw)
+    value = preferences.stored_value(store, channel_id, key)
+    return PREFERENCES[key].default if value is None else value
 
 
 async def get_preferences(ctx: Context) -> dict[str, Any]:
@@ -166,19 +154,7 @@ async def set_preferences(ctx: Context) -> dict[str, Any]:
         problem = None if value is None else spec.problem(value)
         if problem:
             raise bad_request(f"{key} {problem}.", key)
-    with ctx.store.transaction() as conn:
-        for key, value in body.items():
-            if value is None:
-                conn.execute(
-                    "DELETE FROM channel_preferences WHERE channelId = ? AND key = ?",
-                    (channel.id, key),
-                )
-            else:
-                conn.execute(
-                    "INSERT OR REPLACE INTO channel_preferences (channelId, key, value) "
-                    "VALUES (?, ?, ?)",
-                    (channel.id, key, dumps(value)),
-                )
+    preferences.store_values(ctx.store, channel.id, body)
     if ctx.services.chat is not None and not _CHAT_KEYS.isdisjoint(body):
         ctx.services.chat.settings_changed(channel.id)
     return stored_preferences(ctx.store, channel.id)

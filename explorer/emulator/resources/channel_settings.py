@@ -16,6 +16,7 @@ from typing import Any
 from explorer.emulator import credentials, names, sanitize
 from explorer.emulator.access import channel_ref, require_owner
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, types
 from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
 from explorer.emulator.resources.channels import get_channel
@@ -42,7 +43,7 @@ def _type_id(store: Store, value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63:
-        if store.one("SELECT 1 FROM types WHERE id = ?", (value,)) is not None:
+        if types.exists(store, value):
             return None
         return f"names no type ({value})"
     return "must be a type id or null"
@@ -104,12 +105,8 @@ async def _edit(ctx: Context, *, tolerate_read_only: bool) -> dict[str, Any]:
     channel = channel_ref(ctx)
     require_owner(ctx, channel)
     changes = _changes(ctx.store, await ctx.json_object(), tolerate_read_only=tolerate_read_only)
-    sets = ", ".join(f"{key} = ?" for key in changes)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            f"UPDATE channels SET {sets}, updatedAt = ? WHERE id = ?",
-            (*changes.values(), ctx.iso_now(), channel.id),
-        )
+    with ctx.store.transaction() as tx:
+        channels.update(tx, channel.id, changes, ctx.iso_now())
     return await get_channel(ctx)
 
 
@@ -128,11 +125,8 @@ async def reset_stream_key(ctx: Context) -> None:
     """DELETE /channels/{id}/streamKey: replace the stream key with a new random one."""
     channel = channel_ref(ctx)
     require_owner(ctx, channel, staff_too=False)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE channels SET streamKey = ?, updatedAt = ? WHERE id = ?",
-            (f"{channel.id}-{credentials.new_token(16)}", ctx.iso_now(), channel.id),
-        )
+    key = f"{channel.id}-{credentials.new_token(16)}"
+    channels.set_stream_key(ctx.store, channel.id, key, ctx.iso_now())
 
 
 _EDIT_BODY = {"$ref": "#/components/schemas/ChannelEdit"}

@@ -16,6 +16,7 @@ from explorer.emulator import endings
 from explorer.emulator.access import channel_ref, require_staff
 from explorer.emulator.chat import authkeys
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels
 from explorer.emulator.policy import Route
 from explorer.emulator.shapes import find_channel, render_channel
 from explorer.wire import channel_routes as channel_wire
@@ -31,13 +32,7 @@ async def suspend(ctx: Context) -> dict[str, Any]:
     """POST /channels/{id}/suspend: suspend the channel (staff)."""
     require_staff(ctx)
     channel = channel_ref(ctx)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE channels SET suspended = 1, online = 0, viewersCurrent = 0, updatedAt = ? "
-            "WHERE id = ? AND suspended = 0",
-            (ctx.iso_now(), channel.id),
-        )
-        conn.execute("UPDATE channels SET hosteeId = NULL WHERE hosteeId = ?", (channel.id,))
+    channels.suspend(ctx.store, channel.id, ctx.iso_now())
     # The owner's account is suspended with the channel: every credential of theirs ends
     # (sessions, tokens, JWTs, codes, chat keys; login refuses them until the suspension is
     # lifted), and so does every key for this channel's chat.
@@ -50,11 +45,7 @@ async def unsuspend(ctx: Context) -> dict[str, Any]:
     """DELETE /channels/{id}/suspend: lift the suspension (staff)."""
     require_staff(ctx)
     channel = channel_ref(ctx)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            "UPDATE channels SET suspended = 0, updatedAt = ? WHERE id = ? AND suspended = 1",
-            (ctx.iso_now(), channel.id),
-        )
+    channels.unsuspend(ctx.store, channel.id, ctx.iso_now())
     return _render(ctx, channel.id)
 
 

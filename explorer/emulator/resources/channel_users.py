@@ -13,17 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users, require_moderator
 from explorer.emulator.chat.roles import ASSIGNABLE_ROLES, PERMISSION_SCOPES, roles_of
 from explorer.emulator.context import Context
-from explorer.emulator.db.engine import dumps
+from explorer.emulator.db import channel_roles, follows, users
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
-from explorer.emulator.resources.channel_follows import followed_at
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
-from explorer.emulator.shapes import USER_FIELDS, render_user
+from explorer.emulator.shapes import render_user
 from explorer.wire import channel_routes as channel_wire
 from explorer.wire.numbers import identifier
 
@@ -32,7 +29,6 @@ MODERATION_ROLES = frozenset({"Banned", "Muted"})
 #: Roles that put a caller above moderators in this channel.
 _ABOVE_MODS = frozenset({"Owner", "Staff", "Founder"})
 LISTED_ROLES = ("Owner", *sorted(ASSIGNABLE_ROLES))
-_USER_SELECT = ", ".join(f"u.{name}" for name in USER_FIELDS)
 
 
 def _channel_user(ctx: Context, channel_id: int, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -61,26 +57,16 @@ async def list_users(ctx: Context) -> JSONResponse:
     if role in MODERATION_ROLES and not moderator:
         raise ApiError(403, "Only the channel's moderators can list banned or muted users.")
     page = page_of(ctx)
-    conditions, args = ["r.channelId = ?"], [channel.id]
-    if role in ASSIGNABLE_ROLES:
-        conditions.append("EXISTS (SELECT 1 FROM json_each(r.roles) WHERE value = ?)")
-        args.append(role)
-    if not moderator:
-        hidden = ", ".join(f"'{name}'" for name in sorted(MODERATION_ROLES))
-        conditions.append(
-            f"NOT EXISTS (SELECT 1 FROM json_each(r.roles) WHERE value IN ({hidden}))"
-        )
-    holders = f"SELECT r.userId FROM channel_roles r WHERE {' AND '.join(conditions)}"
-    if role is None:
-        holders, args = f"SELECT ? UNION {holders}", [channel.user_id, *args]
-    elif role == "Owner":
-        holders, args = "SELECT ?", [channel.user_id]
-    where = f"FROM users u WHERE u.id IN ({holders}) AND {listed_users(ctx)}"
-    rows = ctx.store.all(
-        f"SELECT {_USER_SELECT} {where} ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
-        [*args, page.limit, page.offset],
+    rows, total = channel_roles.role_holders(
+        ctx.store,
+        channel.id,
+        channel.user_id,
+        role,
+        () if moderator else MODERATION_ROLES,
+        listed_users(ctx),
+        page.limit,
+        page.offset,
     )
-    total = ctx.store.scalar(f"SELECT COUNT(*) {where}", args)
     return paged([_channel_user(ctx, channel.id, row) for row in rows], total)
 
 
@@ -112,7 +98,7 @@ async def update_roles(ctx: Context) -> dict[str, Any]:
     channel = channel_ref(ctx)
     acting = set(require_moderator(ctx, channel))
     target = ctx.path_int("user")
-    row = ctx.store.one(f"SELECT {', '.join(USER_FIELDS)} FROM users WHERE id = ?", (target,))
+    row = users.row(ctx.store, target)
     if row is None:
         raise not_found("User")
     body = await ctx.json_object()
@@ -129,22 +115,7 @@ async def update_roles(ctx: Context) -> dict[str, Any]:
             raise ApiError(403, "Moderators may only ban, unban, mute or unmute.")
         if {"Mod", "GlobalMod", "Staff", "Founder"} & set(roles_of(ctx.store, channel.id, target)):
             raise ApiError(403, "Moderators cannot change another moderator's roles.")
-    with ctx.store.transaction() as conn:
-        stored = conn.execute(
-            "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?",
-            (channel.id, target),
-        ).fetchone()
-        roles = (set(orjson.loads(stored[0])) if stored else set()) | add
-        roles -= remove
-        if roles:
-            conn.execute(
-                "INSERT OR REPLACE INTO channel_roles (channelId, userId, roles) VALUES (?, ?, ?)",
-                (channel.id, target, dumps(sorted(roles))),
-            )
-        else:
-            conn.execute(
-                "DELETE FROM channel_roles WHERE channelId = ? AND userId = ?", (channel.id, target)
-            )
+    channel_roles.change_roles(ctx.store, channel.id, target, add, remove)
     if ctx.services.chat is not None:
         await ctx.services.chat.user_updated(channel.id, target)
     return _channel_user(ctx, channel.id, row)
@@ -158,16 +129,14 @@ async def relationship(ctx: Context) -> dict[str, Any]:
     user_id = ctx.user_id() if raw is None else identifier(raw)
     if user_id is None:
         raise bad_request("user must be a user id.", "user")
-    if ctx.store.one("SELECT 1 FROM users WHERE id = ?", (user_id,)) is None:
+    if not users.exists(ctx.store, user_id):
         raise not_found("User")
-    since = followed_at(ctx.store, channel.id, user_id)
-    follows = (
-        None if since is None else {"user": user_id, "channel": channel.id, "createdAt": since}
-    )
+    since = follows.followed_at(ctx.store, channel.id, user_id)
+    follow = None if since is None else {"user": user_id, "channel": channel.id, "createdAt": since}
     return {
         "channelId": channel.id,
         "userId": user_id,
-        "status": {"roles": roles_of(ctx.store, channel.id, user_id), "follows": follows},
+        "status": {"roles": roles_of(ctx.store, channel.id, user_id), "follows": follow},
     }
 
 

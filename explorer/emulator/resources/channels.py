@@ -9,7 +9,7 @@ never appear in listings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from itertools import islice
 from typing import Any
 
@@ -93,15 +93,17 @@ def channel_bodies(services: Services) -> ChannelBodies:
     return bodies
 
 
-def channel_list(ctx: Context, params: Mapping[str, str]) -> tuple[bytes, str | None]:
+async def channel_list(ctx: Context, params: Mapping[str, str]) -> tuple[bytes, str | None]:
     """The encoded page of channels the list query ``params`` asks for, and its total (None
-    with ``noCount``): what ``GET /channels`` answers, and any listing that narrows it."""
+    with ``noCount``): what ``GET /channels`` answers, and any listing that narrows it. It
+    waits (the loop serving others) while a ranking it needs is read (:meth:`Pager.ready`)."""
     query = parse_list_query(params, CHANNEL_FILTERS, PROJECTABLE, CHANNEL_CHECKS)
-    version = ctx.store.catalog_version()
     pager = ctx.services.caches.get("channel-pager")
     if pager is None:
         pager = ctx.services.caches["channel-pager"] = Pager(ctx.store)
     listing = listing_of(query)
+    await pager.ready(listing, ctx.store.catalog_version(), query.count)
+    version = ctx.store.catalog_version()
     offset = query.page * query.limit
     if query.fields is None:
         ids = pager.ids(listing, version, offset, query.limit)
@@ -113,13 +115,13 @@ def channel_list(ctx: Context, params: Mapping[str, str]) -> tuple[bytes, str | 
     return body, str(pager.total(listing, version)) if query.count else None
 
 
-def page_filler(services: Services) -> Callable[[Scope], tuple[bytes, str | None]]:
+def page_filler(services: Services) -> Callable[[Scope], Awaitable[tuple[bytes, str | None]]]:
     """:func:`channel_list` for an anonymous request's scope: how the page cache's layer
     (:class:`~explorer.emulator.pagecache.CachedPages`) answers a page not cached yet."""
 
-    def fill(scope: Scope) -> tuple[bytes, str | None]:
+    async def fill(scope: Scope) -> tuple[bytes, str | None]:
         ctx = Context(Request(scope), services, None)
-        return channel_list(ctx, ctx.params)
+        return await channel_list(ctx, ctx.params)
 
     return fill
 
@@ -137,7 +139,7 @@ async def list_channels(ctx: Context) -> Response:
     cache = page_cache(ctx.services)
     hit = cache.get(key, version)
     if hit is None:
-        hit = channel_list(ctx, ctx.params)
+        hit = await channel_list(ctx, ctx.params)
         cache.put(key, version, *hit)
     return listed(*hit)
 

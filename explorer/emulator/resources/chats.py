@@ -17,6 +17,7 @@ from typing import Any
 from explorer.emulator.chat import authkeys
 from explorer.emulator.chat.roles import permissions_of, roles_of
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import not_found
 from explorer.wire import channel_routes as channel_wire
@@ -46,10 +47,7 @@ async def chat_endpoints(ctx: Context) -> dict[str, Any]:
 def _listed(ctx: Context) -> int:
     """The path's channel id, when it names an unsuspended channel (else 404)."""
     channel_id = ctx.path_int("channel")
-    if (
-        ctx.store.one("SELECT 1 FROM channels WHERE id = ? AND suspended = 0", (channel_id,))
-        is None
-    ):
+    if not channels.is_listed(ctx.store, channel_id):
         raise not_found("Channel")
     return channel_id
 

@@ -38,6 +38,7 @@ from starlette.responses import Response
 from explorer.emulator.access import ChannelRef, channel_ref
 from explorer.emulator.chat.roles import roles_of
 from explorer.emulator.context import Context
+from explorer.emulator.db import follows, users
 from explorer.emulator.paging import PAGE_PARAMS, page_of, paged
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import JSONResponse, bad_request, not_found
@@ -54,11 +55,8 @@ def _present(ctx: Context, channel: ChannelRef) -> list[tuple[int, str]]:
     ids = chat.present_users(channel.id) if chat is not None else []
     if not ids:
         return []
-    rows = ctx.store.all(
-        "SELECT id, username FROM users WHERE id IN (SELECT value FROM json_each(?))",
-        (orjson.dumps(ids).decode(),),
-    )
-    return sorted(((row[0], row[1]) for row in rows), key=lambda row: (row[1].lower(), row[0]))
+    rows = users.usernames(ctx.store, ids)
+    return sorted(rows, key=lambda row: (row[1].lower(), row[0]))
 
 
 def _page(ctx: Context, channel: ChannelRef, users: list[tuple[int, str]]) -> Response:
@@ -103,7 +101,7 @@ async def chat_user(ctx: Context) -> dict[str, Any]:
     chat = ctx.services.chat
     if chat is None or user_id not in chat.present_users(channel.id):
         raise not_found("User")
-    username = ctx.store.scalar("SELECT username FROM users WHERE id = ?", (user_id,))
+    username = users.username(ctx.store, user_id)
     if username is None:
         raise not_found("User")
     return _chat_user(ctx, channel, (user_id, username))
@@ -112,14 +110,7 @@ async def chat_user(ctx: Context) -> dict[str, Any]:
 async def chat_friends(ctx: Context) -> Response:
     """GET /chats/{channelId}/friends: present users whose channel the caller follows."""
     channel = channel_ref(ctx)
-    followed = {
-        row[0]
-        for row in ctx.store.all(
-            "SELECT c.userId FROM channel_follows f JOIN channels c ON c.id = f.channelId "
-            "WHERE f.userId = ?",
-            (ctx.user_id(),),
-        )
-    }
+    followed = follows.owners_followed(ctx.store, ctx.user_id())
     return _page(ctx, channel, [u for u in _present(ctx, channel) if u[0] in followed])
 
 

@@ -22,6 +22,7 @@ from starlette.responses import Response
 from explorer.emulator import names
 from explorer.emulator.access import channel_ref, is_staff
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, confetti
 from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
@@ -37,15 +38,6 @@ from explorer.wire.models import (
     CONFETTI_SETTINGS,
 )
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS confetti (
-    id INTEGER PRIMARY KEY, channelId INTEGER, creatorId INTEGER NOT NULL, name TEXT NOT NULL,
-    particles TEXT NOT NULL, count INTEGER NOT NULL, durationMs INTEGER NOT NULL,
-    createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS confetti_channel ON confetti (channelId, id);
-"""
-
 MAX_NAME = CONFETTI_NAME_MOST
 MAX_PARTICLES = CONFETTI_PARTICLES_MOST
 #: Integer settings: (lowest, highest, default).
@@ -57,32 +49,25 @@ _PARTICLE_CHECKS = {
     "image": lambda text: text.startswith(("https://", "http://", "/")) and len(text) <= 500,
 }
 _FIELDS = CONFETTI.names
-_COLUMNS = ", ".join(_FIELDS)
 
 
 def seed(store: Store, world_seed: int) -> None:
     """Two platform-wide confetti (by staff) and one of the streamer's, once per database."""
-    if store.scalar("SELECT COUNT(*) FROM confetti"):
+    if confetti.any_stored(store):
         return
-    staff = store.scalar("SELECT id FROM users WHERE username = 'staff'")
-    streamer, channel = store.one(
-        "SELECT u.id, c.id FROM users u JOIN channels c ON c.userId = u.id "
-        "WHERE u.username = 'streamer'"
-    ) or (None, None)
+    staff, streamer, channel = confetti.seed_owners(store)
     colors = [{"type": "color", "value": v} for v in ("#ff3b30", "#ffcc00", "#34c759", "#0a84ff")]
     party = [{"type": "emoji", "value": v} for v in ("🎉", "✨", "🎊")]
     sparkle = [{"type": "emoji", "value": "⭐"}, {"type": "color", "value": "#ffd700"}]
     when = iso(WORLD_NOW)
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO confetti (channelId, creatorId, name, particles, count, durationMs, "
-            "createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (None, staff, "Classic", dumps(colors), 150, 3000, when, when),
-                (None, staff, "Party", dumps(party), 80, 4000, when, when),
-                (channel, streamer, "Streamer sparkle", dumps(sparkle), 200, 5000, when, when),
-            ],
-        )
+    confetti.add_many(
+        store,
+        [
+            (None, staff, "Classic", dumps(colors), 150, 3000, when, when),
+            (None, staff, "Party", dumps(party), 80, 4000, when, when),
+            (channel, streamer, "Streamer sparkle", dumps(sparkle), 200, 5000, when, when),
+        ],
+    )
 
 
 def render(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -138,7 +123,9 @@ def _settings(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
 def _target_channel(ctx: Context, body: dict[str, Any]) -> int | None:
     """The channel a new confetti is for: given, else the caller's own; None = platform-wide."""
     if "channelId" not in body:
-        return int(ctx.store.scalar("SELECT id FROM channels WHERE userId = ?", (ctx.user_id(),)))
+        own = channels.id_of_owner(ctx.store, ctx.user_id())
+        assert own is not None  # every user has a channel
+        return own
     channel_id = body["channelId"]
     if channel_id is None:
         if not is_staff(ctx):
@@ -146,7 +133,7 @@ def _target_channel(ctx: Context, body: dict[str, Any]) -> int | None:
         return None
     if isinstance(channel_id, bool) or not isinstance(channel_id, int):
         raise bad_request("channelId must be a channel id or null.", "channelId")
-    owner = ctx.store.scalar("SELECT userId FROM channels WHERE id = ?", (channel_id,))
+    owner = channels.owner(ctx.store, channel_id)
     if owner is None:
         raise not_found("Channel")
     if owner != ctx.user_id() and not is_staff(ctx):
@@ -160,18 +147,12 @@ async def create_confetti(ctx: Context) -> Response:
     channel_id = _target_channel(ctx, body)
     values = _settings(body, creating=True)
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        confetti_id = conn.execute(
-            f"INSERT INTO confetti (channelId, creatorId, {', '.join(values)}, createdAt, "
-            f"updatedAt) VALUES (?, ?, {', '.join('?' * len(values))}, ?, ?)",
-            (channel_id, ctx.user_id(), *values.values(), now, now),
-        ).lastrowid
-    assert confetti_id is not None
+    confetti_id = confetti.add(ctx.store, channel_id, ctx.user_id(), values, now)
     return JSONResponse(render(_row(ctx, confetti_id)), status_code=201)
 
 
 def _row(ctx: Context, confetti_id: int) -> tuple[Any, ...]:
-    row = ctx.store.one(f"SELECT {_COLUMNS} FROM confetti WHERE id = ?", (confetti_id,))
+    row = confetti.find(ctx.store, confetti_id, _FIELDS)
     if row is None:
         raise not_found("Confetti")
     return row
@@ -181,7 +162,7 @@ def _editable(ctx: Context) -> tuple[Any, ...]:
     """The confetti of the path, if the caller created it, owns its channel or is staff."""
     row = _row(ctx, ctx.path_int("confetti"))
     user_id = ctx.user_id()
-    owner = ctx.store.scalar("SELECT userId FROM channels WHERE id = ?", (row[1],))
+    owner = channels.owner(ctx.store, row[1])
     if user_id not in (row[2], owner) and not is_staff(ctx):
         raise ApiError(403, "Only its creator, the channel owner or staff can change this.")
     return row
@@ -199,29 +180,20 @@ async def update_confetti(ctx: Context) -> dict[str, Any]:
     values = _settings(body, creating=False)
     if not values:
         raise bad_request("Nothing to change: send name, particles, count or durationMs.", "body")
-    sets = ", ".join(f"{column} = ?" for column in values)
-    with ctx.store.transaction() as conn:
-        conn.execute(
-            f"UPDATE confetti SET {sets}, updatedAt = ? WHERE id = ?",
-            (*values.values(), ctx.iso_now(), row[0]),
-        )
+    confetti.update(ctx.store, row[0], values, ctx.iso_now())
     return render(_row(ctx, row[0]))
 
 
 async def delete_confetti(ctx: Context) -> None:
     """DELETE /confetti/{id}: remove a confetti."""
     row = _editable(ctx)
-    with ctx.store.transaction() as conn:
-        conn.execute("DELETE FROM confetti WHERE id = ?", (row[0],))
+    confetti.delete(ctx.store, row[0])
 
 
 async def channel_confetti(ctx: Context) -> list[dict[str, Any]]:
     """GET /channels/{id}/confetti: the platform-wide confetti plus the channel's own."""
     channel = channel_ref(ctx)
-    rows = ctx.store.all(
-        f"SELECT {_COLUMNS} FROM confetti WHERE channelId IS NULL OR channelId = ? ORDER BY id",
-        (channel.id,),
-    )
+    rows = confetti.usable(ctx.store, channel.id, _FIELDS)
     return [render(row) for row in rows]
 
 

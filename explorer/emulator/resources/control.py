@@ -29,6 +29,7 @@ from typing import Any
 from explorer.emulator import addresses
 from explorer.emulator.chat.hub import ChatHub
 from explorer.emulator.context import Context
+from explorer.emulator.db import channels, users
 from explorer.emulator.live import happenings
 from explorer.emulator.policy import Handler, Route
 from explorer.emulator.responses import ApiError, bad_request, not_found
@@ -41,7 +42,7 @@ async def health(ctx: Context) -> dict[str, Any]:
     return {
         "ok": True,
         "seed": int(ctx.store.meta("seed") or 0),
-        "channels": ctx.store.scalar("SELECT COUNT(*) FROM channels"),
+        "channels": channels.count(ctx.store),
         "chatEndpoints": ctx.services.chat.endpoints() if ctx.services.chat else [],
     }
 
@@ -90,33 +91,33 @@ async def start_chat_node(ctx: Context) -> dict[str, Any]:
     return chat.node_status()[index]
 
 
+def _named(ref: Any) -> int | str | None:
+    """``ref`` when it is an id (an int) or a name or token (a non-empty str), else None."""
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref
+    return ref if isinstance(ref, str) and ref else None
+
+
 def _channel(ctx: Context, ref: Any, path: str) -> tuple[int, int, int]:
     """``(id, online, viewersCurrent)`` of the channel ``ref`` (id or token) names, else 400."""
-    if isinstance(ref, int) and not isinstance(ref, bool):
-        row = ctx.store.one("SELECT id, online, viewersCurrent FROM channels WHERE id = ?", (ref,))
-    elif isinstance(ref, str) and ref:
-        row = ctx.store.one(
-            "SELECT id, online, viewersCurrent FROM channels WHERE token = ? COLLATE NOCASE",
-            (ref,),
-        )
-    else:
+    named = _named(ref)
+    if named is None:
         raise bad_request(f"{path} must name a channel (its id or token).", path)
-    if row is None:
+    state = channels.live_state(ctx.store, named)
+    if state is None:
         raise bad_request(f"No channel is {ref!r}.", path)
-    return int(row[0]), int(row[1]), int(row[2])
+    return state
 
 
 def _user(ctx: Context, ref: Any, path: str) -> int:
     """The id of the user ``ref`` (id or username) names, else 400."""
-    if isinstance(ref, int) and not isinstance(ref, bool):
-        row = ctx.store.one("SELECT id FROM users WHERE id = ?", (ref,))
-    elif isinstance(ref, str) and ref:
-        row = ctx.store.one("SELECT id FROM users WHERE username = ? COLLATE NOCASE", (ref,))
-    else:
+    named = _named(ref)
+    if named is None:
         raise bad_request(f"{path} must name a user (their id or username).", path)
-    if row is None:
+    user = users.user_id(ctx.store, named)
+    if user is None:
         raise bad_request(f"No user is {ref!r}.", path)
-    return int(row[0])
+    return user
 
 
 async def raid(ctx: Context) -> dict[str, Any]:
@@ -133,21 +134,12 @@ async def raid(ctx: Context) -> dict[str, Any]:
     if not isinstance(viewers, int) or isinstance(viewers, bool) or not 0 <= viewers < 2**31:
         raise bad_request("viewers must be a non-negative integer.", "viewers")
     now = ctx.iso_now()
-    with ctx.store.transaction() as conn:
-        before = conn.execute("SELECT hosteeId FROM channels WHERE id = ?", (raider,)).fetchone()
-        conn.execute(
-            "UPDATE channels SET online = 0, viewersCurrent = 0, hosteeId = ?, updatedAt = ? "
-            "WHERE id = ?",
-            (target, now, raider),
-        )
-        conn.execute(
-            "UPDATE channels SET viewersCurrent = viewersCurrent + ?, updatedAt = ? WHERE id = ?",
-            (viewers, now, target),
-        )
-        if before[0] is not None and before[0] != target:
-            happenings.hosted(conn, raider, before[0], hosting=False)
-        if before[0] != target:
-            happenings.hosted(conn, raider, target, hosting=True)
+    with ctx.store.transaction() as tx:
+        before = channels.raid(tx, raider, target, viewers, now)
+        if before is not None and before != target:
+            happenings.hosted(tx, raider, before, hosting=False)
+        if before != target:
+            happenings.hosted(tx, raider, target, hosting=True)
     return {"from": raider, "to": target, "viewers": viewers}
 
 
@@ -157,9 +149,10 @@ async def chat_call(ctx: Context) -> dict[str, Any]:
     body = await ctx.json_object()
     channel = _channel(ctx, ctx.request.path_params["channel"], "channel")[0]
     if body.get("user") is None:  # the channel's owner
-        user = int(ctx.store.scalar("SELECT userId FROM channels WHERE id = ?", (channel,)))
+        user = channels.owner(ctx.store, channel)
     else:
         user = _user(ctx, body.get("user"), "user")
+    assert user is not None  # _channel found the channel
     method, arguments = body.get("method"), body.get("arguments", [])
     if not isinstance(method, str) or not isinstance(arguments, list):
         raise bad_request("Send a method name and a list of arguments.", "method")

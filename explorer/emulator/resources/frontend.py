@@ -10,18 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import frontend
 from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request
 from explorer.wire import routes as wire
 from explorer.wire.models import FRONTEND_APPS
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS frontend_versions (
-    id INTEGER PRIMARY KEY, app TEXT NOT NULL, version TEXT NOT NULL, commitHash TEXT NOT NULL,
-    releasedAt TEXT NOT NULL, UNIQUE (app, version)
-);
-"""
 
 #: Seeded releases: app, version, commit, release time.
 RELEASES: tuple[tuple[str, str, str, str], ...] = (
@@ -38,12 +32,7 @@ APPS = FRONTEND_APPS
 
 def seed(store: Store, world_seed: int) -> None:
     """Store the seeded releases (those already stored are left as they are)."""
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR IGNORE INTO frontend_versions (app, version, commitHash, releasedAt) "
-            "VALUES (?, ?, ?, ?)",
-            RELEASES,
-        )
+    frontend.add_releases(store, RELEASES)
 
 
 async def list_versions(ctx: Context) -> list[dict[str, Any]]:
@@ -51,12 +40,7 @@ async def list_versions(ctx: Context) -> list[dict[str, Any]]:
     app = ctx.params.get("app")
     if app is not None and app not in APPS:
         raise bad_request(f"app must be one of {', '.join(APPS)}.", "app")
-    rows = ctx.store.all(
-        "SELECT id, app, version, commitHash, releasedAt, "
-        "releasedAt = MAX(releasedAt) OVER (PARTITION BY app) FROM frontend_versions "
-        "WHERE ? IS NULL OR app = ? ORDER BY app, releasedAt DESC, id DESC",
-        (app, app),
-    )
+    rows = frontend.releases(ctx.store, app)
     fields = ("id", "app", "version", "commit", "releasedAt", "current")
     return [{**dict(zip(fields, row, strict=True)), "current": bool(row[5])} for row in rows]
 

@@ -16,18 +16,12 @@ from typing import Any
 import orjson
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import ingests
 from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import bad_request, not_found
 from explorer.wire import routes as wire
 from explorer.wire.models import INGEST_PROTOCOLS
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ingests (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
-    capacity INTEGER NOT NULL, protocols TEXT NOT NULL
-);
-"""
 
 PROTOCOLS = INGEST_PROTOCOLS
 #: Seeded ingests: name, host code, capacity (live streams), protocols.
@@ -48,14 +42,13 @@ INGESTS: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
 
 def seed(store: Store, world_seed: int) -> None:
     """Store the seeded ingests (those already stored are left as they are)."""
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR IGNORE INTO ingests (name, host, capacity, protocols) VALUES (?, ?, ?, ?)",
-            [
-                (name, f"ingest-{code}.explorer.invalid", capacity, dumps(list(protocols)))
-                for name, code, capacity, protocols in INGESTS
-            ],
-        )
+    ingests.add_ingests(
+        store,
+        [
+            (name, f"ingest-{code}.explorer.invalid", capacity, dumps(list(protocols)))
+            for name, code, capacity, protocols in INGESTS
+        ],
+    )
 
 
 def _ingests(ctx: Context) -> list[dict[str, Any]]:
@@ -63,14 +56,8 @@ def _ingests(ctx: Context) -> list[dict[str, Any]]:
     protocol = ctx.params.get("protocol")
     if protocol is not None and protocol not in PROTOCOLS:
         raise bad_request(f"protocol must be one of {', '.join(PROTOCOLS)}.", "protocol")
-    rows = ctx.store.all("SELECT name, host, capacity, protocols FROM ingests ORDER BY id")
-    streams = dict(
-        ctx.store.all(
-            "SELECT id % ?, COUNT(*) FROM channels WHERE online = 1 AND suspended = 0 "
-            "GROUP BY id % ?",
-            (len(rows), len(rows)),
-        )
-    )
+    rows = ingests.stored(ctx.store)
+    streams = ingests.live_by_slot(ctx.store, len(rows))
     found = []
     for slot, (name, host, capacity, raw_protocols) in enumerate(rows):
         protocols = orjson.loads(raw_protocols)

@@ -18,14 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.context import Context
+from explorer.emulator.db import languages
 from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
 from explorer.wire import routes as wire
 from explorer.wire.models import LANGUAGE_CHANNELS
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS languages (id TEXT PRIMARY KEY, name TEXT NOT NULL);
-"""
 
 #: Languages a channel may choose: ISO 639-1 code and English name.
 LANGUAGE_NAMES: dict[str, str] = {
@@ -52,38 +49,17 @@ LANGUAGE_NAMES: dict[str, str] = {
     "zh": "Chinese",
 }
 
-# Counts per language over visible channels; the outer query decides which languages appear.
-_COUNTS = """
-SELECT languageId AS id, COUNT(*) AS channels, SUM(online) AS online,
-       SUM(CASE WHEN online = 1 THEN viewersCurrent ELSE 0 END) AS viewers
-FROM channels WHERE suspended = 0 AND languageId IS NOT NULL GROUP BY languageId
-"""
-_IN_USE = f"""
-SELECT c.id, COALESCE(l.name, c.id), c.channels, c.online, c.viewers
-FROM ({_COUNTS}) c LEFT JOIN languages l ON l.id = c.id
-"""
-_QUERIES = {
-    "used": f"{_IN_USE} ORDER BY c.channels DESC, c.id",
-    "active": f"{_IN_USE} WHERE c.online > 0 ORDER BY c.viewers DESC, c.id",
-    "available": f"""
-        SELECT l.id, l.name, COALESCE(c.channels, 0), COALESCE(c.online, 0),
-               COALESCE(c.viewers, 0)
-        FROM languages l LEFT JOIN ({_COUNTS}) c ON c.id = l.id ORDER BY l.id
-    """,
-}
 _FIELDS = LANGUAGE_CHANNELS.names
 
 
 def seed(store: Store, world_seed: int) -> None:
     """Store the language catalogue (kept current on every start)."""
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT OR REPLACE INTO languages (id, name) VALUES (?, ?)", LANGUAGE_NAMES.items()
-        )
+    languages.set_languages(store, LANGUAGE_NAMES.items())
 
 
-def _languages(ctx: Context, which: str) -> list[dict[str, Any]]:
-    return [dict(zip(_FIELDS, row, strict=True)) for row in ctx.store.all(_QUERIES[which])]
+def _languages(ctx: Context, which: languages.Which) -> list[dict[str, Any]]:
+    rows = languages.language_counts(ctx.store, which)
+    return [dict(zip(_FIELDS, row, strict=True)) for row in rows]
 
 
 async def used_languages(ctx: Context) -> list[dict[str, Any]]:

@@ -44,7 +44,7 @@ async def type_channels(ctx: Context) -> Response:
     params = dict(ctx.params)
     where = params.get("where", "")
     params["where"] = f"{where},typeId:eq:{type_id}" if where else f"typeId:eq:{type_id}"
-    return listed(*channel_list(ctx, params))
+    return listed(*await channel_list(ctx, params))
 
 
 routes = [

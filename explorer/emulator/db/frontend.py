@@ -1,0 +1,39 @@
+"""The repository of client releases (``frontend_versions``): what ``GET /frontendVersions``
+lists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from explorer.emulator.db.engine import Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS frontend_versions (
+    id INTEGER PRIMARY KEY, app TEXT NOT NULL, version TEXT NOT NULL, commitHash TEXT NOT NULL,
+    releasedAt TEXT NOT NULL, UNIQUE (app, version)
+);
+"""
+
+#: A release as listed: id, app, version, commit, release time, whether the app's newest.
+Release = tuple[int, str, str, str, str, int]
+
+
+def add_releases(db: Store, releases: Iterable[tuple[str, str, str, str]]) -> None:
+    """Store ``(app, version, commit, releasedAt)`` releases; those already stored stay."""
+    with db.transaction() as tx:
+        tx.executemany(
+            "INSERT OR IGNORE INTO frontend_versions (app, version, commitHash, releasedAt) "
+            "VALUES (?, ?, ?, ?)",
+            releases,
+        )
+
+
+def releases(db: Store, app: str | None) -> list[Release]:
+    """The releases of ``app`` (every app's when None), by app then newest first, each marked
+    when it is its app's newest."""
+    return db.all(
+        "SELECT id, app, version, commitHash, releasedAt, "
+        "releasedAt = MAX(releasedAt) OVER (PARTITION BY app) FROM frontend_versions "
+        "WHERE ? IS NULL OR app = ? ORDER BY app, releasedAt DESC, id DESC",
+        (app, app),
+    )
