@@ -3,8 +3,10 @@
 One ``explorer serve --channels 1000000 --no-rate-limits`` on a fresh database file, the
 simulator on (the default), and one with 5,000 channels, each in its own process; then:
 
-1. seeding: seconds from start until the platform prints its URL (goal < 15 s, deterministic
-   from the seed), and the REST process's resident memory, peak and at the end (goal < 1 GiB);
+1. seeding: seconds from start until the platform prints its URL (deterministic from the seed;
+   its goal is a ratio against the database alone writing the same, measured by
+   ``python -m benchmarks startup``), and the REST process's resident memory, peak and at the
+   end (goal < 1 GiB);
    the million-channel platform is then served again from its file with ``--no-simulate``, as
    the small one is, so that the comparisons below see two still worlds;
 2. depth: ``GET /channels?order=viewersTotal:desc&fields=id,token,viewersTotal&limit=100``,
@@ -44,11 +46,13 @@ FIELDS = ["id", "token", "viewersTotal"]
 ORDER = "viewersTotal:desc"
 #: The longest a platform may take to start, in seconds (a bound, not a goal).
 START_LIMIT = 600.0
+#: The longest a platform may take to stop (a bound): a million channels' first simulator plan
+#: holds the loop, and the signal, for seconds on a quiet machine, a minute on a busy one.
+STOP_LIMIT = 300.0
 _FRESH = itertools.count(1)
 
 
-#: Goals: seconds to start a million channels, and the per-row ranking cost against 5,000.
-START_GOAL = 15.0
+#: Goal: the per-row ranking cost against 5,000.
 RANK_GOAL = 1.2
 RANK_ROUNDS = 3
 
@@ -92,7 +96,7 @@ def serving(channels: int, folder: str, simulate: bool = False) -> Iterator[tupl
         yield line.split()[1], process.pid, time.perf_counter() - started
     finally:
         process.terminate()
-        process.wait(30)
+        process.wait(STOP_LIMIT)
 
 
 def memory_mib(pid: int) -> tuple[float, float]:
@@ -143,7 +147,7 @@ def main(channels: int = LARGE) -> None:
             peak_seed = memory_mib(pid)[1]
         print(
             f"  start with {channels:,} channels (simulator on): {seed_s:6.1f} s "
-            f"(goal < {START_GOAL:.0f} s): {verdict(seed_s < START_GOAL)}"
+            "(goal: a ratio, python -m benchmarks startup)"
         )
         with (
             serving(SMALL, folder) as (small_url, _, _),

@@ -5,6 +5,8 @@ every way opening can fail, as the toolkit's own errors."""
 from __future__ import annotations
 
 import asyncio
+import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -358,3 +360,23 @@ def test_bad_address_and_compression_are_refused() -> None:
             await ChatSocket.open("ws://127.0.0.1:1/", compression="gzip")  # type: ignore[arg-type]
 
     run(scenario())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows counts no unread stream bytes")
+def test_unread_counts_what_the_node_sent_until_it_is_read() -> None:
+    """unread() is the bytes a node sent that the socket has not read yet, and 0 once read."""
+
+    async def scenario(node: Node, socket: ChatSocket) -> None:
+        sink = Sink()
+        socket.attach(sink.deliver, sink.gone)
+        assert socket.unread() == 0
+        node.write(text(b"x" * 1000))
+        # The loop is not given a turn, so nothing reads: wait for the kernel to hold it.
+        deadline = time.monotonic() + 5
+        while socket.unread() == 0 and time.monotonic() < deadline:
+            pass
+        assert socket.unread() >= 1000
+        assert await sink.messages(1) == [b"x" * 1000]
+        assert socket.unread() == 0
+
+    node_and_socket(Node())(scenario)

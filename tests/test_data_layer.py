@@ -19,10 +19,7 @@ SQL = re.compile(
 #: Platform modules whose SQL has not moved into the data layer yet: the list only shrinks.
 NOT_YET_MOVED = frozenset(
     {
-        "backfill.py",
         "listing.py",
-        "simulate.py",
-        "streams.py",
         "world.py",
     }
 )

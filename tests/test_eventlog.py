@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
+from explorer.events import log as log_module
 from explorer.events.log import EventLog
 from explorer.events.rows import COLUMNS, DTYPES
 
@@ -827,3 +829,26 @@ def test_packed_rows_build_with_their_packets() -> None:
     assert frame.index.tolist() == [2, 3, 4]
     assert [orjson.loads(text) for text in frame["packet"]] == packets[2:]
     assert frame["message_id"].tolist() == ["m2", "m3", "m4"]
+
+
+def test_tidy_builds_no_rows_while_its_feeder_is_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tidy builds no rows while ``behind`` says sent data waits unread, and does once not."""
+    monkeypatch.setattr(log_module, "QUIET_INTERVAL", 0.001)
+    log = EventLog(chunk_rows=3)
+    log.extend([chat(i) for i in range(10)], T)
+    answers = [True, True, False]
+
+    async def main() -> None:
+        caught_up = asyncio.Event()
+
+        def behind() -> bool:
+            if len(answers) == 1:
+                caught_up.set()
+            return answers.pop(0) if answers else True
+
+        task = asyncio.create_task(log_module.tidy(log, behind))
+        await caught_up.wait()
+        task.cancel()
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    assert log.materialise() == 6  # of three sealed chunks, the one after catching up was built

@@ -308,10 +308,14 @@ class ChatClient(Subscribers, AsyncClosing):
         running = asyncio.get_running_loop()
         self._tasks = [running.create_task(self._supervise(ws))]
         if self._tidies:
-            self._tasks.append(running.create_task(tidy(self.log)))
+            self._tasks.append(running.create_task(tidy(self.log, self._behind)))
         return self
 
     connect = Renamed("start")
+
+    def _behind(self) -> bool:
+        """Whether the node sent more than this client has read yet (see :func:`tidy`)."""
+        return self._ws is not None and self._ws.unread() > 0
 
     async def aclose(self) -> None:
         """Leave the chat: close the connection (close handshake, at most ``close_timeout``

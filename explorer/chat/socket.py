@@ -36,6 +36,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import struct
+import sys
 from collections.abc import Callable
 from typing import Literal
 
@@ -172,6 +174,23 @@ class ChatSocket(asyncio.Protocol):
         if self._batch:
             batch, self._batch = self._batch, []
             deliver(batch)
+
+    def unread(self) -> int:
+        """Bytes the node sent that the operating system holds for this socket, not read yet
+        (``FIONREAD``): more than none means the client is behind its chat, however few
+        events it counts (on a busy machine a flood arrives slowly). 0 when closed, and on
+        Windows, which has no such count for a stream socket."""
+        if sys.platform == "win32" or self._transport is None or self.closed:
+            return 0
+        import fcntl
+        import termios
+
+        socket = self._transport.get_extra_info("socket")
+        if socket is None:
+            return 0
+        waiting = fcntl.ioctl(socket.fileno(), termios.FIONREAD, b"\0\0\0\0")
+        count: int = struct.unpack("i", waiting)[0]
+        return count
 
     @property
     def closed(self) -> bool:

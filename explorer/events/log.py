@@ -612,13 +612,16 @@ QUIET_INTERVAL = 0.25
 QUIET_EVENTS = 5_000
 
 
-async def tidy(log: EventLog) -> None:
+async def tidy(log: EventLog, behind: Callable[[], bool] = lambda: False) -> None:
     """Build ``log``'s DataFrame rows while its sockets are quiet, until cancelled: one task
-    per log (a log several chats feed runs one, not one per chat)."""
+    per log (a log several chats feed runs one, not one per chat). Quiet is fewer than
+    :data:`QUIET_EVENTS` new events in an interval, and ``behind`` (where its feeder can tell)
+    false: nothing sent waits unread. A client falling behind a flood on a busy machine
+    counts few events a second, yet has no time to spare."""
     seen = log.total
     while True:
         await asyncio.sleep(QUIET_INTERVAL)
         total = log.total
-        if total - seen < QUIET_EVENTS:
+        if total - seen < QUIET_EVENTS and not behind():
             log.materialise(max_chunks=1)
         seen = total
