@@ -26,7 +26,6 @@ NOT_YET_MOVED = frozenset(
         "shapes.py",
         "simulate.py",
         "streams.py",
-        "world.py",
     }
 )
 
