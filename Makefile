@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # satisfies the lab too).
 LAB_STAMP := $(VENV)/.installed-lab
 
-.PHONY: test lint lab notebooks clear-notebooks bench serve docs clean
+.PHONY: test system-packages npm-packages lint lab notebooks clear-notebooks bench serve docs clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -22,12 +22,19 @@ $(LAB_STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[lab]"
 	touch $(LAB_STAMP)
 
-## test: install everything (Python, Debian and npm packages) and run lint, types and all tests
-test: $(STAMP)
-	bash .ci/system-packages
-	bash .ci/npm-packages
+## test: install everything (Python, Debian and npm packages) and run lint, types and all tests:
+## two test processes (each test file in one of them), then the tests marked serial alone
+## (`make -j3 test`, as CI runs it, installs the three kinds of packages at once)
+test: $(STAMP) system-packages npm-packages
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -q -m serial
+
+system-packages:
+	bash .ci/system-packages
+
+npm-packages:
+	bash .ci/npm-packages
 
 ## lint: the same lint, format and type checks that make test runs first
 lint: $(STAMP)
@@ -56,8 +63,7 @@ clear-notebooks: $(LAB_STAMP)
 
 ## bench: performance goals, each measured side by side in one run, printed as ratios (wrk
 ## beside the own load generator: .ci/system-packages installs it)
-bench: $(STAMP)
-	bash .ci/system-packages
+bench: $(STAMP) system-packages
 	$(BIN)/python -m benchmarks
 
 ## docs: regenerate docs/rest.md and the bucket map in docs/platform.md from the route table,

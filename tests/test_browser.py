@@ -58,10 +58,14 @@ LINK = "https://example.org/explorer-browser-test"
 LOADED_EMOTICONS = """() => Array.from(document.querySelectorAll("img.explorer-emoticon"))
     .filter((image) => image.complete && image.naturalWidth > 0).length"""
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)",
-)
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
+pytestmark = [
+    pytest.mark.serial,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)",
+    ),
+]
 
 
 @pytest.fixture

@@ -58,7 +58,11 @@ IMAGES_LOADED = """() => {
 #: A code cell still to run or running ("[ ]:" or "[*]:").
 PENDING = re.compile(r"\[( |\*)?\]")
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
+pytestmark = [
+    pytest.mark.serial,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+]
 
 
 @dataclass

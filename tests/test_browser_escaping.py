@@ -25,7 +25,11 @@ from explorer.views.watch import WatchView
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.test_security import attempt
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
+pytestmark = [
+    pytest.mark.serial,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+]
 
 BASE = "http://127.0.0.1:9/api/v1"
 #: Text that would run script (setting ``window.pwned``) if it ever became markup.

@@ -19,13 +19,10 @@ SQL = re.compile(
 #: Platform modules whose SQL has not moved into the data layer yet: the list only shrinks.
 NOT_YET_MOVED = frozenset(
     {
-        "backfill.py",
         "listing.py",
         "paging.py",
         "resources/channels.py",
         "shapes.py",
-        "simulate.py",
-        "streams.py",
     }
 )
 

@@ -27,6 +27,10 @@ from explorer.cli import recipes
 from explorer.emulator import start
 from tests.recipe_runs import CELL_TIMEOUT, Run, execute_all
 
+#: Runs alone (serial): the recipes' time budgets are set for seven kernels sharing the machine
+#: with nothing else.
+pytestmark = pytest.mark.serial
+
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 #: Each recipe runs in under a minute on its own (recipe 5, which records for one while a

@@ -12,6 +12,7 @@ from explorer.emulator import chatter
 from explorer.emulator.chat import history
 from explorer.emulator.chat.messages import compose, message_data
 from explorer.emulator.chat.roles import roles_of
+from explorer.emulator.db import channels, users
 from explorer.emulator.db.engine import Store
 from explorer.emulator.simulate import MAX_BOTS
 from explorer.emulator.world import DEMO_ACCOUNTS
@@ -41,42 +42,27 @@ def seed_history(store: Store, seed: int, now: float) -> int:
     rng = random.Random(f"{seed}:history")
     # Chatters are sampled by id and names looked up by index: loading every user would cost
     # seconds at a million channels.
-    pool = range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
-    total = store.scalar("SELECT COUNT(*) FROM channels")
-    channels = store.all(
-        "SELECT id, userId, viewersCurrent, languageId FROM channels WHERE suspended = 0 "
-        "ORDER BY viewersCurrent DESC, viewersTotal DESC, id LIMIT ?",
-        (min(HISTORY_CHANNELS, max(1, total // HISTORY_SHARE)),),
-    )
+    pool = range(len(DEMO_ACCOUNTS) + 1, (users.highest_id(store) or 0) + 1)
+    total = channels.count(store)
+    busiest = channels.busiest_listed(store, min(HISTORY_CHANNELS, max(1, total // HISTORY_SHARE)))
     known: dict[str, tuple[int, str] | None] = {}
 
     def lookup(name: str) -> tuple[int, str] | None:
         key = name.lower()
         if key not in known:
-            row = store.one(
-                "SELECT id, username FROM users WHERE username = ? COLLATE NOCASE", (name,)
-            )
-            known[key] = None if row is None else (row[0], row[1])
+            known[key] = users.by_name(store, name)
         return known[key]
 
     parsed: dict[str, tuple[list[Any], dict[str, Any]]] = {}
     rows: list[tuple[str, int, int, float, dict[str, Any]]] = []
-    for channel_id, owner_id, viewers, language in channels:
+    for channel_id, owner_id, viewers, language in busiest:
         sampled = rng.sample(pool, min(len(pool), rng.randint(3, 2 * MAX_BOTS)))
-        found = {
-            row[0]: row
-            for row in store.all(
-                "SELECT id, username, level, avatarUrl FROM users "
-                f"WHERE id IN ({', '.join('?' * len(sampled))})",
-                sampled,
-            )
-        }
+        found = {row[0]: row for row in users.chat_profiles(store, sampled)}
         chatters = [found[user_id] for user_id in sampled if user_id in found]
         people = [(row, ["User"]) for row in chatters if row[0] != owner_id]
-        owner = store.one(
-            "SELECT id, username, level, avatarUrl FROM users WHERE id = ?", (owner_id,)
-        )
-        if owner is not None:
+        profile = users.chat_profile(store, owner_id)
+        if profile is not None:
+            owner = (owner_id, *profile)
             people.append((owner, roles_of(store, channel_id, owner_id)))
             known[owner[1].lower()] = (owner[0], owner[1])
         for row, _ in people:

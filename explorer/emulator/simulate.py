@@ -48,6 +48,8 @@ from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.chat.rooms import Room
 from explorer.emulator.context import Config, Services
+from explorer.emulator.db import channels
+from explorer.emulator.db import users as db_users
 from explorer.emulator.db.engine import Store
 from explorer.emulator.resources import recordings
 from explorer.emulator.streams import Streams, schedule_of
@@ -373,7 +375,7 @@ class Script:
 
 def user_pool(store: Store) -> range:
     """The ids bots are drawn from: every non-demo user (ids are dense, so a range)."""
-    return range(len(DEMO_ACCOUNTS) + 1, (store.scalar("SELECT MAX(id) FROM users") or 0) + 1)
+    return range(len(DEMO_ACCOUNTS) + 1, (db_users.highest_id(store) or 0) + 1)
 
 
 def names_of(store: Store, users: Sequence[int]) -> dict[int, str]:
@@ -382,8 +384,7 @@ def names_of(store: Store, users: Sequence[int]) -> dict[int, str]:
     ordered = sorted(set(users))
     for start in range(0, len(ordered), _LOOKUP_CHUNK):
         chunk = ordered[start : start + _LOOKUP_CHUNK]
-        marks = ",".join("?" * len(chunk))
-        found.update(store.all(f"SELECT id, username FROM users WHERE id IN ({marks})", chunk))
+        found.update(db_users.usernames(store, chunk))
     return found
 
 
@@ -398,15 +399,7 @@ def live_channels(
     ids = [channel for channel, _ in audiences]
     for start in range(0, len(ids), _LOOKUP_CHUNK):
         chunk = ids[start : start + _LOOKUP_CHUNK]
-        marks = ",".join("?" * len(chunk))
-        # ``+suspended``: looked up by id. The sampled statistics (``seed_store``) guess that
-        # few rows are unsuspended, and a ranking index led by ``suspended`` then looked
-        # cheaper than the ids: a scan of every channel per chunk, seconds per tick at a
-        # million channels.
-        for channel, owner, language in store.all(
-            f"SELECT id, userId, languageId FROM channels WHERE +suspended = 0 AND id IN ({marks})",
-            chunk,
-        ):
+        for channel, owner, language in channels.listed_owners(store, chunk):
             info[channel] = (owner, language or "en")
     return [
         (channel, *info[channel][:1], viewers, info[channel][1])

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 
 from explorer.emulator import categories, growth, highlights, raids, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
+from explorer.emulator.db import channels, follows, meta, users
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.emulator.live import happenings
 from explorer.emulator.raids import Raid
@@ -115,9 +116,6 @@ def _followed(rng: random.Random, item: Session, spiked: Sequence[tuple[float, f
     return item.start + rng.random() * (item.end - item.start)
 
 
-_FOLLOW = "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)"
-
-
 @dataclass(frozen=True, slots=True)
 class Changes:
     """What one :meth:`Streams.advance` applied."""
@@ -134,7 +132,7 @@ class Streams:
         self.schedule = schedule
         self.seed = seed
         self.cursor = applied(store)
-        self.users = int(store.scalar("SELECT MAX(id) FROM users") or 0)
+        self.users = users.highest_id(store) or 0
         #: The sessions running at the cursor, by channel id.
         self.live: dict[int, Session] = {}
         for block, position in schedule.live_at(self.cursor):
@@ -246,54 +244,27 @@ class Streams:
         switched = self.categories.writes(list(self.live.values()), ended, now)
         hosts = [raid for raid in self._new_hosts if self.hosting.get(raid.raider_channel) is raid]
         self._new_hosts = []
-        with self.store.transaction() as conn:
-            conn.executemany(
-                "UPDATE channels SET online = 1, viewersCurrent = ? WHERE id = ?", live
-            )
-            conn.executemany(
-                "UPDATE channels SET online = 0, viewersCurrent = 0, "
-                "viewersTotal = viewersTotal + ? WHERE id = ?",
-                [(views(item), channel_id(item)) for item in ended],
-            )
-            conn.executemany("UPDATE channels SET typeId = ? WHERE id = ?", switched)
+        with self.store.transaction() as tx:
+            channels.set_live(tx, live)
+            channels.set_offline(tx, [(views(item), channel_id(item)) for item in ended])
+            channels.set_types(tx, switched)
             for item in ended:
-                channel = channel_id(item)
-                added = conn.executemany(
-                    _FOLLOW,
-                    [
-                        (channel, user, at)
-                        for user, at in followers(
-                            item, self.seed, self.users, spikes(self.schedule, self.seed, item)
-                        )
-                    ],
-                ).rowcount
-                if added:
-                    conn.execute(
-                        "UPDATE channels SET numFollowers = numFollowers + ? WHERE id = ?",
-                        (added, channel),
-                    )
-            _write_hosts(conn, hosts, unhosts)
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?), (?, ?)",
-                (_CURSOR, repr(now), WORLD_TIME_KEY, repr(now)),
-            )
+                follows.add_many(
+                    tx,
+                    channel_id(item),
+                    followers(item, self.seed, self.users, spikes(self.schedule, self.seed, item)),
+                )
+            _write_hosts(tx, hosts, unhosts)
+            meta.put(tx, {_CURSOR: repr(now), WORLD_TIME_KEY: repr(now)})
 
 
-def _write_hosts(conn: Transaction, hosts: list[Raid], unhosts: list[Raid]) -> None:
+def _write_hosts(tx: Transaction, hosts: list[Raid], unhosts: list[Raid]) -> None:
     """Set the ``hosteeId`` of raids' raiders and clear it where their host ended (only where
     it still names that hostee: an owner may have changed it since), with the live events a
     host by the REST API sends."""
     for raid in unhosts:
-        cleared = conn.execute(
-            "UPDATE channels SET hosteeId = NULL WHERE id = ? AND hosteeId = ?",
-            (raid.raider_channel, raid.target_channel),
-        ).rowcount
-        if cleared:
-            happenings.hosted(conn, raid.raider_channel, raid.target_channel, hosting=False)
+        if channels.clear_hostee(tx, raid.raider_channel, raid.target_channel):
+            happenings.hosted(tx, raid.raider_channel, raid.target_channel, hosting=False)
     for raid in hosts:
-        set_now = conn.execute(
-            "UPDATE channels SET hosteeId = ? WHERE id = ? AND hosteeId IS NOT ?",
-            (raid.target_channel, raid.raider_channel, raid.target_channel),
-        ).rowcount
-        if set_now:
-            happenings.hosted(conn, raid.raider_channel, raid.target_channel, hosting=True)
+        if channels.set_hostee(tx, raid.raider_channel, raid.target_channel):
+            happenings.hosted(tx, raid.raider_channel, raid.target_channel, hosting=True)

@@ -4,7 +4,7 @@ Column names passed to these functions come from the platform's code, never from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from explorer.emulator.db.engine import Store, Transaction
@@ -287,3 +287,69 @@ def set_stream_key(db: Store, channel_id: int, key: str, now: str) -> None:
 def partner(tx: Transaction, channel_id: int, now: str) -> None:
     """Mark ``channel_id`` partnered."""
     tx.execute("UPDATE channels SET partnered = 1, updatedAt = ? WHERE id = ?", (now, channel_id))
+
+
+# --- the simulated world (streams.py, simulate.py, backfill.py) ---------------------------------
+
+
+def busiest_listed(db: Store, limit: int) -> list[tuple[int, int, int, str | None]]:
+    """``(id, userId, viewersCurrent, languageId)`` of the ``limit`` busiest unsuspended
+    channels: most viewers now, then most views, then by id."""
+    rows = db.all(
+        "SELECT id, userId, viewersCurrent, languageId FROM channels WHERE suspended = 0 "
+        "ORDER BY viewersCurrent DESC, viewersTotal DESC, id LIMIT ?",
+        (limit,),
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+def listed_owners(db: Store, channel_ids: Sequence[int]) -> list[tuple[int, int, str | None]]:
+    """``(id, userId, languageId)`` of the unsuspended channels among ``channel_ids`` (a batch
+    small enough for one statement's parameters), in no order."""
+    marks = ",".join("?" * len(channel_ids))
+    # ``+suspended``: looked up by id. The sampled statistics (``seed_store``) guess that few
+    # rows are unsuspended, and a ranking index led by ``suspended`` then looked cheaper than
+    # the ids: a scan of every channel per batch, seconds per tick at a million channels.
+    rows = db.all(
+        f"SELECT id, userId, languageId FROM channels WHERE +suspended = 0 AND id IN ({marks})",
+        channel_ids,
+    )
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
+def set_live(tx: Transaction, audiences: Iterable[tuple[int, int]]) -> None:
+    """Mark live, with their ``(viewersCurrent, id)``, the channels of ``audiences``."""
+    tx.executemany("UPDATE channels SET online = 1, viewersCurrent = ? WHERE id = ?", audiences)
+
+
+def set_offline(tx: Transaction, views: Iterable[tuple[int, int]]) -> None:
+    """Mark offline, with no viewers, the channels of ``views``, each ``(views, id)`` adding
+    its ended session's views to ``viewersTotal``."""
+    tx.executemany(
+        "UPDATE channels SET online = 0, viewersCurrent = 0, "
+        "viewersTotal = viewersTotal + ? WHERE id = ?",
+        views,
+    )
+
+
+def set_types(tx: Transaction, types: Iterable[tuple[int | None, int]]) -> None:
+    """Set the ``(typeId, id)`` of each channel of ``types``."""
+    tx.executemany("UPDATE channels SET typeId = ? WHERE id = ?", types)
+
+
+def clear_hostee(tx: Transaction, channel_id: int, hostee_id: int) -> bool:
+    """End channel ``channel_id``'s host of ``hostee_id``; whether it was hosting that one."""
+    cleared = tx.execute(
+        "UPDATE channels SET hosteeId = NULL WHERE id = ? AND hosteeId = ?",
+        (channel_id, hostee_id),
+    ).rowcount
+    return bool(cleared)
+
+
+def set_hostee(tx: Transaction, channel_id: int, hostee_id: int) -> bool:
+    """Make channel ``channel_id`` host ``hostee_id``; whether that changed its host."""
+    set_now = tx.execute(
+        "UPDATE channels SET hosteeId = ? WHERE id = ? AND hosteeId IS NOT ?",
+        (hostee_id, channel_id, hostee_id),
+    ).rowcount
+    return bool(set_now)

@@ -110,3 +110,17 @@ def unfollow(tx: Transaction, channel_id: int, user_id: int) -> bool:
             (channel_id,),
         )
     return bool(removed)
+
+
+def add_many(tx: Transaction, channel_id: int, followers: Iterable[tuple[int, str]]) -> int:
+    """The ``(userId, createdAt)`` of ``followers`` follow ``channel_id`` (one who already does
+    stays as they are), counted in its ``numFollowers``, in one batch; how many were new."""
+    added = tx.executemany(
+        "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+        [(channel_id, user_id, at) for user_id, at in followers],
+    ).rowcount
+    if added:
+        tx.execute(
+            "UPDATE channels SET numFollowers = numFollowers + ? WHERE id = ?", (added, channel_id)
+        )
+    return added

@@ -274,3 +274,14 @@ def highest_id(db: Store) -> int:
     """The highest user id (there are users whenever there are channels)."""
     value: int = db.scalar("SELECT MAX(id) FROM users")
     return value
+
+
+def chat_profiles(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str, int, str | None]]:
+    """``(id, username, level, avatarUrl)`` of each of ``user_ids`` that exists, what chat
+    shows of a sender (:func:`chat_profile`), in no order."""
+    rows = db.all(
+        "SELECT id, username, level, avatarUrl FROM users "
+        f"WHERE id IN ({', '.join('?' * len(user_ids))})",
+        user_ids,
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
