@@ -20,7 +20,6 @@ SQL = re.compile(
 NOT_YET_MOVED = frozenset(
     {
         "listing.py",
-        "world.py",
     }
 )
 

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from explorer.emulator.db.engine import LATER_INDEXES, Store, dumps
+from explorer.emulator.db import seeding
+from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.draws import Doubles, Draws, Words, doubles, hex128
 from explorer.emulator.opening import Opening
 from explorer.emulator.shapes import CHANNEL_FIELDS
@@ -565,26 +566,12 @@ def seed_store(
     if store.meta("seed") is not None:
         return False
     world = generate(seed, channels, opening(seed, channels), hash_password(DEMO_PASSWORD))
-    users = _insert_sql("users", USER_COLUMNS, USER_SAME)
-    rows = _insert_sql("channels", CHANNEL_COLUMNS, CHANNEL_SAME)
-    with _collector_paused(), store.filling() as conn:
-        store.insert_many("types", world.types)
-        later = LATER_INDEXES if store.path != ":memory:" else ()
-        with store.set_aside(("users", "channels"), later):
-            for user_rows, channel_rows in world.chunks:
-                conn.executemany(users, user_rows)
-                conn.executemany(rows, channel_rows)
-            conn.executemany(
-                "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", world.accounts
-            )
-        store.insert_many("channel_roles", world.roles)
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
-            (str(seed), str(channels)),
+    layouts = ((USER_COLUMNS, USER_SAME), (CHANNEL_COLUMNS, CHANNEL_SAME))
+    with _collector_paused():
+        seeding.fill(
+            store, seed, channels, world.types, world.roles, world.chunks, world.accounts, layouts
         )
-    # Statistics from a sample of each index: exact enough for the planner, quick at any size.
-    store.conn.execute("PRAGMA analysis_limit = 1000")
-    store.conn.execute("ANALYZE")
+    seeding.analyze(store)
     return True
 
 
@@ -600,20 +587,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _insert_sql(table: str, columns: tuple[str, ...], same: dict[str, Any]) -> str:
-    """An INSERT binding ``columns``, with the values in ``same`` written in as literals."""
-    literals = {name: _literal(value) for name, value in same.items()}
-    names = [*columns, *literals]
-    values = ["?"] * len(columns) + list(literals.values())
-    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})"
-
-
-def _literal(value: Any) -> str:
-    """``value`` (None, an int or a str) as an SQL literal."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, int):
-        return str(value)
-    return "'" + str(value).replace("'", "''") + "'"
