@@ -285,9 +285,9 @@ def test_expired_authkey_is_refused_and_replaced(fleet: Fleet) -> None:
 
 @pytest.mark.serial  # the client must read 2 MB within the node's 2 s close window
 def test_slow_client_is_dropped_without_stalling_the_room(fleet: Fleet) -> None:
-    """A client that stops reading is dropped by its node with 1008 once its backlog passes the
-    node's send buffer, while readers on that node and on another keep receiving everything a
-    talker on a third node says."""
+    """A client that stops reading is dropped by its node (1008, or the cut that follows it)
+    once its backlog passes the node's send buffer, while readers on that node and on another
+    keep receiving everything a talker on a third node says."""
     channel = channel_of(fleet, "staff")
     slow_node, far_node, talk_node = fleet.nodes
     # 2,200 ChatMessages of ~890 bytes: ~1.95 MB, more than the node's 1 MiB send buffer plus
@@ -327,8 +327,10 @@ def test_slow_client_is_dropped_without_stalling_the_room(fleet: Fleet) -> None:
         with pytest.raises(ConnectionClosed) as closed:
             for _ in range(count + 10):
                 await slow.recv(timeout=5)
+        # The close frame waits behind the backlog; a client that cannot read it all within the
+        # 2 s the node allows sees the cut instead (no frame): either way the node dropped it.
         reason = closed.value.rcvd
-        assert reason is not None and (reason.code, reason.reason) == TOO_SLOW
+        assert reason is None or (reason.code, reason.reason) == TOO_SLOW
         for chat in (near, far, talker):
             await chat.close()
 
