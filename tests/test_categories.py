@@ -13,8 +13,9 @@ import pytest
 
 from explorer.emulator import Platform, categories, streams, tournaments
 from explorer.emulator.categories import Segments
+from explorer.emulator.db import ddl
 from explorer.emulator.db.engine import Store
-from explorer.emulator.resources import recordings, schema_ddl
+from explorer.emulator.resources import recordings
 from explorer.emulator.sessions import DAY, HOUR, Block, audience_at, session, world_schedule
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, seed_store
 from tests.clocks import ManualClock
@@ -139,7 +140,7 @@ def test_a_tournament_jumps_into_the_top_of_the_live_directory() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """A seeded store of a 2,000-channel world."""
-    seeded = Store(":memory:", schema_ddl())
+    seeded = Store(":memory:", ddl())
     seed_store(seeded, 0, 2000, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

@@ -25,9 +25,10 @@ from explorer.emulator import (
     streams,
 )
 from explorer.emulator.context import Config, Context
+from explorer.emulator.db import ddl
 from explorer.emulator.db.engine import Store
 from explorer.emulator.raids import Raid
-from explorer.emulator.resources import analytics, schema_ddl
+from explorer.emulator.resources import analytics
 from explorer.emulator.sessions import HISTORY_START, audience_at
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, iso, seed_store
 from tests.clocks import ManualClock
@@ -121,7 +122,7 @@ def test_a_session_and_its_target_find_the_same_raid() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """The seed-0 small world in memory, as the platform seeds it."""
-    seeded = Store(":memory:", schema_ddl())
+    seeded = Store(":memory:", ddl())
     seed_store(seeded, 0, SMALL_WORLD, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

@@ -40,7 +40,7 @@ def test_catalog_writes_bump_the_catalog_version(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     store = Store(path)
     before = store.catalog_version()
-    store.set_meta("k", "v")
+    store.set_meta({"k": "v"})
     assert store.catalog_version() == before
     with sqlite3.connect(path) as other:
         other.execute("INSERT INTO types (id, name, parent, source) VALUES (1, 'a', 'b', 'c')")
@@ -54,7 +54,7 @@ def test_an_in_memory_version_follows_every_write_and_rollback() -> None:
     store = Store()
     types = "INSERT INTO types (id, name, parent, source) VALUES (?, 'a', 'b', 'c')"
     before = store.catalog_version()
-    store.set_meta("k", "v")
+    store.set_meta({"k": "v"})
     assert store.catalog_version() == before
     with store.transaction() as conn:
         conn.execute(types, (1,))
@@ -71,7 +71,7 @@ def test_file_store_uses_wal_and_is_readable_elsewhere(tmp_path: Path) -> None:
     """A file store is in WAL mode and its commits are visible to another connection."""
     path = tmp_path / "s.db"
     store = Store(path)
-    store.set_meta("k", "v")
+    store.set_meta({"k": "v"})
     with sqlite3.connect(path) as other:
         assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert other.execute("SELECT value FROM meta WHERE key = 'k'").fetchone()[0] == "v"

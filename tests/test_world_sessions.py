@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from explorer.emulator import categories, clock, sessions, streams
+from explorer.emulator.db import ddl
 from explorer.emulator.db.engine import Store
-from explorer.emulator.resources import recordings, schema_ddl
+from explorer.emulator.resources import recordings
 from explorer.emulator.resources.analytics import DAY
 from explorer.emulator.sessions import HOUR, Schedule, Session, audience_at, habits
 from explorer.emulator.world import FIRST_CHANNEL_ID, WORLD_NOW, seed_store
@@ -131,7 +132,7 @@ def test_audience_rises_then_falls_within_a_session() -> None:
 @pytest.fixture
 def store() -> Iterator[Store]:
     """A seeded 400-channel world in memory."""
-    seeded = Store(":memory:", schema_ddl())
+    seeded = Store(":memory:", ddl())
     seed_store(seeded, 5, 400, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

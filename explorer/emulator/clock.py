@@ -91,7 +91,7 @@ class WorldClock:
 
     def save(self, store: Store) -> None:
         """Write the world's position, for :func:`resume` after a restart."""
-        store.set_meta(WORLD_TIME_KEY, repr(self()))
+        store.set_meta({WORLD_TIME_KEY: repr(self())})
 
 
 def resume(store: Store, speed: float, wall: Callable[[], float] = time.time) -> WorldClock:

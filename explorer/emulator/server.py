@@ -31,8 +31,9 @@ from explorer.emulator.app import build_app
 from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
+from explorer.emulator.db import ddl
 from explorer.emulator.db.engine import LaterIndexes, Store
-from explorer.emulator.resources import modules, schema_ddl
+from explorer.emulator.resources import modules
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.simulate import Simulator
@@ -71,7 +72,7 @@ class PlatformOptions:
 
 def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``."""
-    store = Store(db, schema_ddl())
+    store = Store(db, ddl())
     if world.seed_store(
         store, config.seed, config.channels, credentials.hash_password, categories.opening
     ):
@@ -85,7 +86,7 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
     secret_hex = store.meta("secret")
     if secret_hex is None:
         secret_hex = secrets.token_hex(32)
-        store.set_meta("secret", secret_hex)
+        store.set_meta({"secret": secret_hex})
     ensure_builtin_client(store, world.iso(world.WORLD_NOW))
     buckets = dict(BUCKETS)
     for name, (count, interval) in config.buckets.items():

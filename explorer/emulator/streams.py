@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 
 from explorer.emulator import categories, growth, highlights, raids, sessions
 from explorer.emulator.clock import WORLD_TIME_KEY
-from explorer.emulator.db import channels, follows, meta, users
+from explorer.emulator.db import channels, follows, users
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.emulator.live import happenings
 from explorer.emulator.raids import Raid
@@ -255,7 +255,7 @@ class Streams:
                     followers(item, self.seed, self.users, spikes(self.schedule, self.seed, item)),
                 )
             _write_hosts(tx, hosts, unhosts)
-            meta.put(tx, {_CURSOR: repr(now), WORLD_TIME_KEY: repr(now)})
+            self.store.set_meta({_CURSOR: repr(now), WORLD_TIME_KEY: repr(now)})
 
 
 def _write_hosts(tx: Transaction, hosts: list[Raid], unhosts: list[Raid]) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -187,7 +187,29 @@ class Rows(Protocol):
         ...
 
 
-class Transaction:
+class Reads:
+    """Queries on a connection: what the :class:`Store` (outside any transaction) and an open
+    :class:`Transaction` both answer."""
+
+    __slots__ = ()
+    _conn: sqlite3.Connection
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        """The first row of ``sql``, or None."""
+        row: tuple[Any, ...] | None = self._conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of ``sql``."""
+        return self._conn.execute(sql, params).fetchall()
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row of ``sql``, or None."""
+        row = self.one(sql, params)
+        return None if row is None else row[0]
+
+
+class Transaction(Reads):
     """One open transaction: every statement run through it commits with the others, or none
     does. Handed out by :meth:`Store.transaction`; valid only inside its block."""
 
@@ -208,27 +230,13 @@ class Transaction:
         """Run statements separated by semicolons (DDL)."""
         self._conn.executescript(script)
 
-    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        """The first row of ``sql``, or None."""
-        row: tuple[Any, ...] | None = self._conn.execute(sql, params).fetchone()
-        return row
 
-    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Every row of ``sql``."""
-        return self._conn.execute(sql, params).fetchall()
-
-    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """The first column of the first row of ``sql``, or None."""
-        row = self.one(sql, params)
-        return None if row is None else row[0]
-
-
-class Store:
+class Store(Reads):
     """The platform's database: schema, transactions and shared lookups."""
 
     def __init__(self, path: str | Path = ":memory:", extra_ddl: Iterable[str] = ()) -> None:
         self.path = str(path)
-        self.conn = connect(path)
+        self.conn = self._conn = connect(path)
         self.conn.executescript(SCHEMA)
         self.conn.executescript(CATALOG_TRIGGERS)
         for ddl in extra_ddl:
@@ -348,29 +356,20 @@ class Store:
 
     # --- generic helpers ------------------------------------------------------------------
 
-    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        """The first row of ``sql``, or None."""
-        row: tuple[Any, ...] | None = self.conn.execute(sql, params).fetchone()
-        return row
-
-    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Every row of ``sql``."""
-        return self.conn.execute(sql, params).fetchall()
-
-    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """The first column of the first row of ``sql``, or None."""
-        row = self.one(sql, params)
-        return None if row is None else row[0]
-
     def meta(self, key: str) -> str | None:
         """A value from the key/value ``meta`` table."""
         value: str | None = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
         return value
 
-    def set_meta(self, key: str, value: str) -> None:
-        """Store a value in the key/value ``meta`` table."""
-        with self.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Store every key of ``values`` with its value in the key/value ``meta`` table, in one
+        statement (inside the caller's transaction, if one is open)."""
+        rows = ", ".join(["(?, ?)"] * len(values))
+        with self.transaction() as tx:
+            tx.execute(
+                f"INSERT OR REPLACE INTO meta (key, value) VALUES {rows}",
+                [part for pair in values.items() for part in pair],
+            )
 
     def columns(self, table: str) -> list[str]:
         """Column names of ``table`` in declaration order."""
