@@ -182,6 +182,28 @@ _RANGE_OPS = frozenset({"lt", "lte", "gt", "gte", "eq"})
 
 
 @dataclass(frozen=True, slots=True)
+class Texts:
+    """A sequence of texts kept as one string and where each ends: a ranking's marks, one in
+    32 of a million values read, each its own object, would keep the allocator's memory of
+    all of them (measured: 165 MiB more resident after reading two text fields)."""
+
+    joined: str
+    ends: np.ndarray[Any, np.dtype[np.int64]]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> Texts:
+        """``texts`` kept together."""
+        return cls("".join(texts), np.cumsum([len(text) for text in texts], dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, index: int) -> str:
+        start = int(self.ends[index - 1]) if index else 0
+        return self.joined[start : int(self.ends[index])]
+
+
+@dataclass(frozen=True, slots=True)
 class Ranking:
     """The listed channels with a value of field ``name``, by ascending value with ties by
     descending id, so a descending listing (``field DESC, id``) reads it backwards: their ids
@@ -194,7 +216,7 @@ class Ranking:
     name: str
     keys: np.ndarray[Any, np.dtype[np.signedinteger[Any]]]
     ids: np.ndarray[Any, np.dtype[np.signedinteger[Any]]]
-    marks: list[Any] = field(default_factory=list)
+    marks: Texts = field(default_factory=lambda: Texts.of([]))
     #: Spans found, by conditions (a page and its total ask for the same one).
     spans: dict[tuple[Condition, ...], tuple[int, int]] = field(
         default_factory=dict, compare=False, repr=False
@@ -310,7 +332,7 @@ def read_rankings(conn: sqlite3.Connection, names: Sequence[str]) -> tuple[int, 
             conn.execute("COMMIT")
     rankings = []
     for name in names:
-        marks: list[Any] = []
+        marks = Texts.of([])
         ids = np.concatenate(found.pop(name) or [np.zeros(0, np.int64)])
         if name in _NUMERIC:
             keys = np.concatenate(numbers.pop(name) or [np.zeros(0, np.int64)])
@@ -323,7 +345,7 @@ def read_rankings(conn: sqlite3.Connection, names: Sequence[str]) -> tuple[int, 
             keys = np.zeros(len(ordered), dtype=np.int64)
             np.cumsum([a != b for a, b in pairwise(ordered)], out=keys[1:])
             order = np.array(positions, dtype=np.int64)
-            marks = ordered[::MARK_EVERY]
+            marks = Texts.of(ordered[::MARK_EVERY])
         rankings.append(Ranking(name, _narrow(keys), _narrow(ids[order]), marks))
     return version, rankings
 
