@@ -179,8 +179,8 @@ class Platform:
         broker = open_broker(self.options.broker, services.store)
         chat = ChatCluster(services, self.options.host, self.options.chat_nodes, broker)
         simulator = Simulator(services, chat) if self.options.simulate else None
-        if services.store.path != ":memory:":
-            self.indexes = LaterIndexes(services.store.path)
+        if services.store.defers_indexes:
+            self.indexes = services.store.later_indexes()
         try:
             await chat.start()
             services.chat = self.chat = chat

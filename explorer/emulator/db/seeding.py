@@ -42,7 +42,7 @@ def fill(
     rows = _insert_sql("channels", *layouts[1])
     with store.filling() as conn:
         store.insert_many("types", types)
-        later = LATER_INDEXES if store.path != ":memory:" else ()
+        later = LATER_INDEXES if store.defers_indexes else ()
         with store.set_aside(("users", "channels"), later):
             for user_rows, channel_rows in chunks:
                 conn.executemany(users, user_rows)
@@ -60,8 +60,7 @@ def fill(
 def analyze(store: Store) -> None:
     """Gather the planner's statistics from a sample of each index: exact enough for the
     planner, quick at any size."""
-    store.conn.execute("PRAGMA analysis_limit = 1000")
-    store.conn.execute("ANALYZE")
+    store.analyze()
 
 
 def _insert_sql(table: str, columns: tuple[str, ...], same: dict[str, Any]) -> str:
