@@ -19,8 +19,9 @@ CREATE TABLE IF NOT EXISTS hook_events (
     topic TEXT NOT NULL, hookId TEXT NOT NULL, PRIMARY KEY (topic, hookId)
 ) WITHOUT ROWID;
 -- Hooks registered before the index existed.
-INSERT OR IGNORE INTO hook_events (topic, hookId)
-    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events);
+INSERT INTO hook_events (topic, hookId)
+    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events) WHERE true
+    ON CONFLICT DO NOTHING;
 """
 
 #: The columns of a hook as the API shows it (never its secret), in the order rows hold them.
