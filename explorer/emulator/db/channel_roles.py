@@ -69,7 +69,8 @@ def change_roles(db: Store, channel_id: int, user_id: int, add: Set[str], remove
         roles -= remove
         if roles:
             tx.execute(
-                "INSERT OR REPLACE INTO channel_roles (channelId, userId, roles) VALUES (?, ?, ?)",
+                "INSERT INTO channel_roles (channelId, userId, roles) VALUES (?, ?, ?) "
+                "ON CONFLICT (channelId, userId) DO UPDATE SET roles = excluded.roles",
                 (channel_id, user_id, dumps(sorted(roles))),
             )
         else:

@@ -22,8 +22,8 @@ def add_releases(db: Store, releases: Iterable[tuple[str, str, str, str]]) -> No
     """Store ``(app, version, commit, releasedAt)`` releases; those already stored stay."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO frontend_versions (app, version, commitHash, releasedAt) "
-            "VALUES (?, ?, ?, ?)",
+            "INSERT INTO frontend_versions (app, version, commitHash, releasedAt) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             releases,
         )
 

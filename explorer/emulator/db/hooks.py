@@ -23,8 +23,9 @@ CREATE TABLE IF NOT EXISTS hook_events (
     # Hooks registered before the index existed (in a SQLite file only: PostgreSQL's schema
     # came after it).
     sqlite="""
-INSERT OR IGNORE INTO hook_events (topic, hookId)
-    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events);
+INSERT INTO hook_events (topic, hookId)
+    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events) WHERE true
+    ON CONFLICT DO NOTHING;
 """,
 )
 

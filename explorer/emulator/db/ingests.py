@@ -19,7 +19,8 @@ def add_ingests(db: Store, ingests: Iterable[tuple[str, str, int, str]]) -> None
     """Store ``(name, host, capacity, protocols JSON)`` ingests; those already stored stay."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO ingests (name, host, capacity, protocols) VALUES (?, ?, ?, ?)",
+            "INSERT INTO ingests (name, host, capacity, protocols) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
             ingests,
         )
 

@@ -180,7 +180,8 @@ def editors(db: Store, game_id: int) -> list[tuple[int, str, str]]:
 def add_editor(tx: Transaction, game_id: int, user_id: int, added_at: str) -> bool:
     """Let user ``user_id`` edit game ``game_id``; False when they did already."""
     added: int = tx.execute(
-        "INSERT OR IGNORE INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?)",
+        "INSERT INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         (game_id, user_id, added_at),
     ).rowcount
     return bool(added)
@@ -278,7 +279,7 @@ def add_hosts(db: Store, addresses: tuple[str, ...]) -> None:
     """Store the hosts at ``addresses`` (those stored already are left as they are)."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO interactive_hosts (address) VALUES (?)",
+            "INSERT INTO interactive_hosts (address) VALUES (?) ON CONFLICT DO NOTHING",
             [(address,) for address in addresses],
         )
 

@@ -41,7 +41,11 @@ _QUERIES: dict[Which, str] = {
 def set_languages(db: Store, names: Iterable[tuple[str, str]]) -> None:
     """Store ``(id, name)`` languages, replacing the names of those already stored."""
     with db.transaction() as tx:
-        tx.executemany("INSERT OR REPLACE INTO languages (id, name) VALUES (?, ?)", names)
+        tx.executemany(
+            "INSERT INTO languages (id, name) VALUES (?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            names,
+        )
 
 
 def language_counts(db: Store, which: Which) -> list[LanguageCounts]:

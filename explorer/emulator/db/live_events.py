@@ -132,8 +132,9 @@ def start_cursor(db: Store, key: str) -> None:
     started."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR IGNORE INTO meta (key, value) "
-            "SELECT ?, COALESCE(MAX(seq), 0) FROM live_events",
+            "INSERT INTO meta (key, value) "
+            "SELECT ?, CAST(COALESCE(MAX(seq), 0) AS TEXT) FROM live_events WHERE true "
+            "ON CONFLICT DO NOTHING",
             (key,),
         )
 

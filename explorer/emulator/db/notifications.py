@@ -114,8 +114,8 @@ def unsubscribe(db: Store, user_id: int, category: str, now: str) -> None:
     """Record that ``user_id`` wants no e-mail of ``category`` (kept from its first time)."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR IGNORE INTO email_unsubscribes (userId, category, createdAt) "
-            "VALUES (?, ?, ?)",
+            "INSERT INTO email_unsubscribes (userId, category, createdAt) VALUES (?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
             (user_id, category, now),
         )
 
