@@ -9,6 +9,7 @@ from collections.abc import Callable
 import orjson
 import pytest
 
+from explorer.emulator import start
 from explorer.emulator.categories import opening
 from explorer.emulator.db import ddl, live_events
 from explorer.emulator.db.engine import Store
@@ -44,6 +45,12 @@ def test_an_unknown_url_scheme_is_a_clear_error() -> None:
     """A URL of an engine the platform lacks is refused, naming the engines it has."""
     with pytest.raises(ValueError, match=r"mysql:// is not a database engine.*postgresql"):
         Store("mysql://localhost/db")
+
+
+def test_the_platform_refuses_a_postgresql_url_until_it_serves_from_it() -> None:
+    """Starting a platform on a PostgreSQL URL fails at once, saying what to give instead."""
+    with pytest.raises(ValueError, match=r"postgresql:// is not a database the platform"):
+        start(db="postgresql://explorer@127.0.0.1/world")
 
 
 def test_a_row_without_its_id_gets_the_largest_plus_one(new_database: Callable[[], str]) -> None:
