@@ -106,6 +106,18 @@ def test_a_channel_update_writes_its_patch_to_the_outbox(new_database: Callable[
     store.close()
 
 
+def test_sums_read_back_as_numbers(new_database: Callable[[], str]) -> None:
+    """A sum of integers reads back as an ``int``, an average as a ``float``, on either
+    engine (PostgreSQL's ``numeric`` is not a ``Decimal`` here)."""
+    store = Store(new_database())
+    store.insert_many(
+        "types", [{"id": i, "name": "t", "parent": "p", "source": "s"} for i in (1, 2)]
+    )
+    total, mean = store.one("SELECT SUM(id), AVG(id) FROM types") or (None, None)
+    assert (type(total), total, type(mean), mean) == (int, 3, float, 1.5)
+    store.close()
+
+
 def test_the_outbox_stays_bounded_without_readers(new_database: Callable[[], str]) -> None:
     """The outbox prunes itself (a trigger): after many more events than it keeps, at most
     KEEP + PRUNE_EVERY remain, the newest."""

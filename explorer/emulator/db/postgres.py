@@ -13,6 +13,8 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
   lock first: one transaction writes at a time, as SQLite's ``BEGIN IMMEDIATE`` makes it, so
   statements written for SQLite's isolation (read, then write) keep their meaning. Reads
   outside a transaction take a pooled connection in autocommit for one statement.
+- **Values** read back as SQLite's: ``numeric`` (what ``SUM`` of integers gives) as ``int``
+  or ``float``, never ``Decimal``.
 - **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, an
   ``INTEGER PRIMARY KEY`` filled as SQLite fills a rowid (the largest plus one, by a trigger,
   so ids given explicitly, as a seeding gives them, never collide with later ones), an
@@ -25,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -154,6 +156,28 @@ def render(schema: Schema) -> str:
     return translate(schema.source) + "\n" + _rewrite(schema.postgresql, bound=False)
 
 
+@cache
+def _numeric_loader() -> type[Any]:
+    """A loader of ``numeric`` values as SQLite gives them: an ``int`` when whole (``SUM`` of
+    integers is ``numeric`` in PostgreSQL), else a ``float``, never a ``Decimal``."""
+    from psycopg.adapt import Loader
+
+    class NumericLoader(Loader):
+        """``numeric`` text as an ``int`` or a ``float``."""
+
+        def load(self, data: Any) -> int | float:
+            """The number ``data`` spells."""
+            text = bytes(data).decode()
+            return int(text) if text.lstrip("-").isdigit() else float(text)
+
+    return NumericLoader
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Set up a new pooled connection: numbers read back as SQLite's."""
+    conn.adapters.register_loader("numeric", _numeric_loader())
+
+
 class _Fetched:
     """The rows of a statement run outside a transaction, read before its connection went
     back to the pool."""
@@ -243,7 +267,12 @@ class PostgresStore(Store):
             ) from missing
         self.path = str(target)
         self._pool: ConnectionPool[Any] = ConnectionPool(
-            self.path, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False
+            self.path,
+            min_size=1,
+            max_size=POOL_SIZE,
+            kwargs={"autocommit": True},
+            configure=_configure,
+            open=False,
         )
         self._pool.open(wait=True, timeout=10.0)
         self._pooled = _Pooled(self._pool)
