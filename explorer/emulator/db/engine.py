@@ -480,6 +480,20 @@ class Store(Reads):
         """Column names of ``table`` in declaration order."""
         return [row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")]
 
+    def load(
+        self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
+    ) -> None:
+        """Bulk-insert ``rows`` (tuples of ``columns``) into ``table``, every row also holding
+        the values of ``same`` (column: value, written into the statement once as literals).
+        Use inside :meth:`transaction`."""
+        literals = {name: _literal(value) for name, value in same.items()}
+        names = [*columns, *literals]
+        values = ["?"] * len(columns) + list(literals.values())
+        with self.transaction() as tx:
+            tx.executemany(
+                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})", rows
+            )
+
     def insert_many(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         """Insert dict rows (all with the same keys) in one statement batch."""
         rows = list(rows)
@@ -489,6 +503,15 @@ class Store(Reads):
         sql = f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})"
         with self.transaction() as conn:
             conn.executemany(sql, [tuple(r[k] for k in keys) for r in rows])
+
+
+def _literal(value: Any) -> str:
+    """``value`` (None, an int or a str) as an SQL literal."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
 
 
 def dumps(value: Any) -> str:

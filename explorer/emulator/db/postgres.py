@@ -25,7 +25,7 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
 from pathlib import Path
@@ -346,6 +346,19 @@ class PostgresStore(Store):
             for table in tables:
                 tx.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
         self._bump_versions()
+
+    def load(
+        self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
+    ) -> None:
+        """Bulk-insert ``rows`` (tuples of ``columns``), each with the values of ``same``, by
+        ``COPY``. Use inside :meth:`transaction`."""
+        tail = tuple(same.values())
+        names = _rewrite(", ".join([*columns, *same]), bound=False)
+        with self.transaction():
+            assert self._held is not None
+            with self._held.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row((*row, *tail))
 
     def analyze(self) -> None:
         """Gather the planner's statistics (PostgreSQL samples rows itself)."""
