@@ -12,8 +12,8 @@ import pytest
 from explorer.emulator import start
 from explorer.emulator.categories import opening
 from explorer.emulator.db import ddl, live_events
-from explorer.emulator.db.engine import Store
-from explorer.emulator.db.postgres import statement, translate
+from explorer.emulator.db.engine import LATER_INDEXES, Store
+from explorer.emulator.db.postgres import PostgresStore, statement, translate
 from explorer.emulator.world import seed_store
 from tests.pgcluster import Cluster
 
@@ -133,6 +133,31 @@ def test_the_outbox_stays_bounded_without_readers(new_database: Callable[[], str
         newest == total and live_events.KEEP <= kept <= live_events.KEEP + live_events.PRUNE_EVERY
     )
     store.close()
+
+
+def test_a_seeding_leaves_the_later_indexes_to_their_build(
+    new_database: Callable[[], str],
+) -> None:
+    """A seeded database lacks the later indexes until their build runs in its thread; after
+    it, it has them all."""
+    store = Store(new_database(), ddl())
+    seed_store(store, 0, 50, lambda password: "x", opening)
+    assert store.defers_indexes and not _indexes(store) & set(LATER_INDEXES)
+    build = store.later_indexes().start()
+    ended = build.wait(30)
+    build.stop()
+    assert ended and set(LATER_INDEXES) <= _indexes(store)
+    store.close()
+
+
+def _indexes(store: Store) -> set[str]:
+    """The names of the store's indexes, on either engine."""
+    sql = (
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+        if isinstance(store, PostgresStore)
+        else "SELECT name FROM sqlite_master WHERE type = 'index'"
+    )
+    return {name for (name,) in store.all(sql)}
 
 
 def test_both_engines_hold_the_same_world(postgres: Cluster) -> None:

@@ -32,7 +32,7 @@ from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.db import ddl
-from explorer.emulator.db.engine import LaterIndexes, Store, engine_of
+from explorer.emulator.db.engine import IndexBuild, Store, engine_of
 from explorer.emulator.resources import modules
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
@@ -148,7 +148,7 @@ class Platform:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         #: The build of the indexes a new world's seeding left for later (a file only).
-        self.indexes: LaterIndexes | None = None
+        self.indexes: IndexBuild | None = None
 
     async def run(
         self,

@@ -277,6 +277,22 @@ class Transaction(Reads):
         self._conn.executescript(script)
 
 
+class IndexBuild(Protocol):
+    """A build of the :data:`LATER_INDEXES` in a thread of its own, each engine's way."""
+
+    def start(self) -> IndexBuild:
+        """Start building; returns self."""
+        ...
+
+    def stop(self) -> None:
+        """Interrupt a build still running and wait for its thread."""
+        ...
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
+        ...
+
+
 #: The engines a URL opens, by its scheme (``explorer.emulator.db`` registers PostgreSQL's).
 ENGINES: dict[str, type[Store]] = {}
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -399,7 +415,7 @@ class Store(Reads):
         file: its platform builds them while it serves)."""
         return self.path != ":memory:"
 
-    def later_indexes(self) -> LaterIndexes:
+    def later_indexes(self) -> IndexBuild:
         """A build of the :data:`LATER_INDEXES` a seeding left out (not started)."""
         return LaterIndexes(self.path)
 

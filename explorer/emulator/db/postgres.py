@@ -25,6 +25,7 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
@@ -34,7 +35,9 @@ from typing import TYPE_CHECKING, Any
 from explorer.emulator.db.engine import (
     CATALOG_TABLES,
     GROUPING_COLUMNS,
+    LATER_INDEXES,
     SCHEMA,
+    IndexBuild,
     Rows,
     Schema,
     Store,
@@ -318,10 +321,9 @@ class PostgresStore(Store):
         with self.transaction() as tx:
             yield tx
 
-    @property
-    def defers_indexes(self) -> bool:
-        """A seeding builds every index itself: PostgreSQL's later build is not written."""
-        return False
+    def later_indexes(self) -> IndexBuild:
+        """A build of the :data:`~.engine.LATER_INDEXES` a seeding left out (not started)."""
+        return LaterIndexes(self.path)
 
     @contextmanager
     def set_aside(self, tables: Sequence[str], later: Collection[str] = ()) -> Iterator[None]:
@@ -380,3 +382,65 @@ class PostgresStore(Store):
                 (table,),
             )
         ]
+
+
+class LaterIndexes:
+    """Builds the :data:`~.engine.LATER_INDEXES` a seeding left out, in a thread on a
+    connection of its own, while the platform serves: ``CREATE INDEX CONCURRENTLY`` lets its
+    readers and writers go on meanwhile. A stop cancels the build; an index it left invalid is
+    dropped and built again by the next build."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._conn: psycopg.Connection[Any] | None = None
+        self._stopped, self._done = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._build, name="explorer-indexes", daemon=True)
+
+    def start(self) -> LaterIndexes:
+        """Start building; returns self."""
+        self._thread.start()
+        return self
+
+    def _build(self) -> None:
+        """Each missing (or invalid) index, then the table's statistics."""
+        import psycopg
+
+        try:
+            with psycopg.connect(self.url, autocommit=True) as conn:
+                self._conn = conn
+                valid = dict(
+                    conn.execute(
+                        "SELECT c.relname, i.indisvalid FROM pg_index i "
+                        "JOIN pg_class c ON c.oid = i.indexrelid "
+                        "WHERE c.relnamespace = current_schema()::regnamespace"
+                    ).fetchall()
+                )
+                for name, sql in LATER_INDEXES.items():
+                    if valid.get(name):
+                        continue
+                    steps = [f"DROP INDEX IF EXISTS {name}"] if name in valid else []
+                    steps.append(sql.replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY", 1))
+                    for step in steps:
+                        if self._stopped.is_set():
+                            return
+                        conn.execute(_rewrite(step, bound=False))
+                if not self._stopped.is_set():
+                    conn.execute("ANALYZE channels")
+        except psycopg.Error:  # stopped, or the server went away: the next build does it
+            return
+        finally:
+            self._done.set()
+
+    def stop(self) -> None:
+        """Cancel a build still running and wait for its thread."""
+        self._stopped.set()
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            conn.cancel_safe()
+        if self._thread.ident is not None:
+            self._thread.join()
+        self._done.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
+        return self._done.wait(timeout)
