@@ -408,7 +408,7 @@ class LaterIndexes:
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
                 self._conn = conn
-                valid = dict(
+                valid: dict[str, bool] = dict(
                     conn.execute(
                         "SELECT c.relname, i.indisvalid FROM pg_index i "
                         "JOIN pg_class c ON c.oid = i.indexrelid "
