@@ -67,7 +67,7 @@ _NOT_PORTABLE = re.compile(r"\bCREATE TRIGGER\b|\bINSERT OR\b|\bPRAGMA\b|\bjson_
 
 def _mixed(word: str) -> bool:
     """Whether ``word`` is a camelCase name (PostgreSQL would fold it to lower case)."""
-    return not word.islower() and not word.isupper()
+    return word != word.lower() and word != word.upper()
 
 
 def _rewrite(sql: str, bound: bool, types: bool = False) -> str:
@@ -182,8 +182,8 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 
 
 class _Fetched:
-    """The rows of a statement run outside a transaction, read before its connection went
-    back to the pool."""
+    """A statement's rows, read at once (so that one run outside a transaction gives its
+    pooled connection back before the caller reads them)."""
 
     __slots__ = ("_rows", "rowcount")
 
