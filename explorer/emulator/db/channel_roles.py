@@ -50,7 +50,7 @@ def role_holders(
         holders, args = "SELECT ?", [owner_id]
     where = f"FROM users u WHERE u.id IN ({holders}) AND {listed}"
     rows = db.all(
-        f"SELECT {USER_COLUMNS} {where} ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
+        f"SELECT {USER_COLUMNS} {where} ORDER BY lower(u.username), u.id LIMIT ? OFFSET ?",
         [*args, limit, offset],
     )
     total: int = db.scalar(f"SELECT COUNT(*) {where}", args)

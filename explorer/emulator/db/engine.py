@@ -56,7 +56,10 @@ CREATE TABLE IF NOT EXISTS users (
     groups TEXT NOT NULL DEFAULT '["User"]', preferences TEXT NOT NULL DEFAULT '{}',
     createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT
 );
-CREATE UNIQUE INDEX IF NOT EXISTS users_username ON users (username COLLATE NOCASE);
+-- Names and tokens are unique and found in any case: lower() indexes, which both engines
+-- build and use for ``lower(x) = lower(?)`` (replacing the SQLite-only NOCASE ones).
+DROP INDEX IF EXISTS users_username;
+CREATE UNIQUE INDEX IF NOT EXISTS users_username_lower ON users (lower(username));
 
 CREATE TABLE IF NOT EXISTS channels (
     id INTEGER PRIMARY KEY, userId INTEGER NOT NULL UNIQUE REFERENCES users (id),
@@ -72,7 +75,8 @@ CREATE TABLE IF NOT EXISTS channels (
     thumbnailId INTEGER, badgeId INTEGER, hosteeId INTEGER, bannerUrl TEXT, costreamId TEXT,
     createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT, streamKey TEXT NOT NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS channels_token ON channels (token COLLATE NOCASE);
+DROP INDEX IF EXISTS channels_token;
+CREATE UNIQUE INDEX IF NOT EXISTS channels_token_lower ON channels (lower(token));
 -- Rankings read highest first with ties by ascending id, listed (unsuspended) channels only:
 -- these indexes are in that order and hold every column such a page's ids need, so skipping,
 -- seeking or counting rows never reads the table.

@@ -34,8 +34,7 @@ def live_by_slot(db: Store, slots: int) -> dict[int, int]:
     """How many listed live channels have each ``id % slots`` (slots with none left out)."""
     return dict(
         db.all(
-            "SELECT id % ?, COUNT(*) FROM channels WHERE online = 1 AND suspended = 0 "
-            "GROUP BY id % ?",
-            (slots, slots),
+            "SELECT id % ?, COUNT(*) FROM channels WHERE online = 1 AND suspended = 0 GROUP BY 1",
+            (slots,),
         )
     )
