@@ -44,14 +44,14 @@ SQLITE_ONLY = {
     # the engine's methods (Store.columns, ...)
     "PRAGMA": re.compile(r"\bPRAGMA\b|\bsqlite_master\b"),
 }
-#: The engine: the SQLite side of the seam, where SQLite's own statements belong.
-ENGINE = frozenset({"engine.py"})
+#: The engines: where each database's own statements belong (SQLite's, PostgreSQL's).
+ENGINE = frozenset({"engine.py", "postgres.py"})
 #: Repository statements still SQLite-only, by module and construct: the list only shrinks.
 #: ``rowid`` stands for an insertion order no column holds yet (an earning's id, followers
 #: and chat presence in the order they came); ``json`` reads lists stored as JSON text
 #: (PostgreSQL: ``jsonb_array_elements_text``), and ``live_events.py`` builds the outbox's
 #: triggers, which the engine renders per database; ``randomblob`` makes UUIDs in SQL
-#: (PostgreSQL: ``gen_random_uuid()``); ``seeding.py`` samples statistics by PRAGMA.
+#: (PostgreSQL: ``gen_random_uuid()``).
 STILL_SQLITE_ONLY = frozenset(
     {
         ("achievements.py", "rowid"),
@@ -62,7 +62,6 @@ STILL_SQLITE_ONLY = frozenset(
         ("hooks.py", "json"),
         ("live_events.py", "json"),
         ("notifications.py", "randomblob"),
-        ("seeding.py", "PRAGMA"),
     }
 )
 

@@ -201,12 +201,6 @@ class Rows(Protocol):
         """Rows a write changed."""
         ...
 
-    @property
-    def lastrowid(self) -> int | None:
-        """The id of the row an ``INSERT`` added (SQLite only: a statement both engines run
-        reads it with ``RETURNING``)."""
-        ...
-
     def fetchone(self) -> Any:
         """The next row, or None."""
         ...

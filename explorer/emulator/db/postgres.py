@@ -191,11 +191,6 @@ class _Fetched:
         self._rows = iter(rows)
         self.rowcount = rowcount
 
-    @property
-    def lastrowid(self) -> int | None:
-        """Not known on PostgreSQL: a statement reads its new row's id with ``RETURNING``."""
-        return None
-
     def fetchone(self) -> Any:
         """The next row, or None."""
         return next(self._rows, None)
