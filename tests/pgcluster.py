@@ -22,11 +22,22 @@ def missing() -> str | None:
     """Why a cluster cannot start here, or None."""
     if not (BINARIES / "initdb").exists():
         return f"PostgreSQL 15's server is not installed ({BINARIES}): bash .ci/system-packages"
+    if os.geteuid() == 0 and not _has_user("postgres"):
+        return "the server refuses to run as root, and there is no postgres user to run it as"
     try:
         import psycopg_pool  # noqa: F401
     except ModuleNotFoundError:
         return "psycopg is not installed: pip install -e '.[postgres]'"
     return None
+
+
+def _has_user(name: str) -> bool:
+    """Whether the system has a user called ``name``."""
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def _free_port() -> int:
