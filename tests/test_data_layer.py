@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 import explorer.emulator
@@ -108,7 +109,8 @@ def _strings(tree: ast.Module) -> list[str]:
     ]
 
 
-def _sqlite_only() -> set[tuple[str, str]]:
+@cache
+def _sqlite_only() -> frozenset[tuple[str, str]]:
     """``(module, construct)`` of each SQLite-only construct a repository module uses: in its
     statements, or ``cursor.lastrowid`` (instead: ``INSERT ... RETURNING id``)."""
     found = set()
@@ -120,7 +122,7 @@ def _sqlite_only() -> set[tuple[str, str]]:
         found |= {(path.name, name) for name, rule in SQLITE_ONLY.items() if rule.search(text)}
         if any(isinstance(n, ast.Attribute) and n.attr == "lastrowid" for n in ast.walk(tree)):
             found.add((path.name, "lastrowid"))
-    return found
+    return frozenset(found)
 
 
 def _drivers(tree: ast.Module) -> set[str]:
