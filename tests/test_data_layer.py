@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 import explorer.emulator
@@ -44,14 +45,14 @@ SQLITE_ONLY = {
     # the engine's methods (Store.columns, ...)
     "PRAGMA": re.compile(r"\bPRAGMA\b|\bsqlite_master\b"),
 }
-#: The engines: where each database's own statements belong (SQLite's, PostgreSQL's).
-ENGINE = frozenset({"engine.py", "postgres.py"})
+#: The engines: where each database's own statements belong.
+ENGINES = frozenset({"engine.py", "postgres.py"})
 #: Repository statements still SQLite-only, by module and construct: the list only shrinks.
 #: ``rowid`` stands for an insertion order no column holds yet (an earning's id, followers
 #: and chat presence in the order they came); ``json`` reads lists stored as JSON text
 #: (PostgreSQL: ``jsonb_array_elements_text``), and ``live_events.py`` builds the outbox's
-#: triggers, which the engine renders per database; ``randomblob`` makes UUIDs in SQL
-#: (PostgreSQL: ``gen_random_uuid()``).
+#: triggers, which the engine renders per database (``hooks.py``'s is the SQLite half of a
+#: ``PerEngine`` schema); ``randomblob`` makes UUIDs in SQL (PostgreSQL: ``gen_random_uuid()``).
 STILL_SQLITE_ONLY = frozenset(
     {
         ("achievements.py", "rowid"),
@@ -108,19 +109,20 @@ def _strings(tree: ast.Module) -> list[str]:
     ]
 
 
-def _sqlite_only() -> set[tuple[str, str]]:
+@cache
+def _sqlite_only() -> frozenset[tuple[str, str]]:
     """``(module, construct)`` of each SQLite-only construct a repository module uses: in its
     statements, or ``cursor.lastrowid`` (instead: ``INSERT ... RETURNING id``)."""
     found = set()
     for path in sorted(DATA_LAYER.glob("*.py")):
-        if path.name in ENGINE:
+        if path.name in ENGINES:
             continue
         tree = ast.parse(path.read_text())
         text = "\n".join(_strings(tree))
         found |= {(path.name, name) for name, rule in SQLITE_ONLY.items() if rule.search(text)}
         if any(isinstance(n, ast.Attribute) and n.attr == "lastrowid" for n in ast.walk(tree)):
             found.add((path.name, "lastrowid"))
-    return found
+    return frozenset(found)
 
 
 def _drivers(tree: ast.Module) -> set[str]:
