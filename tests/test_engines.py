@@ -106,6 +106,26 @@ def test_a_channel_update_writes_its_patch_to_the_outbox(new_database: Callable[
     store.close()
 
 
+def test_a_bulk_load_breaking_a_foreign_key_writes_nothing(
+    new_database: Callable[[], str],
+) -> None:
+    """A channel loaded without its user, its keys set aside, fails the whole fill (the key is
+    checked once at the end) and leaves nothing; the key holds for writes after it."""
+    store = Store(new_database())
+    columns = ("id", "userId", "token", "name", "createdAt", "updatedAt", "streamKey")
+    orphan = [(1, 42, "t", "n", "c", "u", "k")]
+    with (
+        pytest.raises(Exception, match=r"foreign key"),
+        store.filling(),
+        store.set_aside(("channels",)),
+    ):
+        store.load("channels", columns, {}, orphan)
+    assert store.scalar("SELECT COUNT(*) FROM channels") == 0
+    with pytest.raises(Exception, match=r"(?i)foreign key"), store.transaction():
+        store.load("channels", columns, {}, orphan)
+    store.close()
+
+
 def test_sums_read_back_as_numbers(new_database: Callable[[], str]) -> None:
     """A sum of integers reads back as an ``int``, an average as a ``float``, on either
     engine (PostgreSQL's ``numeric`` is not a ``Decimal`` here)."""
