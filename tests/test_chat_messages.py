@@ -221,11 +221,11 @@ def test_seeded_history_in_popular_channels(world: World) -> None:
     run(scenario())
 
 
-def test_seeded_history_is_deterministic(new_database: Callable[[], str]) -> None:
+def test_seeded_history_is_deterministic() -> None:
     """Seeding history is a pure function of the seed and fills every history channel."""
 
     def contents(seed: int) -> list[str]:
-        store = Store(new_database(), [chat_history.SCHEMA])
+        store = Store(":memory:", [chat_history.SCHEMA])
         seed_store(store, seed, 400, lambda password: "x", opening)
         seed_history(store, seed, 1_700_000_000.0)
         rows = [r[0] for r in store.all("SELECT data FROM chat_messages ORDER BY seq")]
@@ -233,7 +233,7 @@ def test_seeded_history_is_deterministic(new_database: Callable[[], str]) -> Non
         return rows
 
     assert contents(3) == contents(3) != contents(4)
-    store = Store(new_database(), [chat_history.SCHEMA])
+    store = Store(":memory:", [chat_history.SCHEMA])
     seed_store(store, 0, 5000, lambda password: "x", opening)
     count = seed_history(store, 0, time.time())
     channels = store.scalar("SELECT COUNT(DISTINCT channelId) FROM chat_messages")
