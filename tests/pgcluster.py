@@ -12,8 +12,13 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-#: Where Debian's postgresql package puts the server's programs (``.ci/system-packages``).
-BINARIES = Path("/usr/lib/postgresql/15/bin")
+#: Where Debian's postgresql package puts the server's programs (``.ci/system-packages``): the
+#: newest major version installed (15 on Debian 12).
+BINARIES = max(
+    Path("/usr/lib/postgresql").glob("*/bin"),
+    key=lambda found: int(found.parent.name) if found.parent.name.isdigit() else 0,
+    default=Path("/usr/lib/postgresql/15/bin"),
+)
 #: The role the tests connect as (trusted: the server listens on loopback only).
 ROLE = "explorer"
 
@@ -21,7 +26,7 @@ ROLE = "explorer"
 def missing() -> str | None:
     """Why a cluster cannot start here, or None."""
     if not (BINARIES / "initdb").exists():
-        return f"PostgreSQL 15's server is not installed ({BINARIES}): bash .ci/system-packages"
+        return f"PostgreSQL's server is not installed ({BINARIES}): bash .ci/system-packages"
     if os.geteuid() == 0 and not _has_user("postgres"):
         return "the server refuses to run as root, and there is no postgres user to run it as"
     try:
