@@ -2,7 +2,7 @@
 
 httpx's own transport (httpcore, h11 in pure Python, anyio) spends about 2.8 ms of CPU on a
 126 KB listing page where the standard library's ``http.client`` spends 0.5; through this one a
-ranking's 50 cold pages cost 37-49 ms of CPU against 131-140 (``python -m benchmarks
+ranking's 50 cold pages cost 37-49 ms of CPU against 130-159 (``python -m benchmarks
 rest_client``, the latest round, the shared machine; ``docs/performance.md``). So this
 :class:`httpx.AsyncBaseTransport` (httpx's documented seam for transports) answers GETs without
 a body itself: asyncio connections kept open per origin, the request head written in one piece,
