@@ -51,12 +51,11 @@ def add(
     """Store a confetti of ``channel_id`` by ``creator_id`` with the settings ``values`` (the
     caller's checked column names); its id."""
     with db.transaction() as tx:
-        confetti_id = tx.execute(
+        confetti_id: int = tx.scalar(
             f"INSERT INTO confetti (channelId, creatorId, {', '.join(values)}, createdAt, "
-            f"updatedAt) VALUES (?, ?, {', '.join('?' * len(values))}, ?, ?)",
+            f"updatedAt) VALUES (?, ?, {', '.join('?' * len(values))}, ?, ?) RETURNING id",
             (channel_id, creator_id, *values.values(), now, now),
-        ).lastrowid
-    assert confetti_id is not None
+        )
     return confetti_id
 
 

@@ -2,7 +2,8 @@
 with the indexes and triggers of users and channels set aside, then sampled statistics.
 
 The rows come from ``world.py`` (a pure function of the seed); this module only writes them,
-with one ``executemany`` per chunk and table (no Python per row).
+with one bulk load per chunk and table (:meth:`~explorer.emulator.db.engine.Store.load`: an
+``executemany`` on SQLite, no Python per row; ``COPY`` on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -38,15 +39,13 @@ def fill(
     a file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
     :class:`~explorer.emulator.db.engine.LaterIndexes`.
     """
-    users = _insert_sql("users", *layouts[0])
-    rows = _insert_sql("channels", *layouts[1])
     with store.filling() as conn:
         store.insert_many("types", types)
-        later = LATER_INDEXES if store.path != ":memory:" else ()
+        later = LATER_INDEXES if store.defers_indexes else ()
         with store.set_aside(("users", "channels"), later):
             for user_rows, channel_rows in chunks:
-                conn.executemany(users, user_rows)
-                conn.executemany(rows, channel_rows)
+                store.load("users", *layouts[0], user_rows)
+                store.load("channels", *layouts[1], channel_rows)
             conn.executemany(
                 "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", accounts
             )
@@ -60,22 +59,4 @@ def fill(
 def analyze(store: Store) -> None:
     """Gather the planner's statistics from a sample of each index: exact enough for the
     planner, quick at any size."""
-    store.conn.execute("PRAGMA analysis_limit = 1000")
-    store.conn.execute("ANALYZE")
-
-
-def _insert_sql(table: str, columns: tuple[str, ...], same: dict[str, Any]) -> str:
-    """An INSERT binding ``columns``, with the values in ``same`` written in as literals."""
-    literals = {name: _literal(value) for name, value in same.items()}
-    names = [*columns, *literals]
-    values = ["?"] * len(columns) + list(literals.values())
-    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})"
-
-
-def _literal(value: Any) -> str:
-    """``value`` (None, an int or a str) as an SQL literal."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, int):
-        return str(value)
-    return "'" + str(value).replace("'", "''") + "'"
+    store.analyze()

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.wire.records import USER
 
@@ -60,7 +58,7 @@ def username(db: Store, user_id: int) -> str | None:
 
 def by_name(db: Store, name: str) -> tuple[int, str] | None:
     """``(id, username)`` of the user called ``name`` (any case), or None."""
-    found = db.one("SELECT id, username FROM users WHERE username = ? COLLATE NOCASE", (name,))
+    found = db.one("SELECT id, username FROM users WHERE lower(username) = lower(?)", (name,))
     return None if found is None else (found[0], found[1])
 
 
@@ -83,13 +81,13 @@ USER_COLUMNS = ", ".join(f"u.{name}" for name in FIELDS)
 
 #: SQL condition on users ``u``: the account is not suspended (an account is suspended with
 #: its channel, see ``resources/channel_suspension.py``).
-UNSUSPENDED = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended)"
+UNSUSPENDED = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended != 0)"
 
 
 def listed(staff: bool) -> str:
     """The SQL condition on users ``u`` every listing of users applies: suspended accounts
     are shown to ``staff`` only."""
-    return "1" if staff else UNSUSPENDED
+    return "1 = 1" if staff else UNSUSPENDED
 
 
 def is_listed(db: Store, user_id: int, listed: str) -> bool:
@@ -122,7 +120,7 @@ def sign_in(db: Store, username: str) -> tuple[int, str | None, int | None] | No
     found = db.one(
         "SELECT u.id, u.password_hash, c.suspended FROM users u "
         "LEFT JOIN channels c ON c.userId = u.id "
-        "WHERE u.username = ? COLLATE NOCASE AND u.deletedAt IS NULL",
+        "WHERE lower(u.username) = lower(?) AND u.deletedAt IS NULL",
         (username,),
     )
     return None if found is None else (found[0], found[1], found[2])
@@ -130,17 +128,17 @@ def sign_in(db: Store, username: str) -> tuple[int, str | None, int | None] | No
 
 def taken(tx: Transaction, username: str) -> bool:
     """Whether an account is named ``username`` (any case)."""
-    return tx.one("SELECT 1 FROM users WHERE username = ? COLLATE NOCASE", (username,)) is not None
+    found = tx.one("SELECT 1 FROM users WHERE lower(username) = lower(?)", (username,))
+    return found is not None
 
 
 def add(tx: Transaction, username: str, email: str, password_hash: str, code: str, now: str) -> int:
     """Add an unverified account awaiting confirmation ``code``; its id."""
-    user_id = tx.execute(
+    user_id: int = tx.scalar(
         "INSERT INTO users (username, email, password_hash, verified, confirm_code, "
-        "createdAt, updatedAt) VALUES (?, ?, ?, 0, ?, ?, ?)",
+        "createdAt, updatedAt) VALUES (?, ?, ?, 0, ?, ?, ?) RETURNING id",
         (username, email, password_hash, code, now, now),
-    ).lastrowid
-    assert user_id is not None
+    )
     return user_id
 
 
@@ -167,8 +165,8 @@ def verify(db: Store, user_id: int, now: str) -> None:
 #: A name prefix as a range of the name index (the ``LIKE`` alone read every user: issue 36),
 #: then the match itself (``%`` and ``_`` literal).
 _PREFIXED = (
-    "u.username COLLATE NOCASE >= ? AND u.username COLLATE NOCASE < ? "
-    "AND u.username LIKE ? ESCAPE '\\' AND u.deletedAt IS NULL"
+    "lower(u.username) >= lower(?) AND lower(u.username) < lower(?) "
+    "AND lower(u.username) LIKE lower(?) ESCAPE '\\' AND u.deletedAt IS NULL"
 )
 
 
@@ -192,7 +190,7 @@ def named_like(
     matching = _prefixed(prefix)
     rows = db.all(
         f"SELECT {USER_COLUMNS} FROM users u WHERE {match} "
-        "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
+        "ORDER BY lower(u.username), u.id LIMIT ? OFFSET ?",
         (*matching, limit, offset),
     )
     total: int = db.scalar(f"SELECT COUNT(*) FROM users u WHERE {match}", matching)
@@ -254,9 +252,11 @@ def exists(db: Store, user_id: int) -> bool:
 
 def usernames(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str]]:
     """``(id, username)`` of each of ``user_ids`` that exists, in no order."""
+    if not user_ids:
+        return []
     return db.all(
-        "SELECT id, username FROM users WHERE id IN (SELECT value FROM json_each(?))",
-        (orjson.dumps(list(user_ids)).decode(),),
+        f"SELECT id, username FROM users WHERE id IN ({', '.join('?' * len(user_ids))})",
+        user_ids,
     )
 
 
@@ -266,7 +266,7 @@ def user_id(db: Store, ref: int | str) -> int | None:
     if isinstance(ref, int):
         row = db.one("SELECT id FROM users WHERE id = ?", (ref,))
     else:
-        row = db.one("SELECT id FROM users WHERE username = ? COLLATE NOCASE", (ref,))
+        row = db.one("SELECT id FROM users WHERE lower(username) = lower(?)", (ref,))
     return None if row is None else int(row[0])
 
 
