@@ -209,6 +209,10 @@ class Rows(Protocol):
         """The remaining rows."""
         ...
 
+    def fetchmany(self, size: int, /) -> list[Any]:
+        """The next ``size`` rows at most (none: no rows left)."""
+        ...
+
     def __iter__(self) -> Iterator[Any]:
         """The remaining rows, one at a time."""
         ...
@@ -251,6 +255,25 @@ class Reads:
         """The first column of the first row of ``sql``, or None."""
         row = self.one(sql, params)
         return None if row is None else row[0]
+
+    def chunks(
+        self, sql: str, params: Sequence[Any] = (), size: int = 65_536
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of ``sql``, ``size`` at a time (a large read need not hold every row as a
+        tuple at once)."""
+        rows = self._conn.execute(sql, params)
+        while chunk := rows.fetchmany(size):
+            yield chunk
+
+
+class Reader(Reads):
+    """Reads of one state of the database (one read transaction), handed out by
+    :meth:`Store.reader`; valid only inside its block."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
 
 
 class Transaction(Reads):
@@ -366,6 +389,28 @@ class Store(Reads):
             raise
         self._depth = 0
         self._end(commit=True)
+
+    @contextmanager
+    def reader(self) -> Iterator[Reader]:
+        """Reads of one state of the database, for a long read in a thread of its own while
+        the loop goes on serving: on a file, a connection of its own, opened here (so in the
+        calling thread, which alone may use it) and closed after; on PostgreSQL, a pooled
+        connection. In memory the store's own connection (its one database), so only from
+        the store's thread; a transaction open on it is joined."""
+        private = self.path == ":memory:"
+        conn = self.conn if private else connect(self.path)
+        began = not conn.in_transaction
+        try:
+            if began:
+                conn.execute("BEGIN")
+            try:
+                yield Reader(conn)
+            finally:
+                if began:
+                    conn.execute("COMMIT")
+        finally:
+            if not private:
+                conn.close()
 
     def _begin(self) -> Transaction:
         """Open the outermost transaction; the one every nested block joins."""

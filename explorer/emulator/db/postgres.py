@@ -29,6 +29,7 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ from explorer.emulator.db.engine import (
     LATER_INDEXES,
     SCHEMA,
     IndexBuild,
+    Reader,
     Rows,
     Schema,
     Store,
@@ -198,6 +200,10 @@ class _Fetched:
         """The remaining rows."""
         return list(self._rows)
 
+    def fetchmany(self, size: int, /) -> list[Any]:
+        """The next ``size`` rows at most."""
+        return list(islice(self._rows, size))
+
     def __iter__(self) -> Iterator[Any]:
         """The remaining rows, one at a time."""
         return self._rows
@@ -285,6 +291,18 @@ class PostgresStore(Store):
     def close(self) -> None:
         """Close the pool and its connections (idempotent)."""
         self._pool.close()
+
+    @contextmanager
+    def reader(self) -> Iterator[Reader]:
+        """Reads of one state of the database on a pooled connection of their own (a
+        read-only ``REPEATABLE READ`` transaction), for a thread of its own: the pool is
+        thread-safe."""
+        with self._pool.connection() as conn:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield Reader(_Session(conn))
+            finally:
+                conn.execute("COMMIT")
 
     def _begin(self) -> Transaction:
         """Take a pooled connection, begin, and wait for the write lock."""
