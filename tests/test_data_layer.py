@@ -17,12 +17,6 @@ SQL = re.compile(
     r"CREATE\s+(UNIQUE\s+)?(TABLE|INDEX|TRIGGER|VIEW)\b|DROP\s+(TABLE|INDEX|TRIGGER)\b|"
     r"PRAGMA\s|ANALYZE\b|BEGIN\s+IMMEDIATE\b)"
 )
-#: Platform modules whose SQL has not moved into the data layer yet: the list only shrinks.
-NOT_YET_MOVED = frozenset(
-    {
-        "listing.py",
-    }
-)
 
 
 #: SQLite-only constructs a repository statement must not use, so that one text serves SQLite
@@ -139,24 +133,13 @@ def _drivers(tree: ast.Module) -> set[str]:
 def test_no_platform_module_outside_the_data_layer_imports_a_driver() -> None:
     """Only the data layer imports sqlite3 or psycopg."""
     importing = {name for name, tree in _modules().items() if _drivers(tree)}
-    assert importing <= NOT_YET_MOVED, sorted(importing - NOT_YET_MOVED)
+    assert not importing, sorted(importing)
 
 
 def test_no_platform_module_outside_the_data_layer_holds_sql() -> None:
-    """A SQL statement in a handler or simulator module fails (unless not moved yet)."""
+    """A SQL statement in a handler or simulator module fails."""
     holding = {name for name, tree in _modules().items() if _holds_sql(tree)}
-    assert holding <= NOT_YET_MOVED, sorted(holding - NOT_YET_MOVED)
-
-
-def test_the_modules_not_moved_yet_still_hold_sql() -> None:
-    """A module whose SQL has moved leaves the list of those not moved yet."""
-    modules = _modules()
-    moved = {
-        name
-        for name in NOT_YET_MOVED
-        if name not in modules or not (_holds_sql(modules[name]) or _drivers(modules[name]))
-    }
-    assert not moved, sorted(moved)
+    assert not holding, sorted(holding)
 
 
 def test_the_pattern_finds_sql_and_not_prose() -> None:

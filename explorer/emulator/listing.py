@@ -26,7 +26,6 @@ wait for it, every other one is served meanwhile.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -36,23 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from explorer.emulator.db.channels import JOINED, WITH_OWNER
-from explorer.emulator.db.engine import Store, connect
+from explorer.emulator.db import channel_pages
+from explorer.emulator.db.channel_pages import INDEXED as _INDEXED
+from explorer.emulator.db.engine import Reads, Store
 from explorer.wire.query import Condition, ListQuery, QueryError
 from explorer.wire.records import CHANNEL
 
-_SQL_OPS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-_SCOPE_COLUMNS = {
-    "names": ("c.token",),
-    "titles": ("c.name",),
-    "types": ("t.name",),
-    "all": ("c.token", "c.name", "t.name"),
-}
-#: How a search tests a column for its pattern (``""``: any channel column).
-_LIKE = {
-    "": "LIKE ? ESCAPE '\\'",
-    "t.name": "c.typeId IN (SELECT id FROM types WHERE name LIKE ? ESCAPE '\\')",
-}
 #: Fields never NULL, so a key made of them can be sought past.
 _SEEKABLE = frozenset(f.name for f in CHANNEL if not f.nullable)
 #: Rows a page may be read past (from a cursor or an end) before another way is cheaper.
@@ -86,8 +74,6 @@ RANKED_ROWS = 24_000_000
 MARK_EVERY = 32
 #: Spans a ranking remembers (by conditions) before it forgets them all.
 SPANS = 4096
-#: Fields whose ranges SQLite counts from a ranking index (``db/engine.py``), not the table.
-_INDEXED = frozenset({"viewersTotal", "viewersCurrent", "numFollowers"})
 #: Every field a listing filters by: a range of one is counted (and paged) from its ranking,
 #: which holds the channels with a value (a comparison never matches NULL).
 _COUNTABLE = frozenset(f.name for f in CHANNEL if f.filter)
@@ -96,15 +82,6 @@ _NULLLESS = frozenset(f.name for f in CHANNEL if not f.nullable)
 #: Fields whose ranking keys are their values; a ranking of any other field keeps the rank of
 #: each row's value among the field's distinct values, and bisects by looking values up.
 _NUMERIC = frozenset(f.name for f in CHANNEL if f.kind in ("int", "bool"))
-
-
-def _condition_sql(cond: Condition, args: list[Any]) -> str:
-    column = f"c.{cond.field}"
-    if cond.op == "in":
-        args.extend(cond.value)
-        return f"{column} IN ({', '.join('?' * len(cond.value))})"
-    args.append(int(cond.value) if isinstance(cond.value, bool) else cond.value)
-    return f"{column} {_SQL_OPS[cond.op]} ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +123,6 @@ def contains_pattern(q: str) -> str:
 
 def listing_of(query: ListQuery) -> Listing:
     """The listing ``query`` pages through."""
-    args: list[Any] = []
     order = [(o.field, o.descending) for o in query.order]
     fields = {c.field for c in query.where}
     # The ranking indexes lead with ``suspended``, and the sampled statistics take
@@ -154,17 +130,9 @@ def listing_of(query: ListQuery) -> Listing:
     # an indexed field SQLite would walk one of them and fetch every listed row by id, ten
     # times slower than reading the table in order, which ``+`` makes it do. A search tests
     # every row: read in table order too.
-    indexed = not query.q and (fields | {name for name, _ in order[:1]}) & _INDEXED
-    clauses = ["c.suspended = 0" if indexed else "+c.suspended = 0"]
-    clauses += [_condition_sql(c, args) for c in query.where]
-    if query.q:
-        # The type names matched once, not joined per channel (issue 36: cost per request).
-        pattern = contains_pattern(query.q)
-        columns = _SCOPE_COLUMNS[query.scope]
-        clauses.append(
-            "(" + " OR ".join(_LIKE.get(col, f"{col} {_LIKE['']}") for col in columns) + ")"
-        )
-        args.extend([pattern] * len(columns))
+    indexed = not query.q and bool((fields | {name for name, _ in order[:1]}) & _INDEXED)
+    pattern = contains_pattern(query.q) if query.q else None
+    where, args = channel_pages.where(query.where, pattern, query.scope, indexed)
     if not any(name == "id" for name, _ in order):
         order.append(("id", False))
     ranged = (
@@ -174,7 +142,7 @@ def listing_of(query: ListQuery) -> Listing:
         and all(c.op in _RANGE_OPS for c in query.where)
     )
     span = (fields.pop(), query.where) if ranged else None
-    return Listing("channels c", " AND ".join(clauses), tuple(args), tuple(order), span)
+    return Listing(channel_pages.LISTED, where, args, tuple(order), span)
 
 
 #: Comparisons a range count answers by bisection.
@@ -294,42 +262,31 @@ class Ranking:
 _CHUNK = 65_536
 
 
-def read_rankings(conn: sqlite3.Connection, names: Sequence[str]) -> tuple[int, list[Ranking]]:
-    """The catalog version and the :class:`Ranking` of each field of ``names`` at it, read in
-    one transaction by one scan of the table in its order (by descending id, no sort), then
-    sorted by value here, stably: numbers by numpy, text by Python's sort and then ranked
-    (SQLite's own sort of a million rows took several times as long, and a scan per field
-    most of a ranking's time). Numbers are kept as arrays chunk by chunk as they arrive."""
+def read_rankings(reader: Reads, names: Sequence[str]) -> tuple[int, list[Ranking]]:
+    """The catalog version and the :class:`Ranking` of each field of ``names`` at it, read on
+    ``reader`` (one state, :meth:`~explorer.emulator.db.engine.Store.reader`) by one scan of
+    the table in its order (by descending id, no sort), then sorted by value here, stably:
+    numbers by numpy, text by Python's sort and then ranked (SQLite's own sort of a million
+    rows took several times as long, and a scan per field most of a ranking's time). Numbers
+    are kept as arrays chunk by chunk as they arrive."""
     numbers: dict[str, list[np.ndarray[Any, Any]]] = {name: [] for name in names}
     texts: dict[str, list[Any]] = {name: [] for name in names if name not in _NUMERIC}
     found: dict[str, list[np.ndarray[Any, Any]]] = {name: [] for name in names}
-    began = not conn.in_transaction
-    if began:
-        conn.execute("BEGIN")
-    try:
-        version = int(
-            conn.execute("SELECT value FROM versions WHERE name = 'catalog'").fetchone()[0]
-        )
-        rows = conn.execute(
-            f"SELECT id, {', '.join(names)} FROM channels WHERE +suspended = 0 ORDER BY id DESC"
-        )
-        while chunk := rows.fetchmany(_CHUNK):
-            row_ids, *columns = zip(*chunk, strict=True)
-            ids = np.array(row_ids, dtype=np.int64)
-            for name, column in zip(names, columns, strict=True):
-                present: Any = slice(None)
-                kept: Sequence[Any] = column
-                if name not in _NULLLESS:
-                    present = np.array(column, dtype=object) != None  # noqa: E711
-                    kept = [value for value in column if value is not None]
-                found[name].append(ids[present])
-                if name in _NUMERIC:
-                    numbers[name].append(np.array(kept, dtype=np.int64))
-                else:
-                    texts[name] += kept
-    finally:
-        if began:
-            conn.execute("COMMIT")
+    version, chunks = channel_pages.scan_listed(reader, names, _CHUNK)
+    for chunk in chunks:
+        row_ids, *columns = zip(*chunk, strict=True)
+        ids = np.array(row_ids, dtype=np.int64)
+        for name, column in zip(names, columns, strict=True):
+            present: Any = slice(None)
+            kept: Sequence[Any] = column
+            if name not in _NULLLESS:
+                present = np.array(column, dtype=object) != None  # noqa: E711
+                kept = [value for value in column if value is not None]
+            found[name].append(ids[present])
+            if name in _NUMERIC:
+                numbers[name].append(np.array(kept, dtype=np.int64))
+            else:
+                texts[name] += kept
     rankings = []
     for name in names:
         marks = Texts.of([])
@@ -359,13 +316,10 @@ def _narrow(
     return values
 
 
-def _read_file(path: str, names: Sequence[str]) -> tuple[int, list[Ranking]]:
-    """:func:`read_rankings` on a connection of its own to the database file ``path``."""
-    conn = connect(path)
-    try:
-        return read_rankings(conn, names)
-    finally:
-        conn.close()
+def _read_apart(store: Store, names: Sequence[str]) -> tuple[int, list[Ranking]]:
+    """:func:`read_rankings` on a reader of its own of ``store`` (in the calling thread)."""
+    with store.reader() as reader:
+        return read_rankings(reader, names)
 
 
 def _ranked(listing: Listing) -> bool | None:
@@ -378,10 +332,6 @@ def _ranked(listing: Listing) -> bool | None:
     if name == listing.range[0] and (name == "id" or rest == (("id", False),)):
         return descending
     return None
-
-
-def _ordering(order: tuple[tuple[str, bool], ...], reverse: bool = False) -> str:
-    return ", ".join(f"c.{name} {'DESC' if desc != reverse else 'ASC'}" for name, desc in order)
 
 
 @dataclass(slots=True)
@@ -453,7 +403,8 @@ class Pager:
         if name is None:
             return
         if self.store.path == ":memory:":  # read at ``version``: nothing writes meanwhile
-            self._keep(version, read_rankings(self.store.conn, [name])[1])
+            with self.store.reader() as reader:
+                self._keep(version, read_rankings(reader, [name])[1])
             return
         task = self._reads.get(name)
         if task is None:
@@ -476,7 +427,7 @@ class Pager:
         if self._ranking(name, version) is not None:
             return None
         if self._largest[0] != version:
-            self._largest = version, int(self.store.scalar("SELECT MAX(id) FROM channels") or 0)
+            self._largest = version, channel_pages.largest_id(self.store)
         if self._largest[1] > self.scan_rows:
             return name
         if not counting:
@@ -491,7 +442,7 @@ class Pager:
             self._one_read = asyncio.Lock()
         try:
             async with self._one_read:
-                self._keep(*await asyncio.to_thread(_read_file, self.store.path, names))
+                self._keep(*await asyncio.to_thread(_read_apart, self.store, names))
         finally:
             for name in names:
                 self._reads.pop(name, None)
@@ -524,25 +475,18 @@ class Pager:
             self._rankings.move_to_end(name)
         return found
 
-    def _value_of(self, name: str) -> Callable[[int], Any]:
-        """The value of field ``name`` of a channel by id (a ranking's bisection of text)."""
-        conn, sql = self.store.conn, f"SELECT {name} FROM channels WHERE id = ?"
-        return lambda row_id: conn.execute(sql, (row_id,)).fetchone()[0]
-
     def total(self, listing: Listing, version: int) -> int:
         """How many channels the listing holds (counted once per catalog version)."""
         if listing.range is not None:
             ranking = self._ranking(listing.range[0], version)
             if ranking is not None:
-                lo, hi = ranking.span(listing.range[1], self._value_of(ranking.name))
+                lo, hi = ranking.span(
+                    listing.range[1], channel_pages.value_of(self.store, ranking.name)
+                )
                 return hi - lo
         cursors = self._cursors(listing, version)
         if cursors.total is None:
-            cursors.total = int(
-                self.store.scalar(
-                    f"SELECT COUNT(*) FROM {listing.source} WHERE {listing.where}", listing.args
-                )
-            )
+            cursors.total = channel_pages.count(self.store, listing.where, listing.args)
         return cursors.total
 
     def page(
@@ -558,7 +502,7 @@ class Pager:
         if descending is not None and listing.range is not None:
             ranking = self._ranking(listing.range[0], version)
             if ranking is not None:
-                value_of = self._value_of(ranking.name)
+                value_of = channel_pages.value_of(self.store, ranking.name)
                 return ranking.page(listing.range[1], offset, limit, descending, value_of)
         cursors = self._cursors(listing, version)
         start = cursors.before(offset) if listing.seekable else 0
@@ -586,44 +530,11 @@ class Pager:
         in the listing's order (or its reverse)."""
         if limit <= 0:
             return []
-        ordering = _ordering(listing.order, reverse)
-        keys = ", ".join(f"c.{name} AS k{i}" for i, (name, _) in enumerate(listing.order))
-        if key is None:
-            sql = (
-                f"SELECT c.id, {keys} FROM {listing.source} WHERE {listing.where} "
-                f"ORDER BY {ordering} LIMIT ? OFFSET ?"
-            )
-            return self.store.all(sql, [*listing.args, limit, skip])
-        # Past the key: one index range per leading prefix of equal fields, each at most
-        # skip + limit rows, merged in order (a row-value comparison cannot mix directions).
-        # The branches carry their sort keys, read from the index, so rows skipped are never
-        # looked up in the table.
-        merged = ", ".join(
-            f"k{i} {'DESC' if desc != reverse else 'ASC'}"
-            for i, (_, desc) in enumerate(listing.order)
+        return channel_pages.entries(
+            self.store, listing.where, listing.args, listing.order, key, skip, limit, reverse
         )
-        branches, args = [], []
-        for depth, (name, desc) in enumerate(listing.order):
-            equal = [f"c.{n} = ?" for n, _ in listing.order[:depth]]
-            past = f"c.{name} {'<' if desc != reverse else '>'} ?"
-            branches.append(
-                f"SELECT * FROM (SELECT c.id, {keys} FROM {listing.source} WHERE "
-                f"{listing.where} AND {' AND '.join([*equal, past])} "
-                f"ORDER BY {ordering} LIMIT ?)"
-            )
-            args += [*listing.args, *key[: depth + 1], skip + limit]
-        columns = ", ".join(f"k{i}" for i in range(len(listing.order)))
-        sql = (
-            f"SELECT id, {columns} FROM ({' UNION ALL '.join(branches)}) "
-            f"ORDER BY {merged} LIMIT ? OFFSET ?"
-        )
-        return self.store.all(sql, [*args, limit, skip])
 
     def _rows(self, listing: Listing, ids: list[int]) -> list[tuple[Any, ...]]:
         if not ids:
             return []
-        return self.store.all(
-            f"SELECT {WITH_OWNER} FROM {JOINED} "
-            f"WHERE c.id IN ({', '.join('?' * len(ids))}) ORDER BY {_ordering(listing.order)}",
-            ids,
-        )
+        return channel_pages.rows(self.store, ids, listing.order)
