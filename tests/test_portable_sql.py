@@ -20,6 +20,9 @@ from explorer.emulator.db import (
     users,
 )
 from explorer.emulator.db.engine import Store
+from explorer.emulator.listing import Pager, listing_of, read_rankings
+from explorer.emulator.shapes import CHANNEL_FILTERS
+from explorer.wire.query import parse_list_query
 
 NOW = "2024-01-01T00:00:00.000Z"
 
@@ -128,3 +131,18 @@ def test_rows_of_processes_gone_are_released_and_adopted(store: Store) -> None:
         (poll, channel, "{}", 100.0)
     ]
     assert users.usernames(store, []) == []
+
+
+def test_a_listing_seeks_past_a_key_and_reads_its_ranking_apart(store: Store) -> None:
+    """A page sought past the last key of the page before (a merge of named subqueries) and a
+    ranking read on a reader of its own list the same channels on both engines."""
+    first, second = _ids(store)
+    with store.transaction() as tx:
+        channels.update(tx, second, {"viewersTotal": 5}, NOW)
+    query = parse_list_query({"order": "viewersTotal:desc"}, CHANNEL_FILTERS, ())
+    listing, pager, version = listing_of(query), Pager(store), store.catalog_version()
+    pages = [pager.ids(listing, version, offset, 1) for offset in (0, 1, 2)]
+    assert pages == [[second], [first], []]
+    with store.reader() as reader:
+        _, (ranking,) = read_rankings(reader, ["viewersTotal"])
+    assert ranking.ids.tolist() == [first, second]
