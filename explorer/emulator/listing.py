@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 
 from explorer.emulator.db import channel_pages
-from explorer.emulator.db.channel_pages import INDEXED as _INDEXED
 from explorer.emulator.db.engine import Reads, Store
 from explorer.wire.query import Condition, ListQuery, QueryError
 from explorer.wire.records import CHANNEL
@@ -130,7 +129,8 @@ def listing_of(query: ListQuery) -> Listing:
     # an indexed field SQLite would walk one of them and fetch every listed row by id, ten
     # times slower than reading the table in order, which ``+`` makes it do. A search tests
     # every row: read in table order too.
-    indexed = not query.q and bool((fields | {name for name, _ in order[:1]}) & _INDEXED)
+    leading = fields | {name for name, _ in order[:1]}
+    indexed = not query.q and bool(leading & channel_pages.INDEXED)
     pattern = contains_pattern(query.q) if query.q else None
     where, args = channel_pages.where(query.where, pattern, query.scope, indexed)
     if not any(name == "id" for name, _ in order):
@@ -433,7 +433,8 @@ class Pager:
         if not counting:
             return None
         self._used[name] = self._used.get(name, 0) + 1
-        wait = self.sort_after if name in _INDEXED else min(self.sort_after, SORT_AFTER_SCAN)
+        indexed = name in channel_pages.INDEXED
+        wait = self.sort_after if indexed else min(self.sort_after, SORT_AFTER_SCAN)
         return name if self._used[name] > wait else None
 
     async def _read(self, names: list[str]) -> None:
