@@ -232,6 +232,18 @@ class _Session:
         return self._conn.execute(_rewrite(script, bound=False))
 
 
+class _Reading(_Session):
+    """A pooled connection in a read transaction (:meth:`PostgresStore.reader`): its rows are
+    made Python tuples as they are fetched, so a large scan read a chunk at a time
+    (``Reads.chunks``) never holds all of them at once."""
+
+    __slots__ = ()
+
+    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
+        """Run one statement; its cursor hands out the rows."""
+        return self._conn.execute(statement(sql), params)
+
+
 class _Pooled:
     """Statements outside a transaction: each on a pooled connection in autocommit."""
 
@@ -299,7 +311,7 @@ class PostgresStore(Store):
         with self._pool.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                yield Reader(_Session(conn))
+                yield Reader(_Reading(conn))
             finally:
                 conn.execute("COMMIT")
 
