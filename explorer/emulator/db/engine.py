@@ -168,11 +168,20 @@ CATALOG_TRIGGERS = "\n".join(
 class PerEngine:
     """A repository's schema with parts that have no form both engines accept: ``source``
     (SQLite's dialect, which the PostgreSQL engine translates), then ``sqlite`` on SQLite or
-    ``postgresql`` (PostgreSQL's own dialect, run as written) on PostgreSQL."""
+    ``postgresql`` (PostgreSQL's own dialect, run as written) on PostgreSQL. A fragment of a
+    statement with no common form is one too (``source`` empty), its engine's part picked by
+    :meth:`Reads.fragment`."""
 
     source: str
     sqlite: str = ""
     postgresql: str = ""
+
+
+#: The items of a JSON list (a text column, ``{}`` its name) as a table of one column,
+#: ``value``, for ``EXISTS (SELECT 1 FROM ... WHERE value = ?)``.
+JSON_ITEMS = PerEngine(
+    source="", sqlite="json_each({})", postgresql="jsonb_array_elements_text({}::jsonb)"
+)
 
 
 #: What a repository's ``SCHEMA`` is: one text for both engines, or parts per engine.
@@ -237,6 +246,8 @@ class Reads:
 
     __slots__ = ()
     _conn: Connection
+    #: The engine the statements run on (``"sqlite"``, ``"postgresql"``).
+    engine: str
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         """The first row of ``sql``, or None."""
@@ -252,15 +263,20 @@ class Reads:
         row = self.one(sql, params)
         return None if row is None else row[0]
 
+    def fragment(self, fragment: PerEngine) -> str:
+        """This engine's part of a statement ``fragment`` that has no common form."""
+        return fragment.postgresql if self.engine == "postgresql" else fragment.sqlite
+
 
 class Transaction(Reads):
     """One open transaction: every statement run through it commits with the others, or none
     does. Handed out by :meth:`Store.transaction`; valid only inside its block."""
 
-    __slots__ = ("_conn",)
+    __slots__ = ("_conn", "engine")
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, engine: str = "sqlite") -> None:
         self._conn = conn
+        self.engine = engine
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run one statement with ``params`` bound to its placeholders."""
@@ -308,6 +324,8 @@ class Store(Reads):
     This class is the SQLite engine; a URL opens the engine registered for its scheme in
     :data:`ENGINES` (a subclass doing each engine-specific method its way).
     """
+
+    engine = "sqlite"
 
     def __new__(cls, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> Store:
         if cls is Store:

@@ -254,6 +254,8 @@ class _Pooled:
 class PostgresStore(Store):
     """The platform's database on a PostgreSQL server (a ``postgresql://`` URL)."""
 
+    engine = "postgresql"
+
     def __init__(self, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> None:
         try:
             from psycopg_pool import ConnectionPool
@@ -276,7 +278,7 @@ class PostgresStore(Store):
         self._conn = self._pooled
         self._depth = 0
         self._held: psycopg.Connection[Any] | None = None
-        self._tx = Transaction(self._pooled)
+        self._tx = Transaction(self._pooled, self.engine)
         with self.transaction() as tx:
             tx.executescript(translate(SCHEMA) + "\n" + catalog_triggers())
             for ddl in extra_ddl:
@@ -297,7 +299,7 @@ class PostgresStore(Store):
             raise
         self._held = conn
         self._conn = session = _Session(conn)
-        self._tx = Transaction(session)
+        self._tx = Transaction(session, self.engine)
         return self._tx
 
     def _end(self, commit: bool) -> None:
