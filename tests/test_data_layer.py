@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cache
 from pathlib import Path
 
 import explorer.emulator
@@ -47,17 +46,6 @@ SQLITE_ONLY = {
 }
 #: The engines: where each database's own statements belong.
 ENGINES = frozenset({"engine.py", "postgres.py"})
-#: Repository statements still SQLite-only, by module and construct: the list only shrinks.
-#: ``rowid`` stands for an insertion order no column holds yet (an earning's id, followers
-#: and chat presence in the order they came). SQLite's part of a ``PerEngine`` (a schema's
-#: triggers and migrations, a statement's fragment) is SQLite's own and not looked at.
-STILL_SQLITE_ONLY = frozenset(
-    {
-        ("achievements.py", "rowid"),
-        ("follows.py", "rowid"),
-        ("chat_presence.py", "rowid"),
-    }
-)
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -133,7 +121,6 @@ def _names(tree: ast.Module, name: str) -> set[int]:
     return {id(node) for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == name}
 
 
-@cache
 def _sqlite_only() -> frozenset[tuple[str, str]]:
     """``(module, construct)`` of each SQLite-only construct a repository module uses: in its
     statements (but SQLite's part of a ``PerEngine``), or ``cursor.lastrowid`` (instead:
@@ -193,13 +180,7 @@ def test_the_pattern_finds_sql_and_not_prose() -> None:
 def test_repository_statements_use_no_sqlite_only_construct() -> None:
     """A repository statement with a SQLite-only construct (INSERT OR IGNORE, rowid, ...) fails."""
     found = _sqlite_only()
-    assert found <= STILL_SQLITE_ONLY, sorted(found - STILL_SQLITE_ONLY)
-
-
-def test_the_sqlite_only_places_left_still_are() -> None:
-    """A construct made portable leaves the list of those still SQLite-only."""
-    gone = STILL_SQLITE_ONLY - _sqlite_only()
-    assert not gone, sorted(gone)
+    assert not found, sorted(found)
 
 
 def test_the_sqlite_only_patterns_find_their_constructs() -> None:

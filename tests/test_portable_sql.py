@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from explorer.emulator.db import (
+    achievements,
     channel_roles,
     channels,
     chat_polls,
@@ -184,3 +185,47 @@ def test_a_notification_for_everyone_gets_a_new_uuid_each(store: Store) -> None:
         assert re.fullmatch(
             r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", uuid
         )
+
+
+def _third(store: Store) -> tuple[int, int, int]:
+    """The user ids of ``Streamer_1`` and ``viewer``, and of a third account added now."""
+    with store.transaction() as tx:
+        third = users.add(tx, "third", "third@example.com", "hash", "code", NOW)
+    owner, viewer = (users.id_named(store, name) for name in ("Streamer_1", "viewer"))
+    assert owner is not None and viewer is not None
+    return owner, viewer, third
+
+
+def test_followers_at_the_same_time_come_newest_follow_first(store: Store) -> None:
+    """Followers are listed most recent first, and those who followed at the same time in
+    the reverse of the order their follows were stored."""
+    channel, _ = _ids(store)
+    owner, viewer, third = _third(store)
+    with store.transaction() as tx:
+        for user in (viewer, third, owner):
+            follows.follow(tx, channel, user, NOW)
+    rows, total = follows.followers(store, channel, users.listed(True), 10, 0)
+    assert total == 3 and [row[0] for row in rows] == [owner, third, viewer]
+
+
+def test_earnings_are_numbered_in_the_order_they_came(store: Store) -> None:
+    """Each earning of an achievement has an id of its own, increasing in the order earned."""
+    owner, viewer, third = _third(store)
+    with store.transaction() as tx:
+        achievements.set_catalogue(tx, [("first", "First", "The first", 10, 1)])
+        for user in (viewer, third, owner):
+            assert achievements.earn(tx, user, "first", NOW)
+        assert not achievements.earn(tx, viewer, "first", NOW)
+        earned = [achievements.earning_id(tx, user, "first") for user in (viewer, third, owner)]
+    assert earned == sorted(earned) and len(set(earned)) == 3
+
+
+def test_present_users_come_in_the_order_they_joined(store: Store) -> None:
+    """The users present in a chat are listed in the order they first joined, on any process."""
+    channel, _ = _ids(store)
+    owner, viewer, third = _third(store)
+    chat_presence.join(store, channel, third, "a", 10.0)
+    chat_presence.join(store, channel, owner, "a", 10.0)
+    chat_presence.join(store, channel, viewer, "b", 10.0)
+    chat_presence.join(store, channel, third, "b", 10.0)
+    assert chat_presence.present(store, channel) == [third, owner, viewer]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from explorer.emulator.categories import opening
+from explorer.emulator.db import channels, chat_presence, ddl, follows, users
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.db.postgres import PostgresStore
 from explorer.emulator.world import seed_store
@@ -159,3 +160,41 @@ def test_filling_rolls_back_a_broken_foreign_key(tmp_path: Path) -> None:
     assert store.scalar("SELECT COUNT(*) FROM channels") == 0
     assert store.scalar("PRAGMA foreign_keys") == 1
     assert store.scalar("PRAGMA journal_mode") == "wal"
+
+
+def test_a_file_made_before_a_table_s_key_gets_it_in_the_rowid_s_order(tmp_path: Path) -> None:
+    """Opening a SQLite file whose follows and chat presence predate their ``id`` keys gives
+    each row its rowid as key, so insertion order (followers at one time, presence) is kept,
+    and the tables' indexes are built again."""
+    path = tmp_path / "old.db"
+    store = Store(path, ddl())
+    with store.transaction() as tx:
+        ids = [users.add(tx, f"u{n}", f"u{n}@example.com", "h", "c", "t") for n in range(3)]
+        channel = channels.add_for(tx, ids[0], "u0", "u0's channel", "t", "key")
+    store.close()
+    old = sqlite3.connect(path)
+    old.executescript(
+        "DROP TABLE channel_follows; DROP TABLE chat_presence;"
+        "CREATE TABLE channel_follows (channelId INTEGER NOT NULL, userId INTEGER NOT NULL, "
+        "createdAt TEXT NOT NULL, PRIMARY KEY (channelId, userId));"
+        "CREATE TABLE chat_presence (channelId INTEGER NOT NULL, userId INTEGER NOT NULL, "
+        "origin TEXT NOT NULL, connections INTEGER NOT NULL, joinedAt REAL NOT NULL, "
+        "PRIMARY KEY (channelId, userId, origin));"
+    )
+    order = [ids[1], ids[2], ids[0]]
+    old.executemany(
+        "INSERT INTO channel_follows VALUES (?, ?, 't')", [(channel, user) for user in order]
+    )
+    old.executemany(
+        "INSERT INTO chat_presence VALUES (?, ?, 'a', 1, 1.0)", [(channel, u) for u in order]
+    )
+    old.commit()
+    old.close()
+    store = Store(path, ddl())
+    assert store.columns("channel_follows")[0] == "id"
+    rows, _ = follows.followers(store, channel, users.listed(True), 10, 0)
+    assert [row[0] for row in rows] == order[::-1]
+    assert chat_presence.present(store, channel) == order
+    indexes = store.all("SELECT name FROM sqlite_master WHERE tbl_name = 'channel_follows'")
+    assert {"channel_follows_recent", "channel_follows_user"} <= {row[0] for row in indexes}
+    store.close()

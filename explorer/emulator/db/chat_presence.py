@@ -13,9 +13,9 @@ from explorer.emulator.db.engine import JSON_ITEMS, Store, Transaction
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_presence (
-    channelId INTEGER NOT NULL, userId INTEGER NOT NULL, origin TEXT NOT NULL,
-    connections INTEGER NOT NULL, joinedAt REAL NOT NULL,
-    PRIMARY KEY (channelId, userId, origin)
+    id INTEGER PRIMARY KEY, channelId INTEGER NOT NULL, userId INTEGER NOT NULL,
+    origin TEXT NOT NULL, connections INTEGER NOT NULL, joinedAt REAL NOT NULL,
+    UNIQUE (channelId, userId, origin)
 );
 CREATE INDEX IF NOT EXISTS chat_presence_origin ON chat_presence (origin);
 CREATE INDEX IF NOT EXISTS chat_presence_user ON chat_presence (userId);
@@ -87,8 +87,7 @@ def present(db: Store, channel_id: int) -> list[int]:
     return [
         row[0]
         for row in db.all(
-            "SELECT userId FROM chat_presence WHERE channelId = ? GROUP BY userId "
-            "ORDER BY MIN(rowid)",
+            "SELECT userId FROM chat_presence WHERE channelId = ? GROUP BY userId ORDER BY MIN(id)",
             (channel_id,),
         )
     ]

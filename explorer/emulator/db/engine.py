@@ -344,10 +344,13 @@ class Store(Reads):
         self.conn = self._conn = connect(target)
         self.conn.executescript(SCHEMA)
         self.conn.executescript(CATALOG_TRIGGERS)
-        for ddl in extra_ddl:
-            self.conn.executescript(ddl if isinstance(ddl, str) else ddl.source + ddl.sqlite)
+        scripts = [ddl if isinstance(ddl, str) else ddl.source + ddl.sqlite for ddl in extra_ddl]
+        for script in scripts:
+            self.conn.executescript(script)
         self._depth = 0
         self._tx = Transaction(self.conn)
+        for script in scripts:
+            self._add_keys(script)
         #: The catalog version last read outside a transaction, and this connection's change
         #: count then. Only an in-memory database is this connection's alone; a file may
         #: have other writers, whose changes only a query sees.
@@ -512,6 +515,32 @@ class Store(Reads):
         """Column names of ``table`` in declaration order."""
         return [row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")]
 
+    def _add_keys(self, script: str) -> None:
+        """Give each table of ``script`` that a file made before its key (an ``INTEGER PRIMARY
+        KEY``, the rowid's alias: an insertion order made explicit) holds without it that key:
+        the table is made again as ``script`` declares it, each row keeping its rowid as its
+        key, then ``script`` builds its indexes again."""
+        rebuilt = False
+        for name, body in TABLE.findall(script):
+            key = ROWID.search(body)
+            if key is None or key.group(1) in self.columns(name):
+                continue
+            with self.transaction() as tx:
+                old = self.columns(name)
+                if key.group(1) in old:  # another process opening the file did it first
+                    continue
+                kept = ", ".join(old)
+                tx.execute(f"CREATE TABLE {name}_keyed ({body})")
+                tx.execute(
+                    f"INSERT INTO {name}_keyed ({key.group(1)}, {kept}) "
+                    f"SELECT rowid, {kept} FROM {name}"
+                )
+                tx.execute(f"DROP TABLE {name}")
+                tx.execute(f"ALTER TABLE {name}_keyed RENAME TO {name}")
+            rebuilt = True
+        if rebuilt:
+            self.conn.executescript(script)
+
     def load(
         self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
     ) -> None:
@@ -535,6 +564,14 @@ class Store(Reads):
         sql = f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})"
         with self.transaction() as conn:
             conn.executemany(sql, [tuple(r[k] for k in keys) for r in rows])
+
+
+#: A table a schema creates (its name and body), and the column in a body that aliases the
+#: rowid (a key SQLite fills with the largest plus one).
+TABLE = re.compile(
+    r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\)\s*(?:WITHOUT ROWID)?\s*;", re.DOTALL
+)
+ROWID = re.compile(r"(\w+) INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)")
 
 
 def _literal(value: Any) -> str:

@@ -36,7 +36,9 @@ from explorer.emulator.db.engine import (
     CATALOG_TABLES,
     GROUPING_COLUMNS,
     LATER_INDEXES,
+    ROWID,
     SCHEMA,
+    TABLE,
     IndexBuild,
     Rows,
     Schema,
@@ -58,10 +60,6 @@ POOL_SIZE = 4
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|\?|%|[A-Za-z_][A-Za-z0-9_]*")
 #: SQLite column types and their PostgreSQL equivalents (SQLite's integers are 64-bit).
 _TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA"}
-_TABLE = re.compile(
-    r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\)\s*(?:WITHOUT ROWID)?\s*;", re.DOTALL
-)
-_ROWID = re.compile(r"(\w+) INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)")
 _NOT_PORTABLE = re.compile(r"\bCREATE TRIGGER\b|\bINSERT OR\b|\bPRAGMA\b|\bjson_each\b")
 
 
@@ -113,11 +111,11 @@ def translate(ddl: str) -> str:
 
     def table(found: re.Match[str]) -> str:
         name, body = found.group(1), found.group(2)
-        rowid = _ROWID.search(body)
+        rowid = ROWID.search(body)
         created = f"CREATE TABLE IF NOT EXISTS {name} ({body});"
         return created if rowid is None else created + _rowid_trigger(name, rowid.group(1))
 
-    return _rewrite(_TABLE.sub(table, ddl), bound=False, types=True)
+    return _rewrite(TABLE.sub(table, ddl), bound=False, types=True)
 
 
 def _rowid_trigger(table: str, column: str) -> str:
