@@ -30,6 +30,7 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -349,8 +350,7 @@ class Store(Reads):
             self.conn.executescript(script)
         self._depth = 0
         self._tx = Transaction(self.conn)
-        for script in scripts:
-            self._add_keys(script)
+        self._add_keys(scripts)
         #: The catalog version last read outside a transaction, and this connection's change
         #: count then. Only an in-memory database is this connection's alone; a file may
         #: have other writers, whose changes only a query sees.
@@ -515,31 +515,32 @@ class Store(Reads):
         """Column names of ``table`` in declaration order."""
         return [row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")]
 
-    def _add_keys(self, script: str) -> None:
-        """Give each table of ``script`` that a file made before its key (an ``INTEGER PRIMARY
+    def _add_keys(self, scripts: Sequence[str]) -> None:
+        """Give each table of ``scripts`` that a file made before its key (an ``INTEGER PRIMARY
         KEY``, the rowid's alias: an insertion order made explicit) holds without it that key:
-        the table is made again as ``script`` declares it, each row keeping its rowid as its
-        key, then ``script`` builds its indexes again."""
-        rebuilt = False
-        for name, body in TABLE.findall(script):
-            key = ROWID.search(body)
-            if key is None or key.group(1) in self.columns(name):
-                continue
-            with self.transaction() as tx:
-                old = self.columns(name)
-                if key.group(1) in old:  # another process opening the file did it first
-                    continue
-                kept = ", ".join(old)
-                tx.execute(f"CREATE TABLE {name}_keyed ({body})")
-                tx.execute(
-                    f"INSERT INTO {name}_keyed ({key.group(1)}, {kept}) "
-                    f"SELECT rowid, {kept} FROM {name}"
-                )
-                tx.execute(f"DROP TABLE {name}")
-                tx.execute(f"ALTER TABLE {name}_keyed RENAME TO {name}")
-            rebuilt = True
-        if rebuilt:
-            self.conn.executescript(script)
+        the table is made again as its script declares it, each row keeping its rowid as its
+        key, then the script builds the table's indexes again."""
+        made = dict(self.conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
+        for script in scripts:
+            missing = [
+                (name, body, key)
+                for name, body, key in _keyed(script)
+                if f"{key} INTEGER PRIMARY KEY" not in made[name]
+            ]
+            for name, body, key in missing:
+                with self.transaction() as tx:
+                    old = self.columns(name)
+                    if key in old:  # another process opening the file did it first
+                        continue
+                    kept = ", ".join(old)
+                    tx.execute(f"CREATE TABLE {name}_keyed ({body})")
+                    tx.execute(
+                        f"INSERT INTO {name}_keyed ({key}, {kept}) SELECT rowid, {kept} FROM {name}"
+                    )
+                    tx.execute(f"DROP TABLE {name}")
+                    tx.execute(f"ALTER TABLE {name}_keyed RENAME TO {name}")
+            if missing:
+                self.conn.executescript(script)
 
     def load(
         self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
@@ -572,6 +573,16 @@ TABLE = re.compile(
     r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\)\s*(?:WITHOUT ROWID)?\s*;", re.DOTALL
 )
 ROWID = re.compile(r"(\w+) INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)")
+
+
+@cache
+def _keyed(script: str) -> tuple[tuple[str, str, str], ...]:
+    """``(name, body, key column)`` of each table of ``script`` keyed by the rowid's alias."""
+    return tuple(
+        (name, body, key.group(1))
+        for name, body in TABLE.findall(script)
+        if (key := ROWID.search(body)) is not None
+    )
 
 
 def _literal(value: Any) -> str:
