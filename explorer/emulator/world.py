@@ -8,6 +8,7 @@ a real platform: a handful of channels hold most viewers, most channels have alm
 from __future__ import annotations
 
 import gc
+import operator
 import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -227,22 +228,34 @@ CHANNEL_SAME: dict[str, Any] = {
         ("coverId", "thumbnailId", "badgeId", "hosteeId", "bannerUrl", "costreamId", "deletedAt")
     ),
 }
-#: Column order of the rows :func:`generate` yields: the rest.
+#: Column order of the rows :func:`generate` yields: the rest, but for those written as SQL
+#: expressions of them (:data:`USER_DERIVED`); ``social`` carries 1 for a linked account.
 USER_COLUMNS = (
     "id",
     "username",
-    "email",
     "level",
     "experience",
     "sparks",
-    "avatarUrl",
     "bio",
     "social",
     "createdAt",
     "updatedAt",
 )
-#: The channel columns: the declared fields (``shapes.py``), then the owner's stream key.
+#: Columns the INSERT writes from other columns' values (``{name}``) instead of Python building
+#: them row by row; usernames are letters and digits, so ``social`` needs no JSON escaping.
+USER_DERIVED: dict[str, str] = {
+    "email": "{username} || '@example.invalid'",
+    "avatarUrl": "'/api/v1/users/' || {id} || '/avatar'",
+    "social": """CASE {social} WHEN 1 THEN '{"twitter":"https://twitter.com/' || {username} """
+    f"""|| '"}}' ELSE '{_NO_SOCIAL}' END""",
+}
+#: The channel columns: the declared fields (``shapes.py``), then the owner's stream key;
+#: ``description`` carries 1 for a channel showing its welcome (:data:`CHANNEL_DERIVED`).
 CHANNEL_COLUMNS = tuple(name for name in (*CHANNEL_FIELDS, "streamKey") if name not in CHANNEL_SAME)
+CHANNEL_DERIVED: dict[str, str] = {
+    "description": "CASE {description} WHEN 1 THEN '<p>Welcome to ' || {token} || "
+    "'''s channel!</p>' END",
+}
 _LANGUAGE_NAMES = tuple(name for name, _ in LANGUAGES)
 _AUDIENCES = ("family", "teen", "18+")
 _BIOS = (None, "Streamer and gamer.", "Just here for the chat.")
@@ -296,10 +309,73 @@ _ROW_PAIRS = 40
 _TITLES = tuple(" ".join(parts).strip() for parts in product(*_TITLE_BITS))
 
 
+#: Every username base a draw can give (2 or 3 syllables), numbered by its draws: ``a * 27 + b``
+#: for two, ``729 + (a * 27 + b) * 27 + c`` for three. No two spell the same name, and none
+#: is a demo account's, so a username is known by its number (:func:`_username_keys`).
+_BASES = np.array(
+    [a + b for a, b in product(_SYLLABLES, repeat=2)]
+    + [a + b + c for a, b, c in product(_SYLLABLES, repeat=3)],
+    dtype=object,
+)
+#: A username's number suffix by its draw (1-999), none for 0.
+_SUFFIXES = np.array(["", *map(str, range(1, 1000))], dtype=object)
+
+
+def _username_keys(values: Doubles) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """For every position of the draws ``values`` a username attempt could start at: the
+    username it draws, as a key (its base's number times 1,000 plus its suffix, 0 for none),
+    and the position after its draws.
+
+    An attempt draws a flag (3 syllables if at least 0.5, else 2), the syllables, then a flag
+    (a number if below 0.5) and the number. Working this out for every position at once in
+    numpy costs less than drawing the attempts one by one in Python (the layout's loop); the
+    choices are blended arithmetically (``a + flag * (b - a)``), several times quicker than
+    ``np.where`` here."""
+    size = len(_SYLLABLES)
+    count = max(len(values) - 5, 0)
+    low = values < 0.5
+    syllable = (values * size).astype(np.int32)
+    number = (values * 999).astype(np.int32)
+    number += 1
+    three = ~low[:count]
+    key = syllable[1 : count + 1] * size
+    key += syllable[2 : count + 2]
+    third = key * (size - 1)
+    third += syllable[3 : count + 3]
+    third += size * size
+    third *= three
+    key += third
+    key *= 1000
+    numbered = low[3 : count + 3] ^ (three & (low[4 : count + 4] ^ low[3 : count + 3]))
+    suffix = number[5 : count + 5] - number[4 : count + 4]
+    suffix *= three
+    suffix += number[4 : count + 4]
+    suffix *= numbered
+    key += suffix
+    after = np.arange(4, count + 4, dtype=np.int32)
+    after += three
+    after += numbered
+    return key, after
+
+
+def _usernames(keys: list[int]) -> list[str]:
+    """The username of each key (:func:`_username_keys`); a negative key ``-1 - i`` is demo
+    account ``i``'s."""
+    found = np.asarray(keys, dtype=np.int64)
+    drawn = np.maximum(found, 0)
+    names: list[str] = list(
+        map(operator.add, _BASES[drawn // 1000].tolist(), _SUFFIXES[drawn % 1000].tolist())
+    )
+    for index in np.flatnonzero(found < 0).tolist():
+        names[index] = DEMO_ACCOUNTS[-1 - keys[index]].username
+    return names
+
+
 class _Stream:
-    """A chunk's draws: their words and doubles (read in bulk), and a view of the doubles
-    read one by one as Python floats while laying rows out (converting every draw cost more
-    than the layout reads); extended on demand."""
+    """A chunk's draws: their words and doubles (read in bulk), the username each position
+    would draw (:func:`_username_keys`), and views of those read one by one as Python numbers
+    while laying rows out (converting every draw cost more than the layout reads); extended on
+    demand."""
 
     def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
         self.draws = draws
@@ -307,11 +383,13 @@ class _Stream:
         self._extend(draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0)))
 
     def _extend(self, block: Words) -> None:
-        """Add ``block`` to the chunk's draws and re-derive their words, doubles and view."""
+        """Add ``block`` to the chunk's draws and re-derive their words, doubles and views."""
         self.blocks.append(block)
         self.words: Words = np.concatenate(self.blocks)
         self.doubles: Doubles = np.ascontiguousarray(doubles(self.words))
         self.values = self.doubles.data
+        keys, after = _username_keys(self.doubles)
+        self.keys, self.after = keys.data, after.data
 
     def limit(self, position: int) -> int:
         """Draw more if a whole row might not follow ``position``; the last position from
@@ -322,54 +400,45 @@ class _Stream:
 
 
 def _layout(
-    stream: _Stream, indexes: range, taken: set[str], featured: list[bool]
+    stream: _Stream, indexes: range, taken: set[int], featured: list[bool]
 ) -> tuple[list[str], list[int], int]:
     """Walk the chunk's draws in order, as generating each row would: the rows' usernames
-    (drawn until unused), where each row's fixed draws begin, and where the next chunk's begin.
+    (drawn until unused; ``taken`` holds the keys of those used), where each row's fixed draws
+    begin, and where the next chunk's begin.
 
     A row draws its username (2 or 3 syllables, maybe a number), 14 fixed draws (dates,
     counters, bio, social, title), one more if ``featured`` (popular enough to be a
     candidate), 4 fixed, then a type and a language (each a flag and, if set, a pick) and a
     128-bit stream key. The loop is the one part of seeding that runs per row in Python.
     """
-    syllables, size = _SYLLABLES, len(_SYLLABLES)
-    names, bases = [], []
+    keys, bases = [], []
     position = 0
     limit = stream.limit(position)
-    values = stream.values
+    values, drawn, after = stream.values, stream.keys, stream.after
+    demos = len(DEMO_ACCOUNTS)
     for index in indexes:
         if position > limit:
             limit = stream.limit(position)
-            values = stream.values
-        if index < len(DEMO_ACCOUNTS):
-            name = DEMO_ACCOUNTS[index].username
+            values, drawn, after = stream.values, stream.keys, stream.after
+        if index < demos:
+            key = -1 - index
         else:
-            while True:
-                name = syllables[int(values[position + 1] * size)]
-                name += syllables[int(values[position + 2] * size)]
-                if values[position] < 0.5:
-                    position += 3
-                else:
-                    name += syllables[int(values[position + 3] * size)]
-                    position += 4
-                if values[position] < 0.5:
-                    name += str(1 + int(values[position + 1] * 999))
-                    position += 2
-                else:
-                    position += 1
-                if name not in taken:
-                    taken.add(name)
-                    break
+            key = drawn[position]
+            position = after[position]
+            while key in taken:
                 if position > limit:
                     limit = stream.limit(position)
-                    values = stream.values
-        names.append(name)
+                    values, drawn, after = stream.values, stream.keys, stream.after
+                key = drawn[position]
+                position = after[position]
+            taken.add(key)
+        keys.append(key)
         bases.append(position)
         position += 18 + featured[index]
         position += 2 if values[position] < 0.92 else 1
         position += 2 if values[position] < 0.95 else 1
         position += 2
-    return names, bases, position
+    return _usernames(keys), bases, position
 
 
 def _chunks(
@@ -384,7 +453,7 @@ def _chunks(
     hours, ``numFollowers`` is about 120 times its average audience for an active channel (the
     median measured for established channels), and ``online``/``viewersCurrent`` are its
     session at the world's instant."""
-    taken = {d.username for d in DEMO_ACCOUNTS}
+    taken: set[int] = set()
     audience_all, hours_all, active_all = start.audience, start.hours, start.active
     assert start.category is not None
     categories = start.category
@@ -473,27 +542,20 @@ def _chunk_rows(
             DEMO_ACCOUNTS[index].username == "streamer"
         ):  # the demo channel: partnered, and well watched
             partnered[index], views[index] = 1, max(int(views[index]), 250_000)
-    social = [
-        dumps({"twitter": f"https://twitter.com/{name}"}) if linked else _NO_SOCIAL
-        for name, linked in zip(names, (draw[10] < 0.3).tolist(), strict=True)
-    ]
     users = list(
         zip(
             user_ids,
             names,
-            [f"{name}@example.invalid" for name in names],
             level.tolist(),
             experience.tolist(),
             sparks.tolist(),
-            [f"/api/v1/users/{user_id}/avatar" for user_id in user_ids],
             _pick(_BIOS, (draw[9] * len(_BIOS)).astype(np.int64)),
-            social,
+            _flags(draw[10] < 0.3),
             created_at,
             updated_at,
             strict=True,
         )
     )
-    welcome = (value[after + 3] < 0.7).tolist()
     channels = list(
         zip(
             channel_ids,
@@ -511,10 +573,7 @@ def _chunk_rows(
             views.tolist(),
             watching,
             followers.tolist(),
-            [
-                f"<p>Welcome to {name}'s channel!</p>" if shown else None
-                for name, shown in zip(names, welcome, strict=True)
-            ],
+            _flags(value[after + 3] < 0.7),
             categories.tolist(),
             _pick(_LANGUAGE_NAMES, standing[1], language_flag),
             created_at,
@@ -566,7 +625,10 @@ def seed_store(
     if store.meta("seed") is not None:
         return False
     world = generate(seed, channels, opening(seed, channels), hash_password(DEMO_PASSWORD))
-    layouts = ((USER_COLUMNS, USER_SAME), (CHANNEL_COLUMNS, CHANNEL_SAME))
+    layouts = (
+        (USER_COLUMNS, USER_SAME, USER_DERIVED),
+        (CHANNEL_COLUMNS, CHANNEL_SAME, CHANNEL_DERIVED),
+    )
     with _collector_paused():
         seeding.fill(
             store, seed, channels, world.types, world.roles, world.chunks, world.accounts, layouts

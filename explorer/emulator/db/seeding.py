@@ -2,7 +2,8 @@
 with the indexes and triggers of users and channels set aside, then sampled statistics.
 
 The rows come from ``world.py`` (a pure function of the seed); this module only writes them,
-with one ``executemany`` per chunk and table (no Python per row).
+with one ``executemany`` per chunk and table (no Python per row); columns every row shares,
+or that follow from other columns, are written by the INSERT itself (:data:`Layout`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from explorer.emulator.db.engine import LATER_INDEXES, Store
 
 #: One chunk of the world: its user rows and its channel rows.
 Chunk = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
-#: A bulk-loaded table's layout: the columns each row binds, in order, and the columns every
-#: row holds the same value in (column: value), written into the INSERT once as literals.
-Layout = tuple[tuple[str, ...], dict[str, Any]]
+#: A bulk-loaded table's layout: the columns each row binds, in order; the columns every row
+#: holds the same value in (column: value), written into the INSERT once as literals; and the
+#: columns written as SQL expressions of bound values (column: expression, ``{name}`` standing
+#: for bound column ``name``'s value; a bound column named here is written as its expression).
+Layout = tuple[tuple[str, ...], dict[str, Any], dict[str, str]]
 
 
 def fill(
@@ -64,12 +67,19 @@ def analyze(store: Store) -> None:
     store.conn.execute("ANALYZE")
 
 
-def _insert_sql(table: str, columns: tuple[str, ...], same: dict[str, Any]) -> str:
-    """An INSERT binding ``columns``, with the values in ``same`` written in as literals."""
-    literals = {name: _literal(value) for name, value in same.items()}
-    names = [*columns, *literals]
-    values = ["?"] * len(columns) + list(literals.values())
-    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})"
+def _insert_sql(
+    table: str, columns: tuple[str, ...], same: dict[str, Any], derived: dict[str, str]
+) -> str:
+    """An INSERT binding ``columns`` (``?1``, ``?2``, ...), writing the columns in ``derived``
+    as their expressions of those and the values in ``same`` as literals."""
+    marks = {name: f"?{number}" for number, name in enumerate(columns, start=1)}
+    written = {name: derived.get(name, "{" + name + "}") for name in columns} | derived
+    for name, sql in written.items():
+        for bound, mark in marks.items():
+            sql = sql.replace("{" + bound + "}", mark)
+        written[name] = sql
+    written |= {name: _literal(value) for name, value in same.items()}
+    return f"INSERT INTO {table} ({', '.join(written)}) VALUES ({', '.join(written.values())})"
 
 
 def _literal(value: Any) -> str:
