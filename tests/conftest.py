@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,6 +13,7 @@ import pytest
 
 from explorer.emulator import Platform, start
 from explorer.wire.ratelimit import BUCKETS
+from tests import pgcluster
 
 SMALL_WORLD = 1000
 
@@ -102,3 +105,31 @@ def bucket(s3_server: str, request: pytest.FixtureRequest) -> str:
     name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + "-bucket"
     boto3.client("s3", endpoint_url=s3_server).create_bucket(Bucket=name)
     return f"s3://{name}"
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[pgcluster.Cluster]:
+    """A private PostgreSQL cluster on a free loopback port, stopped after the session (the
+    tests using it skip, saying why, where the server or psycopg is not installed; under CI
+    they fail instead)."""
+    reason = pgcluster.missing()
+    if reason is not None and os.environ.get("CI"):
+        pytest.fail(f"CI runs the store's tests on PostgreSQL too: {reason}")
+    if reason is not None:
+        pytest.skip(reason)
+    cluster = pgcluster.Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_database(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], str]:
+    """On each engine, a maker of new, empty databases (``Store``'s target): a SQLite file, or
+    a schema of its own in the private PostgreSQL cluster."""
+    if request.param == "sqlite":
+        files = iter(range(1000))
+        return lambda: str(tmp_path / f"{next(files)}.db")
+    cluster: pgcluster.Cluster = request.getfixturevalue("postgres")
+    return cluster.schema

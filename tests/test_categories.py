@@ -138,9 +138,9 @@ def test_a_tournament_jumps_into_the_top_of_the_live_directory() -> None:
 
 
 @pytest.fixture
-def store() -> Iterator[Store]:
+def store(new_database: Callable[[], str]) -> Iterator[Store]:
     """A seeded store of a 2,000-channel world."""
-    seeded = Store(":memory:", ddl())
+    seeded = Store(new_database(), ddl())
     seed_store(seeded, 0, 2000, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

@@ -20,8 +20,6 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from explorer.emulator import Platform, start
-from explorer.emulator.db import live_events
-from explorer.emulator.db.engine import Store
 from tests.chatkit import run
 from tests.conftest import sign_in
 from tests.test_platform_oauth import implicit_token
@@ -307,23 +305,6 @@ def test_a_cookie_from_another_site_is_not_a_credential(live: Platform) -> None:
         return seen
 
     assert run(main()) == [True, False]
-
-
-def test_the_outbox_stays_bounded_without_readers() -> None:
-    """The outbox prunes itself (a trigger): after many more events than it keeps, at most
-    KEEP + PRUNE_EVERY remain, the newest."""
-    store = Store(":memory:", [live_events.SCHEMA])
-    total = live_events.KEEP + 3 * live_events.PRUNE_EVERY + 7
-    with store.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO live_events (topic, payload) VALUES ('channel:1:update', '{}')",
-            [()] * total,
-        )
-    kept, newest = store.one("SELECT COUNT(*), MAX(seq) FROM live_events") or (0, 0)
-    assert (
-        newest == total and live_events.KEEP <= kept <= live_events.KEEP + live_events.PRUNE_EVERY
-    )
-    store.close()
 
 
 def test_a_huge_frame_closes_with_1009(live: Platform) -> None:

@@ -125,6 +125,45 @@ def test_a_full_bucket_is_refused_by_the_guard(services: Services) -> None:
     assert answers[4].headers["X-RateLimit-Remaining"] == "0"
 
 
+def test_pages_being_computed_hold_their_places_in_the_bucket(services: Services) -> None:
+    """Six distinct pages asked at once while the first are still being computed: only four
+    pass the bucket of four, the others get the guard's 429."""
+    recorder = Recorder(services)
+    route = next(r for r in channel_routes if r.endpoint is wire.CHANNELS)
+    computing: list[int] = []
+    answered: list[int] = []
+
+    async def run() -> list[int]:
+        release = asyncio.Event()
+        inner = page_filler(services)
+
+        async def fill(scope: Scope) -> tuple[bytes, str | None]:
+            computing.append(1)
+            await release.wait()
+            return await inner(scope)
+
+        layer = CachedPages(recorder, services, route, "/api/v1", fill)
+        transport = httpx.ASGITransport(app=layer)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+
+            async def get(page: int) -> int:
+                answer = await client.get(f"/api/v1/channels?order=id:asc&page={page}")
+                answered.append(answer.status_code)
+                return answer.status_code
+
+            tasks = [asyncio.ensure_future(get(page)) for page in range(6)]
+            for _ in range(10_000):  # until every request was computing or answered
+                if len(computing) + len(answered) == 6:
+                    break
+                await asyncio.sleep(0)
+            release.set()
+            return list(await asyncio.gather(*tasks))
+
+    statuses = asyncio.run(run())
+    assert sorted(statuses) == [200, 200, 200, 200, 429, 429]
+    assert len(computing) == 4
+
+
 def test_a_cached_search_is_charged_to_the_search_bucket(services: Services) -> None:
     """A page with ``q`` counts in channel-search, cached or not."""
     recorder = Recorder(services)

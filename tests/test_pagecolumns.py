@@ -131,3 +131,19 @@ def test_a_null_member_of_a_free_form_object_is_left_out() -> None:
     user = {**CHANNEL_A["user"], "social": {"twitter": None}}
     frame = native([body({**CHANNEL_A, "user": user})], schemas.CHANNEL)
     assert frame["user.social"].tolist() == [{}]
+
+
+def test_pages_read_in_one_call_are_the_pages_read_alone() -> None:
+    """Several pages read by one Arrow call give each page's own columns; a page Arrow cannot
+    read leaves the others read natively."""
+    a, b = copy.deepcopy(CHANNEL_A), copy.deepcopy(CHANNEL_B)
+    b["user"]["social"] = {"links": ["x"]}
+    good = [body(a, b), body(b), body()]
+    bad = body({**CHANNEL_B, "viewersTotal": "many"})
+    reader = pagecolumns.Reader(schemas.CHANNEL)
+    alone = reader.frame([page for page in map(reader.columns, good) if page is not None])
+    for batch in (good, [*good, bad]):
+        together = reader.pages(batch)
+        assert [page is None for page in together] == [each == bad for each in batch]
+        read = [page for page in together if page is not None]
+        assert_frame_equal(reader.frame(read), alone, check_exact=True)

@@ -120,9 +120,9 @@ def test_a_session_and_its_target_find_the_same_raid() -> None:
 
 
 @pytest.fixture
-def store() -> Iterator[Store]:
+def store(new_database: Callable[[], str]) -> Iterator[Store]:
     """The seed-0 small world in memory, as the platform seeds it."""
-    seeded = Store(":memory:", ddl())
+    seeded = Store(new_database(), ddl())
     seed_store(seeded, 0, SMALL_WORLD, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

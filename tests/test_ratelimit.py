@@ -72,6 +72,20 @@ def test_window_fills_then_resets_after_its_interval() -> None:
     assert window.allows(NOW + 10)
 
 
+def test_a_held_place_counts_until_released() -> None:
+    """A request in flight holds a place: the window is full until it is released, and only
+    a counted answer is charged."""
+    window = Window(Bucket("b", 2, 10))
+    window.hold()
+    window.hold()
+    assert not window.allows(NOW)
+    assert window.remaining(NOW) == 0
+    window.release(NOW, counted=False)
+    assert window.allows(NOW)
+    window.release(NOW, counted=True)
+    assert (window.used, window.pending, window.remaining(NOW)) == (1, 0, 1)
+
+
 def test_ledger_keeps_one_window_per_bucket_and_identity() -> None:
     """Identities and buckets are counted apart."""
     ledger = Ledger()

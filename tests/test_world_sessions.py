@@ -4,7 +4,7 @@ schedule, and the streams applied to a real store on a manual clock."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -130,9 +130,9 @@ def test_audience_rises_then_falls_within_a_session() -> None:
 
 
 @pytest.fixture
-def store() -> Iterator[Store]:
+def store(new_database: Callable[[], str]) -> Iterator[Store]:
     """A seeded 400-channel world in memory."""
-    seeded = Store(":memory:", ddl())
+    seeded = Store(new_database(), ddl())
     seed_store(seeded, 5, 400, lambda password: "x", categories.opening)
     yield seeded
     seeded.close()

@@ -133,14 +133,18 @@ class CachedPages:
         buckets = charged(self.route, _names(key, search and search[0]))
         client = client_of(_lookup(raw), services.config)
         tally = Tally(services, buckets, counting(self.route, None, address, client), now)
-        if tally.refusing() is not None:
+        if tally.admit() is not None:
             return False
         if hit is None:
             assert self.fill is not None
             try:
                 hit = await self.fill(scope)
             except QueryError:
-                return False  # nothing charged yet: the guard charges and writes the 400
+                tally.cancel()
+                return False  # nothing charged: the guard charges and writes the 400
+            except BaseException:
+                tally.cancel()
+                raise
             page_cache(services).put(key, version, *hit)
         body, total = hit
         headers = [(b"content-length", str(len(body)).encode()), _JSON]

@@ -228,22 +228,43 @@ def charged(route: Route, params: Mapping[str, str]) -> tuple[str, ...]:
     return (route.endpoint.bucket_for(params), "global", *route.endpoint.also)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Tally:
-    """What one request counts in: its ``buckets``, charged to ``identity``, at ``now``."""
+    """What one request counts in: its ``buckets``, charged to ``identity``, at ``now``.
+
+    :meth:`admit` holds a place in every bucket while the request is served, so requests
+    arriving while it awaits (a page being computed, the database) see it counted; the place
+    is charged or given back when the answer is settled, or given back by :meth:`cancel`.
+    """
 
     services: Services
     buckets: tuple[str, ...]
     identity: Identity
     now: float
+    #: Whether :meth:`admit` holds a place in each bucket.
+    held: bool = False
 
-    def refusing(self) -> str | None:
-        """The first bucket whose window is full, if any (none when limits are off)."""
-        if self.services.config.rate_limits:
-            for name in self.buckets:
-                if not self.services.ledger.window(name, self.identity(name)).allows(self.now):
-                    return name
+    def admit(self) -> str | None:
+        """The first bucket whose window is full, if any (none when limits are off); else a
+        place is held in every bucket until :meth:`settle` or :meth:`cancel`."""
+        if not self.services.config.rate_limits:
+            return None
+        windows = [self.services.ledger.window(n, self.identity(n)) for n in self.buckets]
+        for name, window in zip(self.buckets, windows, strict=True):
+            if not window.allows(self.now):
+                return name
+        for window in windows:
+            window.hold()
+        self.held = True
         return None
+
+    def cancel(self) -> None:
+        """Give back the places :meth:`admit` held, charging nothing: the request was not
+        answered here (it goes on elsewhere, or failed)."""
+        if self.held:
+            self.held = False
+            for name in self.buckets:
+                self.services.ledger.window(name, self.identity(name)).release(self.now, False)
 
     def rate_headers(self, bucket: str) -> dict[str, str]:
         """The rate-limit headers describing ``bucket``'s window."""
@@ -264,8 +285,15 @@ class Tally:
         services = self.services
         headers = services.world.headers()
         for name in self.buckets if services.config.rate_limits else ():
-            if counts_status(name, status):
-                services.ledger.window(name, self.identity(name)).charge(self.now)
+            window, counted = (
+                services.ledger.window(name, self.identity(name)),
+                counts_status(name, status),
+            )
+            if self.held:
+                window.release(self.now, counted)
+            elif counted:
+                window.charge(self.now)
+        self.held = False
         if header_bucket is not None:
             headers.update(self.rate_headers(header_bucket or self.buckets[0]))
         return headers
@@ -312,7 +340,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 missing = [s for s in route.endpoint.scopes if s not in caller.scopes]
                 if missing:
                     raise ApiError(403, f"Missing scope {missing[0]}.")
-            full = tally.refusing()
+            full = tally.admit()
             if full is not None:
                 error = ApiError(429, "Too Many Requests")
                 error.headers.update(tally.rate_headers(full))
@@ -329,6 +357,9 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 error.message,
                 details=[{"path": error.path, "type": "query", "message": error.message}],
             ).response()
+        except BaseException:
+            tally.cancel()  # no answer of ours (a crash, a cancelled request): nothing charged
+            raise
         if caller is not None and caller.kind == "session" and CSRF_HEADER not in response.headers:
             # (A handler's own token wins: signing in again answers the new session's.)
             response.headers[CSRF_HEADER] = credentials.csrf_token(

@@ -32,7 +32,7 @@ from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.db import ddl
-from explorer.emulator.db.engine import LaterIndexes, Store
+from explorer.emulator.db.engine import IndexBuild, Store, engine_of
 from explorer.emulator.resources import modules
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
@@ -61,6 +61,14 @@ class PlatformOptions:
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
+        engine = engine_of(self.db)
+        if engine != "sqlite":
+            # The store runs on PostgreSQL (db/postgres.py), but not every repository's
+            # statements do yet: a platform on it would fail mid-request.
+            raise ValueError(
+                f"{engine}:// is not a database the platform serves from yet: give a SQLite "
+                "file path (or :memory:)"
+            )
         config = self.config
         if config.limits_per_client and (not is_loopback(self.host) or config.forwarded_allow_ips):
             raise ValueError(
@@ -140,7 +148,7 @@ class Platform:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         #: The build of the indexes a new world's seeding left for later (a file only).
-        self.indexes: LaterIndexes | None = None
+        self.indexes: IndexBuild | None = None
 
     async def run(
         self,
@@ -179,8 +187,8 @@ class Platform:
         broker = open_broker(self.options.broker, services.store)
         chat = ChatCluster(services, self.options.host, self.options.chat_nodes, broker)
         simulator = Simulator(services, chat) if self.options.simulate else None
-        if services.store.path != ":memory:":
-            self.indexes = LaterIndexes(services.store.path)
+        if services.store.defers_indexes:
+            self.indexes = services.store.later_indexes()
         try:
             await chat.start()
             services.chat = self.chat = chat

@@ -228,34 +228,22 @@ CHANNEL_SAME: dict[str, Any] = {
         ("coverId", "thumbnailId", "badgeId", "hosteeId", "bannerUrl", "costreamId", "deletedAt")
     ),
 }
-#: Column order of the rows :func:`generate` yields: the rest, but for those written as SQL
-#: expressions of them (:data:`USER_DERIVED`); ``social`` carries 1 for a linked account.
+#: Column order of the rows :func:`generate` yields: the rest.
 USER_COLUMNS = (
     "id",
     "username",
+    "email",
     "level",
     "experience",
     "sparks",
+    "avatarUrl",
     "bio",
     "social",
     "createdAt",
     "updatedAt",
 )
-#: Columns the INSERT writes from other columns' values (``{name}``) instead of Python building
-#: them row by row; usernames are letters and digits, so ``social`` needs no JSON escaping.
-USER_DERIVED: dict[str, str] = {
-    "email": "{username} || '@example.invalid'",
-    "avatarUrl": "'/api/v1/users/' || {id} || '/avatar'",
-    "social": """CASE {social} WHEN 1 THEN '{"twitter":"https://twitter.com/' || {username} """
-    f"""|| '"}}' ELSE '{_NO_SOCIAL}' END""",
-}
-#: The channel columns: the declared fields (``shapes.py``), then the owner's stream key;
-#: ``description`` carries 1 for a channel showing its welcome (:data:`CHANNEL_DERIVED`).
+#: The channel columns: the declared fields (``shapes.py``), then the owner's stream key.
 CHANNEL_COLUMNS = tuple(name for name in (*CHANNEL_FIELDS, "streamKey") if name not in CHANNEL_SAME)
-CHANNEL_DERIVED: dict[str, str] = {
-    "description": "CASE {description} WHEN 1 THEN '<p>Welcome to ' || {token} || "
-    "'''s channel!</p>' END",
-}
 _LANGUAGE_NAMES = tuple(name for name, _ in LANGUAGES)
 _AUDIENCES = ("family", "teen", "18+")
 _BIOS = (None, "Streamer and gamer.", "Just here for the chat.")
@@ -542,20 +530,27 @@ def _chunk_rows(
             DEMO_ACCOUNTS[index].username == "streamer"
         ):  # the demo channel: partnered, and well watched
             partnered[index], views[index] = 1, max(int(views[index]), 250_000)
+    social = [
+        dumps({"twitter": f"https://twitter.com/{name}"}) if linked else _NO_SOCIAL
+        for name, linked in zip(names, (draw[10] < 0.3).tolist(), strict=True)
+    ]
     users = list(
         zip(
             user_ids,
             names,
+            [f"{name}@example.invalid" for name in names],
             level.tolist(),
             experience.tolist(),
             sparks.tolist(),
+            [f"/api/v1/users/{user_id}/avatar" for user_id in user_ids],
             _pick(_BIOS, (draw[9] * len(_BIOS)).astype(np.int64)),
-            _flags(draw[10] < 0.3),
+            social,
             created_at,
             updated_at,
             strict=True,
         )
     )
+    welcome = (value[after + 3] < 0.7).tolist()
     channels = list(
         zip(
             channel_ids,
@@ -573,7 +568,10 @@ def _chunk_rows(
             views.tolist(),
             watching,
             followers.tolist(),
-            _flags(value[after + 3] < 0.7),
+            [
+                f"<p>Welcome to {name}'s channel!</p>" if shown else None
+                for name, shown in zip(names, welcome, strict=True)
+            ],
             categories.tolist(),
             _pick(_LANGUAGE_NAMES, standing[1], language_flag),
             created_at,
@@ -625,10 +623,7 @@ def seed_store(
     if store.meta("seed") is not None:
         return False
     world = generate(seed, channels, opening(seed, channels), hash_password(DEMO_PASSWORD))
-    layouts = (
-        (USER_COLUMNS, USER_SAME, USER_DERIVED),
-        (CHANNEL_COLUMNS, CHANNEL_SAME, CHANNEL_DERIVED),
-    )
+    layouts = ((USER_COLUMNS, USER_SAME), (CHANNEL_COLUMNS, CHANNEL_SAME))
     with _collector_paused():
         seeding.fill(
             store, seed, channels, world.types, world.roles, world.chunks, world.accounts, layouts

@@ -5,7 +5,10 @@ bucket (``rest/pacing.py``), sends, learns from the rate-limit headers, and retr
 after a 429 (at most ``MAX_ATTEMPTS`` times) or once after a dropped keep-alive connection; other
 methods are never retried. Transport failures become :class:`~explorer.errors.ConnectionFailed` and
 error answers the typed :class:`~explorer.errors.PlatformError` subclasses, so no httpx
-exception escapes. Answers are decoded with orjson.
+exception escapes. Answers are decoded with orjson. Under httpx's client, GETs travel on the
+toolkit's own kept connections (``rest/keepalive.py``: about a third of httpx's CPU for a
+ranking's pages), other requests through httpx's transport; a ``transport=`` given (tests'
+``httpx.MockTransport``) carries everything.
 
 The transport also holds the caller's identity (``rest/auth.py`` flows): a cookie session opened
 with the credentials given at construction on first use, an OAuth bearer token, or a JWT.
@@ -19,6 +22,7 @@ import functools
 import secrets
 import ssl
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sized
 from itertools import chain
 from typing import Any, TypeVar
@@ -49,6 +53,7 @@ from explorer.rest.auth import (
     parse_grant,
     token_grant,
 )
+from explorer.rest.keepalive import KeepAliveTransport
 from explorer.rest.pacing import Pacer, Status, header_number
 from explorer.rest.progress import Progress
 from explorer.rest.shortcode import Shortcode, shortcode
@@ -73,6 +78,19 @@ def _tls() -> ssl.SSLContext:
     """The verifying TLS context every client shares: loading the CA bundle costs about 16 ms,
     which httpx would otherwise spend again on every client, even one that never uses TLS."""
     return ssl.create_default_context()
+
+
+def _own_transport(base_url: str) -> httpx.AsyncBaseTransport | None:
+    """The toolkit's lean transport for GETs (``rest/keepalive.py``), httpx's own for the
+    rest; None (httpx's own for everything, with the proxies it finds) where the environment
+    names a proxy for ``base_url``."""
+    url = httpx.URL(base_url)
+    proxies = urllib.request.getproxies()
+    if (proxies.get(url.scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(
+        url.host
+    ):
+        return None
+    return KeepAliveTransport(_tls(), httpx.AsyncHTTPTransport(verify=_tls()))
 
 
 class Transport:
@@ -108,7 +126,7 @@ class Transport:
                 CLIENT_HEADER: f"{CLIENT_ID}.{secrets.token_hex(4)}",
             },
             timeout=timeout,
-            transport=transport,
+            transport=transport if transport is not None else _own_transport(base_url),
             verify=_tls(),
         )
         #: The base URL ending with one ``/``, as httpx joins paths to it.

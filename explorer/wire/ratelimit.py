@@ -74,11 +74,17 @@ def counts_status(bucket: str, status: int) -> bool:
 
 @dataclass(slots=True)
 class Window:
-    """One identity's usage of one bucket in the current fixed window."""
+    """One identity's usage of one bucket in the current fixed window.
+
+    A request admitted but not answered yet (its handler awaiting a page, a thread, the
+    database) holds a place: ``pending`` counts against the window until it is settled, so
+    requests arriving meanwhile cannot all pass the same last free place.
+    """
 
     bucket: Bucket
     used: int = 0
     resets_at: float = 0.0
+    pending: int = 0
 
     def _roll(self, now: float) -> None:
         if now >= self.resets_at:
@@ -86,19 +92,30 @@ class Window:
             self.resets_at = now + self.bucket.interval
 
     def allows(self, now: float) -> bool:
-        """True while another counted request fits in the window at ``now``."""
+        """True while another counted request fits in the window at ``now``, the requests
+        in flight counted as if they will be charged."""
         self._roll(now)
-        return self.used < self.bucket.count
+        return self.used + self.pending < self.bucket.count
 
     def charge(self, now: float) -> None:
         """Count one request at ``now``."""
         self._roll(now)
         self.used += 1
 
+    def hold(self) -> None:
+        """Keep a place for an admitted request until :meth:`release`."""
+        self.pending += 1
+
+    def release(self, now: float, counted: bool) -> None:
+        """Give back a held place, charging it at ``now`` when its answer counts."""
+        self.pending -= 1
+        if counted:
+            self.charge(now)
+
     def remaining(self, now: float) -> int:
-        """Requests still allowed in the window at ``now``."""
+        """Requests still allowed in the window at ``now`` (those in flight taken off)."""
         self._roll(now)
-        return max(self.bucket.count - self.used, 0)
+        return max(self.bucket.count - self.used - self.pending, 0)
 
 
 @dataclass(slots=True)

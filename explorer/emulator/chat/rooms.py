@@ -20,8 +20,6 @@ from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-import orjson
-
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.context import Config
 from explorer.emulator.db import channels
@@ -59,11 +57,10 @@ class Rooms:
             room = self._rooms[channel_id] = Room(self, channel_id, owner)
         return room
 
-    def keeping(self, alive: frozenset[str]) -> str:
+    def keeping(self, alive: frozenset[str]) -> list[str]:
         """The processes whose room state stays when ``alive`` are the living ones (they and
-        this one), as the JSON list the data layer's
-        :data:`~explorer.emulator.db.chat_presence.GONE` reads."""
-        return orjson.dumps(sorted(alive | {self.broker.origin})).decode()
+        this one), in order (what :func:`~explorer.emulator.db.chat_presence.gone` reads)."""
+        return sorted(alive | {self.broker.origin})
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run a room's background coroutine (a poll), cancelled by :meth:`close`."""

@@ -4,7 +4,8 @@
 other module is the repository of one family of tables (its schema and its queries), used by
 handlers through functions that take the :class:`~.engine.Store` or an open
 :class:`~.engine.Transaction`. Handlers route, parse and render; they hold no SQL
-(``tests/test_data_layer.py``).
+(``tests/test_data_layer.py``). The store is SQLite's (a path) or PostgreSQL's (a
+``postgresql://`` URL, :mod:`.postgres`, registered here under its scheme).
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ import importlib
 import pkgutil
 from functools import cache
 
+from explorer.emulator.db.engine import ENGINES, Schema
+from explorer.emulator.db.postgres import PostgresStore
+
+ENGINES["postgresql"] = PostgresStore
+
 #: Modules of this package that are not repositories.
-_NOT_REPOSITORIES = frozenset({"engine"})
+_NOT_REPOSITORIES = frozenset({"engine", "postgres"})
 #: Repositories whose schema comes after every other: the outbox's triggers (``live_events``)
 #: name other families' tables, and a trigger needs its table to exist.
 _LAST = ("live_events",)
 
 
 @cache
-def ddl() -> tuple[str, ...]:
+def ddl() -> tuple[Schema, ...]:
     """The table definitions (``SCHEMA``) of every repository module, in name order but for
     those of :data:`_LAST`, given last."""
     names = sorted(

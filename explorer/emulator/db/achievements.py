@@ -40,8 +40,10 @@ CREATE TABLE IF NOT EXISTS achievement_earnings (
 def set_catalogue(tx: Transaction, entries: Iterable[tuple[str, str, str, int, int]]) -> None:
     """Store (or update) catalogue ``entries``: slug, name, description, sparks, position."""
     tx.executemany(
-        "INSERT OR REPLACE INTO achievements (slug, name, description, sparks, position) "
-        "VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO achievements (slug, name, description, sparks, position) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (slug) DO UPDATE SET name = excluded.name, "
+        "description = excluded.description, sparks = excluded.sparks, "
+        "position = excluded.position",
         entries,
     )
 
@@ -62,7 +64,8 @@ def earn(tx: Transaction, user_id: int, slug: str, when: str) -> bool:
     """Record that ``user_id`` earned ``slug`` at ``when`` and credit its sparks to them;
     False (and nothing changed) if they already held it."""
     cursor = tx.execute(
-        "INSERT OR IGNORE INTO achievement_earnings (userId, slug, earnedAt) VALUES (?, ?, ?)",
+        "INSERT INTO achievement_earnings (userId, slug, earnedAt) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         (user_id, slug, when),
     )
     if cursor.rowcount == 0:

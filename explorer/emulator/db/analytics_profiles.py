@@ -37,7 +37,7 @@ def take(
     """Keep channel ``channel_id``'s profile, unless one is kept already (the first stays)."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR IGNORE INTO analytics_profiles (channelId, viewers, followers, "
-            "partnered, createdAt, takenAt) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO analytics_profiles (channelId, viewers, followers, partnered, "
+            "createdAt, takenAt) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (channel_id, viewers, followers, partnered, created, taken_at),
         )

@@ -14,12 +14,11 @@ CREATE TABLE IF NOT EXISTS announcements (
 
 def add(tx: Transaction, author_id: int, message: str, level: str, now: str) -> int:
     """Store an announcement not delivered yet; its id."""
-    announcement_id = tx.execute(
+    announcement_id: int = tx.scalar(
         "INSERT INTO announcements (authorId, message, level, createdAt, recipients) "
-        "VALUES (?, ?, ?, ?, 0)",
+        "VALUES (?, ?, ?, ?, 0) RETURNING id",
         (author_id, message, level, now),
-    ).lastrowid
-    assert announcement_id is not None
+    )
     return announcement_id
 
 

@@ -50,7 +50,7 @@ def role_holders(
         holders, args = "SELECT ?", [owner_id]
     where = f"FROM users u WHERE u.id IN ({holders}) AND {listed}"
     rows = db.all(
-        f"SELECT {USER_COLUMNS} {where} ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
+        f"SELECT {USER_COLUMNS} {where} ORDER BY lower(u.username), u.id LIMIT ? OFFSET ?",
         [*args, limit, offset],
     )
     total: int = db.scalar(f"SELECT COUNT(*) {where}", args)
@@ -69,7 +69,8 @@ def change_roles(db: Store, channel_id: int, user_id: int, add: Set[str], remove
         roles -= remove
         if roles:
             tx.execute(
-                "INSERT OR REPLACE INTO channel_roles (channelId, userId, roles) VALUES (?, ?, ?)",
+                "INSERT INTO channel_roles (channelId, userId, roles) VALUES (?, ?, ?) "
+                "ON CONFLICT (channelId, userId) DO UPDATE SET roles = excluded.roles",
                 (channel_id, user_id, dumps(sorted(roles))),
             )
         else:

@@ -26,7 +26,7 @@ def find(db: Store, id_or_token: str | int) -> tuple[Any, ...] | None:
     number = identifier(text)
     if number is not None:
         return db.one(f"SELECT {WITH_OWNER} FROM {JOINED} WHERE c.id = ?", (number,))
-    return db.one(f"SELECT {WITH_OWNER} FROM {JOINED} WHERE c.token = ? COLLATE NOCASE", (text,))
+    return db.one(f"SELECT {WITH_OWNER} FROM {JOINED} WHERE lower(c.token) = lower(?)", (text,))
 
 
 def with_owner(db: Store, ids: Sequence[int]) -> list[tuple[Any, ...]]:
@@ -90,10 +90,10 @@ def _tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[A
     if type_id is not None and language is not None:
         found.append(("c.typeId = ? AND c.languageId = ?", (type_id, language)))
     if type_id is not None:
-        other = " AND c.languageId IS NOT ?" if language is not None else ""
+        other = " AND c.languageId IS DISTINCT FROM ?" if language is not None else ""
         found.append((f"c.typeId = ?{other}", (type_id, language)[: 1 + bool(other)]))
     if language is not None:
-        other = " AND c.typeId IS NOT ?" if type_id is not None else ""
+        other = " AND c.typeId IS DISTINCT FROM ?" if type_id is not None else ""
         found.append((f"c.languageId = ?{other}", (language, type_id)[: 1 + bool(other)]))
     return [(f"c.suspended = 0 AND {where}", args) for where, args in found]
 
@@ -170,7 +170,7 @@ def ref(db: Store, channel_id: int) -> Ref | None:
 
 def ref_by_token(db: Store, token: str) -> Ref | None:
     """The :data:`Ref` of the channel named ``token`` (any case), or None."""
-    return _ref(db.one(f"SELECT {_REF} FROM channels WHERE token = ? COLLATE NOCASE", (token,)))
+    return _ref(db.one(f"SELECT {_REF} FROM channels WHERE lower(token) = lower(?)", (token,)))
 
 
 def _ref(row: tuple[Any, ...] | None) -> Ref | None:
@@ -253,7 +253,7 @@ def live_state(db: Store, ref: int | str) -> tuple[int, int, int] | None:
         row = db.one("SELECT id, online, viewersCurrent FROM channels WHERE id = ?", (ref,))
     else:
         row = db.one(
-            "SELECT id, online, viewersCurrent FROM channels WHERE token = ? COLLATE NOCASE",
+            "SELECT id, online, viewersCurrent FROM channels WHERE lower(token) = lower(?)",
             (ref,),
         )
     return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
@@ -270,7 +270,8 @@ def host(tx: Transaction, host_id: int, hostee_id: int, now: str) -> tuple[int |
     changed anything."""
     before = hostee_of(tx, host_id)
     changed = tx.execute(
-        "UPDATE channels SET hosteeId = ?, updatedAt = ? WHERE id = ? AND hosteeId IS NOT ?",
+        "UPDATE channels SET hosteeId = ?, updatedAt = ? "
+        "WHERE id = ? AND hosteeId IS DISTINCT FROM ?",
         (hostee_id, now, host_id, hostee_id),
     ).rowcount
     return before, bool(changed)
@@ -396,7 +397,7 @@ def clear_hostee(tx: Transaction, channel_id: int, hostee_id: int) -> bool:
 def set_hostee(tx: Transaction, channel_id: int, hostee_id: int) -> bool:
     """Make channel ``channel_id`` host ``hostee_id``; whether that changed its host."""
     set_now = tx.execute(
-        "UPDATE channels SET hosteeId = ? WHERE id = ? AND hosteeId IS NOT ?",
+        "UPDATE channels SET hosteeId = ? WHERE id = ? AND hosteeId IS DISTINCT FROM ?",
         (hostee_id, channel_id, hostee_id),
     ).rowcount
     return bool(set_now)

@@ -37,8 +37,10 @@ def append(
     """Store one message; ``(seq, prev)``: its position and that of the channel's message
     before it (0 for none)."""
     prev = tx.scalar("SELECT MAX(seq) FROM chat_messages WHERE channelId = ?", (channel_id,))
-    seq = tx.execute(_INSERT, (message_id, channel_id, user_id, at, _json(data))).lastrowid
-    return seq or 0, prev or 0
+    seq: int = tx.scalar(
+        f"{_INSERT} RETURNING seq", (message_id, channel_id, user_id, at, _json(data))
+    )
+    return seq, prev or 0
 
 
 def append_many(db: Store, rows: Iterable[tuple[str, int, int, float, dict[str, Any]]]) -> int:

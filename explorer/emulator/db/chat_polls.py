@@ -3,7 +3,9 @@ its ``owner``) and ``chat_poll_votes``, one row per voter."""
 
 from __future__ import annotations
 
-from explorer.emulator.db.chat_presence import GONE
+from collections.abc import Sequence
+
+from explorer.emulator.db.chat_presence import gone
 from explorer.emulator.db.engine import Store, Transaction
 
 SCHEMA = """
@@ -36,11 +38,12 @@ def is_running(tx: Transaction, channel_id: int, now: float) -> bool:
 
 def add(tx: Transaction, channel_id: int, owner: str, data: str, now: float, ends: float) -> int:
     """Store a poll (``data``: its JSON) run by process ``owner``; its id."""
-    poll_id = tx.execute(
-        "INSERT INTO chat_polls (channelId, owner, data, startedAt, endsAt) VALUES (?, ?, ?, ?, ?)",
+    poll_id: int = tx.scalar(
+        "INSERT INTO chat_polls (channelId, owner, data, startedAt, endsAt) "
+        "VALUES (?, ?, ?, ?, ?) RETURNING id",
         (channel_id, owner, data, now, ends),
-    ).lastrowid
-    return poll_id or 0
+    )
+    return poll_id
 
 
 def remove(db: Store, poll_id: int) -> None:
@@ -69,20 +72,21 @@ def vote(tx: Transaction, poll_id: int, user_id: int, choice: int) -> None:
 
 
 def adopt(
-    db: Store, keep: str, before: float, stale: float, owner: str
+    db: Store, keep: Sequence[str], before: float, stale: float, owner: str
 ) -> list[tuple[int, int, str, float]]:
-    """Make ``owner`` run the polls processes not in ``keep`` (a JSON list) started before
-    ``before``, dropping those that ended before ``stale``; ``(id, channel, data JSON,
-    endsAt)`` of each poll adopted."""
+    """Make ``owner`` run the polls processes not in ``keep`` started before ``before``,
+    dropping those that ended before ``stale``; ``(id, channel, data JSON, endsAt)`` of each
+    poll adopted."""
+    orphaned = gone("owner", keep)
     held = db.one(
-        f"SELECT 1 FROM chat_polls WHERE owner {GONE} AND startedAt < ? LIMIT 1", (keep, before)
+        f"SELECT 1 FROM chat_polls WHERE {orphaned} AND startedAt < ? LIMIT 1", (*keep, before)
     )
     if held is None:
         return []
     with db.transaction() as tx:
-        tx.execute(f"DELETE FROM chat_polls WHERE owner {GONE} AND endsAt < ?", (keep, stale))
+        tx.execute(f"DELETE FROM chat_polls WHERE {orphaned} AND endsAt < ?", (*keep, stale))
         return tx.all(
-            f"UPDATE chat_polls SET owner = ? WHERE owner {GONE} AND startedAt < ? "
+            f"UPDATE chat_polls SET owner = ? WHERE {orphaned} AND startedAt < ? "
             "RETURNING id, channelId, data, endsAt",
-            (owner, keep, before),
+            (owner, *keep, before),
         )

@@ -1,13 +1,13 @@
 """Chat presence: ``chat_presence``, one row per (channel, user, process) holding that user's
 signed-in connections to that channel's chat.
 
-Rows of processes that died are found with :data:`GONE` (also used for their polls,
-:mod:`.chat_polls`): the processes whose rows stay are given as one JSON list of origins.
+Rows of processes that died are found with :func:`gone` (also used for their polls,
+:mod:`.chat_polls`): the processes whose rows stay are given as a list of origins.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from explorer.emulator.db.engine import Store, Transaction
 
@@ -21,14 +21,17 @@ CREATE INDEX IF NOT EXISTS chat_presence_origin ON chat_presence (origin);
 CREATE INDEX IF NOT EXISTS chat_presence_user ON chat_presence (userId);
 """
 
-#: SQL matching an origin or owner not in a JSON list of the living processes.
-GONE = "NOT IN (SELECT value FROM json_each(?))"
+
+def gone(column: str, keep: Sequence[str]) -> str:
+    """SQL matching a ``column`` (an origin or owner) not among the processes ``keep`` (at
+    least one), whose names bind its placeholders."""
+    return f"{column} NOT IN ({', '.join('?' * len(keep))})"
 
 
 def _connections(tx: Transaction, channel_id: int, user_id: int) -> int:
     """A user's connections to a channel's chat over every process."""
     found: int = tx.scalar(
-        "SELECT COALESCE(SUM(connections), 0) FROM chat_presence "
+        "SELECT CAST(COALESCE(SUM(connections), 0) AS BIGINT) FROM chat_presence "
         "WHERE channelId = ? AND userId = ?",
         (channel_id, user_id),
     )
@@ -42,7 +45,7 @@ def join(db: Store, channel_id: int, user_id: int, origin: str, now: float) -> b
         tx.execute(
             "INSERT INTO chat_presence (channelId, userId, origin, connections, joinedAt) "
             "VALUES (?, ?, ?, 1, ?) ON CONFLICT (channelId, userId, origin) "
-            "DO UPDATE SET connections = connections + 1",
+            "DO UPDATE SET connections = chat_presence.connections + 1",
             (channel_id, user_id, origin, now),
         )
         return _connections(tx, channel_id, user_id) == 1
@@ -110,27 +113,22 @@ def present_with_roles(db: Store, channel_id: int, roles: Iterable[str]) -> list
 def user_connections(db: Store, user_id: int) -> int:
     """The signed-in chat connections ``user_id`` holds, over every channel and process."""
     held = db.scalar(
-        "SELECT COALESCE(SUM(connections), 0) FROM chat_presence WHERE userId = ?", (user_id,)
+        "SELECT CAST(COALESCE(SUM(connections), 0) AS BIGINT) FROM chat_presence WHERE userId = ?",
+        (user_id,),
     )
     return int(held or 0)
 
 
-def release(db: Store, keep: str, before: float) -> list[tuple[int, int]]:
-    """Drop the rows made before ``before`` by processes not in ``keep`` (a JSON list);
-    ``(channel, user)`` of the users left with no connection by it, in order."""
-    if (
-        db.one(
-            f"SELECT 1 FROM chat_presence WHERE origin {GONE} AND joinedAt < ? LIMIT 1",
-            (keep, before),
-        )
-        is None
-    ):
+def release(db: Store, keep: Sequence[str], before: float) -> list[tuple[int, int]]:
+    """Drop the rows made before ``before`` by processes not in ``keep``; ``(channel, user)``
+    of the users left with no connection by it, in order."""
+    stale = f"{gone('origin', keep)} AND joinedAt < ?"
+    if db.one(f"SELECT 1 FROM chat_presence WHERE {stale} LIMIT 1", (*keep, before)) is None:
         return []
     with db.transaction() as tx:
         dropped = tx.all(
-            f"DELETE FROM chat_presence WHERE origin {GONE} AND joinedAt < ? "
-            "RETURNING channelId, userId",
-            (keep, before),
+            f"DELETE FROM chat_presence WHERE {stale} RETURNING channelId, userId",
+            (*keep, before),
         )
         return sorted(
             (channel_id, user_id)
@@ -142,7 +140,8 @@ def release(db: Store, keep: str, before: float) -> list[tuple[int, int]]:
 def origin_connections(db: Store, origin: str) -> int:
     """The connections the rows of ``origin`` count."""
     held = db.scalar(
-        "SELECT COALESCE(SUM(connections), 0) FROM chat_presence WHERE origin = ?", (origin,)
+        "SELECT CAST(COALESCE(SUM(connections), 0) AS BIGINT) FROM chat_presence WHERE origin = ?",
+        (origin,),
     )
     return int(held)
 

@@ -27,11 +27,8 @@ def any_stored(db: Store) -> bool:
 def seed_owners(db: Store) -> tuple[int | None, int | None, int | None]:
     """The seeded world's ``staff`` user, ``streamer`` user and the streamer's channel (each
     None when missing)."""
-    staff = users.id_named(db, "staff")
-    streamer, channel = db.one(
-        "SELECT u.id, c.id FROM users u JOIN channels c ON c.userId = u.id "
-        "WHERE u.username = 'streamer' COLLATE NOCASE AND u.username = 'streamer'"
-    ) or (None, None)
+    staff, streamer = users.id_named(db, "staff"), users.id_named(db, "streamer")
+    channel = db.scalar("SELECT id FROM channels WHERE userId = ?", (streamer,))
     return staff, streamer, channel
 
 
@@ -52,12 +49,11 @@ def add(
     """Store a confetti of ``channel_id`` by ``creator_id`` with the settings ``values`` (the
     caller's checked column names); its id."""
     with db.transaction() as tx:
-        confetti_id = tx.execute(
+        confetti_id: int = tx.scalar(
             f"INSERT INTO confetti (channelId, creatorId, {', '.join(values)}, createdAt, "
-            f"updatedAt) VALUES (?, ?, {', '.join('?' * len(values))}, ?, ?)",
+            f"updatedAt) VALUES (?, ?, {', '.join('?' * len(values))}, ?, ?) RETURNING id",
             (channel_id, creator_id, *values.values(), now, now),
-        ).lastrowid
-    assert confetti_id is not None
+        )
     return confetti_id
 
 

@@ -18,7 +18,8 @@ def record(db: Store, child: str, credential: str) -> None:
     """Record that ``child`` was handed out through ``credential`` (replacing an older record)."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR REPLACE INTO credential_children (child, credential) VALUES (?, ?)",
+            "INSERT INTO credential_children (child, credential) VALUES (?, ?) "
+            "ON CONFLICT (child) DO UPDATE SET credential = excluded.credential",
             (child, credential),
         )
 

@@ -38,8 +38,9 @@ def set_settings(db: Store, channel_id: int, values: dict[str, Any], now: str) -
     """Replace the bot settings of ``channel_id``, stamped ``now``."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR REPLACE INTO channel_discord (channelId, settings, updatedAt) "
-            "VALUES (?, ?, ?)",
+            "INSERT INTO channel_discord (channelId, settings, updatedAt) VALUES (?, ?, ?) "
+            "ON CONFLICT (channelId) DO UPDATE SET settings = excluded.settings, "
+            "updatedAt = excluded.updatedAt",
             (channel_id, dumps(values), now),
         )
 

@@ -44,9 +44,11 @@ def change_pack(
             )
         else:
             tx.execute(
-                "INSERT OR REPLACE INTO channel_emoticons "
+                "INSERT INTO channel_emoticons "
                 "(channelId, code, x, y, width, height, updatedAt) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channelId, code) DO UPDATE SET "
+                "x = excluded.x, y = excluded.y, width = excluded.width, "
+                "height = excluded.height, updatedAt = excluded.updatedAt",
                 (channel_id, code, *coords, now),
             )
     count: int = tx.scalar(

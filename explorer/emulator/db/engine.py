@@ -1,5 +1,15 @@
-"""The engine of the platform's data layer: one SQLite database, its transactions and the
-core records' schema.
+"""The engine seam of the platform's data layer, its embedded SQLite engine and the core
+records' schema.
+
+:class:`Store` is the platform's database: ``Store(path)`` (or ``":memory:"``) opens SQLite,
+the embedded default, and ``Store("postgresql://...")`` the PostgreSQL engine
+(:mod:`.postgres`, registered under its URL scheme in :data:`ENGINES`), a subclass that does
+each engine-specific step (connections, transaction boundaries, schema rendering, bulk loads,
+statistics) the PostgreSQL way behind the same methods, as ``pathlib.Path(...)`` gives the
+path class of its system. Statements are written once, with ``?`` placeholders, in the dialect
+both engines accept; schema is written once in SQLite's dialect, which the PostgreSQL engine
+translates, but for what has no common form (triggers), given per engine as a
+:class:`PerEngine`.
 
 The rest of the platform never holds a driver connection: :meth:`Store.transaction` hands out
 a :class:`Transaction`, whose statements commit together or not at all. One connection, used
@@ -14,10 +24,12 @@ their own tables (``SCHEMA``) and keep their queries next to their routes.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,8 +41,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- Bumped by triggers on every write to what channel listings show, from any connection or
 -- process, so read caches can never serve a stale page.
 CREATE TABLE IF NOT EXISTS versions (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT OR IGNORE INTO versions (name, value) VALUES ('catalog', 0);
-INSERT OR IGNORE INTO versions (name, value) VALUES ('grouping', 0);
+INSERT INTO versions (name, value) VALUES ('catalog', 0), ('grouping', 0) ON CONFLICT DO NOTHING;
 
 CREATE TABLE IF NOT EXISTS types (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent TEXT NOT NULL, description TEXT,
@@ -45,7 +56,10 @@ CREATE TABLE IF NOT EXISTS users (
     groups TEXT NOT NULL DEFAULT '["User"]', preferences TEXT NOT NULL DEFAULT '{}',
     createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT
 );
-CREATE UNIQUE INDEX IF NOT EXISTS users_username ON users (username COLLATE NOCASE);
+-- Names and tokens are unique and found in any case: lower() indexes, which both engines
+-- build and use for ``lower(x) = lower(?)`` (replacing the SQLite-only NOCASE ones).
+DROP INDEX IF EXISTS users_username;
+CREATE UNIQUE INDEX IF NOT EXISTS users_username_lower ON users (lower(username));
 
 CREATE TABLE IF NOT EXISTS channels (
     id INTEGER PRIMARY KEY, userId INTEGER NOT NULL UNIQUE REFERENCES users (id),
@@ -61,7 +75,8 @@ CREATE TABLE IF NOT EXISTS channels (
     thumbnailId INTEGER, badgeId INTEGER, hosteeId INTEGER, bannerUrl TEXT, costreamId TEXT,
     createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL, deletedAt TEXT, streamKey TEXT NOT NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS channels_token ON channels (token COLLATE NOCASE);
+DROP INDEX IF EXISTS channels_token;
+CREATE UNIQUE INDEX IF NOT EXISTS channels_token_lower ON channels (lower(token));
 -- Rankings read highest first with ties by ascending id, listed (unsuspended) channels only:
 -- these indexes are in that order and hold every column such a page's ids need, so skipping,
 -- seeking or counting rows never reads the table.
@@ -130,6 +145,8 @@ SCHEMA = SCHEMA.replace("{later}", ";\n".join(LATER_INDEXES.values()))
 
 #: Tables whose writes change what channel listings show (see the ``versions`` table).
 CATALOG_TABLES = ("channels", "users", "types")
+#: The ``channels`` columns whose change regroups the listed channels (the grouping version).
+GROUPING_COLUMNS = ("typeId", "languageId", "suspended")
 CATALOG_TRIGGERS = "\n".join(
     f"CREATE TRIGGER IF NOT EXISTS {table}_{op.lower()}_catalog AFTER {op} ON {table} "
     "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'catalog'; END;"
@@ -142,9 +159,24 @@ CATALOG_TRIGGERS = "\n".join(
     for name, op in (
         ("insert", "INSERT"),
         ("delete", "DELETE"),
-        ("update", "UPDATE OF typeId, languageId, suspended"),
+        ("update", f"UPDATE OF {', '.join(GROUPING_COLUMNS)}"),
     )
 )
+
+
+@dataclass(frozen=True)
+class PerEngine:
+    """A repository's schema with parts that have no form both engines accept: ``source``
+    (SQLite's dialect, which the PostgreSQL engine translates), then ``sqlite`` on SQLite or
+    ``postgresql`` (PostgreSQL's own dialect, run as written) on PostgreSQL."""
+
+    source: str
+    sqlite: str = ""
+    postgresql: str = ""
+
+
+#: What a repository's ``SCHEMA`` is: one text for both engines, or parts per engine.
+Schema = str | PerEngine
 
 
 def connect(path: str | Path, check_same_thread: bool = True) -> sqlite3.Connection:
@@ -169,11 +201,6 @@ class Rows(Protocol):
         """Rows a write changed."""
         ...
 
-    @property
-    def lastrowid(self) -> int | None:
-        """The id of the row an ``INSERT`` added."""
-        ...
-
     def fetchone(self) -> Any:
         """The next row, or None."""
         ...
@@ -187,12 +214,29 @@ class Rows(Protocol):
         ...
 
 
+class Connection(Protocol):
+    """What an engine's connection runs: ``sqlite3.Connection`` as it is, PostgreSQL's through
+    an adapter that converts the placeholders (:mod:`.postgres`)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
+        """Run one statement with ``params`` bound to its ``?`` placeholders."""
+        ...
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Rows:
+        """Run one statement once per parameter row."""
+        ...
+
+    def executescript(self, script: str, /) -> object:
+        """Run statements separated by semicolons, without parameters (DDL)."""
+        ...
+
+
 class Reads:
     """Queries on a connection: what the :class:`Store` (outside any transaction) and an open
     :class:`Transaction` both answer."""
 
     __slots__ = ()
-    _conn: sqlite3.Connection
+    _conn: Connection
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         """The first row of ``sql``, or None."""
@@ -215,7 +259,7 @@ class Transaction(Reads):
 
     __slots__ = ("_conn",)
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
@@ -231,16 +275,59 @@ class Transaction(Reads):
         self._conn.executescript(script)
 
 
-class Store(Reads):
-    """The platform's database: schema, transactions and shared lookups."""
+class IndexBuild(Protocol):
+    """A build of the :data:`LATER_INDEXES` in a thread of its own, each engine's way."""
 
-    def __init__(self, path: str | Path = ":memory:", extra_ddl: Iterable[str] = ()) -> None:
-        self.path = str(path)
-        self.conn = self._conn = connect(path)
+    def start(self) -> IndexBuild:
+        """Start building; returns self."""
+        ...
+
+    def stop(self) -> None:
+        """Interrupt a build still running and wait for its thread."""
+        ...
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
+        ...
+
+
+#: The engines a URL opens, by its scheme (``explorer.emulator.db`` registers PostgreSQL's).
+ENGINES: dict[str, type[Store]] = {}
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def engine_of(target: str | Path) -> str:
+    """The engine ``target`` names: a URL's scheme, else ``"sqlite"`` (a path)."""
+    found = _URL.match(str(target))
+    return "sqlite" if found is None else found.group(1)
+
+
+class Store(Reads):
+    """The platform's database: schema, transactions and shared lookups.
+
+    This class is the SQLite engine; a URL opens the engine registered for its scheme in
+    :data:`ENGINES` (a subclass doing each engine-specific method its way).
+    """
+
+    def __new__(cls, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> Store:
+        if cls is Store:
+            engine = engine_of(target)
+            if engine != "sqlite":
+                if engine not in ENGINES:
+                    raise ValueError(
+                        f"{engine}:// is not a database engine of the platform: give a SQLite "
+                        f"file path (or :memory:) or a URL of {', '.join(sorted(ENGINES))}"
+                    )
+                cls = ENGINES[engine]
+        return super().__new__(cls)
+
+    def __init__(self, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> None:
+        self.path = str(target)
+        self.conn = self._conn = connect(target)
         self.conn.executescript(SCHEMA)
         self.conn.executescript(CATALOG_TRIGGERS)
         for ddl in extra_ddl:
-            self.conn.executescript(ddl)
+            self.conn.executescript(ddl if isinstance(ddl, str) else ddl.source + ddl.sqlite)
         self._depth = 0
         self._tx = Transaction(self.conn)
         #: The catalog version last read outside a transaction, and this connection's change
@@ -258,8 +345,9 @@ class Store(Reads):
         """Run a block atomically: all of its writes commit, or none do.
 
         Nested use joins the outer transaction, so helpers can write without knowing who
-        called them. ``BEGIN IMMEDIATE`` takes the write lock up front, which keeps a second
-        process on the same file from interleaving.
+        called them. Only one transaction writes at a time (for SQLite ``BEGIN IMMEDIATE``
+        takes the write lock up front, which keeps a second process on the same file from
+        interleaving).
         """
         if self._depth:
             self._depth += 1
@@ -268,16 +356,25 @@ class Store(Reads):
             finally:
                 self._depth -= 1
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        tx = self._begin()
         self._depth = 1
         try:
-            yield self._tx
+            yield tx
         except BaseException:
             self._depth = 0
-            self.conn.execute("ROLLBACK")
+            self._end(commit=False)
             raise
         self._depth = 0
-        self.conn.execute("COMMIT")
+        self._end(commit=True)
+
+    def _begin(self) -> Transaction:
+        """Open the outermost transaction; the one every nested block joins."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self._tx
+
+    def _end(self, commit: bool) -> None:
+        """Commit or roll back the outermost transaction."""
+        self.conn.execute("COMMIT" if commit else "ROLLBACK")
 
     @contextmanager
     def filling(self) -> Iterator[Transaction]:
@@ -310,6 +407,16 @@ class Store(Reads):
             if switched:
                 self.conn.execute("PRAGMA journal_mode=WAL")
 
+    @property
+    def defers_indexes(self) -> bool:
+        """Whether a seeding leaves the :data:`LATER_INDEXES` to :meth:`later_indexes` (a
+        file: its platform builds them while it serves)."""
+        return self.path != ":memory:"
+
+    def later_indexes(self) -> IndexBuild:
+        """A build of the :data:`LATER_INDEXES` a seeding left out (not started)."""
+        return LaterIndexes(self.path)
+
     @contextmanager
     def set_aside(self, tables: Sequence[str], later: Collection[str] = ()) -> Iterator[None]:
         """Bulk-load ``tables``: drop their indexes and triggers, then rebuild them after the
@@ -328,9 +435,20 @@ class Store(Reads):
         for _, name, sql in kept:
             if name not in later:
                 self.conn.execute(sql)
-        self.conn.execute(
-            "UPDATE versions SET value = value + 1 WHERE name IN ('catalog', 'grouping')"
-        )
+        self._bump_versions()
+
+    def _bump_versions(self) -> None:
+        """Change the catalog and grouping versions once (after a bulk load)."""
+        with self.transaction() as tx:
+            tx.execute(
+                "UPDATE versions SET value = value + 1 WHERE name IN ('catalog', 'grouping')"
+            )
+
+    def analyze(self) -> None:
+        """Gather the planner's statistics from a sample of each index: exact enough for the
+        planner, quick at any size."""
+        self.conn.execute("PRAGMA analysis_limit = 1000")
+        self.conn.execute("ANALYZE")
 
     def grouping_version(self) -> int:
         """A number that changes whenever a channel is added or removed, or changes its type,
@@ -367,13 +485,28 @@ class Store(Reads):
         rows = ", ".join(["(?, ?)"] * len(values))
         with self.transaction() as tx:
             tx.execute(
-                f"INSERT OR REPLACE INTO meta (key, value) VALUES {rows}",
+                f"INSERT INTO meta (key, value) VALUES {rows} "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 [part for pair in values.items() for part in pair],
             )
 
     def columns(self, table: str) -> list[str]:
         """Column names of ``table`` in declaration order."""
         return [row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")]
+
+    def load(
+        self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
+    ) -> None:
+        """Bulk-insert ``rows`` (tuples of ``columns``) into ``table``, every row also holding
+        the values of ``same`` (column: value, written into the statement once as literals).
+        Use inside :meth:`transaction`."""
+        literals = {name: _literal(value) for name, value in same.items()}
+        names = [*columns, *literals]
+        values = ["?"] * len(columns) + list(literals.values())
+        with self.transaction() as tx:
+            tx.executemany(
+                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})", rows
+            )
 
     def insert_many(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         """Insert dict rows (all with the same keys) in one statement batch."""
@@ -384,6 +517,15 @@ class Store(Reads):
         sql = f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})"
         with self.transaction() as conn:
             conn.executemany(sql, [tuple(r[k] for k in keys) for r in rows])
+
+
+def _literal(value: Any) -> str:
+    """``value`` (None, an int or a str) as an SQL literal."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
 
 
 def dumps(value: Any) -> str:

@@ -48,7 +48,8 @@ def seed(db: Store, channel_id: int, rows: Iterable[tuple[int, int, str]]) -> No
     already stay) and mark it seeded, in one transaction."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+            "INSERT INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
             rows,
         )
         tx.execute("INSERT INTO follows_seeded (channelId) VALUES (?)", (channel_id,))
@@ -88,7 +89,8 @@ def follow(tx: Transaction, channel_id: int, user_id: int, now: str) -> bool:
     """``user_id`` follows ``channel_id`` since ``now``, counted in its ``numFollowers``;
     whether they did not already."""
     added = tx.execute(
-        "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+        "INSERT INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         (channel_id, user_id, now),
     ).rowcount
     if added:
@@ -106,7 +108,8 @@ def unfollow(tx: Transaction, channel_id: int, user_id: int) -> bool:
     ).rowcount
     if removed:
         tx.execute(
-            "UPDATE channels SET numFollowers = MAX(numFollowers - 1, 0) WHERE id = ?",
+            "UPDATE channels SET numFollowers = CASE WHEN numFollowers > 0 "
+            "THEN numFollowers - 1 ELSE 0 END WHERE id = ?",
             (channel_id,),
         )
     return bool(removed)
@@ -116,7 +119,8 @@ def add_many(tx: Transaction, channel_id: int, followers: Iterable[tuple[int, st
     """The ``(userId, createdAt)`` of ``followers`` follow ``channel_id`` (one who already does
     stays as they are), counted in its ``numFollowers``, in one batch; how many were new."""
     added = tx.executemany(
-        "INSERT OR IGNORE INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?)",
+        "INSERT INTO channel_follows (channelId, userId, createdAt) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         [(channel_id, user_id, at) for user_id, at in followers],
     ).rowcount
     if added:

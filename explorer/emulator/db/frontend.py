@@ -22,8 +22,8 @@ def add_releases(db: Store, releases: Iterable[tuple[str, str, str, str]]) -> No
     """Store ``(app, version, commit, releasedAt)`` releases; those already stored stay."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO frontend_versions (app, version, commitHash, releasedAt) "
-            "VALUES (?, ?, ?, ?)",
+            "INSERT INTO frontend_versions (app, version, commitHash, releasedAt) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             releases,
         )
 
@@ -31,9 +31,10 @@ def add_releases(db: Store, releases: Iterable[tuple[str, str, str, str]]) -> No
 def releases(db: Store, app: str | None) -> list[Release]:
     """The releases of ``app`` (every app's when None), by app then newest first, each marked
     when it is its app's newest."""
+    where, args = ("WHERE app = ? ", (app,)) if app is not None else ("", ())
     return db.all(
-        "SELECT id, app, version, commitHash, releasedAt, "
-        "releasedAt = MAX(releasedAt) OVER (PARTITION BY app) FROM frontend_versions "
-        "WHERE ? IS NULL OR app = ? ORDER BY app, releasedAt DESC, id DESC",
-        (app, app),
+        "SELECT id, app, version, commitHash, releasedAt, CASE WHEN releasedAt = "
+        "MAX(releasedAt) OVER (PARTITION BY app) THEN 1 ELSE 0 END FROM frontend_versions "
+        f"{where}ORDER BY app, releasedAt DESC, id DESC",
+        args,
     )

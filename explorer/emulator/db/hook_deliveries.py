@@ -3,20 +3,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from explorer.emulator.db.engine import Store
 
 
-def subscribed(db: Store, topics: str, now: str) -> list[tuple[Any, ...]]:
+def subscribed(db: Store, topics: Sequence[str], now: str) -> list[tuple[Any, ...]]:
     """``(topic, owner, hook id, url, secret, failures)`` of each active hook unexpired at
-    ``now`` of an existing client naming one of ``topics`` (a JSON list)."""
+    ``now`` of an existing client naming one of ``topics``."""
+    if not topics:
+        return []
     return db.all(
         "SELECT e.topic, c.ownerId, h.id, h.url, h.secret, h.failures FROM hook_events e "
         "JOIN hooks h ON h.id = e.hookId JOIN oauth_clients c ON c.id = h.clientId "
-        "WHERE e.topic IN (SELECT value FROM json_each(?)) AND h.isActive = 1 "
+        f"WHERE e.topic IN ({', '.join('?' * len(topics))}) AND h.isActive = 1 "
         "AND h.expiresAt > ?",
-        (topics, now),
+        (*topics, now),
     )
 
 

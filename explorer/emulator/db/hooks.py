@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator.db.engine import Store, Transaction, dumps
+from explorer.emulator.db.engine import PerEngine, Store, Transaction, dumps
 
-SCHEMA = """
+SCHEMA = PerEngine(
+    source="""
 CREATE TABLE IF NOT EXISTS hooks (
     id TEXT PRIMARY KEY, clientId TEXT NOT NULL, kind TEXT NOT NULL, url TEXT NOT NULL,
     events TEXT NOT NULL, secret TEXT, isActive INTEGER NOT NULL DEFAULT 1,
@@ -18,10 +19,15 @@ CREATE INDEX IF NOT EXISTS hooks_client ON hooks (clientId, createdAt);
 CREATE TABLE IF NOT EXISTS hook_events (
     topic TEXT NOT NULL, hookId TEXT NOT NULL, PRIMARY KEY (topic, hookId)
 ) WITHOUT ROWID;
--- Hooks registered before the index existed.
-INSERT OR IGNORE INTO hook_events (topic, hookId)
-    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events);
-"""
+""",
+    # Hooks registered before the index existed (in a SQLite file only: PostgreSQL's schema
+    # came after it).
+    sqlite="""
+INSERT INTO hook_events (topic, hookId)
+    SELECT json_each.value, hooks.id FROM hooks, json_each(hooks.events) WHERE true
+    ON CONFLICT DO NOTHING;
+""",
+)
 
 #: The columns of a hook as the API shows it (never its secret), in the order rows hold them.
 FIELDS = ("id", "events", "kind", "url", "isActive", "deactivationReason", "expiresAt", "createdAt")

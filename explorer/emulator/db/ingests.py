@@ -19,7 +19,8 @@ def add_ingests(db: Store, ingests: Iterable[tuple[str, str, int, str]]) -> None
     """Store ``(name, host, capacity, protocols JSON)`` ingests; those already stored stay."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO ingests (name, host, capacity, protocols) VALUES (?, ?, ?, ?)",
+            "INSERT INTO ingests (name, host, capacity, protocols) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
             ingests,
         )
 
@@ -33,8 +34,7 @@ def live_by_slot(db: Store, slots: int) -> dict[int, int]:
     """How many listed live channels have each ``id % slots`` (slots with none left out)."""
     return dict(
         db.all(
-            "SELECT id % ?, COUNT(*) FROM channels WHERE online = 1 AND suspended = 0 "
-            "GROUP BY id % ?",
-            (slots, slots),
+            "SELECT id % ?, COUNT(*) FROM channels WHERE online = 1 AND suspended = 0 GROUP BY 1",
+            (slots,),
         )
     )

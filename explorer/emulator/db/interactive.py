@@ -87,7 +87,7 @@ def _condition(
     clauses = [where]
     values: list[Any] = [user_id] * where.count("?")
     if name_like is not None:
-        clauses.append("g.name LIKE ? ESCAPE '\\'")
+        clauses.append("lower(g.name) LIKE lower(?) ESCAPE '\\'")
         values.append(name_like)
     return " AND ".join(clauses), values
 
@@ -119,12 +119,11 @@ def add_game(
     tx: Transaction, owner_id: int, values: dict[str, Any], created_at: str, updated_at: str
 ) -> int:
     """Store a game of ``owner_id`` with the columns of ``values``; returns its id."""
-    game_id = tx.execute(
+    game_id: int = tx.scalar(
         f"INSERT INTO interactive_games (ownerId, {', '.join(values)}, createdAt, updatedAt) "
-        f"VALUES (?, {', '.join('?' * len(values))}, ?, ?)",
+        f"VALUES (?, {', '.join('?' * len(values))}, ?, ?) RETURNING id",
         (owner_id, *values.values(), created_at, updated_at),
-    ).lastrowid
-    assert game_id is not None
+    )
     return game_id
 
 
@@ -180,7 +179,8 @@ def editors(db: Store, game_id: int) -> list[tuple[int, str, str]]:
 def add_editor(tx: Transaction, game_id: int, user_id: int, added_at: str) -> bool:
     """Let user ``user_id`` edit game ``game_id``; False when they did already."""
     added: int = tx.execute(
-        "INSERT OR IGNORE INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?)",
+        "INSERT INTO interactive_editors (gameId, userId, addedAt) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         (game_id, user_id, added_at),
     ).rowcount
     return bool(added)
@@ -241,12 +241,12 @@ def add_version(
         "SELECT COALESCE(MAX(versionOrder), 0) + 1 FROM interactive_versions WHERE gameId = ?",
         (game_id,),
     )
-    version_id = tx.execute(
+    version_id: int = tx.scalar(
         f"INSERT INTO interactive_versions (gameId, versionOrder, state, {', '.join(values)}, "
-        f"createdAt, updatedAt) VALUES (?, ?, ?, {', '.join('?' * len(values))}, ?, ?)",
+        f"createdAt, updatedAt) VALUES (?, ?, ?, {', '.join('?' * len(values))}, ?, ?) "
+        "RETURNING id",
         (game_id, order, state, *values.values(), created_at, updated_at),
-    ).lastrowid
-    assert version_id is not None
+    )
     return version_id
 
 
@@ -278,7 +278,7 @@ def add_hosts(db: Store, addresses: tuple[str, ...]) -> None:
     """Store the hosts at ``addresses`` (those stored already are left as they are)."""
     with db.transaction() as tx:
         tx.executemany(
-            "INSERT OR IGNORE INTO interactive_hosts (address) VALUES (?)",
+            "INSERT INTO interactive_hosts (address) VALUES (?) ON CONFLICT DO NOTHING",
             [(address,) for address in addresses],
         )
 

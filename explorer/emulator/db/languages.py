@@ -19,8 +19,8 @@ LanguageCounts = tuple[str, str, int, int, int]
 
 # Counts per language over visible channels; the outer query decides which languages appear.
 _COUNTS = """
-SELECT languageId AS id, COUNT(*) AS channels, SUM(online) AS online,
-       SUM(CASE WHEN online = 1 THEN viewersCurrent ELSE 0 END) AS viewers
+SELECT languageId AS id, COUNT(*) AS channels, CAST(SUM(online) AS BIGINT) AS online,
+       CAST(SUM(CASE WHEN online = 1 THEN viewersCurrent ELSE 0 END) AS BIGINT) AS viewers
 FROM channels WHERE suspended = 0 AND languageId IS NOT NULL GROUP BY languageId
 """
 _IN_USE = f"""
@@ -41,7 +41,11 @@ _QUERIES: dict[Which, str] = {
 def set_languages(db: Store, names: Iterable[tuple[str, str]]) -> None:
     """Store ``(id, name)`` languages, replacing the names of those already stored."""
     with db.transaction() as tx:
-        tx.executemany("INSERT OR REPLACE INTO languages (id, name) VALUES (?, ?)", names)
+        tx.executemany(
+            "INSERT INTO languages (id, name) VALUES (?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            names,
+        )
 
 
 def language_counts(db: Store, which: Which) -> list[LanguageCounts]:

@@ -5,7 +5,8 @@ increasing ``seq`` (see :mod:`explorer.emulator.live.outbox` for what goes in an
 and ``users`` tables, carrying the public fields that changed and their new values (a patch);
 ``updatedAt`` alone is no change worth an event, and private columns (``streamKey``, e-mail,
 password hashes) never reach one. A trigger keeps the newest :data:`KEEP` events, pruning
-every :data:`PRUNE_EVERY` writes. The triggers name other families' tables, so
+every :data:`PRUNE_EVERY` writes. The triggers are given per engine (SQLite's and PostgreSQL's
+own dialect); they name other families' tables, so
 :func:`explorer.emulator.db.ddl` gives this schema last.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.db.engine import Store, Transaction
+from explorer.emulator.db.engine import PerEngine, Store, Transaction
 from explorer.wire.records import CHANNEL, USER, Field
 
 #: Events kept in the table; older ones are pruned (a reader further behind skips them).
@@ -29,7 +30,7 @@ _SKIP = frozenset({"id", "userId", "createdAt", "updatedAt"})
 
 
 def _patch(fields: tuple[Field, ...]) -> tuple[str, str]:
-    """The trigger's WHEN condition and the JSON patch expression over ``fields``."""
+    """The SQLite trigger's WHEN condition and the JSON patch expression over ``fields``."""
     kept = [f for f in fields if f.name not in _SKIP]
     changed = " OR ".join(f"OLD.{f.name} IS NOT NEW.{f.name}" for f in kept)
     pairs = []
@@ -54,16 +55,54 @@ def _trigger(table: str, kind: str, fields: tuple[Field, ...]) -> str:
     )
 
 
-SCHEMA = f"""
+def _pg_trigger(table: str, kind: str, fields: tuple[Field, ...]) -> str:
+    """The PostgreSQL trigger of :func:`_trigger`: a PL/pgSQL function concatenating one
+    ``jsonb`` object per changed field (its engine quotes the camelCase names)."""
+    kept = [f for f in fields if f.name not in _SKIP]
+    changed = " OR ".join(f"OLD.{f.name} IS DISTINCT FROM NEW.{f.name}" for f in kept)
+    parts = []
+    for f in kept:
+        value = f"to_jsonb(NEW.{f.name})"
+        if f.kind == "bool":
+            value = f"to_jsonb(NEW.{f.name} <> 0)"
+        elif f.kind == "object":
+            value = f"NEW.{f.name}::jsonb"
+        parts.append(
+            f"CASE WHEN OLD.{f.name} IS DISTINCT FROM NEW.{f.name} "
+            f"THEN jsonb_build_object('{f.name}', {value}) ELSE '{{}}'::jsonb END"
+        )
+    return (
+        f"CREATE OR REPLACE FUNCTION {table}_live_update() RETURNS trigger LANGUAGE plpgsql "
+        f"AS $$ BEGIN INSERT INTO live_events (topic, payload) VALUES "
+        f"('{kind}:' || NEW.id || ':update', ({' || '.join(parts)})::text); "
+        f"RETURN NULL; END $$;\n"
+        f"CREATE OR REPLACE TRIGGER {table}_live_update AFTER UPDATE ON {table} "
+        f"FOR EACH ROW WHEN ({changed}) EXECUTE FUNCTION {table}_live_update();"
+    )
+
+
+SCHEMA = PerEngine(
+    source="""
 CREATE TABLE IF NOT EXISTS live_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL
 );
+""",
+    sqlite=f"""
 {_trigger("channels", "channel", CHANNEL)}
 {_trigger("users", "user", USER)}
 CREATE TRIGGER IF NOT EXISTS live_events_prune AFTER INSERT ON live_events
 WHEN NEW.seq % {PRUNE_EVERY} = 0
 BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; END;
-"""
+""",
+    postgresql=f"""
+{_pg_trigger("channels", "channel", CHANNEL)}
+{_pg_trigger("users", "user", USER)}
+CREATE OR REPLACE FUNCTION live_events_prune() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; RETURN NULL; END $$;
+CREATE OR REPLACE TRIGGER live_events_prune AFTER INSERT ON live_events
+FOR EACH ROW WHEN (NEW.seq % {PRUNE_EVERY} = 0) EXECUTE FUNCTION live_events_prune();
+""",
+)
 
 
 def publish(tx: Transaction, topic: str, payload: Any) -> None:
@@ -93,8 +132,9 @@ def start_cursor(db: Store, key: str) -> None:
     started."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR IGNORE INTO meta (key, value) "
-            "SELECT ?, COALESCE(MAX(seq), 0) FROM live_events",
+            "INSERT INTO meta (key, value) "
+            "SELECT ?, CAST(COALESCE(MAX(seq), 0) AS TEXT) FROM live_events WHERE true "
+            "ON CONFLICT DO NOTHING",
             (key,),
         )
 

@@ -23,8 +23,9 @@ def start(db: Store, channel_id: int, started_at: float, access_key: str) -> Non
     """Keep (or replace) channel ``channel_id``'s broadcast."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR REPLACE INTO live_streams (channelId, startedAt, accessKey) "
-            "VALUES (?, ?, ?)",
+            "INSERT INTO live_streams (channelId, startedAt, accessKey) VALUES (?, ?, ?) "
+            "ON CONFLICT (channelId) DO UPDATE SET startedAt = excluded.startedAt, "
+            "accessKey = excluded.accessKey",
             (channel_id, started_at, access_key),
         )
 

@@ -42,8 +42,7 @@ _RENAMED = {
 def upgrade(db: Store) -> None:
     """Bring a database made before notifications had UUIDs and types to this shape: each
     notification gets a UUID, ``trigger`` becomes ``type`` with this version's names."""
-    columns = {row[1] for row in db.all("PRAGMA table_info(notifications)")}
-    if "uuid" in columns:
+    if "uuid" in db.columns("notifications"):
         return
     with db.transaction() as tx:
         tx.execute("ALTER TABLE notifications RENAME COLUMN trigger TO type")
@@ -114,8 +113,8 @@ def unsubscribe(db: Store, user_id: int, category: str, now: str) -> None:
     """Record that ``user_id`` wants no e-mail of ``category`` (kept from its first time)."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR IGNORE INTO email_unsubscribes (userId, category, createdAt) "
-            "VALUES (?, ?, ?)",
+            "INSERT INTO email_unsubscribes (userId, category, createdAt) VALUES (?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
             (user_id, category, now),
         )
 

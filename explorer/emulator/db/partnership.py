@@ -47,8 +47,12 @@ def apply(
 ) -> None:
     """A pending application of ``channel_id`` (replacing a denied one) with its standing."""
     tx.execute(
-        "INSERT OR REPLACE INTO partnership_apps (channelId, status, message, followers, "
-        "viewersTotal, createdAt, updatedAt) VALUES (?, 'pending', ?, ?, ?, ?, ?)",
+        "INSERT INTO partnership_apps (channelId, status, message, followers, viewersTotal, "
+        "createdAt, updatedAt) VALUES (?, 'pending', ?, ?, ?, ?, ?) "
+        "ON CONFLICT (channelId) DO UPDATE SET status = excluded.status, "
+        "message = excluded.message, followers = excluded.followers, "
+        "viewersTotal = excluded.viewersTotal, createdAt = excluded.createdAt, "
+        "updatedAt = excluded.updatedAt, decidedAt = NULL, decidedBy = NULL, reason = NULL",
         (channel_id, message, followers, viewers, now, now),
     )
 

@@ -49,7 +49,7 @@ def store_values(db: Store, channel_id: int, values: Mapping[str, Any]) -> None:
                 )
             else:
                 tx.execute(
-                    "INSERT OR REPLACE INTO channel_preferences (channelId, key, value) "
-                    "VALUES (?, ?, ?)",
+                    "INSERT INTO channel_preferences (channelId, key, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT (channelId, key) DO UPDATE SET value = excluded.value",
                     (channel_id, key, dumps(value)),
                 )

@@ -33,12 +33,12 @@ VOD_FIELDS = VOD.names
 #: Ids per statement when reading channels by id.
 _CHUNK = 500
 _INSERT_RECORDING = (
-    f"INSERT OR IGNORE INTO recordings ({', '.join(RECORDING_FIELDS)}) "
-    f"VALUES ({', '.join('?' * len(RECORDING_FIELDS))})"
+    f"INSERT INTO recordings ({', '.join(RECORDING_FIELDS)}) "
+    f"VALUES ({', '.join('?' * len(RECORDING_FIELDS))}) ON CONFLICT DO NOTHING"
 )
 _INSERT_VOD = (
-    f"INSERT OR IGNORE INTO recording_vods ({', '.join(VOD_FIELDS)}) "
-    f"VALUES ({', '.join('?' * len(VOD_FIELDS))})"
+    f"INSERT INTO recording_vods ({', '.join(VOD_FIELDS)}) "
+    f"VALUES ({', '.join('?' * len(VOD_FIELDS))}) ON CONFLICT DO NOTHING"
 )
 _SELECT = f"SELECT {', '.join(RECORDING_FIELDS)} FROM recordings"
 
@@ -78,7 +78,8 @@ def mark_synced(db: Store, channel_id: int, until: float) -> None:
     """Note that channel ``channel_id``'s recordings are stored up to ``until``."""
     with db.transaction() as tx:
         tx.execute(
-            "INSERT OR REPLACE INTO recordings_synced (channelId, until) VALUES (?, ?)",
+            "INSERT INTO recordings_synced (channelId, until) VALUES (?, ?) "
+            "ON CONFLICT (channelId) DO UPDATE SET until = excluded.until",
             (channel_id, until),
         )
 

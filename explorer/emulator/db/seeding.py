@@ -2,8 +2,8 @@
 with the indexes and triggers of users and channels set aside, then sampled statistics.
 
 The rows come from ``world.py`` (a pure function of the seed); this module only writes them,
-with one ``executemany`` per chunk and table (no Python per row); columns every row shares,
-or that follow from other columns, are written by the INSERT itself (:data:`Layout`).
+with one bulk load per chunk and table (:meth:`~explorer.emulator.db.engine.Store.load`: an
+``executemany`` on SQLite, no Python per row; ``COPY`` on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from explorer.emulator.db.engine import LATER_INDEXES, Store
 
 #: One chunk of the world: its user rows and its channel rows.
 Chunk = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
-#: A bulk-loaded table's layout: the columns each row binds, in order; the columns every row
-#: holds the same value in (column: value), written into the INSERT once as literals; and the
-#: columns written as SQL expressions of bound values (column: expression, ``{name}`` standing
-#: for bound column ``name``'s value; a bound column named here is written as its expression).
-Layout = tuple[tuple[str, ...], dict[str, Any], dict[str, str]]
+#: A bulk-loaded table's layout: the columns each row binds, in order, and the columns every
+#: row holds the same value in (column: value), written into the INSERT once as literals.
+Layout = tuple[tuple[str, ...], dict[str, Any]]
 
 
 def fill(
@@ -41,15 +39,13 @@ def fill(
     a file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
     :class:`~explorer.emulator.db.engine.LaterIndexes`.
     """
-    users = _insert_sql("users", *layouts[0])
-    rows = _insert_sql("channels", *layouts[1])
     with store.filling() as conn:
         store.insert_many("types", types)
-        later = LATER_INDEXES if store.path != ":memory:" else ()
+        later = LATER_INDEXES if store.defers_indexes else ()
         with store.set_aside(("users", "channels"), later):
             for user_rows, channel_rows in chunks:
-                conn.executemany(users, user_rows)
-                conn.executemany(rows, channel_rows)
+                store.load("users", *layouts[0], user_rows)
+                store.load("channels", *layouts[1], channel_rows)
             conn.executemany(
                 "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", accounts
             )
@@ -63,29 +59,4 @@ def fill(
 def analyze(store: Store) -> None:
     """Gather the planner's statistics from a sample of each index: exact enough for the
     planner, quick at any size."""
-    store.conn.execute("PRAGMA analysis_limit = 1000")
-    store.conn.execute("ANALYZE")
-
-
-def _insert_sql(
-    table: str, columns: tuple[str, ...], same: dict[str, Any], derived: dict[str, str]
-) -> str:
-    """An INSERT binding ``columns`` (``?1``, ``?2``, ...), writing the columns in ``derived``
-    as their expressions of those and the values in ``same`` as literals."""
-    marks = {name: f"?{number}" for number, name in enumerate(columns, start=1)}
-    written = {name: derived.get(name, "{" + name + "}") for name in columns} | derived
-    for name, sql in written.items():
-        for bound, mark in marks.items():
-            sql = sql.replace("{" + bound + "}", mark)
-        written[name] = sql
-    written |= {name: _literal(value) for name, value in same.items()}
-    return f"INSERT INTO {table} ({', '.join(written)}) VALUES ({', '.join(written.values())})"
-
-
-def _literal(value: Any) -> str:
-    """``value`` (None, an int or a str) as an SQL literal."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, int):
-        return str(value)
-    return "'" + str(value).replace("'", "''") + "'"
+    store.analyze()

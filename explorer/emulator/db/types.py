@@ -19,7 +19,7 @@ def live(db: Store) -> dict[int, tuple[int, int]]:
     return {
         row[0]: (row[1], row[2])
         for row in db.all(
-            "SELECT typeId, COUNT(*), SUM(viewersCurrent) FROM channels "
+            "SELECT typeId, COUNT(*), CAST(SUM(viewersCurrent) AS BIGINT) FROM channels "
             "WHERE online = 1 AND suspended = 0 AND typeId IS NOT NULL GROUP BY typeId"
         )
     }

@@ -24,13 +24,11 @@ def replace(
 ) -> int:
     """Store ``data`` as the ``kind`` upload of record ``relid``, drop the one it replaces and
     return its id (ids are never reused: AUTOINCREMENT)."""
-    cursor = tx.execute(
+    resource_id: int = tx.scalar(
         "INSERT INTO uploads (kind, relid, contentType, size, sha256, data, createdAt) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (kind, relid, content_type, len(data), hashlib.sha256(data).hexdigest(), data, created_at),
     )
-    resource_id = cursor.lastrowid
-    assert resource_id is not None
     tx.execute(
         "DELETE FROM uploads WHERE kind = ? AND relid = ? AND id != ?",
         (kind, relid, resource_id),

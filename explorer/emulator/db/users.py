@@ -7,15 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.wire.records import USER
 
-#: An exact-name lookup through the ``users_username`` index (``COLLATE NOCASE``): a plain
-#: ``username = ?`` cannot use that index and reads every user (a second at a million).
-_EXACT_NAME = "username = ?1 COLLATE NOCASE AND username = ?1"
-_DEMO_NAMES = "('streamer', 'moderator', 'viewer', 'viewer2', 'staff')"
+#: The demo accounts' names: read by ``lower(username)``, the ``users_username_lower`` index (a
+#: plain ``username = ?`` cannot use it and reads every user: a second at a million), then
+#: matched exactly.
+_DEMO_NAMES = ("streamer", "moderator", "viewer", "viewer2", "staff")
 
 
 def is_undeleted(db: Store | Transaction, user_id: int) -> bool:
@@ -25,14 +23,11 @@ def is_undeleted(db: Store | Transaction, user_id: int) -> bool:
 
 
 def ids_by_name(db: Store | Transaction, usernames: Sequence[str]) -> dict[str, int]:
-    """The ids of the users among ``usernames`` (exact names), by username."""
-    marks = ", ".join("?" * len(usernames))
-    rows = db.all(
-        f"SELECT username, id FROM users WHERE username COLLATE NOCASE IN ({marks}) "
-        f"AND username IN ({marks})",
-        [*usernames, *usernames],
-    )
-    return {name: user_id for name, user_id in rows}
+    """The ids of the users among ``usernames`` (exact names), by username; read through the
+    ``users_username_lower`` index, then matched exactly."""
+    marks = ", ".join(["lower(?)"] * len(usernames))
+    rows = db.all(f"SELECT username, id FROM users WHERE lower(username) IN ({marks})", usernames)
+    return {name: user_id for name, user_id in rows if name in usernames}
 
 
 def sparks(db: Store | Transaction, user_id: int) -> int | None:
@@ -69,7 +64,7 @@ def username(db: Store, user_id: int) -> str | None:
 
 def by_name(db: Store, name: str) -> tuple[int, str] | None:
     """``(id, username)`` of the user called ``name`` (any case), or None."""
-    found = db.one("SELECT id, username FROM users WHERE username = ? COLLATE NOCASE", (name,))
+    found = db.one("SELECT id, username FROM users WHERE lower(username) = lower(?)", (name,))
     return None if found is None else (found[0], found[1])
 
 
@@ -92,13 +87,13 @@ USER_COLUMNS = ", ".join(f"u.{name}" for name in FIELDS)
 
 #: SQL condition on users ``u``: the account is not suspended (an account is suspended with
 #: its channel, see ``resources/channel_suspension.py``).
-UNSUSPENDED = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended)"
+UNSUSPENDED = "NOT EXISTS (SELECT 1 FROM channels s WHERE s.userId = u.id AND s.suspended != 0)"
 
 
 def listed(staff: bool) -> str:
     """The SQL condition on users ``u`` every listing of users applies: suspended accounts
     are shown to ``staff`` only."""
-    return "1" if staff else UNSUSPENDED
+    return "1 = 1" if staff else UNSUSPENDED
 
 
 def is_listed(db: Store, user_id: int, listed: str) -> bool:
@@ -131,7 +126,7 @@ def sign_in(db: Store, username: str) -> tuple[int, str | None, int | None] | No
     found = db.one(
         "SELECT u.id, u.password_hash, c.suspended FROM users u "
         "LEFT JOIN channels c ON c.userId = u.id "
-        "WHERE u.username = ? COLLATE NOCASE AND u.deletedAt IS NULL",
+        "WHERE lower(u.username) = lower(?) AND u.deletedAt IS NULL",
         (username,),
     )
     return None if found is None else (found[0], found[1], found[2])
@@ -139,17 +134,17 @@ def sign_in(db: Store, username: str) -> tuple[int, str | None, int | None] | No
 
 def taken(tx: Transaction, username: str) -> bool:
     """Whether an account is named ``username`` (any case)."""
-    return tx.one("SELECT 1 FROM users WHERE username = ? COLLATE NOCASE", (username,)) is not None
+    found = tx.one("SELECT 1 FROM users WHERE lower(username) = lower(?)", (username,))
+    return found is not None
 
 
 def add(tx: Transaction, username: str, email: str, password_hash: str, code: str, now: str) -> int:
     """Add an unverified account awaiting confirmation ``code``; its id."""
-    user_id = tx.execute(
+    user_id: int = tx.scalar(
         "INSERT INTO users (username, email, password_hash, verified, confirm_code, "
-        "createdAt, updatedAt) VALUES (?, ?, ?, 0, ?, ?, ?)",
+        "createdAt, updatedAt) VALUES (?, ?, ?, 0, ?, ?, ?) RETURNING id",
         (username, email, password_hash, code, now, now),
-    ).lastrowid
-    assert user_id is not None
+    )
     return user_id
 
 
@@ -176,8 +171,8 @@ def verify(db: Store, user_id: int, now: str) -> None:
 #: A name prefix as a range of the name index (the ``LIKE`` alone read every user: issue 36),
 #: then the match itself (``%`` and ``_`` literal).
 _PREFIXED = (
-    "u.username COLLATE NOCASE >= ? AND u.username COLLATE NOCASE < ? "
-    "AND u.username LIKE ? ESCAPE '\\' AND u.deletedAt IS NULL"
+    "lower(u.username) >= lower(?) AND lower(u.username) < lower(?) "
+    "AND lower(u.username) LIKE lower(?) ESCAPE '\\' AND u.deletedAt IS NULL"
 )
 
 
@@ -201,7 +196,7 @@ def named_like(
     matching = _prefixed(prefix)
     rows = db.all(
         f"SELECT {USER_COLUMNS} FROM users u WHERE {match} "
-        "ORDER BY u.username COLLATE NOCASE, u.id LIMIT ? OFFSET ?",
+        "ORDER BY lower(u.username), u.id LIMIT ? OFFSET ?",
         (*matching, limit, offset),
     )
     total: int = db.scalar(f"SELECT COUNT(*) FROM users u WHERE {match}", matching)
@@ -225,17 +220,13 @@ def update_profile(db: Store, user_id: int, changes: dict[str, Any], now: str) -
 
 def demo_accounts(db: Store) -> list[tuple[int, str]]:
     """``(id, username)`` of the demo accounts every seeded world has, by id."""
-    rows = db.all(
-        f"SELECT id, username FROM users WHERE username COLLATE NOCASE IN {_DEMO_NAMES} "
-        f"AND username IN {_DEMO_NAMES} ORDER BY id"
-    )
-    return [(row[0], row[1]) for row in rows]
+    found = ids_by_name(db, _DEMO_NAMES)
+    return sorted((user_id, name) for name, user_id in found.items())
 
 
 def id_named(db: Store | Transaction, username: str) -> int | None:
     """The id of the account named exactly ``username``, or None."""
-    found: int | None = db.scalar(f"SELECT id FROM users WHERE {_EXACT_NAME}", (username,))
-    return found
+    return ids_by_name(db, [username]).get(username)
 
 
 def first_others(db: Store, user_id: int, count: int) -> list[tuple[int, str]]:
@@ -263,9 +254,11 @@ def exists(db: Store, user_id: int) -> bool:
 
 def usernames(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str]]:
     """``(id, username)`` of each of ``user_ids`` that exists, in no order."""
+    if not user_ids:
+        return []
     return db.all(
-        "SELECT id, username FROM users WHERE id IN (SELECT value FROM json_each(?))",
-        (orjson.dumps(list(user_ids)).decode(),),
+        f"SELECT id, username FROM users WHERE id IN ({', '.join('?' * len(user_ids))})",
+        user_ids,
     )
 
 
@@ -275,7 +268,7 @@ def user_id(db: Store, ref: int | str) -> int | None:
     if isinstance(ref, int):
         row = db.one("SELECT id FROM users WHERE id = ?", (ref,))
     else:
-        row = db.one("SELECT id FROM users WHERE username = ? COLLATE NOCASE", (ref,))
+        row = db.one("SELECT id FROM users WHERE lower(username) = lower(?)", (ref,))
     return None if row is None else int(row[0])
 
 

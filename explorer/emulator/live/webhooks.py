@@ -154,8 +154,7 @@ def _hooks_for(services: Services, topics: list[str]) -> dict[str, list[tuple[in
     """``(owner, hook)`` of the active, unexpired hooks of existing clients naming each of
     ``topics`` (through the index: hooks naming none cost nothing)."""
     now = services.world.iso()
-    wanted = orjson.dumps(sorted(set(topics))).decode()
-    rows = hook_deliveries.subscribed(services.store, wanted, now)
+    rows = hook_deliveries.subscribed(services.store, sorted(set(topics)), now)
     found: dict[str, list[tuple[int, Hook]]] = {}
     for topic, owner, *hook in rows:
         found.setdefault(topic, []).append((owner, (hook[0], hook[1], hook[2], hook[3])))

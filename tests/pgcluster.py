@@ -1,0 +1,107 @@
+"""A private PostgreSQL cluster for the tests: ``initdb`` into a temporary folder, a server on a
+free loopback port with its socket in that folder, stopped and removed after (never the
+machine's own cluster). Each test gets a schema of its own in it (:meth:`Cluster.schema`)."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+#: Where Debian's postgresql package puts the server's programs (``.ci/system-packages``): the
+#: newest major version installed (15 on Debian 12).
+BINARIES = max(
+    Path("/usr/lib/postgresql").glob("*/bin"),
+    key=lambda found: int(found.parent.name) if found.parent.name.isdigit() else 0,
+    default=Path("/usr/lib/postgresql/15/bin"),
+)
+#: The role the tests connect as (trusted: the server listens on loopback only).
+ROLE = "explorer"
+
+
+def missing() -> str | None:
+    """Why a cluster cannot start here, or None."""
+    if not (BINARIES / "initdb").exists():
+        return f"PostgreSQL's server is not installed ({BINARIES}): bash .ci/system-packages"
+    if os.geteuid() == 0 and not _has_user("postgres"):
+        return "the server refuses to run as root, and there is no postgres user to run it as"
+    try:
+        import psycopg_pool  # noqa: F401
+    except ModuleNotFoundError:
+        return "psycopg is not installed: pip install -e '.[postgres]'"
+    return None
+
+
+def _has_user(name: str) -> bool:
+    """Whether the system has a user called ``name``."""
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _free_port() -> int:
+    """A TCP port nothing listens on at 127.0.0.1 now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Cluster:
+    """One running private cluster; :meth:`stop` ends it and removes its folder."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="explorer-pg-"))
+        # The server refuses to run as root: there it runs as the package's postgres user.
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            user = pwd.getpwnam("postgres")
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+            self._as = ["runuser", "-u", "postgres", "--"]
+        self.port = _free_port()
+        self._schemas = 0
+        self._data = self.folder / "data"
+        options = (
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        try:
+            self._run("initdb", "-D", self._data, "-U", ROLE, "-A", "trust", "--no-sync")
+            log = self.folder / "server.log"
+            self._run("pg_ctl", "start", "-w", "-D", self._data, "-l", log, "-o", options)
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+
+    def _run(self, program: str, *args: object) -> None:
+        """Run one of the server's programs (as the postgres user under root)."""
+        command = [*self._as, str(BINARIES / program), *map(str, args)]
+        subprocess.run(command, check=True, capture_output=True, timeout=60)
+
+    @property
+    def url(self) -> str:
+        """The URL of the cluster's ``postgres`` database."""
+        return f"postgresql://{ROLE}@127.0.0.1:{self.port}/postgres"
+
+    def schema(self) -> str:
+        """A URL whose connections work in a new, empty schema of their own."""
+        import psycopg
+
+        self._schemas += 1
+        name = f"test_{self._schemas}"
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {name}")
+        return f"{self.url}?options=-csearch_path%3D{name}"
+
+    def stop(self) -> None:
+        """Stop the server (fast: open sessions are ended) and remove its folder."""
+        try:
+            self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", self._data)
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)

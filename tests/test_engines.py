@@ -1,0 +1,197 @@
+"""The two engines behind one store: what each does its own way gives the same result
+(ids, case-insensitive keys, the outbox's patches, camelCase names, the seeded world), and
+the PostgreSQL engine's conversion of statements and schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import orjson
+import pytest
+
+from explorer.emulator import start
+from explorer.emulator.categories import opening
+from explorer.emulator.db import ddl, live_events
+from explorer.emulator.db.engine import LATER_INDEXES, Store
+from explorer.emulator.db.postgres import PostgresStore, statement, translate
+from explorer.emulator.world import seed_store
+from tests.pgcluster import Cluster
+
+_USER = (
+    "INSERT INTO users (id, username, createdAt, updatedAt) VALUES (?, ?, 'c', 'u') RETURNING id"
+)
+
+
+def test_placeholders_become_psycopgs_outside_literals() -> None:
+    """``?`` becomes ``%s`` and every ``%`` is doubled, but a ``?`` inside a literal stays."""
+    converted = statement("SELECT '?%' || a FROM t WHERE b LIKE '%x' AND c = ? AND d % 2 = ?")
+    assert converted == "SELECT '?%%' || a FROM t WHERE b LIKE '%%x' AND c = %s AND d %% 2 = %s"
+
+
+def test_camel_case_names_are_quoted_and_keywords_are_not() -> None:
+    """camelCase names are quoted (PostgreSQL keeps their case); keywords, snake_case names
+    and literals are left alone."""
+    converted = statement("SELECT c.viewersTotal, user_id FROM channels c WHERE name = 'aB'")
+    assert converted == "SELECT c.\"viewersTotal\", user_id FROM channels c WHERE name = 'aB'"
+
+
+def test_schema_translation_refuses_what_needs_a_form_per_engine() -> None:
+    """A trigger or ``INSERT OR IGNORE`` in a schema both engines run is refused, naming it."""
+    with pytest.raises(ValueError, match="CREATE TRIGGER"):
+        translate("CREATE TRIGGER IF NOT EXISTS t AFTER INSERT ON x BEGIN SELECT 1; END;")
+
+
+def test_an_unknown_url_scheme_is_a_clear_error() -> None:
+    """A URL of an engine the platform lacks is refused, naming the engines it has."""
+    with pytest.raises(ValueError, match=r"mysql:// is not a database engine.*postgresql"):
+        Store("mysql://localhost/db")
+
+
+def test_the_platform_refuses_a_postgresql_url_until_it_serves_from_it() -> None:
+    """Starting a platform on a PostgreSQL URL fails at once, saying what to give instead."""
+    with pytest.raises(ValueError, match=r"postgresql:// is not a database the platform"):
+        start(db="postgresql://explorer@127.0.0.1/world")
+
+
+def test_a_row_without_its_id_gets_the_largest_plus_one(new_database: Callable[[], str]) -> None:
+    """An insert without an id after rows inserted with theirs gets the largest id plus one,
+    read back with RETURNING, as SQLite gives a rowid."""
+    store = Store(new_database())
+    with store.transaction() as tx:
+        tx.execute(_USER, (41, "seeded"))
+        added = tx.execute(
+            "INSERT INTO users (username, createdAt, updatedAt) VALUES ('new', 'c', 'u') "
+            "RETURNING id"
+        ).fetchone()[0]
+    assert added == 42
+    store.close()
+
+
+def test_usernames_are_unique_whatever_their_case(new_database: Callable[[], str]) -> None:
+    """A second user whose name differs only in case breaks the unique index and writes
+    nothing."""
+    store = Store(new_database())
+    with store.transaction() as tx:
+        tx.execute(_USER, (1, "Ada"))
+    with pytest.raises(Exception, match=r"users_username|UNIQUE"), store.transaction() as tx:
+        tx.execute(_USER, (2, "aDA"))
+    assert store.scalar("SELECT COUNT(*) FROM users") == 1
+    store.close()
+
+
+def test_camel_case_columns_read_back_as_declared(new_database: Callable[[], str]) -> None:
+    """The columns of a table keep the case they are declared in."""
+    store = Store(new_database())
+    assert store.columns("channels")[:5] == ["id", "userId", "token", "name", "online"]
+    store.close()
+
+
+def test_a_channel_update_writes_its_patch_to_the_outbox(new_database: Callable[[], str]) -> None:
+    """Updating a channel writes one event with the public fields that changed (a flag as a
+    JSON boolean), and none when only ``updatedAt`` changed."""
+    store = Store(new_database(), ddl())
+    seed_store(store, 0, 8, lambda password: "x", opening)
+    channel = store.scalar("SELECT MIN(id) FROM channels WHERE online = 0")
+    before = live_events.newest(store)
+    with store.transaction() as tx:
+        tx.execute("UPDATE channels SET updatedAt = 'later' WHERE id = ?", (channel,))
+        tx.execute(
+            "UPDATE channels SET online = 1, viewersCurrent = 9, name = 'n' WHERE id = ?",
+            (channel,),
+        )
+    events = live_events.after(store, before, 10)
+    assert [(topic, orjson.loads(payload)) for _, topic, payload in events] == [
+        (f"channel:{channel}:update", {"name": "n", "online": True, "viewersCurrent": 9})
+    ]
+    store.close()
+
+
+def test_a_bulk_load_breaking_a_foreign_key_writes_nothing(
+    new_database: Callable[[], str],
+) -> None:
+    """A channel loaded without its user, its keys set aside, fails the whole fill (the key is
+    checked once at the end) and leaves nothing; the key holds for writes after it."""
+    store = Store(new_database())
+    columns = ("id", "userId", "token", "name", "createdAt", "updatedAt", "streamKey")
+    orphan = [(1, 42, "t", "n", "c", "u", "k")]
+    with (
+        pytest.raises(Exception, match=r"foreign key"),
+        store.filling(),
+        store.set_aside(("channels",)),
+    ):
+        store.load("channels", columns, {}, orphan)
+    assert store.scalar("SELECT COUNT(*) FROM channels") == 0
+    with pytest.raises(Exception, match=r"(?i)foreign key"), store.transaction():
+        store.load("channels", columns, {}, orphan)
+    store.close()
+
+
+def test_sums_read_back_as_numbers(new_database: Callable[[], str]) -> None:
+    """A sum of integers reads back as an ``int``, an average as a ``float``, on either
+    engine (PostgreSQL's ``numeric`` is not a ``Decimal`` here)."""
+    store = Store(new_database())
+    store.insert_many(
+        "types", [{"id": i, "name": "t", "parent": "p", "source": "s"} for i in (1, 2)]
+    )
+    total, mean = store.one("SELECT SUM(id), AVG(id) FROM types") or (None, None)
+    assert (type(total), total, type(mean), mean) == (int, 3, float, 1.5)
+    store.close()
+
+
+def test_the_outbox_stays_bounded_without_readers(new_database: Callable[[], str]) -> None:
+    """The outbox prunes itself (a trigger): after many more events than it keeps, at most
+    KEEP + PRUNE_EVERY remain, the newest."""
+    store = Store(new_database(), [live_events.SCHEMA])
+    total = live_events.KEEP + 3 * live_events.PRUNE_EVERY + 7
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO live_events (topic, payload) VALUES ('channel:1:update', '{}')",
+            [()] * total,
+        )
+    kept, newest = store.one("SELECT COUNT(*), MAX(seq) FROM live_events") or (0, 0)
+    assert (
+        newest == total and live_events.KEEP <= kept <= live_events.KEEP + live_events.PRUNE_EVERY
+    )
+    store.close()
+
+
+def test_a_seeding_leaves_the_later_indexes_to_their_build(
+    new_database: Callable[[], str],
+) -> None:
+    """A seeded database lacks the later indexes until their build runs in its thread; after
+    it, it has them all."""
+    store = Store(new_database(), ddl())
+    seed_store(store, 0, 50, lambda password: "x", opening)
+    assert store.defers_indexes and not _indexes(store) & set(LATER_INDEXES)
+    build = store.later_indexes().start()
+    ended = build.wait(30)
+    build.stop()
+    assert ended and set(LATER_INDEXES) <= _indexes(store)
+    store.close()
+
+
+def _indexes(store: Store) -> set[str]:
+    """The names of the store's indexes, on either engine."""
+    sql = (
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+        if isinstance(store, PostgresStore)
+        else "SELECT name FROM sqlite_master WHERE type = 'index'"
+    )
+    return {name for (name,) in store.all(sql)}
+
+
+def test_both_engines_hold_the_same_world(postgres: Cluster) -> None:
+    """A seed gives the same users and channels, value for value, on SQLite and PostgreSQL."""
+
+    def rows(target: str) -> list[tuple[object, ...]]:
+        store = Store(target, ddl())
+        seed_store(store, 5, 300, lambda password: "x", opening)
+        found = [
+            row
+            for table in ("types", "users", "channels", "channel_roles")
+            for row in store.all(f"SELECT * FROM {table} ORDER BY 1, 2")
+        ]
+        store.close()
+        return found
+
+    assert rows(":memory:") == rows(postgres.schema())
