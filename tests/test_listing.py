@@ -175,6 +175,25 @@ def test_ranked_pages_are_slices_of_the_ordering(store: Store, where: str, order
     assert all(LOOKUP.fullmatch(call) for call in calls), calls
 
 
+def test_a_text_range_looks_up_a_few_values_once(store: Store) -> None:
+    """A range of text is placed among its ranking's kept values first: its page and total
+    look up at most 5 values by id between them (20 when a bisection looked up any row)."""
+    query = {"where": "token:lt:m", "order": "token:desc"}
+    listing = listing_of(parse_list_query(query, CHANNEL_FILTERS, ()))
+    pager = Pager(store, sort_after=0)
+    counted(pager, listing)
+    calls: list[str] = []
+    store.conn.set_trace_callback(calls.append)
+    try:
+        ids = pager.ids(listing, 1, 25, 25)
+        total = pager.total(listing, 1)
+    finally:
+        store.conn.set_trace_callback(None)
+    expected = ordered(store, query["order"], query["where"])
+    assert (ids, total) == (expected[25:50], len(expected))
+    assert 0 < len(calls) <= 5 and all(LOOKUP.fullmatch(call) for call in calls), calls
+
+
 def test_a_ranking_is_read_again_at_a_new_version(store: Store) -> None:
     """A ranked page follows a write: the ranking belongs to one catalog version."""
     pager = Pager(store, sort_after=0)
