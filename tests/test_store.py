@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from explorer.emulator.categories import opening
-from explorer.emulator.db import channels, chat_presence, ddl, follows, users
+from explorer.emulator.db import channels, chat_presence, confetti, ddl, follows, users
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.db.postgres import PostgresStore
 from explorer.emulator.world import seed_store
@@ -138,6 +138,32 @@ def test_the_world_of_a_seed_is_pinned() -> None:
     store.close()
     # Issue 35: typeId comes from the sessions' categories (every other column as before).
     assert digest.hexdigest() == "b73a01824f971dcd891a1265df92fb691e284bfcd008e6557fb52cf5f5186990"
+
+
+def test_lookups_by_exact_name_read_the_username_index() -> None:
+    """The exact-name lookups every start's seed hooks make read the username index, not every
+    user (a second of each start at a million channels), and stay exact about case."""
+    store = Store()
+    seed_store(store, 0, 2_000, lambda password: "x", opening)
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    store.conn.set_progress_handler(count, 10)
+    found = (
+        users.id_named(store, "staff"),
+        users.id_named(store, "STAFF"),
+        users.ids_by_name(store, ["viewer", "Viewer2"]),
+        [name for _, name in users.demo_accounts(store)],
+        confetti.seed_owners(store),
+    )
+    store.conn.set_progress_handler(None, 0)
+    demos = ["streamer", "moderator", "viewer", "viewer2", "staff"]
+    assert found == (5, None, {"viewer": 3}, demos, (5, 1, 100_000))
+    assert steps < 100  # reading 2,000 users takes thousands of these ten-step ticks
 
 
 def test_a_new_database_is_filled_then_back_in_wal(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -292,20 +293,49 @@ class Transaction(Reads):
         self._conn.executescript(script)
 
 
-class IndexBuild(Protocol):
-    """A build of the :data:`LATER_INDEXES` in a thread of its own, each engine's way."""
+class IndexBuild(ABC):
+    """A build of the :data:`LATER_INDEXES` in a thread of its own: the thread's life is
+    here, the build and how to interrupt it are each engine's."""
+
+    def __init__(self) -> None:
+        self._stopped, self._done = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._run, name="explorer-indexes", daemon=True)
 
     def start(self) -> IndexBuild:
         """Start building; returns self."""
-        ...
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self._build()
+        finally:
+            self._done.set()
+
+    @abstractmethod
+    def _build(self) -> None:
+        """Build each missing index, returning early once ``_stopped`` is set."""
+
+    @abstractmethod
+    def _interrupt(self) -> None:
+        """End the statement in progress, if any, at once."""
+
+    @abstractmethod
+    def _release(self) -> None:
+        """Release what the build held, once its thread has ended."""
 
     def stop(self) -> None:
         """Interrupt a build still running and wait for its thread."""
-        ...
+        self._stopped.set()
+        self._interrupt()
+        if self._thread.ident is not None:
+            self._thread.join()
+        self._release()
+        self._done.set()
 
     def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the build to end; whether it has."""
-        ...
+        return self._done.wait(timeout)
 
 
 #: The engines a URL opens, by its scheme (``explorer.emulator.db`` registers PostgreSQL's).
@@ -599,7 +629,7 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-class LaterIndexes:
+class LaterIndexes(IndexBuild):
     """Builds the :data:`LATER_INDEXES` a seeding left out, in a thread on a connection of its
     own, while the platform serves: in WAL its readers keep reading meanwhile, and its writers
     wait for each index (under a second at a million channels). A stop interrupts the build
@@ -607,13 +637,7 @@ class LaterIndexes:
 
     def __init__(self, path: str) -> None:
         self.conn = connect(path, check_same_thread=False)
-        self._stopped, self._done = threading.Event(), threading.Event()
-        self._thread = threading.Thread(target=self._build, name="explorer-indexes", daemon=True)
-
-    def start(self) -> LaterIndexes:
-        """Start building; returns self."""
-        self._thread.start()
-        return self
+        super().__init__()
 
     def _build(self) -> None:
         """Each missing index, then its sampled statistics (as the seeding's ``ANALYZE``)."""
@@ -627,18 +651,9 @@ class LaterIndexes:
                     self.conn.execute(statement)
         except sqlite3.OperationalError:  # stopped, or busy too long: the next open builds it
             return
-        finally:
-            self._done.set()
 
-    def stop(self) -> None:
-        """Interrupt a build still running, wait for the thread and close its connection."""
-        self._stopped.set()
+    def _interrupt(self) -> None:
         self.conn.interrupt()
-        if self._thread.ident is not None:
-            self._thread.join()
-        self.conn.close()
-        self._done.set()
 
-    def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
-        return self._done.wait(timeout)
+    def _release(self) -> None:
+        self.conn.close()

@@ -25,7 +25,6 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
@@ -390,7 +389,7 @@ class PostgresStore(Store):
         ]
 
 
-class LaterIndexes:
+class LaterIndexes(IndexBuild):
     """Builds the :data:`~.engine.LATER_INDEXES` a seeding left out, in a thread on a
     connection of its own, while the platform serves: ``CREATE INDEX CONCURRENTLY`` lets its
     readers and writers go on meanwhile. A stop cancels the build; an index it left invalid is
@@ -399,13 +398,7 @@ class LaterIndexes:
     def __init__(self, url: str) -> None:
         self.url = url
         self._conn: psycopg.Connection[Any] | None = None
-        self._stopped, self._done = threading.Event(), threading.Event()
-        self._thread = threading.Thread(target=self._build, name="explorer-indexes", daemon=True)
-
-    def start(self) -> LaterIndexes:
-        """Start building; returns self."""
-        self._thread.start()
-        return self
+        super().__init__()
 
     def _build(self) -> None:
         """Each missing (or invalid) index, then the table's statistics."""
@@ -434,19 +427,11 @@ class LaterIndexes:
                     conn.execute("ANALYZE channels")
         except psycopg.Error:  # stopped, or the server went away: the next build does it
             return
-        finally:
-            self._done.set()
 
-    def stop(self) -> None:
-        """Cancel a build still running and wait for its thread."""
-        self._stopped.set()
+    def _interrupt(self) -> None:
         conn = self._conn
         if conn is not None and not conn.closed:
             conn.cancel_safe()
-        if self._thread.ident is not None:
-            self._thread.join()
-        self._done.set()
 
-    def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
-        return self._done.wait(timeout)
+    def _release(self) -> None:
+        """Nothing: the build's connection closes with its ``with`` block."""
