@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cache
 from pathlib import Path
 
 import explorer.emulator
@@ -41,24 +40,6 @@ SQLITE_ONLY = {
 }
 #: The engines: where each database's own statements belong.
 ENGINES = frozenset({"engine.py", "postgres.py"})
-#: Repository statements still SQLite-only, by module and construct: the list only shrinks.
-#: ``rowid`` stands for an insertion order no column holds yet (an earning's id, followers
-#: and chat presence in the order they came); ``json`` reads lists stored as JSON text
-#: (PostgreSQL: ``jsonb_array_elements_text``), and ``live_events.py`` builds the outbox's
-#: triggers, which the engine renders per database (``hooks.py``'s is the SQLite half of a
-#: ``PerEngine`` schema); ``randomblob`` makes UUIDs in SQL (PostgreSQL: ``gen_random_uuid()``).
-STILL_SQLITE_ONLY = frozenset(
-    {
-        ("achievements.py", "rowid"),
-        ("follows.py", "rowid"),
-        ("chat_presence.py", "rowid"),
-        ("chat_presence.py", "json"),
-        ("channel_roles.py", "json"),
-        ("hooks.py", "json"),
-        ("live_events.py", "json"),
-        ("notifications.py", "randomblob"),
-    }
-)
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -93,9 +74,9 @@ def _holds_sql(tree: ast.Module) -> bool:
     )
 
 
-def _strings(tree: ast.Module) -> list[str]:
-    """The string constants of a module but its docstrings."""
-    skip = _docstrings(tree)
+def _strings(tree: ast.Module, left_out: set[int]) -> list[str]:
+    """The string constants of a module but its docstrings and the nodes ``left_out``."""
+    skip = _docstrings(tree) | left_out
     return [
         node.value
         for node in ast.walk(tree)
@@ -103,16 +84,47 @@ def _strings(tree: ast.Module) -> list[str]:
     ]
 
 
-@cache
+def _sqlite_halves(tree: ast.Module) -> set[int]:
+    """The ids of the nodes that only make SQLite's part of a ``PerEngine`` (its ``sqlite``
+    argument, and the module's functions named nowhere else): SQLite's own by design."""
+    halves: list[ast.AST] = [
+        keyword.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "PerEngine"
+        for keyword in node.keywords
+        if keyword.arg == "sqlite"
+    ]
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    inside: set[int] = set()
+    while halves:
+        inside |= {id(node) for half in halves for node in ast.walk(half)}
+        halves = [
+            function
+            for function in functions
+            if id(function) not in inside
+            and (uses := _names(tree, function.name))
+            and uses <= inside
+        ]
+    return inside
+
+
+def _names(tree: ast.Module, name: str) -> set[int]:
+    """The ids of the nodes of ``tree`` naming ``name``."""
+    return {id(node) for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == name}
+
+
 def _sqlite_only() -> frozenset[tuple[str, str]]:
     """``(module, construct)`` of each SQLite-only construct a repository module uses: in its
-    statements, or ``cursor.lastrowid`` (instead: ``INSERT ... RETURNING id``)."""
+    statements (but SQLite's part of a ``PerEngine``), or ``cursor.lastrowid`` (instead:
+    ``INSERT ... RETURNING id``)."""
     found = set()
     for path in sorted(DATA_LAYER.glob("*.py")):
         if path.name in ENGINES:
             continue
         tree = ast.parse(path.read_text())
-        text = "\n".join(_strings(tree))
+        text = "\n".join(_strings(tree, _sqlite_halves(tree)))
         found |= {(path.name, name) for name, rule in SQLITE_ONLY.items() if rule.search(text)}
         if any(isinstance(n, ast.Attribute) and n.attr == "lastrowid" for n in ast.walk(tree)):
             found.add((path.name, "lastrowid"))
@@ -151,13 +163,7 @@ def test_the_pattern_finds_sql_and_not_prose() -> None:
 def test_repository_statements_use_no_sqlite_only_construct() -> None:
     """A repository statement with a SQLite-only construct (INSERT OR IGNORE, rowid, ...) fails."""
     found = _sqlite_only()
-    assert found <= STILL_SQLITE_ONLY, sorted(found - STILL_SQLITE_ONLY)
-
-
-def test_the_sqlite_only_places_left_still_are() -> None:
-    """A construct made portable leaves the list of those still SQLite-only."""
-    gone = STILL_SQLITE_ONLY - _sqlite_only()
-    assert not gone, sorted(gone)
+    assert not found, sorted(found)
 
 
 def test_the_sqlite_only_patterns_find_their_constructs() -> None:
@@ -174,3 +180,16 @@ def test_the_sqlite_only_patterns_find_their_constructs() -> None:
     }
     for (name, rule), (sqlite, portable) in zip(SQLITE_ONLY.items(), samples.items(), strict=True):
         assert rule.search(sqlite) and not rule.search(portable), name
+
+
+def test_sqlite_s_part_of_a_per_engine_is_left_out_and_nothing_else() -> None:
+    """The ``sqlite`` argument of a ``PerEngine`` and the helpers only it calls are SQLite's
+    own; its shared ``source`` and a helper also called elsewhere are looked at."""
+    tree = ast.parse(
+        "def only():\n    return 'json_each(a)'\n"
+        "def shared():\n    return 'json_each(b)'\n"
+        "X = PerEngine(source='json_each(c)', sqlite=only() + shared() + 'json_each(d)')\n"
+        "Y = shared()\n"
+    )
+    kept = _strings(tree, _sqlite_halves(tree))
+    assert sorted(kept) == ["json_each(b)", "json_each(c)"]

@@ -4,11 +4,14 @@ case, lists bind one placeholder per item, ids come back by ``RETURNING``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
 
 from explorer.emulator.db import (
+    achievements,
+    channel_roles,
     channels,
     chat_polls,
     chat_presence,
@@ -16,6 +19,7 @@ from explorer.emulator.db import (
     follows,
     frontend,
     languages,
+    notifications,
     partnership,
     users,
 )
@@ -146,3 +150,100 @@ def test_a_listing_seeks_past_a_key_and_reads_its_ranking_apart(store: Store) ->
     with store.reader() as reader:
         _, (ranking,) = read_rankings(reader, ["viewersTotal"])
     assert ranking.ids.tolist() == [first, second]
+
+
+def test_role_holders_are_found_in_the_json_list_of_roles(store: Store) -> None:
+    """Listing a channel's users by role reads each holder's JSON list of roles: a role lists
+    its holders, a hidden role leaves its holders out, the owner always stays."""
+    channel, _ = _ids(store)
+    owner, viewer = (users.id_named(store, name) for name in ("Streamer_1", "viewer"))
+    assert owner is not None and viewer is not None
+    channel_roles.change_roles(store, channel, viewer, {"Mod", "Subscriber"}, set())
+    listed = users.listed(True)
+
+    def names(role: str | None, hidden: set[str]) -> list[str]:
+        rows, total = channel_roles.role_holders(store, channel, owner, role, hidden, listed, 10, 0)
+        assert total == len(rows)
+        return [row[1] for row in rows]
+
+    assert names("Mod", set()) == ["viewer"]
+    assert names("Banned", set()) == []
+    assert names(None, set()) == ["Streamer_1", "viewer"]
+    assert names(None, {"Subscriber"}) == ["Streamer_1"]
+
+
+def test_present_users_are_picked_by_channel_role_or_global_group(store: Store) -> None:
+    """The present users holding one of some roles are those with it among their channel
+    roles or their global groups (JSON lists), and no one else."""
+    channel, _ = _ids(store)
+    owner, viewer = (users.id_named(store, name) for name in ("Streamer_1", "viewer"))
+    assert owner is not None and viewer is not None
+    for user in (owner, viewer):
+        chat_presence.join(store, channel, user, "here", 10.0)
+    assert chat_presence.present_with_roles(store, channel, {"Mod"}) == []
+    channel_roles.change_roles(store, channel, viewer, {"Mod"}, set())
+    assert chat_presence.present_with_roles(store, channel, {"Mod", "Staff"}) == [viewer]
+    assert sorted(chat_presence.present_with_roles(store, channel, {"User"})) == sorted(
+        [owner, viewer]
+    )
+
+
+def test_a_notification_for_everyone_gets_a_new_uuid_each(store: Store) -> None:
+    """A notification for every user is one per user, each with a distinct version 4 UUID
+    made by the database."""
+    with store.transaction() as tx:
+        assert notifications.add_for_everyone(tx, "news", "{}", NOW) == 2
+    uuids = [
+        row[0]
+        for user in ("Streamer_1", "viewer")
+        for row in notifications.page_of(store, users.id_named(store, user) or 0, 10, 0)
+    ]
+    assert len(set(uuids)) == 2
+    for uuid in uuids:
+        assert re.fullmatch(
+            r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", uuid
+        )
+
+
+def _third(store: Store) -> tuple[int, int, int]:
+    """The user ids of ``Streamer_1`` and ``viewer``, and of a third account added now."""
+    with store.transaction() as tx:
+        third = users.add(tx, "third", "third@example.com", "hash", "code", NOW)
+    owner, viewer = (users.id_named(store, name) for name in ("Streamer_1", "viewer"))
+    assert owner is not None and viewer is not None
+    return owner, viewer, third
+
+
+def test_followers_at_the_same_time_come_newest_follow_first(store: Store) -> None:
+    """Followers are listed most recent first, and those who followed at the same time in
+    the reverse of the order their follows were stored."""
+    channel, _ = _ids(store)
+    owner, viewer, third = _third(store)
+    with store.transaction() as tx:
+        for user in (viewer, third, owner):
+            follows.follow(tx, channel, user, NOW)
+    rows, total = follows.followers(store, channel, users.listed(True), 10, 0)
+    assert total == 3 and [row[0] for row in rows] == [owner, third, viewer]
+
+
+def test_earnings_are_numbered_in_the_order_they_came(store: Store) -> None:
+    """Each earning of an achievement has an id of its own, increasing in the order earned."""
+    owner, viewer, third = _third(store)
+    with store.transaction() as tx:
+        achievements.set_catalogue(tx, [("first", "First", "The first", 10, 1)])
+        for user in (viewer, third, owner):
+            assert achievements.earn(tx, user, "first", NOW)
+        assert not achievements.earn(tx, viewer, "first", NOW)
+        earned = [achievements.earning_id(tx, user, "first") for user in (viewer, third, owner)]
+    assert earned == sorted(earned) and len(set(earned)) == 3
+
+
+def test_present_users_come_in_the_order_they_joined(store: Store) -> None:
+    """The users present in a chat are listed in the order they first joined, on any process."""
+    channel, _ = _ids(store)
+    owner, viewer, third = _third(store)
+    chat_presence.join(store, channel, third, "a", 10.0)
+    chat_presence.join(store, channel, owner, "a", 10.0)
+    chat_presence.join(store, channel, viewer, "b", 10.0)
+    chat_presence.join(store, channel, third, "b", 10.0)
+    assert chat_presence.present(store, channel) == [third, owner, viewer]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from explorer.emulator.categories import opening
+from explorer.emulator.db import channels, chat_presence, confetti, ddl, follows, users
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.db.postgres import PostgresStore
 from explorer.emulator.world import seed_store
@@ -139,6 +140,32 @@ def test_the_world_of_a_seed_is_pinned() -> None:
     assert digest.hexdigest() == "b73a01824f971dcd891a1265df92fb691e284bfcd008e6557fb52cf5f5186990"
 
 
+def test_lookups_by_exact_name_read_the_username_index() -> None:
+    """The exact-name lookups every start's seed hooks make read the username index, not every
+    user (a second of each start at a million channels), and stay exact about case."""
+    store = Store()
+    seed_store(store, 0, 2_000, lambda password: "x", opening)
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    store.conn.set_progress_handler(count, 10)
+    found = (
+        users.id_named(store, "staff"),
+        users.id_named(store, "STAFF"),
+        users.ids_by_name(store, ["viewer", "Viewer2"]),
+        [name for _, name in users.demo_accounts(store)],
+        confetti.seed_owners(store),
+    )
+    store.conn.set_progress_handler(None, 0)
+    demos = ["streamer", "moderator", "viewer", "viewer2", "staff"]
+    assert found == (5, None, {"viewer": 3}, demos, (5, 1, 100_000))
+    assert steps < 100  # reading 2,000 users takes thousands of these ten-step ticks
+
+
 def test_a_new_database_is_filled_then_back_in_wal(tmp_path: Path) -> None:
     """Seeding a new file fills it under a rollback journal and leaves it in WAL."""
     store = Store(tmp_path / "world.db")
@@ -159,3 +186,41 @@ def test_filling_rolls_back_a_broken_foreign_key(tmp_path: Path) -> None:
     assert store.scalar("SELECT COUNT(*) FROM channels") == 0
     assert store.scalar("PRAGMA foreign_keys") == 1
     assert store.scalar("PRAGMA journal_mode") == "wal"
+
+
+def test_a_file_made_before_a_table_s_key_gets_it_in_the_rowid_s_order(tmp_path: Path) -> None:
+    """Opening a SQLite file whose follows and chat presence predate their ``id`` keys gives
+    each row its rowid as key, so insertion order (followers at one time, presence) is kept,
+    and the tables' indexes are built again."""
+    path = tmp_path / "old.db"
+    store = Store(path, ddl())
+    with store.transaction() as tx:
+        ids = [users.add(tx, f"u{n}", f"u{n}@example.com", "h", "c", "t") for n in range(3)]
+        channel = channels.add_for(tx, ids[0], "u0", "u0's channel", "t", "key")
+    store.close()
+    old = sqlite3.connect(path)
+    old.executescript(
+        "DROP TABLE channel_follows; DROP TABLE chat_presence;"
+        "CREATE TABLE channel_follows (channelId INTEGER NOT NULL, userId INTEGER NOT NULL, "
+        "createdAt TEXT NOT NULL, PRIMARY KEY (channelId, userId));"
+        "CREATE TABLE chat_presence (channelId INTEGER NOT NULL, userId INTEGER NOT NULL, "
+        "origin TEXT NOT NULL, connections INTEGER NOT NULL, joinedAt REAL NOT NULL, "
+        "PRIMARY KEY (channelId, userId, origin));"
+    )
+    order = [ids[1], ids[2], ids[0]]
+    old.executemany(
+        "INSERT INTO channel_follows VALUES (?, ?, 't')", [(channel, user) for user in order]
+    )
+    old.executemany(
+        "INSERT INTO chat_presence VALUES (?, ?, 'a', 1, 1.0)", [(channel, u) for u in order]
+    )
+    old.commit()
+    old.close()
+    store = Store(path, ddl())
+    assert store.columns("channel_follows")[0] == "id"
+    rows, _ = follows.followers(store, channel, users.listed(True), 10, 0)
+    assert [row[0] for row in rows] == order[::-1]
+    assert chat_presence.present(store, channel) == order
+    indexes = store.all("SELECT name FROM sqlite_master WHERE tbl_name = 'channel_follows'")
+    assert {"channel_follows_recent", "channel_follows_user"} <= {row[0] for row in indexes}
+    store.close()

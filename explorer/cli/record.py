@@ -41,13 +41,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 import explorer
 from explorer.cli.terminal import inert, say
-from explorer.collect.track import Tracker
 from explorer.core.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError, NotFound
 from explorer.rest.channelrefs import refs
 from explorer.wire.numbers import identifier, integer
 
 if TYPE_CHECKING:
+    from explorer.collect.track import Tracker
     from explorer.collect.watch import Watch
     from explorer.recording.recorder import Recorder
 

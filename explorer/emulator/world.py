@@ -8,6 +8,7 @@ a real platform: a handful of channels hold most viewers, most channels have alm
 from __future__ import annotations
 
 import gc
+import operator
 import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -296,10 +297,73 @@ _ROW_PAIRS = 40
 _TITLES = tuple(" ".join(parts).strip() for parts in product(*_TITLE_BITS))
 
 
+#: Every username base a draw can give (2 or 3 syllables), numbered by its draws: ``a * 27 + b``
+#: for two, ``729 + (a * 27 + b) * 27 + c`` for three. No two spell the same name, and none
+#: is a demo account's, so a username is known by its number (:func:`_username_keys`).
+_BASES = np.array(
+    [a + b for a, b in product(_SYLLABLES, repeat=2)]
+    + [a + b + c for a, b, c in product(_SYLLABLES, repeat=3)],
+    dtype=object,
+)
+#: A username's number suffix by its draw (1-999), none for 0.
+_SUFFIXES = np.array(["", *map(str, range(1, 1000))], dtype=object)
+
+
+def _username_keys(values: Doubles) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """For every position of the draws ``values`` a username attempt could start at: the
+    username it draws, as a key (its base's number times 1,000 plus its suffix, 0 for none),
+    and the position after its draws.
+
+    An attempt draws a flag (3 syllables if at least 0.5, else 2), the syllables, then a flag
+    (a number if below 0.5) and the number. Working this out for every position at once in
+    numpy costs less than drawing the attempts one by one in Python (the layout's loop); the
+    choices are blended arithmetically (``a + flag * (b - a)``), several times quicker than
+    ``np.where`` here."""
+    size = len(_SYLLABLES)
+    count = max(len(values) - 5, 0)
+    low = values < 0.5
+    syllable = (values * size).astype(np.int32)
+    number = (values * 999).astype(np.int32)
+    number += 1
+    three = ~low[:count]
+    key = syllable[1 : count + 1] * size
+    key += syllable[2 : count + 2]
+    third = key * (size - 1)
+    third += syllable[3 : count + 3]
+    third += size * size
+    third *= three
+    key += third
+    key *= 1000
+    numbered = low[3 : count + 3] ^ (three & (low[4 : count + 4] ^ low[3 : count + 3]))
+    suffix = number[5 : count + 5] - number[4 : count + 4]
+    suffix *= three
+    suffix += number[4 : count + 4]
+    suffix *= numbered
+    key += suffix
+    after = np.arange(4, count + 4, dtype=np.int32)
+    after += three
+    after += numbered
+    return key, after
+
+
+def _usernames(keys: list[int]) -> list[str]:
+    """The username of each key (:func:`_username_keys`); a negative key ``-1 - i`` is demo
+    account ``i``'s."""
+    found = np.asarray(keys, dtype=np.int64)
+    drawn = np.maximum(found, 0)
+    names: list[str] = list(
+        map(operator.add, _BASES[drawn // 1000].tolist(), _SUFFIXES[drawn % 1000].tolist())
+    )
+    for index in np.flatnonzero(found < 0).tolist():
+        names[index] = DEMO_ACCOUNTS[-1 - keys[index]].username
+    return names
+
+
 class _Stream:
-    """A chunk's draws: their words and doubles (read in bulk), and a view of the doubles
-    read one by one as Python floats while laying rows out (converting every draw cost more
-    than the layout reads); extended on demand."""
+    """A chunk's draws: their words and doubles (read in bulk), the username each position
+    would draw (:func:`_username_keys`), and views of those read one by one as Python numbers
+    while laying rows out (converting every draw cost more than the layout reads); extended on
+    demand."""
 
     def __init__(self, draws: Draws, carried: Words, rows: int) -> None:
         self.draws = draws
@@ -307,11 +371,13 @@ class _Stream:
         self._extend(draws.pairs(max(rows * _ROW_PAIRS - len(carried), 0)))
 
     def _extend(self, block: Words) -> None:
-        """Add ``block`` to the chunk's draws and re-derive their words, doubles and view."""
+        """Add ``block`` to the chunk's draws and re-derive their words, doubles and views."""
         self.blocks.append(block)
         self.words: Words = np.concatenate(self.blocks)
         self.doubles: Doubles = np.ascontiguousarray(doubles(self.words))
         self.values = self.doubles.data
+        keys, after = _username_keys(self.doubles)
+        self.keys, self.after = keys.data, after.data
 
     def limit(self, position: int) -> int:
         """Draw more if a whole row might not follow ``position``; the last position from
@@ -322,54 +388,45 @@ class _Stream:
 
 
 def _layout(
-    stream: _Stream, indexes: range, taken: set[str], featured: list[bool]
+    stream: _Stream, indexes: range, taken: set[int], featured: list[bool]
 ) -> tuple[list[str], list[int], int]:
     """Walk the chunk's draws in order, as generating each row would: the rows' usernames
-    (drawn until unused), where each row's fixed draws begin, and where the next chunk's begin.
+    (drawn until unused; ``taken`` holds the keys of those used), where each row's fixed draws
+    begin, and where the next chunk's begin.
 
     A row draws its username (2 or 3 syllables, maybe a number), 14 fixed draws (dates,
     counters, bio, social, title), one more if ``featured`` (popular enough to be a
     candidate), 4 fixed, then a type and a language (each a flag and, if set, a pick) and a
     128-bit stream key. The loop is the one part of seeding that runs per row in Python.
     """
-    syllables, size = _SYLLABLES, len(_SYLLABLES)
-    names, bases = [], []
+    keys, bases = [], []
     position = 0
     limit = stream.limit(position)
-    values = stream.values
+    values, drawn, after = stream.values, stream.keys, stream.after
+    demos = len(DEMO_ACCOUNTS)
     for index in indexes:
         if position > limit:
             limit = stream.limit(position)
-            values = stream.values
-        if index < len(DEMO_ACCOUNTS):
-            name = DEMO_ACCOUNTS[index].username
+            values, drawn, after = stream.values, stream.keys, stream.after
+        if index < demos:
+            key = -1 - index
         else:
-            while True:
-                name = syllables[int(values[position + 1] * size)]
-                name += syllables[int(values[position + 2] * size)]
-                if values[position] < 0.5:
-                    position += 3
-                else:
-                    name += syllables[int(values[position + 3] * size)]
-                    position += 4
-                if values[position] < 0.5:
-                    name += str(1 + int(values[position + 1] * 999))
-                    position += 2
-                else:
-                    position += 1
-                if name not in taken:
-                    taken.add(name)
-                    break
+            key = drawn[position]
+            position = after[position]
+            while key in taken:
                 if position > limit:
                     limit = stream.limit(position)
-                    values = stream.values
-        names.append(name)
+                    values, drawn, after = stream.values, stream.keys, stream.after
+                key = drawn[position]
+                position = after[position]
+            taken.add(key)
+        keys.append(key)
         bases.append(position)
         position += 18 + featured[index]
         position += 2 if values[position] < 0.92 else 1
         position += 2 if values[position] < 0.95 else 1
         position += 2
-    return names, bases, position
+    return _usernames(keys), bases, position
 
 
 def _chunks(
@@ -384,7 +441,7 @@ def _chunks(
     hours, ``numFollowers`` is about 120 times its average audience for an active channel (the
     median measured for established channels), and ``online``/``viewersCurrent`` are its
     session at the world's instant."""
-    taken = {d.username for d in DEMO_ACCOUNTS}
+    taken: set[int] = set()
     audience_all, hours_all, active_all = start.audience, start.hours, start.active
     assert start.category is not None
     categories = start.category

@@ -20,7 +20,7 @@ def catalogued(tx: Transaction, slug: str) -> tuple[str, str, str, int]:
 def earning_id(tx: Transaction, user_id: int, slug: str) -> int:
     """The id of ``user_id``'s earning of ``slug`` (which exists)."""
     found: int = tx.scalar(
-        "SELECT rowid FROM achievement_earnings WHERE userId = ? AND slug = ?", (user_id, slug)
+        "SELECT id FROM achievement_earnings WHERE userId = ? AND slug = ?", (user_id, slug)
     )
     return found
 
@@ -31,8 +31,9 @@ CREATE TABLE IF NOT EXISTS achievements (
     sparks INTEGER NOT NULL, position INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS achievement_earnings (
-    userId INTEGER NOT NULL, slug TEXT NOT NULL REFERENCES achievements (slug),
-    earnedAt TEXT NOT NULL, PRIMARY KEY (userId, slug)
+    id INTEGER PRIMARY KEY, userId INTEGER NOT NULL,
+    slug TEXT NOT NULL REFERENCES achievements (slug), earnedAt TEXT NOT NULL,
+    UNIQUE (userId, slug)
 );
 """
 

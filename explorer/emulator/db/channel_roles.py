@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from explorer.emulator.db.engine import Store, dumps
+from explorer.emulator.db.engine import JSON_ITEMS, Store, dumps
 from explorer.emulator.db.users import USER_COLUMNS
 
 
@@ -37,12 +37,13 @@ def role_holders(
     holders of a ``hidden`` role are left out (the owner never is)."""
     conditions = ["r.channelId = ?"]
     args: list[Any] = [channel_id]
+    held = db.fragment(JSON_ITEMS).format("r.roles")
     if role is not None and role != "Owner":
-        conditions.append("EXISTS (SELECT 1 FROM json_each(r.roles) WHERE value = ?)")
+        conditions.append(f"EXISTS (SELECT 1 FROM {held} WHERE value = ?)")
         args.append(role)
     if hidden:
         names = ", ".join(f"'{name}'" for name in sorted(hidden))
-        conditions.append(f"NOT EXISTS (SELECT 1 FROM json_each(r.roles) WHERE value IN ({names}))")
+        conditions.append(f"NOT EXISTS (SELECT 1 FROM {held} WHERE value IN ({names}))")
     holders = f"SELECT r.userId FROM channel_roles r WHERE {' AND '.join(conditions)}"
     if role is None:
         holders, args = f"SELECT ? UNION {holders}", [owner_id, *args]

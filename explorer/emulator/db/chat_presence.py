@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from explorer.emulator.db.engine import Store, Transaction
+from explorer.emulator.db.engine import JSON_ITEMS, Store, Transaction
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_presence (
-    channelId INTEGER NOT NULL, userId INTEGER NOT NULL, origin TEXT NOT NULL,
-    connections INTEGER NOT NULL, joinedAt REAL NOT NULL,
-    PRIMARY KEY (channelId, userId, origin)
+    id INTEGER PRIMARY KEY, channelId INTEGER NOT NULL, userId INTEGER NOT NULL,
+    origin TEXT NOT NULL, connections INTEGER NOT NULL, joinedAt REAL NOT NULL,
+    UNIQUE (channelId, userId, origin)
 );
 CREATE INDEX IF NOT EXISTS chat_presence_origin ON chat_presence (origin);
 CREATE INDEX IF NOT EXISTS chat_presence_user ON chat_presence (userId);
@@ -87,8 +87,7 @@ def present(db: Store, channel_id: int) -> list[int]:
     return [
         row[0]
         for row in db.all(
-            "SELECT userId FROM chat_presence WHERE channelId = ? GROUP BY userId "
-            "ORDER BY MIN(rowid)",
+            "SELECT userId FROM chat_presence WHERE channelId = ? GROUP BY userId ORDER BY MIN(id)",
             (channel_id,),
         )
     ]
@@ -99,12 +98,14 @@ def present_with_roles(db: Store, channel_id: int, roles: Iterable[str]) -> list
     groups include one of ``roles``."""
     wanted = sorted(roles)
     marks = ", ".join("?" for _ in wanted)
+    held = db.fragment(JSON_ITEMS).format("COALESCE(r.roles, '[]')")
+    groups = db.fragment(JSON_ITEMS).format("u.groups")
     rows = db.all(
         "SELECT DISTINCT p.userId FROM chat_presence p JOIN users u ON u.id = p.userId "
         "LEFT JOIN channel_roles r ON r.channelId = p.channelId AND r.userId = p.userId "
         "WHERE p.channelId = ? AND ("
-        f"EXISTS (SELECT 1 FROM json_each(COALESCE(r.roles, '[]')) WHERE value IN ({marks})) "
-        f"OR EXISTS (SELECT 1 FROM json_each(u.groups) WHERE value IN ({marks})))",
+        f"EXISTS (SELECT 1 FROM {held} WHERE value IN ({marks})) "
+        f"OR EXISTS (SELECT 1 FROM {groups} WHERE value IN ({marks})))",
         (channel_id, *wanted, *wanted),
     )
     return [row[0] for row in rows]

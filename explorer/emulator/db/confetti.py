@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from explorer.emulator.db import users
 from explorer.emulator.db.engine import Store
 
 SCHEMA = """
@@ -26,11 +27,8 @@ def any_stored(db: Store) -> bool:
 def seed_owners(db: Store) -> tuple[int | None, int | None, int | None]:
     """The seeded world's ``staff`` user, ``streamer`` user and the streamer's channel (each
     None when missing)."""
-    staff = db.scalar("SELECT id FROM users WHERE username = 'staff'")
-    streamer, channel = db.one(
-        "SELECT u.id, c.id FROM users u JOIN channels c ON c.userId = u.id "
-        "WHERE u.username = 'streamer'"
-    ) or (None, None)
+    staff, streamer = users.id_named(db, "staff"), users.id_named(db, "streamer")
+    channel = db.scalar("SELECT id FROM channels WHERE userId = ?", (streamer,))
     return staff, streamer, channel
 
 

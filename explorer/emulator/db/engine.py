@@ -31,6 +31,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -169,11 +170,20 @@ CATALOG_TRIGGERS = "\n".join(
 class PerEngine:
     """A repository's schema with parts that have no form both engines accept: ``source``
     (SQLite's dialect, which the PostgreSQL engine translates), then ``sqlite`` on SQLite or
-    ``postgresql`` (PostgreSQL's own dialect, run as written) on PostgreSQL."""
+    ``postgresql`` (PostgreSQL's own dialect, run as written) on PostgreSQL. A fragment of a
+    statement with no common form is one too (``source`` empty), its engine's part picked by
+    :meth:`Reads.fragment`."""
 
     source: str
     sqlite: str = ""
     postgresql: str = ""
+
+
+#: The items of a JSON list (a text column, ``{}`` its name) as a table of one column,
+#: ``value``, for ``EXISTS (SELECT 1 FROM ... WHERE value = ?)``.
+JSON_ITEMS = PerEngine(
+    source="", sqlite="json_each({})", postgresql="jsonb_array_elements_text({}::jsonb)"
+)
 
 
 #: What a repository's ``SCHEMA`` is: one text for both engines, or parts per engine.
@@ -242,6 +252,8 @@ class Reads:
 
     __slots__ = ()
     _conn: Connection
+    #: The engine the statements run on (``"sqlite"``, ``"postgresql"``).
+    engine: str
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         """The first row of ``sql``, or None."""
@@ -257,6 +269,10 @@ class Reads:
         row = self.one(sql, params)
         return None if row is None else row[0]
 
+    def fragment(self, fragment: PerEngine) -> str:
+        """This engine's part of a statement ``fragment`` that has no common form."""
+        return fragment.postgresql if self.engine == "postgresql" else fragment.sqlite
+
     def chunks(
         self, sql: str, params: Sequence[Any] = (), size: int = 65_536
     ) -> Iterator[list[tuple[Any, ...]]]:
@@ -268,23 +284,21 @@ class Reads:
 
 
 class Reader(Reads):
-    """Reads of one state of the database (one read transaction), handed out by
-    :meth:`Store.reader`; valid only inside its block."""
+    """Reads of one state of the database, in one transaction: a read-only one handed out by
+    :meth:`Store.reader`, valid only inside its block."""
 
-    __slots__ = ("_conn",)
+    __slots__ = ("_conn", "engine")
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, engine: str = "sqlite") -> None:
         self._conn = conn
+        self.engine = engine
 
 
-class Transaction(Reads):
+class Transaction(Reader):
     """One open transaction: every statement run through it commits with the others, or none
     does. Handed out by :meth:`Store.transaction`; valid only inside its block."""
 
-    __slots__ = ("_conn",)
-
-    def __init__(self, conn: Connection) -> None:
-        self._conn = conn
+    __slots__ = ()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run one statement with ``params`` bound to its placeholders."""
@@ -362,6 +376,8 @@ class Store(Reads):
     :data:`ENGINES` (a subclass doing each engine-specific method its way).
     """
 
+    engine = "sqlite"
+
     def __new__(cls, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> Store:
         if cls is Store:
             engine = engine_of(target)
@@ -379,10 +395,12 @@ class Store(Reads):
         self.conn = self._conn = connect(target)
         self.conn.executescript(SCHEMA)
         self.conn.executescript(CATALOG_TRIGGERS)
-        for ddl in extra_ddl:
-            self.conn.executescript(ddl if isinstance(ddl, str) else ddl.source + ddl.sqlite)
+        scripts = [ddl if isinstance(ddl, str) else ddl.source + ddl.sqlite for ddl in extra_ddl]
+        for script in scripts:
+            self.conn.executescript(script)
         self._depth = 0
         self._tx = Transaction(self.conn)
+        self._add_keys(scripts)
         #: The catalog version last read outside a transaction, and this connection's change
         #: count then. Only an in-memory database is this connection's alone; a file may
         #: have other writers, whose changes only a query sees.
@@ -422,11 +440,10 @@ class Store(Reads):
 
     @contextmanager
     def reader(self) -> Iterator[Reader]:
-        """Reads of one state of the database, for a long read in a thread of its own while
-        the loop goes on serving: on a file, a connection of its own, opened here (so in the
-        calling thread, which alone may use it) and closed after; on PostgreSQL, a pooled
-        connection. In memory the store's own connection (its one database), so only from
-        the store's thread; a transaction open on it is joined."""
+        """Reads of one state, for a long read in a thread of its own while the loop serves:
+        on a file a connection of its own, opened here (in the calling thread, which alone may
+        use it) and closed after; on PostgreSQL a pooled one. In memory the store's own
+        connection, so from the store's thread only (joining a transaction open on it)."""
         private = self.path == ":memory:"
         conn = self.conn if private else connect(self.path)
         began = not conn.in_transaction
@@ -569,6 +586,33 @@ class Store(Reads):
         """Column names of ``table`` in declaration order."""
         return [row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")]
 
+    def _add_keys(self, scripts: Sequence[str]) -> None:
+        """Give each table of ``scripts`` that a file made before its key (an ``INTEGER PRIMARY
+        KEY``, the rowid's alias: an insertion order made explicit) holds without it that key:
+        the table is made again as its script declares it, each row keeping its rowid as its
+        key, then the script builds the table's indexes again."""
+        made = dict(self.conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
+        for script in scripts:
+            missing = [
+                (name, body, key)
+                for name, body, key in _keyed(script)
+                if f"{key} INTEGER PRIMARY KEY" not in made[name]
+            ]
+            for name, body, key in missing:
+                with self.transaction() as tx:
+                    old = self.columns(name)
+                    if key in old:  # another process opening the file did it first
+                        continue
+                    kept = ", ".join(old)
+                    tx.execute(f"CREATE TABLE {name}_keyed ({body})")
+                    tx.execute(
+                        f"INSERT INTO {name}_keyed ({key}, {kept}) SELECT rowid, {kept} FROM {name}"
+                    )
+                    tx.execute(f"DROP TABLE {name}")
+                    tx.execute(f"ALTER TABLE {name}_keyed RENAME TO {name}")
+            if missing:
+                self.conn.executescript(script)
+
     def load(
         self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
     ) -> None:
@@ -592,6 +636,24 @@ class Store(Reads):
         sql = f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})"
         with self.transaction() as conn:
             conn.executemany(sql, [tuple(r[k] for k in keys) for r in rows])
+
+
+#: A table a schema creates (its name and body), and the column in a body that aliases the
+#: rowid (a key SQLite fills with the largest plus one).
+TABLE = re.compile(
+    r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\)\s*(?:WITHOUT ROWID)?\s*;", re.DOTALL
+)
+ROWID = re.compile(r"(\w+) INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)")
+
+
+@cache
+def _keyed(script: str) -> tuple[tuple[str, str, str], ...]:
+    """``(name, body, key column)`` of each table of ``script`` keyed by the rowid's alias."""
+    return tuple(
+        (name, body, key.group(1))
+        for name, body in TABLE.findall(script)
+        if (key := ROWID.search(body)) is not None
+    )
 
 
 def _literal(value: Any) -> str:

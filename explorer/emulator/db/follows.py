@@ -12,9 +12,9 @@ from explorer.emulator.db.users import USER_COLUMNS
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS channel_follows (
-    channelId INTEGER NOT NULL REFERENCES channels (id),
+    id INTEGER PRIMARY KEY, channelId INTEGER NOT NULL REFERENCES channels (id),
     userId INTEGER NOT NULL REFERENCES users (id),
-    createdAt TEXT NOT NULL, PRIMARY KEY (channelId, userId)
+    createdAt TEXT NOT NULL, UNIQUE (channelId, userId)
 );
 CREATE INDEX IF NOT EXISTS channel_follows_recent ON channel_follows (channelId, createdAt);
 CREATE INDEX IF NOT EXISTS channel_follows_user ON channel_follows (userId, createdAt);
@@ -66,7 +66,7 @@ def followers(
     )
     rows = db.all(
         f"SELECT {USER_COLUMNS}, f.createdAt {shown} "
-        "ORDER BY f.createdAt DESC, f.rowid DESC LIMIT ? OFFSET ?",
+        "ORDER BY f.createdAt DESC, f.id DESC LIMIT ? OFFSET ?",
         (channel_id, limit, offset),
     )
     total: int = db.scalar(f"SELECT COUNT(*) {shown}", (channel_id,))

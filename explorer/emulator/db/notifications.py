@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.emulator.db.engine import Store, Transaction
+from explorer.emulator.db.engine import PerEngine, Store, Transaction
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS notifications (
@@ -24,11 +24,14 @@ CREATE TABLE IF NOT EXISTS email_unsubscribes (
 #: A notification as rows hold it: uuid, userId, type, payload (JSON text), sentAt, shared.
 Row = tuple[str, int, str, str, str, int]
 _COLUMNS = "uuid, userId, type, payload, sentAt, shared"
-#: A random (version 4) UUID made by SQLite, for notifications inserted by one statement.
-_SQL_UUID4 = (
-    "lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || "
+#: A random (version 4) UUID made by the database, for notifications inserted by one
+#: statement (a fragment per engine: SQLite has no UUID function).
+_UUID4 = PerEngine(
+    source="",
+    sqlite="lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || "
     "substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || "
-    "substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
+    "substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))",
+    postgresql="CAST(gen_random_uuid() AS TEXT)",
 )
 #: The types a database made before notifications had UUIDs called by other names.
 _RENAMED = {
@@ -47,7 +50,7 @@ def upgrade(db: Store) -> None:
     with db.transaction() as tx:
         tx.execute("ALTER TABLE notifications RENAME COLUMN trigger TO type")
         tx.execute("ALTER TABLE notifications ADD COLUMN uuid TEXT")
-        tx.execute(f"UPDATE notifications SET uuid = {_SQL_UUID4}")
+        tx.execute(f"UPDATE notifications SET uuid = {tx.fragment(_UUID4)}")
         tx.execute("CREATE UNIQUE INDEX notifications_uuid ON notifications (uuid)")
         for old, new in _RENAMED.items():
             tx.execute("UPDATE notifications SET type = ? WHERE type = ?", (new, old))
@@ -67,7 +70,7 @@ def add_for_everyone(tx: Transaction, kind: str, payload: str, sent_at: str) -> 
     """Add one notification for every current user, each with a new UUID; how many."""
     cursor = tx.execute(
         "INSERT INTO notifications (uuid, userId, type, payload, sentAt) "
-        f"SELECT {_SQL_UUID4}, id, ?, ?, ? FROM users WHERE deletedAt IS NULL",
+        f"SELECT {tx.fragment(_UUID4)}, id, ?, ?, ? FROM users WHERE deletedAt IS NULL",
         (kind, payload, sent_at),
     )
     return int(cursor.rowcount)

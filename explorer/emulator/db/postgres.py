@@ -36,7 +36,9 @@ from explorer.emulator.db.engine import (
     CATALOG_TABLES,
     GROUPING_COLUMNS,
     LATER_INDEXES,
+    ROWID,
     SCHEMA,
+    TABLE,
     IndexBuild,
     Reader,
     Rows,
@@ -59,10 +61,6 @@ POOL_SIZE = 4
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|\?|%|[A-Za-z_][A-Za-z0-9_]*")
 #: SQLite column types and their PostgreSQL equivalents (SQLite's integers are 64-bit).
 _TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA"}
-_TABLE = re.compile(
-    r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\)\s*(?:WITHOUT ROWID)?\s*;", re.DOTALL
-)
-_ROWID = re.compile(r"(\w+) INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)")
 _NOT_PORTABLE = re.compile(r"\bCREATE TRIGGER\b|\bINSERT OR\b|\bPRAGMA\b|\bjson_each\b")
 
 
@@ -114,11 +112,11 @@ def translate(ddl: str) -> str:
 
     def table(found: re.Match[str]) -> str:
         name, body = found.group(1), found.group(2)
-        rowid = _ROWID.search(body)
+        rowid = ROWID.search(body)
         created = f"CREATE TABLE IF NOT EXISTS {name} ({body});"
         return created if rowid is None else created + _rowid_trigger(name, rowid.group(1))
 
-    return _rewrite(_TABLE.sub(table, ddl), bound=False, types=True)
+    return _rewrite(TABLE.sub(table, ddl), bound=False, types=True)
 
 
 def _rowid_trigger(table: str, column: str) -> str:
@@ -271,6 +269,8 @@ class _Pooled:
 class PostgresStore(Store):
     """The platform's database on a PostgreSQL server (a ``postgresql://`` URL)."""
 
+    engine = "postgresql"
+
     def __init__(self, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> None:
         try:
             from psycopg_pool import ConnectionPool
@@ -293,7 +293,7 @@ class PostgresStore(Store):
         self._conn = self._pooled
         self._depth = 0
         self._held: psycopg.Connection[Any] | None = None
-        self._tx = Transaction(self._pooled)
+        self._tx = Transaction(self._pooled, self.engine)
         with self.transaction() as tx:
             tx.executescript(translate(SCHEMA) + "\n" + catalog_triggers())
             for ddl in extra_ddl:
@@ -311,7 +311,7 @@ class PostgresStore(Store):
         with self._pool.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                yield Reader(_Reading(conn))
+                yield Reader(_Reading(conn), self.engine)
             finally:
                 conn.execute("COMMIT")
 
@@ -326,7 +326,7 @@ class PostgresStore(Store):
             raise
         self._held = conn
         self._conn = session = _Session(conn)
-        self._tx = Transaction(session)
+        self._tx = Transaction(session, self.engine)
         return self._tx
 
     def _end(self, commit: bool) -> None:
