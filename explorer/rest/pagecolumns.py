@@ -174,16 +174,14 @@ class Reader:
     def pages(self, bodies: Sequence[bytes]) -> list[Page | None]:
         """Pages read by Arrow in one call (each as :meth:`columns` reads it alone); page by
         page when one of them cannot be read."""
-        if len(bodies) > 1 and all(body.lstrip().startswith(b"[") for body in bodies):
-            lines = [b'{"r":' + body + b"}\n" for body in bodies]
-            lists = self._lists(b"".join(lines), len(bodies))
+        if all(body.lstrip().startswith(b"[") for body in bodies):
+            lines = b"".join(b'{"r":' + body + b"}\n" for body in bodies)
+            lists = self._lists(lines, len(bodies))
             if lists is not None:
                 return [self._page(b, lists.slice(i, 1)) for i, b in enumerate(bodies)]
-        if len(bodies) > 1:
-            return [self.columns(body) for body in bodies]
-        body = bodies[0]
-        lists = self._lists(b'{"r":' + body + b"}\n", 1) if body.lstrip().startswith(b"[") else None
-        return [None if lists is None else self._page(body, lists)]
+        if len(bodies) == 1:
+            return [None]
+        return [self.columns(body) for body in bodies]
 
     def _lists(self, lines: bytes, count: int) -> pa.ListArray | None:
         """Each of ``count`` lines' list of records, or None when Arrow cannot read them."""
