@@ -14,7 +14,7 @@ from explorer.emulator.categories import opening
 from explorer.emulator.db import channels, chat_presence, confetti, ddl, follows, users
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.db.postgres import PostgresStore
-from explorer.emulator.world import seed_store
+from explorer.emulator.world import DEMO_NAMES, seed_store
 
 
 def test_failed_transaction_writes_nothing(new_database: Callable[[], str]) -> None:
@@ -157,7 +157,7 @@ def test_lookups_by_exact_name_read_the_username_index() -> None:
         users.id_named(store, "staff"),
         users.id_named(store, "STAFF"),
         users.ids_by_name(store, ["viewer", "Viewer2"]),
-        [name for _, name in users.demo_accounts(store)],
+        [name for _, name in users.accounts_named(store, DEMO_NAMES)],
         confetti.seed_owners(store),
     )
     store.conn.set_progress_handler(None, 0)

@@ -53,6 +53,8 @@ DEMO_ACCOUNTS: tuple[DemoAccount, ...] = (
     DemoAccount("viewer2", ("User",), "a second viewer, for whispers and votes"),
     DemoAccount("staff", ("User", "Staff"), "platform staff (announcements)"),
 )
+#: Their usernames, in the same order.
+DEMO_NAMES: tuple[str, ...] = tuple(account.username for account in DEMO_ACCOUNTS)
 
 LANGUAGES: tuple[tuple[str, int], ...] = (
     ("en", 46),

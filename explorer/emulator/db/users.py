@@ -10,11 +10,6 @@ from typing import Any
 from explorer.emulator.db.engine import Store, Transaction
 from explorer.wire.records import USER
 
-#: The demo accounts' names: read by ``lower(username)``, the ``users_username_lower`` index (a
-#: plain ``username = ?`` cannot use it and reads every user: a second at a million), then
-#: matched exactly.
-_DEMO_NAMES = ("streamer", "moderator", "viewer", "viewer2", "staff")
-
 
 def is_undeleted(db: Store | Transaction, user_id: int) -> bool:
     """Whether user ``user_id`` exists and is not deleted."""
@@ -218,9 +213,9 @@ def update_profile(db: Store, user_id: int, changes: dict[str, Any], now: str) -
         )
 
 
-def demo_accounts(db: Store) -> list[tuple[int, str]]:
-    """``(id, username)`` of the demo accounts every seeded world has, by id."""
-    found = ids_by_name(db, _DEMO_NAMES)
+def accounts_named(db: Store, usernames: Sequence[str]) -> list[tuple[int, str]]:
+    """``(id, username)`` of the accounts named exactly ``usernames`` that exist, by id."""
+    found = ids_by_name(db, usernames)
     return sorted((user_id, name) for name, user_id in found.items())
 
 

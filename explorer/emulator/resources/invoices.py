@@ -26,7 +26,7 @@ from explorer.emulator.db import invoices, users
 from explorer.emulator.db.engine import Store, dumps
 from explorer.emulator.policy import Route
 from explorer.emulator.responses import ApiError, not_found
-from explorer.emulator.world import WORLD_NOW, iso
+from explorer.emulator.world import DEMO_NAMES, WORLD_NOW, iso
 from explorer.wire import routes as wire
 
 #: The seeded invoices of every demo account: status and items (name, quantity, sparks).
@@ -44,7 +44,7 @@ def seed(store: Store, world_seed: int) -> None:
     if invoices.count(store):
         return
     rows = []
-    for user_id, username in users.demo_accounts(store):
+    for user_id, username in users.accounts_named(store, DEMO_NAMES):
         held = _DEMO_INVOICES + ((_UNPAYABLE,) if username == "viewer2" else ())
         for index, (status, items) in enumerate(held):
             created = iso(WORLD_NOW - timedelta(days=len(held) - index))

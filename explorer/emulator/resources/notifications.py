@@ -36,7 +36,7 @@ from explorer.emulator.live import happenings
 from explorer.emulator.policy import Param, Route
 from explorer.emulator.responses import ApiError, JSONResponse, bad_request, not_found
 from explorer.emulator.shapes import render_user
-from explorer.emulator.world import WORLD_NOW, iso
+from explorer.emulator.world import DEMO_NAMES, WORLD_NOW, iso
 from explorer.wire import routes as wire
 from explorer.wire.models import NOTIFICATION_TYPES
 from explorer.wire.query import MAX_PAGE, parse_list_query
@@ -101,7 +101,7 @@ def seed(store: Store, world_seed: int) -> None:
     notifications.upgrade(store)
     if notifications.count(store):
         return
-    demo = {username: user_id for user_id, username in users.demo_accounts(store)}
+    demo = {username: user_id for user_id, username in users.accounts_named(store, DEMO_NAMES)}
     channel = channels.id_of_owner(store, demo["streamer"])
     rng = random.Random(world_seed)
     others = users.first_others(store, demo["streamer"], 50)
