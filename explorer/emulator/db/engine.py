@@ -444,8 +444,8 @@ class Store(Reads):
         on a file a connection of its own, opened here (in the calling thread, which alone may
         use it) and closed after; on PostgreSQL a pooled one. In memory the store's own
         connection, so from the store's thread only (joining a transaction open on it)."""
-        private = self.path == ":memory:"
-        conn = self.conn if private else connect(self.path)
+        shared = self.path == ":memory:"
+        conn = self.conn if shared else connect(self.path)
         began = not conn.in_transaction
         try:
             if began:
@@ -456,7 +456,7 @@ class Store(Reads):
                 if began:
                     conn.execute("COMMIT")
         finally:
-            if not private:
+            if not shared:
                 conn.close()
 
     def _begin(self) -> Transaction:
