@@ -202,8 +202,12 @@ def exposure_warning(host: str, open_control: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The ``explorer serve`` command: run the platform (or a chat node) until interrupted."""
+    """The ``explorer serve`` command: run the platform (or one more chat node or REST process
+    of it) until interrupted."""
     db = args.db or str(default_db())
+    if args.role != "platform" and not args.broker:
+        print(f"explorer serve {args.role}: --broker is required", file=sys.stderr)
+        return 2
     fewest_nodes = 0 if args.broker else 1
     if args.chat_nodes is None:
         args.chat_nodes = 0 if args.role == "rest" else 2
@@ -222,9 +226,6 @@ def run(args: argparse.Namespace) -> int:
             "the rates, --sim-channels, --authkey-ttl and the connection caps",
             file=sys.stderr,
         )
-        return 2
-    if args.role != "platform" and not args.broker:
-        print(f"explorer serve {args.role}: --broker is required", file=sys.stderr)
         return 2
     if args.role == "rest" and not seeded(db):
         print(

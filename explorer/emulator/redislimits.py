@@ -49,22 +49,25 @@ RETRY_AFTER = 2.0
 #: What a call to an unreachable Redis raises.
 UNREACHABLE = (RedisError, OSError, TimeoutError)
 
-#: ``ARGV``: mode (``admit`` or ``settle``), now, hold name (``""``: none), hold TTL, the index
-#: of the window to report (0: none), then per window its count, interval and (settle) 1 when
-#: charged. ``KEYS``: per window its hash and its held places. Numbers go back as strings:
-#: Redis would truncate a Lua number to an integer.
+#: ``ARGV[1]``, words separated by spaces (one argument: redis-py packs each argument in Python,
+#: which cost more than the script): mode (``admit`` or ``settle``), now, hold name (``-``:
+#: none), hold TTL, the index of the window to report (0: none), then per window its count,
+#: interval and (settle) 1 when charged. ``KEYS``: per window its hash and its held places.
+#: Numbers go back as strings: Redis would truncate a Lua number to an integer.
 SCRIPT = """
-local mode, now, hold = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local ttl, report = tonumber(ARGV[4]), tonumber(ARGV[5])
+local a = {}
+for word in string.gmatch(ARGV[1], '%S+') do a[#a + 1] = word end
+local mode, now, hold = a[1], tonumber(a[2]), a[3]
+local ttl, report = tonumber(a[4]), tonumber(a[5])
 local n = #KEYS / 2
 local used, resets, pending, limit = {}, {}, {}, {}
 for i = 1, n do
   local window, held = KEYS[2 * i - 1], KEYS[2 * i]
-  limit[i] = tonumber(ARGV[3 + 3 * i])
+  limit[i] = tonumber(a[3 + 3 * i])
   local state = redis.call('HMGET', window, 'used', 'resets')
   used[i], resets[i] = tonumber(state[1]) or 0, tonumber(state[2]) or 0
   if now >= resets[i] then
-    used[i], resets[i] = 0, now + tonumber(ARGV[4 + 3 * i])
+    used[i], resets[i] = 0, now + tonumber(a[4 + 3 * i])
     redis.call('HSET', window, 'used', 0, 'resets', string.format('%.17g', resets[i]))
     redis.call('EXPIRE', window, math.ceil(resets[i] - now + ttl))
   end
@@ -86,8 +89,8 @@ if mode == 'admit' then
   return {0}
 end
 for i = 1, n do
-  if hold ~= '' then pending[i] = pending[i] - redis.call('ZREM', KEYS[2 * i], hold) end
-  if ARGV[5 + 3 * i] == '1' then
+  if hold ~= '-' then pending[i] = pending[i] - redis.call('ZREM', KEYS[2 * i], hold) end
+  if a[5 + 3 * i] == '1' then
     used[i] = used[i] + 1
     redis.call('HINCRBY', KEYS[2 * i - 1], 'used', 1)
   end
@@ -151,7 +154,7 @@ class RedisLimits(Limits):
             return self.alone.settle(keys, now, counted, hold, report)
         if not self._away():
             shown = 0 if report is None else report + 1
-            found = self._call(keys, now, "settle", hold or "", shown, counted)
+            found = self._call(keys, now, "settle", hold or "-", shown, counted)
             if found is not None:
                 return _standing(found)[1] if report is not None else None
         # Redis is away: the held place expires there; charge here what this answer counts.
@@ -185,15 +188,15 @@ class RedisLimits(Limits):
         """Run the script over ``keys``; None (and counting alone for a while) when Redis
         does not answer."""
         names: list[str] = []
-        args: list[str | float] = [mode, now, hold, HOLD_TTL, report]
+        words = [mode, repr(now), hold, repr(HOLD_TTL), str(report)]
         for index, (bucket_name, identity) in enumerate(keys):
             bucket = self.buckets[bucket_name]
             window = f"{self._prefix}{bucket_name}:{identity}"
             names += (window, window + ":held")
             charged = "1" if index < len(counted) and counted[index] else "0"
-            args += (bucket.count, bucket.interval, charged)
+            words += (str(bucket.count), repr(float(bucket.interval)), charged)
         try:
-            found: list[Any] = self._script(keys=names, args=args)
+            found: list[Any] = self._script(keys=names, args=[" ".join(words)])
         except UNREACHABLE as exc:
             self._retry_at = self._clock() + RETRY_AFTER
             if not self._failing:
