@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from contextlib import closing
+from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,6 +26,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+#: World seconds per wall second: a process joining with a world clock of its own would trail
+#: the first by this many world seconds per second it started later.
+SPEED = 100
+
+
 class TwoProcesses:
     """The first REST process (it seeds the world) and a second one on its own port."""
 
@@ -33,6 +39,7 @@ class TwoProcesses:
         self.args = [
             *("--db", str(folder / "platform.db"), "--broker", redis.url),
             *("--channels", "300", "--no-simulate", "--forwarded-allow-ips", "127.0.0.1"),
+            *("--speed", str(SPEED)),
         ]
         self.first = wait_for(spawn(["--port", "0", *self.args], folder / "first.log"), 1)
         self.second = self.join("0", "second")
@@ -109,6 +116,23 @@ def test_a_session_from_one_process_writes_through_the_other(platform: TwoProces
     latest = httpx.get(f"{first}/channels/streamer/follow", timeout=10).json()[0]
     assert latest["username"] == "viewer2"
     assert followers_listed(first) == before + 1
+
+
+def world_now(base: str) -> datetime:
+    """The world clock of the process at ``base``."""
+    root = base.removesuffix("/api/v1")
+    return datetime.fromisoformat(httpx.get(f"{root}/_emulator/clock", timeout=10).json()["now"])
+
+
+def test_a_process_that_joined_later_keeps_the_first_ones_world_time(
+    platform: TwoProcesses,
+) -> None:
+    """The second process's world clock, read between two readings of the first's, lies
+    between them (within a world second), though it started seconds after the first."""
+    first, second = platform.urls()
+    before, joined, after = world_now(first), world_now(second), world_now(first)
+    margin = timedelta(seconds=1)
+    assert before - margin <= joined <= after + margin, (before, joined, after)
 
 
 def test_processes_sharing_a_port_keep_it_answering(platform: TwoProcesses) -> None:

@@ -283,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
             simulate=args.simulate and args.role == "platform",
             broker=args.broker,
             reuse_port=args.broker is not None,
+            joins=args.role == "rest",
         )
     except ValueError as exc:
         print(f"explorer serve: --limits-per-client: {exc}", file=sys.stderr)

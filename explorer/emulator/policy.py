@@ -295,7 +295,7 @@ class Tally:
         (the first of the buckets when empty, none when None)."""
         services = self.services
         headers = services.world.headers()
-        shown = header_bucket or self.buckets[0] if header_bucket is not None else None
+        shown = (header_bucket or self.buckets[0]) if header_bucket is not None else None
         if services.config.rate_limits:
             counted = [counts_status(name, status) for name in self.buckets]
             report = self.buckets.index(shown) if shown in self.buckets else None

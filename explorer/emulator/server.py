@@ -66,6 +66,9 @@ class PlatformOptions:
     #: spread over processes bind it too, and the kernel spreads connections among them (see
     #: ``explorer serve rest``); it needs a ``broker``, through which they share limits.
     reuse_port: bool = False
+    #: One more REST process of a running platform (``explorer serve rest``): it follows the
+    #: world clock of the process that started the platform.
+    joins: bool = False
 
     def __post_init__(self) -> None:
         engine = engine_of(self.db)
@@ -90,8 +93,11 @@ class PlatformOptions:
             )
 
 
-def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
-    """Open (and seed, if new) the store and build the services around it, on ``clock``."""
+def open_services(
+    db: str, config: Config, clock: Callable[[], float] = time.time, joins: bool = False
+) -> Services:
+    """Open (and seed, if new) the store and build the services around it, on ``clock``; a
+    process that ``joins`` a running platform follows its world clock, any other owns it."""
     store = Store(db, ddl())
     if world.seed_store(
         store, config.seed, config.channels, credentials.hash_password, categories.opening
@@ -108,6 +114,11 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
         secret_hex = secrets.token_hex(32)
         store.set_meta({"secret": secret_hex})
     ensure_builtin_client(store, world.iso(world.WORLD_NOW))
+    if joins:
+        world_now = world_clock.join(store, config.speed, clock)
+    else:
+        world_now = world_clock.resume(store, config.speed, clock)
+        world_now.anchor(store)
     buckets = dict(BUCKETS)
     for name, (count, interval) in config.buckets.items():
         if name not in buckets:
@@ -119,7 +130,7 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
         secret=bytes.fromhex(secret_hex),
         limits=LocalLimits(buckets),
         types=TypeCatalog(store),
-        world=world_clock.resume(store, config.speed, clock),
+        world=world_now,
         clock=clock,
     )
 
@@ -185,7 +196,8 @@ class Platform:
         ``ready`` is called once the server listens, ``planned`` once the simulator's first
         plan is made (at once without a simulator)."""
         self._loop = asyncio.get_running_loop()
-        services = open_services(self.options.db, self.options.config, self.options.clock)
+        options = self.options
+        services = open_services(options.db, options.config, options.clock, options.joins)
         self.services = services
         sock = bind(self.options.host, self.options.port, self.options.reuse_port)
         host, port = sock.getsockname()[:2]
