@@ -20,6 +20,8 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
   so ids given explicitly, as a seeding gives them, never collide with later ones), an
   ``AUTOINCREMENT`` column an identity; the ``versions`` counters bumped by PL/pgSQL
   statement triggers.
+- **Across processes**, the ``versions`` counters and the outbox's readers go by
+  ``LISTEN``/``NOTIFY`` (:mod:`.listener`) instead of a query per cached listing and a poll.
 """
 
 from __future__ import annotations
