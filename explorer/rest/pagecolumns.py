@@ -120,6 +120,8 @@ class Reader:
         if self.native:
             #: A record's declared (typed) fields: what Arrow is told, and what a page keeps.
             self._typed = self._plan(schema, names, ())
+            #: The last type of records found to hold only fields the reader was told of.
+            self._fitting: pa.DataType | None = None
             self._options = pj.ParseOptions(
                 explicit_schema=pa.schema([pa.field("r", pa.list_(self._typed))]),
                 unexpected_field_behavior="infer",
@@ -207,8 +209,12 @@ class Reader:
         the batch's records checked, cut to their declared fields and their free-form values
         made Python values once, then sliced page by page."""
         records = lists.flatten()
-        if lists.null_count or not self._fits(records.type, self._typed, ()):
+        if lists.null_count:
             return [None] * len(bodies)
+        if records.type != self._fitting:  # a ranking's batches mostly read as one type
+            if not self._fits(records.type, self._typed, ()):
+                return [None] * len(bodies)
+            self._fitting = records.type
         free: Columns = {}
         for leaf in self.leaves:
             if leaf.kind == "object":
@@ -255,15 +261,14 @@ class Reader:
             return self._old(pages, max_rows)
         count = sum(len(page) for page in pages)
         rows = count if max_rows is None else min(count, max_rows)
-        records = pa.concat_arrays(typed).slice(0, rows)
+        found = _flat(pa.concat_arrays(typed).slice(0, rows), ())
         built: dict[str, Any] = {}
         for leaf in self.leaves:
             if leaf.kind == "object":
                 values = list(chain.from_iterable(page.free[leaf.name] for page in pages))
                 built[leaf.name] = columns.column(values[:rows], "object")
             else:
-                array = pc.struct_field(records, list(leaf.path))
-                built[leaf.name] = columns.from_arrow(array, leaf.kind, leaf.categories)
+                built[leaf.name] = columns.from_arrow(found[leaf.path], leaf.kind, leaf.categories)
         key = self.schema.index
         index = tables.index_of(built.pop(key), key) if key in built else pd.RangeIndex(rows)
         return pd.DataFrame(built, index=index, copy=False)
@@ -276,6 +281,18 @@ class Reader:
         if max_rows is not None:
             records = records[:max_rows]
         return tables.frame(records, self.schema, fields=self.fields)
+
+
+def _flat(records: pa.StructArray, path: tuple[str, ...]) -> dict[tuple[str, ...], pa.Array]:
+    """Every leaf array under ``records`` by path, each with its parents' nulls."""
+    found: dict[tuple[str, ...], pa.Array] = {}
+    for child, values in zip(records.type, records.flatten(), strict=True):
+        here = (*path, child.name)
+        if pa.types.is_struct(child.type):
+            found.update(_flat(values, here))
+        else:
+            found[here] = values
+    return found
 
 
 def _free_values(records: pa.StructArray, path: tuple[str, ...]) -> list[Any] | None:
