@@ -23,7 +23,7 @@ told of; a type already found good is not walked again), cut to their declared f
 cast, and their free-form values made Python values once; a page keeps its slice of the batch.
 The frame joins every page's records into one array and flattens it once into its columns.
 Flattening and converting page by page had cost 47-52 ms of CPU on top of Arrow's own 71-77 ms
-for a ranking's 50 pages (read and frame); this way 35 ms (the latest round, the same bytes,
+for a ranking's 50 pages (read and frame); this way 35-37 ms (the latest round, the same bytes,
 one process alternating, best of 15, shared machine). Arrow's own read is now the larger part.
 
 Why Arrow (measured on the same 50 pages of 100 channels, CPU time on the shared 2-core
