@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
 import orjson
 import pytest
 
@@ -47,10 +48,24 @@ def test_an_unknown_url_scheme_is_a_clear_error() -> None:
         Store("mysql://localhost/db")
 
 
-def test_the_platform_refuses_a_postgresql_url_until_it_serves_from_it() -> None:
-    """Starting a platform on a PostgreSQL URL fails at once, saying what to give instead."""
-    with pytest.raises(ValueError, match=r"postgresql:// is not a database the platform"):
-        start(db="postgresql://explorer@127.0.0.1/world")
+def test_a_platform_serves_from_postgresql_over_http(
+    postgres: Cluster, signed_in: Callable[..., httpx.Client]
+) -> None:
+    """A platform started on a PostgreSQL URL seeds it, lists its channels over HTTP, takes a
+    write and reads it back, and a second start on the same URL serves what was written."""
+    url = postgres.schema()
+    with start(db=url, channels=100, rate_limits=False) as platform:
+        listed = httpx.get(f"{platform.base_url}/channels", params={"limit": 5}, timeout=10)
+        assert listed.status_code == 200 and len(listed.json()) == 5
+        assert int(listed.headers["X-Total-Count"]) > 5
+        owner = signed_in(platform.base_url, "streamer")
+        written = owner.patch("/channels/streamer", json={"name": "Served from PostgreSQL"})
+        assert written.status_code == 200
+        read = httpx.get(f"{platform.base_url}/channels/streamer", timeout=10).json()
+        assert read["name"] == "Served from PostgreSQL"
+    with start(db=url, channels=100, rate_limits=False) as again:
+        read = httpx.get(f"{again.base_url}/channels/streamer", timeout=10).json()
+        assert read["name"] == "Served from PostgreSQL"
 
 
 def test_a_row_without_its_id_gets_the_largest_plus_one(new_database: Callable[[], str]) -> None:
