@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.live.log import Live
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_platform_oauth import implicit_token
 

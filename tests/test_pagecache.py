@@ -19,9 +19,9 @@ from explorer.emulator.context import Config, Services
 from explorer.emulator.pagecache import CachedPages, Fill, page_cache
 from explorer.emulator.resources.channels import page_filler
 from explorer.emulator.resources.channels import routes as channel_routes
-from explorer.emulator.server import open_services
 from explorer.wire import routes as wire
 from tests.clocks import ManualClock
+from tests.databases import open_services
 
 PAGE = "/api/v1/channels?order=viewersTotal:desc&page=0"
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from tests.conftest import SMALL_WORLD, sign_in
+from tests.databases import start
 
 NEWCOMER = {"username": "newcomer", "password": "correct horse", "email": "new@example.org"}
 

@@ -14,11 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.emulator.db import live_events
 from explorer.emulator.live import webhooks
 from explorer.emulator.resources import hooks
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_hooks import Receiver, streamer_channel
 from tests.test_live import retitle
