@@ -26,7 +26,7 @@ _USER = (
 def test_placeholders_become_psycopgs_outside_literals() -> None:
     """``?`` becomes ``%s`` and every ``%`` is doubled, but a ``?`` inside a literal stays."""
     converted = statement("SELECT '?%' || a FROM t WHERE b LIKE '%x' AND c = ? AND d % 2 = ?")
-    assert converted == "SELECT '?%%' || a FROM t WHERE b LIKE '%%x' AND c = %s AND d %% 2 = %s"
+    assert converted == "SELECT '?%%' || a FROM t WHERE b ILIKE '%%x' AND c = %s AND d %% 2 = %s"
 
 
 def test_camel_case_names_are_quoted_and_keywords_are_not() -> None:
@@ -34,6 +34,23 @@ def test_camel_case_names_are_quoted_and_keywords_are_not() -> None:
     and literals are left alone."""
     converted = statement("SELECT c.viewersTotal, user_id FROM channels c WHERE name = 'aB'")
     assert converted == "SELECT c.\"viewersTotal\", user_id FROM channels c WHERE name = 'aB'"
+
+
+def test_like_ignores_case_on_both_engines(new_database: Callable[[], str]) -> None:
+    """``LIKE`` matches whatever the case (SQLite's does; PostgreSQL's runs as ``ILIKE``), and
+    its escaped wildcards stay literal."""
+    store = Store(new_database())
+    with store.transaction() as tx:
+        tx.execute(_USER, (1, "ChessMaster"))
+        tx.execute(_USER, (2, "chess_fan"))
+    found = store.all(
+        "SELECT username FROM users WHERE username LIKE ? ESCAPE '\\' ORDER BY id", ("%CHESS%",)
+    )
+    assert found == [("ChessMaster",), ("chess_fan",)]
+    assert store.all("SELECT id FROM users WHERE username LIKE ? ESCAPE '\\'", ("%s\\_%",)) == [
+        (2,)
+    ]
+    store.close()
 
 
 def test_schema_translation_refuses_what_needs_a_form_per_engine() -> None:

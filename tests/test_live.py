@@ -3,7 +3,6 @@ Constellation service (changes made through REST), its views, widget, recording 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -12,7 +11,9 @@ import pytest
 
 import explorer
 from explorer.emulator import Platform
+from explorer.emulator.db.engine import Store
 from explorer.live.log import Live
+from tests import databases
 from tests.conftest import sign_in
 from tests.databases import start
 from tests.test_chat_client import wait_until
@@ -142,9 +143,9 @@ def test_live_tracking_follows_hundreds_of_channels(
         with client.track(query, live=True, fields=["viewersCurrent"]) as tracker:
             assert tracker.wait(1, timeout=10) and len(tracker.channels) == 150
             wait_until(lambda: tracker.following)
-            writer = sqlite3.connect(db, timeout=10)
-            with writer:
-                writer.executemany(
+            writer = Store(databases.target(db))
+            with writer.transaction() as tx:
+                tx.executemany(
                     "UPDATE channels SET viewersCurrent = viewersCurrent + 7 WHERE id = ?",
                     [(channel,) for channel in tracker.channels],
                 )
