@@ -17,9 +17,11 @@ saying why. Without the server or psycopg the switched tests skip, saying why; u
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ import pytest
 from explorer.emulator import Platform, world
 from explorer.emulator import start as start_platform
 from explorer.emulator.context import Config, Services
-from explorer.emulator.db.engine import engine_of
+from explorer.emulator.db.engine import Store, engine_of
 from explorer.emulator.server import open_services as open_platform_services
 from tests import pgcluster
 
@@ -48,8 +50,9 @@ _cluster: pgcluster.Cluster | None = None
 _worlds: dict[tuple[int, int], str] = {}
 #: The database each file path given stands for.
 _standing: dict[str, str] = {}
-#: Databases copied for platforms and not dropped yet.
+#: Databases copied for platforms and not dropped yet, and the numbers that name them.
 _copies: list[str] = []
+_numbers = itertools.count(1)
 
 
 def cluster() -> pgcluster.Cluster:
@@ -78,7 +81,7 @@ def target(db: str | Path = ":memory:", seed: int = 0, channels: int = 0) -> str
     if db != ":memory:" and Path(db).exists():
         return db
     server = cluster()
-    name = f"platform_{len(_copies) + len(_standing) + 1}_{os.getpid()}"
+    name = f"platform_{next(_numbers)}"
     server.create(name, template=_world(seed, channels or world.DEFAULT_CHANNELS))
     _copies.append(name)
     if db != ":memory:":
@@ -104,6 +107,17 @@ def _world(seed: int, channels: int) -> str:
             services.store.close()
         _worlds[key] = name
     return _worlds[key]
+
+
+@contextmanager
+def opened(db: str | Path) -> Iterator[Store]:
+    """The database a platform started on ``db`` runs on, opened through a connection of the
+    test's own (as another process of the platform reads and writes it); closed after."""
+    store = Store(target(db))
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 def start(**options: Any) -> Platform:

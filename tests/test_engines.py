@@ -53,6 +53,13 @@ def test_like_ignores_case_on_both_engines(new_database: Callable[[], str]) -> N
     store.close()
 
 
+def test_text_columns_compare_bytewise_on_postgresql() -> None:
+    """Text columns are declared in the "C" collation, so PostgreSQL orders and compares them
+    as SQLite does (bytewise), whatever the server's locale."""
+    translated = translate("CREATE TABLE IF NOT EXISTS t (a TEXT NOT NULL, b INTEGER);")
+    assert 'a TEXT COLLATE "C" NOT NULL' in translated and "b BIGINT" in translated
+
+
 def test_schema_translation_refuses_what_needs_a_form_per_engine() -> None:
     """A trigger or ``INSERT OR IGNORE`` in a schema both engines run is refused, naming it."""
     with pytest.raises(ValueError, match="CREATE TRIGGER"):

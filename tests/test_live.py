@@ -11,7 +11,6 @@ import pytest
 
 import explorer
 from explorer.emulator import Platform
-from explorer.emulator.db.engine import Store
 from explorer.live.log import Live
 from tests import databases
 from tests.conftest import sign_in
@@ -143,13 +142,11 @@ def test_live_tracking_follows_hundreds_of_channels(
         with client.track(query, live=True, fields=["viewersCurrent"]) as tracker:
             assert tracker.wait(1, timeout=10) and len(tracker.channels) == 150
             wait_until(lambda: tracker.following)
-            writer = Store(databases.target(db))
-            with writer.transaction() as tx:
+            with databases.opened(db) as writer, writer.transaction() as tx:
                 tx.executemany(
                     "UPDATE channels SET viewersCurrent = viewersCurrent + 7 WHERE id = ?",
                     [(channel,) for channel in tracker.channels],
                 )
-            writer.close()
             wait_until(lambda: tracker.updates >= 150, timeout=20)
             frame = tracker.frame
     first, updated = frame.iloc[:150], frame.iloc[150:]

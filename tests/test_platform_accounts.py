@@ -10,7 +10,6 @@ import httpx
 import pytest
 
 from explorer.emulator import Platform
-from explorer.emulator.db.engine import Store
 from tests import databases
 from tests.conftest import SMALL_WORLD, sign_in
 from tests.databases import start
@@ -196,10 +195,9 @@ def test_passwords_are_stored_hashed(tmp_path: Path) -> None:
     db = tmp_path / "platform.db"
     with start(db=db, channels=50, rate_limits=False) as platform:
         register(platform.base_url)
-    store = Store(databases.target(db))
-    stored = store.scalar("SELECT password_hash FROM users WHERE username = 'newcomer'")
-    demo = {row[0] for row in store.all("SELECT password_hash FROM users WHERE id <= 2")}
-    store.close()
+    with databases.opened(db) as store:
+        stored = store.scalar("SELECT password_hash FROM users WHERE username = 'newcomer'")
+        demo = {row[0] for row in store.all("SELECT password_hash FROM users WHERE id <= 2")}
     assert stored.startswith("scrypt$") and NEWCOMER["password"] not in stored
     assert len(demo) == 1 and "explorer" not in next(iter(demo))
 

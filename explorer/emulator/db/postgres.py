@@ -16,11 +16,12 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
   outside a transaction take a pooled connection in autocommit for one statement.
 - **Values** read back as SQLite's: ``numeric`` (what ``SUM`` of integers gives) as ``int``
   or ``float``, never ``Decimal``.
-- **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, an
-  ``INTEGER PRIMARY KEY`` filled as SQLite fills a rowid (the largest plus one, by a trigger,
-  so ids given explicitly, as a seeding gives them, never collide with later ones), an
-  ``AUTOINCREMENT`` column an identity; the ``versions`` counters bumped by PL/pgSQL
-  statement triggers.
+- **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, text
+  in the ``"C"`` collation (bytewise, as SQLite's: names sort alike on both engines, whatever
+  the server's locale), an ``INTEGER PRIMARY KEY`` filled as SQLite fills a rowid (the
+  largest plus one, by a trigger, so ids given explicitly, as a seeding gives them, never
+  collide with later ones), an ``AUTOINCREMENT`` column an identity; the ``versions``
+  counters bumped by PL/pgSQL statement triggers.
 """
 
 from __future__ import annotations
@@ -60,8 +61,14 @@ POOL_SIZE = 4
 #: A statement's tokens the conversion looks at: string literals, quoted names, comments,
 #: placeholders, percent signs and words.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|\?|%|[A-Za-z_][A-Za-z0-9_]*")
-#: SQLite column types and their PostgreSQL equivalents (SQLite's integers are 64-bit).
-_TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA"}
+#: SQLite column types and their PostgreSQL equivalents (SQLite's integers are 64-bit; its
+#: text compares bytewise, as the "C" collation does whatever the server's locale).
+_TYPES = {
+    "INTEGER": "BIGINT",
+    "REAL": "DOUBLE PRECISION",
+    "BLOB": "BYTEA",
+    "TEXT": 'TEXT COLLATE "C"',
+}
 _NOT_PORTABLE = re.compile(r"\bCREATE TRIGGER\b|\bINSERT OR\b|\bPRAGMA\b|\bjson_each\b")
 
 
