@@ -34,12 +34,14 @@ import httpx
 import explorer.core.processes as processes
 from explorer.core.processes import Child
 
-__all__ = ["Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
+__all__ = ["FLEET_CHANNELS", "Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
 
 #: redis-server flags: keep nothing on disk (a restarted drill Redis starts empty).
 NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
 #: What redis-server prints once it accepts connections.
 REDIS_READY = "Ready to accept connections"
+#: Channels in a fleet's new world unless told otherwise.
+FLEET_CHANNELS = 300
 #: Seconds the REST process gets to list new nodes (it reads the registry every heartbeat).
 LIST_TIMEOUT = 10.0
 
@@ -115,7 +117,7 @@ class Fleet:
         db: Path | str,
         *,
         nodes: int = 3,
-        channels: int = 300,
+        channels: int = FLEET_CHANNELS,
         rest_args: Sequence[str] = (),
         node_args: Sequence[str] = (),
     ) -> None:
