@@ -17,8 +17,9 @@ import httpx
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from tests.conftest import SMALL_WORLD, sign_in
+from tests.databases import start
 
 DEMO_USERS = ("streamer", "moderator", "viewer", "viewer2", "staff")
 T = TypeVar("T")

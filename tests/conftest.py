@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,9 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.wire.ratelimit import BUCKETS
-from tests import pgcluster
+from tests import databases, pgcluster
+from tests.databases import start
 
 SMALL_WORLD = 1000
 
@@ -21,6 +21,32 @@ SMALL_WORLD = 1000
 #: Buckets too large to run out: the shared platform serves the whole suite from one address,
 #: and the toolkit paces itself by the headers even where enforcement is off.
 UNLIMITED = {name: (10**9, bucket.interval) for name, bucket in BUCKETS.items()}
+
+
+def pytest_report_header() -> str:
+    """The engine in the run's header, beside the versions."""
+    return f"platform database: {databases.ENGINE} ({databases.VARIABLE})"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked ``sqlite_only`` when the platforms run on another engine."""
+    marker = item.get_closest_marker("sqlite_only")
+    if marker is not None and databases.ENGINE != "sqlite":
+        pytest.skip(f"SQLite only, not {databases.ENGINE}: {marker.args[0]}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _database_cluster() -> Iterator[None]:
+    """Stop the private PostgreSQL cluster after the session, if one was started."""
+    yield
+    databases.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_databases() -> Iterator[None]:
+    """Drop the test's fresh PostgreSQL databases once nothing uses them (under the switch)."""
+    yield
+    databases.release()
 
 
 @pytest.fixture(scope="session")
@@ -108,20 +134,11 @@ def bucket(s3_server: str, request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def postgres() -> Iterator[pgcluster.Cluster]:
-    """A private PostgreSQL cluster on a free loopback port, stopped after the session (the
+def postgres() -> pgcluster.Cluster:
+    """The private PostgreSQL cluster on a free loopback port, stopped after the session (the
     tests using it skip, saying why, where the server or psycopg is not installed; under CI
     they fail instead)."""
-    reason = pgcluster.missing()
-    if reason is not None and os.environ.get("CI"):
-        pytest.fail(f"CI runs the store's tests on PostgreSQL too: {reason}")
-    if reason is not None:
-        pytest.skip(reason)
-    cluster = pgcluster.Cluster()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    return databases.cluster()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

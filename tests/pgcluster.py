@@ -1,6 +1,7 @@
 """A private PostgreSQL cluster for the tests: ``initdb`` into a temporary folder, a server on a
 free loopback port with its socket in that folder, stopped and removed after (never the
-machine's own cluster). Each test gets a schema of its own in it (:meth:`Cluster.schema`)."""
+machine's own cluster). Each test gets a schema of its own in it (:meth:`Cluster.schema`), or a
+database of its own (:meth:`Cluster.create`, a copy of a template: see :mod:`tests.databases`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 #: Where Debian's postgresql package puts the server's programs (``.ci/system-packages``): the
@@ -87,7 +89,36 @@ class Cluster:
     @property
     def url(self) -> str:
         """The URL of the cluster's ``postgres`` database."""
-        return f"postgresql://{ROLE}@127.0.0.1:{self.port}/postgres"
+        return self.url_of("postgres")
+
+    def url_of(self, database: str) -> str:
+        """The URL of the cluster's database ``database``."""
+        return f"postgresql://{ROLE}@127.0.0.1:{self.port}/{database}"
+
+    def create(self, database: str, template: str = "template1") -> None:
+        """Create the database ``database``, a copy of ``template`` (which no session may be
+        connected to: the server waits a few seconds for the last ones to end)."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{database}" TEMPLATE "{template}"')
+
+    def drop_idle(self, databases: Collection[str]) -> set[str]:
+        """Drop those of ``databases`` no session is connected to; the names dropped."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            busy = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT datname FROM pg_stat_activity WHERE datname = ANY(%s)",
+                    (list(databases),),
+                )
+            }
+            idle = set(databases) - busy
+            for database in idle:
+                conn.execute(f'DROP DATABASE "{database}"')
+        return idle
 
     def schema(self) -> str:
         """A URL whose connections work in a new, empty schema of their own."""

@@ -28,8 +28,8 @@ from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from explorer.core.jupyterhub import PREFIX
-from explorer.emulator import start
 from tests import labkit
+from tests.databases import start
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _explain, _run_all_cells
 
 #: Binder's path prefix for the single-user server.

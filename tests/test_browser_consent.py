@@ -16,7 +16,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
+from tests.databases import start
 from tests.test_browser import CHROMIUM
 from tests.test_browser_escaping import browser  # noqa: F401 -- the fixture
 from tests.test_security import attempt

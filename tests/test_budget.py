@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.wire.ratelimit import BUCKETS
+from tests.databases import start
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,10 @@ import pytest
 
 import explorer
 from explorer.core.worldclock import CLOCK_HEADER, SPEED_HEADER, PlatformClock
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.recording.capture import open_capture
 from tests.clocks import ManualClock
+from tests.databases import start
 
 SPEED = 60.0
 

@@ -155,7 +155,7 @@ def test_sigterm_on_s3_loses_nothing(bucket: str) -> None:
 @pytest.fixture(scope="module")
 def live() -> Iterator[Platform]:
     """A platform with simulated chat for this module's recordings."""
-    from explorer.emulator import start
+    from tests.databases import start
 
     with start(channels=200, simulate=True, rate_limits=True) as running:
         yield running

@@ -8,11 +8,11 @@ from pathlib import Path
 import httpx
 
 import explorer
-from explorer.emulator import start
 from explorer.emulator.chat.emoticons import image
 from explorer.recording import sprites as capturesprites
 from explorer.recording.storage import open_store
 from explorer.views.rendering import sprite_url
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_sprites import pixels
 

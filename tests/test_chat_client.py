@@ -336,7 +336,7 @@ def test_scripts_never_import_jupyter() -> None:
         """
         import sys
         import explorer
-        from explorer.emulator import start
+        from tests.databases import start
 
         platform = start(channels=20, rate_limits=False)
         api = explorer.connect(platform.base_url, progress=False)

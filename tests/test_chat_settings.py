@@ -11,7 +11,7 @@ from explorer.emulator.brokers.inprocess import InProcessBroker
 from explorer.emulator.chat import settings
 from explorer.emulator.chat.cluster import ChatCluster
 from explorer.emulator.context import Config, Services
-from explorer.emulator.server import open_services
+from tests.databases import open_services
 
 
 @pytest.fixture

@@ -99,17 +99,20 @@ def test_serve_refuses_a_speed_out_of_bounds() -> None:
     assert done.returncode == 2 and "--speed" in done.stderr and "between 1 and" in done.stderr
 
 
-def test_serve_refuses_a_database_url_and_creates_nothing(tmp_path: Path) -> None:
-    """`--db postgresql://...` exits 2 with one line saying to give a SQLite file, and leaves
+def test_serve_refuses_a_database_url_of_another_engine_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    """`--db mysql://...` exits 2 saying to give a SQLite file or a PostgreSQL URL, and leaves
     no folder named after the URL's scheme behind."""
     done = subprocess.run(
-        [sys.executable, "-m", "explorer.cli", "serve", "--db", "postgresql://u@127.0.0.1/w"],
+        [sys.executable, "-m", "explorer.cli", "serve", "--db", "mysql://u@127.0.0.1/w"],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=tmp_path,
     )
     assert done.returncode == 2 and "--db" in done.stderr and "SQLite file" in done.stderr
+    assert "postgresql://" in done.stderr
     assert list(tmp_path.iterdir()) == []
 
 

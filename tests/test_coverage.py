@@ -79,7 +79,7 @@ def test_one_unsharded_recorder_that_ran_throughout_is_complete() -> None:
 @pytest.fixture(scope="module")
 def live() -> Iterator[Platform]:
     """A platform with simulated chat for the fleet."""
-    from explorer.emulator import start
+    from tests.databases import start
 
     with start(channels=200, simulate=True, rate_limits=True) as running:
         yield running

@@ -26,10 +26,11 @@ import orjson
 import pytest
 
 import explorer
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.emulator.context import Config
 from tests.clocks import ManualClock
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_hooks import Receiver
 from tests.test_live import retitle

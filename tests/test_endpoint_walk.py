@@ -35,8 +35,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from websockets.sync.client import connect
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from tests.conftest import SMALL_WORLD, sign_in
+from tests.databases import start
 
 Values = dict[str, Any]
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)

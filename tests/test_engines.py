@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
 import orjson
 import pytest
 
@@ -25,7 +26,7 @@ _USER = (
 def test_placeholders_become_psycopgs_outside_literals() -> None:
     """``?`` becomes ``%s`` and every ``%`` is doubled, but a ``?`` inside a literal stays."""
     converted = statement("SELECT '?%' || a FROM t WHERE b LIKE '%x' AND c = ? AND d % 2 = ?")
-    assert converted == "SELECT '?%%' || a FROM t WHERE b LIKE '%%x' AND c = %s AND d %% 2 = %s"
+    assert converted == "SELECT '?%%' || a FROM t WHERE b ILIKE '%%x' AND c = %s AND d %% 2 = %s"
 
 
 def test_camel_case_names_are_quoted_and_keywords_are_not() -> None:
@@ -33,6 +34,30 @@ def test_camel_case_names_are_quoted_and_keywords_are_not() -> None:
     and literals are left alone."""
     converted = statement("SELECT c.viewersTotal, user_id FROM channels c WHERE name = 'aB'")
     assert converted == "SELECT c.\"viewersTotal\", user_id FROM channels c WHERE name = 'aB'"
+
+
+def test_like_ignores_case_on_both_engines(new_database: Callable[[], str]) -> None:
+    """``LIKE`` matches whatever the case (SQLite's does; PostgreSQL's runs as ``ILIKE``), and
+    its escaped wildcards stay literal."""
+    store = Store(new_database())
+    with store.transaction() as tx:
+        tx.execute(_USER, (1, "ChessMaster"))
+        tx.execute(_USER, (2, "chess_fan"))
+    found = store.all(
+        "SELECT username FROM users WHERE username LIKE ? ESCAPE '\\' ORDER BY id", ("%CHESS%",)
+    )
+    assert found == [("ChessMaster",), ("chess_fan",)]
+    assert store.all("SELECT id FROM users WHERE username LIKE ? ESCAPE '\\'", ("%s\\_%",)) == [
+        (2,)
+    ]
+    store.close()
+
+
+def test_text_columns_compare_bytewise_on_postgresql() -> None:
+    """Text columns are declared in the "C" collation, so PostgreSQL orders and compares them
+    as SQLite does (bytewise), whatever the server's locale."""
+    translated = translate("CREATE TABLE IF NOT EXISTS t (a TEXT NOT NULL, b INTEGER);")
+    assert 'a TEXT COLLATE "C" NOT NULL' in translated and "b BIGINT" in translated
 
 
 def test_schema_translation_refuses_what_needs_a_form_per_engine() -> None:
@@ -47,10 +72,24 @@ def test_an_unknown_url_scheme_is_a_clear_error() -> None:
         Store("mysql://localhost/db")
 
 
-def test_the_platform_refuses_a_postgresql_url_until_it_serves_from_it() -> None:
-    """Starting a platform on a PostgreSQL URL fails at once, saying what to give instead."""
-    with pytest.raises(ValueError, match=r"postgresql:// is not a database the platform"):
-        start(db="postgresql://explorer@127.0.0.1/world")
+def test_a_platform_serves_from_postgresql_over_http(
+    postgres: Cluster, signed_in: Callable[..., httpx.Client]
+) -> None:
+    """A platform started on a PostgreSQL URL seeds it, lists its channels over HTTP, takes a
+    write and reads it back, and a second start on the same URL serves what was written."""
+    url = postgres.schema()
+    with start(db=url, channels=100, rate_limits=False) as platform:
+        listed = httpx.get(f"{platform.base_url}/channels", params={"limit": 5}, timeout=10)
+        assert listed.status_code == 200 and len(listed.json()) == 5
+        assert int(listed.headers["X-Total-Count"]) > 5
+        owner = signed_in(platform.base_url, "streamer")
+        written = owner.patch("/channels/streamer", json={"name": "Served from PostgreSQL"})
+        assert written.status_code == 200
+        read = httpx.get(f"{platform.base_url}/channels/streamer", timeout=10).json()
+        assert read["name"] == "Served from PostgreSQL"
+    with start(db=url, channels=100, rate_limits=False) as again:
+        read = httpx.get(f"{again.base_url}/channels/streamer", timeout=10).json()
+        assert read["name"] == "Served from PostgreSQL"
 
 
 def test_a_row_without_its_id_gets_the_largest_plus_one(new_database: Callable[[], str]) -> None:

@@ -45,10 +45,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.emulator.app import platform_routes
 from explorer.emulator.policy import Route
 from tests.conftest import SMALL_WORLD, sign_in
+from tests.databases import start
 
 pytestmark = pytest.mark.fuzz
 

@@ -16,8 +16,9 @@ import httpx
 import orjson
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_live import retitle
 

@@ -3,7 +3,6 @@ Constellation service (changes made through REST), its views, widget, recording 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -11,9 +10,11 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.live.log import Live
+from tests import databases
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_platform_oauth import implicit_token
 
@@ -141,13 +142,11 @@ def test_live_tracking_follows_hundreds_of_channels(
         with client.track(query, live=True, fields=["viewersCurrent"]) as tracker:
             assert tracker.wait(1, timeout=10) and len(tracker.channels) == 150
             wait_until(lambda: tracker.following)
-            writer = sqlite3.connect(db, timeout=10)
-            with writer:
-                writer.executemany(
+            with databases.opened(db) as writer, writer.transaction() as tx:
+                tx.executemany(
                     "UPDATE channels SET viewersCurrent = viewersCurrent + 7 WHERE id = ?",
                     [(channel,) for channel in tracker.channels],
                 )
-            writer.close()
             wait_until(lambda: tracker.updates >= 150, timeout=20)
             frame = tracker.frame
     first, updated = frame.iloc[:150], frame.iloc[150:]

@@ -19,9 +19,10 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from tests.chatkit import run
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_platform_oauth import implicit_token
 
 

@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from explorer.cli import recipes
-from explorer.emulator import start
+from tests.databases import start
 from tests.recipe_runs import CELL_TIMEOUT, Run, execute_all
 
 #: Runs alone (serial): the recipes' time budgets are set for seven kernels sharing the machine

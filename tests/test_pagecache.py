@@ -19,9 +19,9 @@ from explorer.emulator.context import Config, Services
 from explorer.emulator.pagecache import CachedPages, Fill, page_cache
 from explorer.emulator.resources.channels import page_filler
 from explorer.emulator.resources.channels import routes as channel_routes
-from explorer.emulator.server import open_services
 from explorer.wire import routes as wire
 from tests.clocks import ManualClock
+from tests.databases import open_services
 
 PAGE = "/api/v1/channels?order=viewersTotal:desc&page=0"
 
@@ -279,6 +279,7 @@ def test_forwarded_addresses_are_counted_apart() -> None:
     assert [r.headers["X-RateLimit-Remaining"] for r in other] == ["1", "0"]
 
 
+@pytest.mark.sqlite_only("the other process writes the file through a bare sqlite3 connection")
 def test_a_write_by_another_process_invalidates_the_page(tmp_path: Path) -> None:
     """On a database file, a change another process makes (a bare SQLite connection, so
     through the schema's triggers alone) is seen by the next cached request."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -10,8 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
+from tests import databases
 from tests.conftest import SMALL_WORLD, sign_in
+from tests.databases import start
 
 NEWCOMER = {"username": "newcomer", "password": "correct horse", "email": "new@example.org"}
 
@@ -194,11 +195,9 @@ def test_passwords_are_stored_hashed(tmp_path: Path) -> None:
     db = tmp_path / "platform.db"
     with start(db=db, channels=50, rate_limits=False) as platform:
         register(platform.base_url)
-    with sqlite3.connect(db) as conn:
-        stored = conn.execute(
-            "SELECT password_hash FROM users WHERE username = 'newcomer'"
-        ).fetchone()[0]
-        demo = {row[0] for row in conn.execute("SELECT password_hash FROM users WHERE id <= 2")}
+    with databases.opened(db) as store:
+        stored = store.scalar("SELECT password_hash FROM users WHERE username = 'newcomer'")
+        demo = {row[0] for row in store.all("SELECT password_hash FROM users WHERE id <= 2")}
     assert stored.startswith("scrypt$") and NEWCOMER["password"] not in stored
     assert len(demo) == 1 and "explorer" not in next(iter(demo))
 

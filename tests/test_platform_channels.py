@@ -169,6 +169,16 @@ def test_search_by_name(platform: Platform) -> None:
     assert all("stream" in c["token"].lower() for c in rows)
 
 
+def test_channels_without_a_value_come_first_ascending_and_last_descending(
+    platform: Platform,
+) -> None:
+    """Ordered by a field some channels lack (languageId), those without it lead in ascending
+    order and trail in descending order, on every engine (SQLite's order of NULLs)."""
+    up = get(platform, "/channels", order="languageId:asc", limit=5).json()
+    down = get(platform, "/channels", order="languageId:desc", limit=5).json()
+    assert up[0]["languageId"] is None and down[0]["languageId"] is not None
+
+
 def test_search_by_type_name(platform: Platform) -> None:
     """q with scope=types matches the channel's type name."""
     rows = get(platform, "/channels", q="chess", scope="types", limit=100).json()

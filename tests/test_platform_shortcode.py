@@ -9,9 +9,10 @@ from contextlib import closing
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from tests.clocks import ManualClock
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_platform_oauth import implicit_token
 
 

@@ -31,7 +31,7 @@ from explorer.recording.capture import open_capture
 def live() -> Iterator[Platform]:
     """A platform with simulated chat for this module's recordings (1,000 channels: over five
     live; at speed 30, so chat is lively)."""
-    from explorer.emulator import start
+    from tests.databases import start
 
     with start(channels=1000, speed=30, simulate=True, rate_limits=True) as running:
         yield running

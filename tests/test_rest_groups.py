@@ -15,12 +15,13 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import explorer
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.errors import BadRequest, Conflict, Forbidden, NotFound, PlatformError, Unauthorized
 from explorer.rest import schemas, tables
 from explorer.rest.channel import ANALYTICS, ANALYTICS_SERIES
 from tests.chatkit import World
 from tests.conftest import SMALL_WORLD, UNLIMITED
+from tests.databases import start
 
 #: A minimal JPEG: start of image, a JFIF header, end of image (the platform checks the magic).
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"

@@ -17,7 +17,7 @@ from explorer.emulator.chat.members import Member
 from explorer.emulator.chat.rooms import Rooms
 from explorer.emulator.chat.talk import msg
 from explorer.emulator.context import Config, Services
-from explorer.emulator.server import open_services
+from tests.databases import open_services
 
 UNUSED_REDIS = "redis://127.0.0.1:9/0"  # never dialled: the tests feed messages by hand
 

@@ -4,12 +4,12 @@ dead processes held in room state is released."""
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from explorer.emulator.fleet import Fleet
+from explorer.emulator.fleet import FLEET_CHANNELS, Fleet
+from tests import databases
 from tests.chatkit import run
 from tests.test_scaleout_drills import channel_of, join, until
 
@@ -21,13 +21,10 @@ pytestmark = pytest.mark.skipif(
 
 def presence_rows(db: Path, channel: int) -> int:
     """Rows of ``chat_presence`` for ``channel`` (any process)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        count: int = conn.execute(
+    with databases.opened(db) as store:
+        count: int = store.scalar(
             "SELECT COUNT(*) FROM chat_presence WHERE channelId = ?", (channel,)
-        ).fetchone()[0]
-    finally:
-        conn.close()
+        )
     return count
 
 
@@ -37,7 +34,7 @@ def test_kill_9_of_every_process_keeps_replied_messages(tmp_path: Path) -> None:
     dead processes' presence is released once Redis has been up for two registration
     lifetimes."""
     db = tmp_path / "platform.db"
-    with Fleet(db, nodes=2) as fleet:
+    with Fleet(databases.target(db, channels=FLEET_CHANNELS), nodes=2) as fleet:
         channel = channel_of(fleet, "viewer")
 
         async def say() -> list[str]:
@@ -51,7 +48,7 @@ def test_kill_9_of_every_process_keeps_replied_messages(tmp_path: Path) -> None:
         fleet.redis.kill()
     assert presence_rows(db, channel) == 1
 
-    with Fleet(db, nodes=2) as again:
+    with Fleet(databases.target(db), nodes=2) as again:
 
         async def read() -> list[str]:
             chat = await join(again, again.nodes[1], channel, None)

@@ -23,7 +23,8 @@ from websockets.asyncio.client import connect
 from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS
 from explorer.emulator.chat.node import CREDENTIAL_ENDED
 from explorer.emulator.context import Config
-from explorer.emulator.fleet import Fleet
+from explorer.emulator.fleet import FLEET_CHANNELS, Fleet
+from tests import databases
 from tests.chatkit import Chat, run
 from tests.conftest import sign_in
 from tests.test_security import attempt
@@ -41,7 +42,7 @@ DEFAULTS = Config()
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     """REST + two chat-node processes (default chat allowances) + redis-server."""
     db = tmp_path_factory.mktemp("scaleout-security") / "platform.db"
-    with Fleet(db, nodes=2) as running:
+    with Fleet(databases.target(db, channels=FLEET_CHANNELS), nodes=2) as running:
         yield running
 
 

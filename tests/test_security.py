@@ -9,7 +9,6 @@ ends (the figures for the closing note).
 from __future__ import annotations
 
 import http.client
-import sqlite3
 import statistics
 import time
 from collections import Counter
@@ -24,6 +23,7 @@ import pytest
 
 from explorer.emulator import Platform
 from explorer.emulator.policy import SCOPES
+from tests import databases
 from tests.chatkit import Chat, World, run
 from tests.clocks import ManualClock
 from tests.conftest import sign_in
@@ -545,19 +545,32 @@ Q_PAYLOADS = (
 
 
 def secrets_in(path: Path) -> list[str]:
-    """Password hashes and e-mail addresses stored in the database at ``path``."""
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        rows = conn.execute("SELECT password_hash, email FROM users").fetchall()
+    """Password hashes and e-mail addresses stored in the database of a platform on ``path``."""
+    with databases.opened(path) as store:
+        rows = store.all("SELECT password_hash, email FROM users")
     return [value for row in rows for value in row if value]
+
+
+#: Each engine's check of the database ("ok": on PostgreSQL, whose server checks pages as it
+#: reads them, that no index is left invalid), and its list of tables.
+INTEGRITY = {
+    "sqlite": "PRAGMA integrity_check",
+    "postgresql": "SELECT CASE WHEN COUNT(*) = 0 THEN 'ok' ELSE 'an index is invalid' END "
+    "FROM pg_index WHERE NOT indisvalid",
+}
+TABLES = {
+    "sqlite": "SELECT name FROM sqlite_master ORDER BY 1",
+    "postgresql": "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1",
+}
 
 
 def database_state(path: Path) -> tuple[str, list[str], int, int]:
     """(integrity, table names, users, channels) read through a connection of our own."""
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        check = conn.execute("PRAGMA integrity_check").fetchone()[0]
-        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master ORDER BY 1")]
-        users = conn.execute("SELECT COUNT(*) FROM users").fetchone()[0]
-        channels = conn.execute("SELECT COUNT(*) FROM channels").fetchone()[0]
+    with databases.opened(path) as store:
+        check = store.scalar(INTEGRITY[store.engine])
+        tables = [row[0] for row in store.all(TABLES[store.engine])]
+        users = store.scalar("SELECT COUNT(*) FROM users")
+        channels = store.scalar("SELECT COUNT(*) FROM channels")
     return check, tables, users, channels
 
 

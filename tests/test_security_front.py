@@ -462,7 +462,7 @@ HOSTILE_LISTS: tuple[dict[str, str], ...] = (
 @pytest.fixture(scope="module")
 def listing_platform() -> Iterator[Platform]:
     """A platform for the list-input walk."""
-    from explorer.emulator import start
+    from tests.databases import start
 
     with start(channels=300, rate_limits=False) as running:
         yield running

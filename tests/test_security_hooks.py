@@ -5,7 +5,6 @@ hooks end with the OAuth client that made them. Real platforms, real loopback re
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -14,11 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.emulator.db import live_events
 from explorer.emulator.live import webhooks
 from explorer.emulator.resources import hooks
+from tests import databases
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_chat_client import wait_until
 from tests.test_hooks import Receiver, streamer_channel
 from tests.test_live import retitle
@@ -189,12 +190,12 @@ def test_one_users_deliveries_are_paced(
     client, _ = hook_client(platform)
     topic = f"channel:{streamer_channel(platform)}:update"
     assert register(client, [topic], receiver.url + "/paced").status_code == 201
-    with closing(sqlite3.connect(db, timeout=10)) as other, other:
+    with databases.opened(db) as other, other.transaction() as tx:
         # Another writer of the same database, as another process of the platform would be.
         for n in range(30):
-            live_events.publish(other, topic, {"n": n})
+            live_events.publish(tx, topic, {"n": n})
     wait_until(lambda: receiver.to("/paced"))
-    with closing(sqlite3.connect(db, timeout=10)) as other, other:
-        live_events.publish(other, topic, {"n": "after"})
+    with databases.opened(db) as other, other.transaction() as tx:
+        live_events.publish(tx, topic, {"n": "after"})
     got = wait_until(lambda: [b for _, b in receiver.to("/paced") if b["payload"]["n"] == "after"])
     assert len(got) == 1 and len(receiver.to("/paced")) == 6

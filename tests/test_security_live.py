@@ -20,11 +20,12 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.emulator.live import constellation
 from tests.chatkit import run
 from tests.clocks import ManualClock
 from tests.conftest import sign_in
+from tests.databases import start
 from tests.test_live_constellation import Socket, opened
 from tests.test_platform_oauth import implicit_token
 from tests.test_security import MakePlatform, code_grant

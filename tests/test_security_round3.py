@@ -9,7 +9,6 @@ submissions fail (rule 4). The HTTP front (rule 5), the widgets (rule 6) and the
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 
 from explorer.emulator import credentials
 from explorer.emulator.resources import modules
+from tests import databases
 from tests.chatkit import World, run
 from tests.conftest import sign_in
 from tests.test_security import (
@@ -245,8 +245,8 @@ def test_a_reused_session_row_does_not_revive_a_jwt(
     base = platform.base_url
 
     def last_row() -> int:
-        with closing(sqlite3.connect(db)) as conn:
-            return int(conn.execute("SELECT MAX(id) FROM sessions").fetchone()[0])
+        with databases.opened(db) as store:
+            return int(store.scalar("SELECT MAX(id) FROM sessions"))
 
     with closing(sign_in(base, "viewer")) as first:
         jwt = mint_jwt(first)

@@ -28,10 +28,10 @@ from explorer.core.jupyterhub import served_hosts
 from explorer.emulator.app import build_app
 from explorer.emulator.context import Config
 from explorer.emulator.resources import ads, chatters, control, modules
-from explorer.emulator.server import open_services
 from explorer.views.rendering import sprite_url
 from tests.chatkit import World, run
 from tests.conftest import sign_in
+from tests.databases import open_services
 from tests.test_channels_emoticons import HYPE
 from tests.test_security import ATTACKS, MakePlatform, attempt
 from tests.test_security_front import answer, answer_head, raw, turned_away

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
 from explorer.emulator.chat.emoticons import EMOTICONS, image
 from explorer.views.rendering import sprite_url
 from explorer.views.sprites import RETRY, SpriteSheets, download
 from tests.clocks import ManualClock
+from tests.databases import start
 from tests.test_chat_client import wait_until
 
 

@@ -12,8 +12,8 @@ import pytest
 from explorer.emulator.context import Config, Services
 from explorer.emulator.fleet import RedisServer
 from explorer.emulator.policy import Tally
-from explorer.emulator.server import open_services
 from tests.clocks import ManualClock
+from tests.databases import open_services
 
 BUCKETS = ("channel-read",)
 KEY = ("channel-read", "addr:127.0.0.1")

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from explorer.cli.guide import length_shares
-from explorer.emulator import start
+from tests.databases import start
 
 PLOTS = ["ranking.png", "languages.png", "chat-rate.png", "poll.png", "history-lengths.png"]
 

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from explorer.emulator import Platform, start
+from explorer.emulator import Platform
+from tests.databases import start
 
 SignIn = Callable[..., httpx.Client]
 #: A minimal JPEG: start of image, a JFIF header, end of image (only the magic is checked).

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from explorer.chat import Chat
 from explorer.collect.watch import AsyncWatch, Watch
 from explorer.core import loop
 from explorer.recording.capture import open_capture
+from tests import databases
 from tests.chatkit import World
 from tests.clocks import ManualClock
 from tests.test_chat_client import wait_until
@@ -201,9 +201,9 @@ def test_top_rule_follows_the_ranking(
             timeout=10,
         ).json()[0]["id"]
     )
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE channels SET online = 0 WHERE id IN (?, ?)", (top[0], top[1]))
-        conn.execute(
+    with databases.opened(db) as store, store.transaction() as tx:
+        tx.execute("UPDATE channels SET online = 0 WHERE id IN (?, ?)", (top[0], top[1]))
+        tx.execute(
             "UPDATE channels SET online = 1, viewersCurrent = 10000000 WHERE id = ?", (offline,)
         )
     ticks.tick()

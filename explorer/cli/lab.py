@@ -26,8 +26,8 @@ The platform counts anonymous rate limits per client (``--limits-per-client``): 
 reaches it over loopback, and a re-run in a new kernel should not wait for the buckets an
 earlier one used. The platform's database is the one ``explorer serve`` uses by default, so
 what the notebooks write survives a restart; its output goes to ``platform.log`` beside the
-database. :func:`with_platform` runs any command this way; the tests use it with short
-commands.
+database file (in the data folder for a PostgreSQL database). :func:`with_platform` runs any
+command this way; the tests use it with short commands.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--db",
         type=paths.database_file,
         default=None,
-        help=f"the platform's SQLite file ({paths.default_db()})",
+        help=f"the platform's SQLite file ({paths.default_db()}) or postgresql:// URL",
     )
     parser.add_argument(
         "--serve-arg",
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     db = args.db or str(paths.default_db())
-    log = (paths.default_db() if db == ":memory:" else Path(db)).parent / "platform.log"
+    log = paths.platform_log(db)
     # One person's lab: each kernel's client gets its own anonymous buckets (on loopback only).
     serve = ["--port", str(args.port), "--db", db, "--limits-per-client", *args.serve_arg]
     folder, extra = args.folder, [a for a in args.jupyter_args if a != "--"]

@@ -9,6 +9,9 @@ import os
 import re
 from pathlib import Path
 
+#: A URL's scheme, at the start of ``--db``'s value.
+URL = r"([A-Za-z][A-Za-z0-9+.-]*)://"
+
 
 def data_dir() -> Path:
     """The user's ``explorer`` data folder (XDG on Linux)."""
@@ -21,17 +24,27 @@ def default_db() -> Path:
     return data_dir() / "platform.db"
 
 
+def platform_log(db: str) -> Path:
+    """Where ``explorer lab`` writes its platform's output: ``platform.log`` beside the
+    database file, or in the data folder for a database that is no file (``:memory:``, a
+    ``postgresql://`` URL)."""
+    is_file = db != ":memory:" and re.match(URL, db) is None
+    return (Path(db).parent if is_file else data_dir()) / "platform.log"
+
+
 def recipes_copy() -> Path:
     """The user's own copy of the recipes, which ``explorer lab`` opens."""
     return data_dir() / "notebooks"
 
 
 def database_file(value: str) -> str:
-    """``--db``'s value: a SQLite file (or ``:memory:``). A URL such as ``postgresql://...``
-    is refused with what to do instead, rather than becoming a folder named after its scheme."""
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value):
+    """``--db``'s value: a SQLite file (or ``:memory:``), or a ``postgresql://`` URL (the
+    PostgreSQL engine). A URL of any other scheme is refused with what to give instead, rather
+    than becoming a folder named after its scheme."""
+    scheme = re.match(URL, value)
+    if scheme is not None and scheme.group(1) != "postgresql":
         raise argparse.ArgumentTypeError(
-            f"{value.split('://')[0]}:// is not a database this platform runs on yet: give a "
-            "SQLite file path (or :memory:), e.g. --db ./platform.db"
+            f"{scheme.group(1)}:// is not a database this platform runs on: give a SQLite file "
+            "path (or :memory:), e.g. --db ./platform.db, or a postgresql://user@host/db URL"
         )
     return value

@@ -56,7 +56,8 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--db",
         type=database_file,
         default=None,
-        help=f"SQLite file (default {default_db()}; ':memory:' for none)",
+        help=f"SQLite file (default {default_db()}; ':memory:' for none), or a PostgreSQL "
+        "database: postgresql://user@host/db",
     )
     serve.add_argument("--seed", type=int, default=0, help="world seed (new databases only)")
     serve.add_argument(

@@ -2,12 +2,13 @@
 
 :class:`RedisServer` runs a throwaway ``redis-server`` on a free loopback port, without
 persistence (``--save '' --appendonly no``). :class:`Fleet` runs a platform on one database
-file and that Redis: one REST process (``explorer serve --broker URL --chat-nodes 0``) and
-chat-node processes (``explorer serve chat-node --broker URL``). Every process is a
-:class:`~explorer.core.processes.Child` of this one (the one supervisor of ``explorer``'s child
-processes): started with :func:`spawn`, awaited with :func:`wait_for` (its ``REST``/``CHAT``
-lines) and ended by its own PID: gently (SIGINT: it closes its connections and unregisters)
-or with ``kill -9``, which is what the drills do to nodes.
+(a SQLite file or a ``postgresql://`` URL) and that Redis: one REST process (``explorer serve
+--broker URL --chat-nodes 0``) and chat-node processes (``explorer serve chat-node --broker
+URL``). Every process is a :class:`~explorer.core.processes.Child` of this one (the one
+supervisor of ``explorer``'s child processes): started with :func:`spawn`, awaited with
+:func:`wait_for` (its ``REST``/``CHAT`` lines) and ended by its own PID: gently (SIGINT: it
+closes its connections and unregisters) or with ``kill -9``, which is what the drills do to
+nodes.
 
 ``python -m explorer.emulator.fleet --nodes 3`` runs such a platform until Ctrl-C (or SIGTERM)
 and prints its ``REST`` and ``CHAT`` lines.
@@ -33,12 +34,14 @@ import httpx
 import explorer.core.processes as processes
 from explorer.core.processes import Child
 
-__all__ = ["Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
+__all__ = ["FLEET_CHANNELS", "Fleet", "RedisServer", "free_port", "spawn", "wait_for"]
 
 #: redis-server flags: keep nothing on disk (a restarted drill Redis starts empty).
 NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
 #: What redis-server prints once it accepts connections.
 REDIS_READY = "Ready to accept connections"
+#: Channels in a fleet's new world unless told otherwise.
+FLEET_CHANNELS = 300
 #: Seconds the REST process gets to list new nodes (it reads the registry every heartbeat).
 LIST_TIMEOUT = 10.0
 
@@ -111,10 +114,10 @@ class Fleet:
 
     def __init__(
         self,
-        db: Path,
+        db: Path | str,
         *,
         nodes: int = 3,
-        channels: int = 300,
+        channels: int = FLEET_CHANNELS,
         rest_args: Sequence[str] = (),
         node_args: Sequence[str] = (),
     ) -> None:
@@ -219,11 +222,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a platform of several processes until Ctrl-C or SIGTERM."""
     parser = argparse.ArgumentParser(prog="python -m explorer.emulator.fleet", description=__doc__)
     parser.add_argument("--nodes", type=int, default=3, help="chat-node processes (default 3)")
-    parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: temporary)")
+    parser.add_argument(
+        "--db", default=None, help="SQLite file or postgresql:// URL (default: a temporary file)"
+    )
     parser.add_argument("--channels", type=int, default=5000, help="channels in a new world")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        db = args.db or Path(scratch) / "platform.db"
+        db = args.db or str(Path(scratch) / "platform.db")
         with Fleet(db, nodes=args.nodes, channels=args.channels) as fleet:
             print(f"REDIS {fleet.redis.url}")
             print(f"REST {fleet.base_url}")

@@ -1,10 +1,11 @@
 """Runs one platform: the store, the REST app under uvicorn, the chat nodes and the simulator.
 
 Everything runs on one asyncio event loop: uvicorn's HTTP server, the chat nodes and the
-simulator share it, and so does the single SQLite connection (no locks needed). ``start()``
-runs that loop in a daemon thread for notebooks and tests (port 0 by default); ``explorer
-serve`` runs it in the main thread. With a Redis broker (``PlatformOptions.broker``) this
-process is one of several sharing the database file: chat-node processes join it (see
+simulator share it, and so does the database (SQLite's single connection, or PostgreSQL's
+pool called synchronously from the loop: no locks needed). ``start()`` runs that loop in a
+daemon thread for notebooks and tests (port 0 by default); ``explorer serve`` runs it in the
+main thread. With a Redis broker (``PlatformOptions.broker``) this process is one of several
+sharing the database: chat-node processes join it (see
 :mod:`~explorer.emulator.brokers.redis`), and it may run no chat node of its own; more REST
 processes may join it on its port (``explorer serve rest``), all counting rate limits in that
 Redis (:mod:`~explorer.emulator.redislimits`).
@@ -34,7 +35,7 @@ from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.db import ddl
-from explorer.emulator.db.engine import IndexBuild, Store, engine_of
+from explorer.emulator.db.engine import IndexBuild, Store
 from explorer.emulator.limits import Limits, LocalLimits
 from explorer.emulator.resources import modules
 from explorer.emulator.resources.oauth import ensure_builtin_client
@@ -49,6 +50,8 @@ log = logging.getLogger("explorer.emulator")
 class PlatformOptions:
     """How to run a platform (the ``explorer serve`` flags)."""
 
+    #: The database: a SQLite file, ``:memory:``, or a ``postgresql://`` URL (the PostgreSQL
+    #: engine, :mod:`explorer.emulator.db.postgres`); a new one is seeded.
     db: str = ":memory:"
     host: str = "127.0.0.1"
     port: int = 0
@@ -71,14 +74,6 @@ class PlatformOptions:
     joins: bool = False
 
     def __post_init__(self) -> None:
-        engine = engine_of(self.db)
-        if engine != "sqlite":
-            # The store runs on PostgreSQL (db/postgres.py), but not every repository's
-            # statements do yet: a platform on it would fail mid-request.
-            raise ValueError(
-                f"{engine}:// is not a database the platform serves from yet: give a SQLite "
-                "file path (or :memory:)"
-            )
         if self.reuse_port and self.broker is None:
             raise ValueError(
                 "REST processes sharing a port must share their rate limits and chat: give them "
@@ -319,6 +314,8 @@ def start(
 ) -> Platform:
     """Start a platform in a background thread and return it once it serves.
 
+    ``db`` is a SQLite file, ``:memory:`` (the default: nothing kept) or a ``postgresql://``
+    URL; a new database is seeded with the world of ``seed`` and ``channels``.
     ``chat_nodes`` websocket servers run beside REST; ``simulate`` turns on the bots and
     viewer drift (off by default here, for tests; ``explorer serve`` turns it on); ``broker``
     is None (in process) or a Redis URL shared with chat-node processes. ``clock`` returns

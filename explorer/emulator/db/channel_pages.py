@@ -16,6 +16,7 @@ from typing import Any
 from explorer.emulator.db.channels import JOINED, WITH_OWNER
 from explorer.emulator.db.engine import Reads, Store
 from explorer.wire.query import Condition
+from explorer.wire.records import CHANNEL
 
 #: The channels a listing reads (``c``): every filter and order names its columns so.
 LISTED = "channels c"
@@ -34,6 +35,10 @@ _LIKE = {
     "": "LIKE ? ESCAPE '\\'",
     "t.name": "c.typeId IN (SELECT id FROM types WHERE name LIKE ? ESCAPE '\\')",
 }
+
+#: The channel fields that may be NULL, and where their NULLs go (descending?): below values.
+_NULLABLE = frozenset(field.name for field in CHANNEL if field.nullable)
+_NULLS = {False: " NULLS FIRST", True: " NULLS LAST"}
 
 #: An order: ``(field, descending)`` terms.
 Order = Sequence[tuple[str, bool]]
@@ -69,7 +74,15 @@ def where(
 
 
 def _ordering(order: Order, reverse: bool = False) -> str:
-    return ", ".join(f"c.{name} {'DESC' if desc != reverse else 'ASC'}" for name, desc in order)
+    """``order`` (reversed, with ``reverse``) as an ``ORDER BY`` list; a nullable field's NULLs
+    where SQLite puts them, below every value (PostgreSQL's default is above), said for that
+    field only (a ``NULLS`` clause on a column never NULL would keep PostgreSQL from reading
+    its ranking index in order)."""
+    return ", ".join(
+        f"c.{name} {'DESC' if desc != reverse else 'ASC'}"
+        + (_NULLS[desc != reverse] if name in _NULLABLE else "")
+        for name, desc in order
+    )
 
 
 def count(db: Store, where: str, args: Sequence[Any]) -> int:

@@ -5,7 +5,8 @@ platform's event-loop thread like SQLite's connection (see ``docs/architecture.m
 layer"). What differs from SQLite is done here, behind the :class:`~.engine.Store` methods:
 
 - **Statements** keep SQLite's ``?`` placeholders; each text is converted once (cached) to
-  psycopg's ``%s``, with literal ``%`` doubled, as Synapse's ``convert_param_style`` does.
+  psycopg's ``%s``, with literal ``%`` doubled, as Synapse's ``convert_param_style`` does, and
+  ``LIKE`` to ``ILIKE``: SQLite's ``LIKE`` ignores case, so a search matches the same rows.
   camelCase identifiers (``viewersTotal``) are quoted in statements and schema alike, so
   PostgreSQL keeps their case (it folds unquoted names to lower case) and rows read back name
   them as written.
@@ -15,11 +16,12 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
   outside a transaction take a pooled connection in autocommit for one statement.
 - **Values** read back as SQLite's: ``numeric`` (what ``SUM`` of integers gives) as ``int``
   or ``float``, never ``Decimal``.
-- **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, an
-  ``INTEGER PRIMARY KEY`` filled as SQLite fills a rowid (the largest plus one, by a trigger,
-  so ids given explicitly, as a seeding gives them, never collide with later ones), an
-  ``AUTOINCREMENT`` column an identity; the ``versions`` counters bumped by PL/pgSQL
-  statement triggers.
+- **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, text
+  in the ``"C"`` collation (bytewise, as SQLite's: names sort alike on both engines, whatever
+  the server's locale), an ``INTEGER PRIMARY KEY`` filled as SQLite fills a rowid (the
+  largest plus one, by a trigger, so ids given explicitly, as a seeding gives them, never
+  collide with later ones), an ``AUTOINCREMENT`` column an identity; the ``versions``
+  counters bumped by PL/pgSQL statement triggers.
 - **Across processes**, the ``versions`` counters and the outbox's readers go by
   ``LISTEN``/``NOTIFY`` (:mod:`.listener`) instead of a query per cached listing and a poll.
 """
@@ -31,7 +33,7 @@ import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from itertools import islice
+from itertools import count, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,8 +65,14 @@ POOL_SIZE = 4
 #: A statement's tokens the conversion looks at: string literals, quoted names, comments,
 #: placeholders, percent signs and words.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|\?|%|[A-Za-z_][A-Za-z0-9_]*")
-#: SQLite column types and their PostgreSQL equivalents (SQLite's integers are 64-bit).
-_TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA"}
+#: SQLite column types and their PostgreSQL equivalents (SQLite's integers are 64-bit; its
+#: text compares bytewise, as the "C" collation does whatever the server's locale).
+_TYPES = {
+    "INTEGER": "BIGINT",
+    "REAL": "DOUBLE PRECISION",
+    "BLOB": "BYTEA",
+    "TEXT": 'TEXT COLLATE "C"',
+}
 _NOT_PORTABLE = re.compile(r"\bCREATE TRIGGER\b|\bINSERT OR\b|\bPRAGMA\b|\bjson_each\b")
 
 
@@ -74,7 +82,8 @@ def _mixed(word: str) -> bool:
 
 
 def _rewrite(sql: str, bound: bool, types: bool = False) -> str:
-    """``sql`` with camelCase names quoted; with ``bound``, ``?`` as ``%s`` and ``%`` doubled
+    """``sql`` with camelCase names quoted and ``LIKE`` as ``ILIKE`` (SQLite's ``LIKE``
+    ignores case, PostgreSQL's does not); with ``bound``, ``?`` as ``%s`` and ``%`` doubled
     (psycopg reads every ``%`` of a statement that has parameters); with ``types``, SQLite's
     column types as PostgreSQL's."""
 
@@ -91,6 +100,8 @@ def _rewrite(sql: str, bound: bool, types: bool = False) -> str:
             return "%%" if bound else text
         if types and text in _TYPES:
             return _TYPES[text]
+        if text.upper() == "LIKE":
+            return "ILIKE"
         return f'"{text}"' if _mixed(text) else text
 
     return _TOKENS.sub(token, sql)
@@ -241,15 +252,23 @@ class _Session:
 
 
 class _Reading(_Session):
-    """A pooled connection in a read transaction (:meth:`PostgresStore.reader`): its rows are
-    made Python tuples as they are fetched, so a large scan read a chunk at a time
-    (``Reads.chunks``) never holds all of them at once."""
+    """A pooled connection in a read transaction (:meth:`PostgresStore.reader`): each
+    statement runs in a server-side cursor (a named one, ``DECLARE``), whose rows cross over
+    as they are fetched, so a large scan read a chunk at a time (``Reads.chunks``: ``FETCH``
+    of a chunk) never holds all of them at once, here or in the driver (a client-side cursor
+    receives the whole result first)."""
 
-    __slots__ = ()
+    __slots__ = ("_cursors",)
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        super().__init__(conn)
+        self._cursors = count()
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
-        """Run one statement; its cursor hands out the rows."""
-        return self._conn.execute(statement(sql), params)
+        """Run one statement in a cursor of its own on the server; it hands out the rows."""
+        cursor = self._conn.cursor(name=f"reading_{next(self._cursors)}")
+        cursor.execute(statement(sql), params)
+        return cursor
 
 
 class _Pooled:
