@@ -11,7 +11,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 #: Where Debian's postgresql package puts the server's programs (``.ci/system-packages``): the
@@ -69,14 +70,14 @@ class Cluster:
         self.port = _free_port()
         self._schemas = 0
         self._data = self.folder / "data"
-        options = (
+        self._log = self.folder / "server.log"
+        self._options = options = (
             f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         )
         try:
             self._run("initdb", "-D", self._data, "-U", ROLE, "-A", "trust", "--no-sync")
-            log = self.folder / "server.log"
-            self._run("pg_ctl", "start", "-w", "-D", self._data, "-l", log, "-o", options)
+            self._run("pg_ctl", "start", "-w", "-D", self._data, "-l", self._log, "-o", options)
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
@@ -129,6 +130,23 @@ class Cluster:
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute(f"CREATE SCHEMA {name}")
         return f"{self.url}?options=-csearch_path%3D{name}"
+
+    def restart(self) -> None:
+        """Restart the server (``pg_ctl restart -m fast``: open sessions are ended, as by a
+        crash of their backends) on the same port and options, and wait until it accepts
+        connections again."""
+        self._run("pg_ctl", "restart", "-w", "-m", "fast", "-D", self._data, "-l", self._log)
+
+    @contextmanager
+    def down(self) -> Iterator[None]:
+        """Stop the server (fast) for the block, then start it again as it was."""
+        self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", self._data)
+        try:
+            yield
+        finally:
+            self._run(
+                "pg_ctl", "start", "-w", "-D", self._data, "-l", self._log, "-o", self._options
+            )
 
     def stop(self) -> None:
         """Stop the server (fast: open sessions are ended) and remove its folder."""

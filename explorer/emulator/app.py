@@ -17,6 +17,7 @@ error shape too.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -63,10 +64,25 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return ApiError(exc.status_code, message, headers=dict(exc.headers or {})).response()
 
 
-async def _server_error(request: Request, exc: Exception) -> Response:
-    # %r: the path is a client's text, and a log read in a terminal must not obey it.
-    log.exception("unhandled error on %s %r", request.method, request.url.path)
-    return ApiError(500, "Internal error.").response()
+#: What a request gets while the database server cannot be reached (restarting, say).
+UNAVAILABLE = "The database is unavailable; try again shortly."
+#: Seconds a client is asked to wait before it tries again then.
+RETRY_AFTER = "1"
+
+
+def _server_error(services: Services) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """The handler of errors no route handled: 503 with ``Retry-After`` when the database is
+    away (nothing was written: its transaction never committed), 500 otherwise."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        # %r: the path is a client's text, and a log read in a terminal must not obey it.
+        if services.store.unavailable(exc):
+            log.warning("database unavailable on %s %r: %s", request.method, request.url.path, exc)
+            return ApiError(503, UNAVAILABLE, headers={"Retry-After": RETRY_AFTER}).response()
+        log.exception("unhandled error on %s %r", request.method, request.url.path)
+        return ApiError(500, "Internal error.").response()
+
+    return handle
 
 
 def build_app(services: Services) -> Starlette:
@@ -113,5 +129,5 @@ def build_app(services: Services) -> Starlette:
             *_mount([r for r in oauth.routes if r.path == "/oauth/authorize"], services),
             WebSocketRoute("/", Constellation(services).serve),
         ],
-        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        exception_handlers={HTTPException: _http_error, Exception: _server_error(services)},
     )

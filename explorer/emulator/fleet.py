@@ -3,12 +3,13 @@
 :class:`RedisServer` runs a throwaway ``redis-server`` on a free loopback port, without
 persistence (``--save '' --appendonly no``). :class:`Fleet` runs a platform on one database
 (a SQLite file or a ``postgresql://`` URL) and that Redis: one REST process (``explorer serve
---broker URL --chat-nodes 0``) and chat-node processes (``explorer serve chat-node --broker
-URL``). Every process is a :class:`~explorer.core.processes.Child` of this one (the one
+--broker URL --chat-nodes 0``), more that join it if asked (``explorer serve rest``), and
+chat-node processes (``explorer serve chat-node --broker URL``), all on 127.0.0.1 or each on
+a loopback address of its own (``spread``), as on separate hosts. Every process is a :class:`~explorer.core.processes.Child` of this one (the one
 supervisor of ``explorer``'s child processes): started with :func:`spawn`, awaited with
 :func:`wait_for` (its ``REST``/``CHAT`` lines) and ended by its own PID: gently (SIGINT: it
 closes its connections and unregisters) or with ``kill -9``, which is what the drills do to
-nodes.
+nodes and REST processes.
 
 ``python -m explorer.emulator.fleet --nodes 3`` runs such a platform until Ctrl-C (or SIGTERM)
 and prints its ``REST`` and ``CHAT`` lines.
@@ -108,53 +109,85 @@ class RedisServer:
 
 
 class Fleet:
-    """A platform of one REST process and ``nodes`` chat-node processes on ``db`` and a fresh
-    :class:`RedisServer`. ``rest_args`` and ``node_args`` are more ``explorer serve`` flags.
-    Use ``with Fleet(...) as fleet:``; it stops everything it started."""
+    """A platform of ``rest`` REST processes and ``nodes`` chat-node processes on ``db`` and a
+    fresh :class:`RedisServer`. The first REST process seeds the world; the others join it
+    (``explorer serve rest``). With ``spread`` each process listens on a loopback address of
+    its own (REST processes on 127.0.0.1, 127.0.0.2, ..., nodes on 127.0.1.1, ...), as on
+    separate hosts. ``rate_limits`` turns the platform's limits on (counted in the Redis).
+    ``rest_args`` and ``node_args`` are more ``explorer serve`` flags. Use ``with
+    Fleet(...) as fleet:``; it stops everything it started."""
 
     def __init__(
         self,
         db: Path | str,
         *,
         nodes: int = 3,
+        rest: int = 1,
         channels: int = FLEET_CHANNELS,
+        spread: bool = False,
+        rate_limits: bool = False,
         rest_args: Sequence[str] = (),
         node_args: Sequence[str] = (),
     ) -> None:
         self.db = db
         self.node_count = nodes
+        self.rest_count = rest
         self.channels = channels
+        self.spread = spread
+        self.rate_limits = rate_limits
         self.rest_args = list(rest_args)
         self.node_args = list(node_args)
         self._logs = Path(tempfile.mkdtemp(prefix="explorer-fleet-"))
         self.redis = RedisServer(log=self._logs / "redis.log")
         self.rest: Child | None = None
+        #: The REST processes that joined the first (``explorer serve rest``).
+        self.joined: list[Child] = []
         self.nodes: list[Child] = []
         self._numbers = itertools.count()
 
     @property
     def base_url(self) -> str:
-        """The REST base address."""
+        """The REST base address (of the first REST process)."""
         assert self.rest is not None
         return self.rest.address
 
+    @property
+    def rests(self) -> list[Child]:
+        """Every REST process, the first one first."""
+        assert self.rest is not None
+        return [self.rest, *self.joined]
+
     def start(self) -> Fleet:
-        """Start Redis, the REST process (which seeds a new database), then the nodes."""
+        """Start Redis, the first REST process (which seeds a new database), the others, then
+        the nodes."""
         self.redis.start()
         self.rest = wait_for(spawn(self._rest_command("0"), self._logs / "rest.log"), 1)
+        self.joined = [
+            self._join(self._host(2 + index), "0") for index in range(self.rest_count - 1)
+        ]
         self.add_nodes(self.node_count)
         return self
 
-    def _rest_command(self, port: str) -> list[str]:
+    def _host(self, number: int, network: int = 0) -> str:
+        """The loopback address of the ``number``-th process of its kind (1-based)."""
+        return f"127.0.{network}.{number}" if self.spread else "127.0.0.1"
+
+    def _rest_command(self, port: str, host: str = "127.0.0.1") -> list[str]:
+        limits = () if self.rate_limits else ("--no-rate-limits",)
         return [
-            *("--port", port, "--db", str(self.db), "--broker", self.redis.url),
+            *("--host", host, "--port", port, "--db", str(self.db), "--broker", self.redis.url),
             *("--chat-nodes", "0", "--channels", str(self.channels)),
-            *("--no-simulate", "--no-rate-limits", *self.rest_args),
+            *("--no-simulate", *limits, *self.rest_args),
         ]
 
+    def _join(self, host: str, port: str) -> Child:
+        """One more REST process (``explorer serve rest``) on ``host`` and ``port``."""
+        log = self._logs / f"rest-{host}.log"
+        return wait_for(spawn(["rest", *self._rest_command(port, host)], log), 1)
+
     def restart_rest(self) -> None:
-        """Stop the REST process (gently) and start it again on the same port and database:
-        its clients keep their base address."""
+        """Stop the first REST process (gently) and start it again on the same port and
+        database: its clients keep their base address."""
         assert self.rest is not None
         port = urlsplit(self.rest.address).port
         self.rest.stop()
@@ -164,10 +197,12 @@ class Fleet:
         """Start ``count`` more chat-node processes at once; each is registered, and listed by
         the REST process's ``GET /chats/endpoints``, when this returns."""
         args = ["chat-node", "--db", str(self.db), "--broker", self.redis.url, "--port", "0"]
-        started = [
-            spawn([*args, *self.node_args], self._logs / f"node{next(self._numbers)}.log")
-            for _ in range(count)
-        ]
+        started = []
+        for _ in range(count):
+            number = next(self._numbers)
+            host = ["--host", self._host(1 + number, network=1)]
+            log = self._logs / f"node{number}.log"
+            started.append(spawn([*args, *host, *self.node_args], log))
         for child in started:
             self.nodes.append(wait_for(child, 1))
         self._await_listed({child.address for child in started})
@@ -187,18 +222,22 @@ class Fleet:
             time.sleep(0.05)
 
     def heal(self) -> None:
-        """Replace the nodes that exited (killed by a drill) with new ones, and start Redis
-        again if it is down."""
+        """Replace the nodes that exited (killed by a drill) with new ones, start the joined
+        REST processes that exited again on their addresses, and Redis if it is down."""
         if not self.redis.running():
             self.redis.start()
+        for index, child in enumerate(self.joined):
+            if not child.running():
+                address = urlsplit(child.address)
+                self.joined[index] = self._join(str(address.hostname), str(address.port))
         gone = [child for child in self.nodes if not child.running()]
         if gone:
             self.nodes = [child for child in self.nodes if child not in gone]
             self.add_nodes(len(gone))
 
     def close(self) -> None:
-        """Stop the nodes, the REST process and Redis (each by its PID)."""
-        for child in self.nodes:
+        """Stop the nodes, the REST processes and Redis (each by its PID)."""
+        for child in (*self.nodes, *self.joined):
             child.stop()
         if self.rest is not None:
             self.rest.stop()

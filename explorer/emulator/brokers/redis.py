@@ -386,10 +386,21 @@ class RedisBroker(Broker):
                     self._sending = False
 
     async def _tick(self) -> None:
-        """Every heartbeat: deliver what did not arrive, then register and read the registry."""
+        """Every heartbeat: deliver what did not arrive, then register and read the registry.
+        A beat whose reading of the database fails (its server restarting) still registers,
+        or the process would drop out of the directory; the next beat reads on from the same
+        mark, so nothing stored meanwhile is skipped."""
+        failing = False
         while True:
             await asyncio.sleep(self.heartbeat)
-            self._reconcile()
+            try:
+                self._reconcile()
+            except Exception as exc:
+                if not failing:
+                    log.warning("the chat backlog is unreadable (%s); retrying each beat", exc)
+                failing = True
+            else:
+                failing = False
             await self.refresh()
 
     async def _beat(self) -> None:

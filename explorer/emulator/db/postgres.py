@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 WRITE_LOCK = 0x6578706C6F726572
 #: Connections the pool keeps at most: a transaction's, a read's beside it, and spares.
 POOL_SIZE = 4
+#: Seconds a caller waits for a pooled connection before :class:`psycopg_pool.PoolTimeout`
+#: (the server down: a request answers 503 within this, rather than hang).
+POOL_TIMEOUT = 5.0
 
 #: A statement's tokens the conversion looks at: string literals, quoted names, comments,
 #: placeholders, percent signs and words.
@@ -315,6 +318,10 @@ class PostgresStore(Store):
             max_size=POOL_SIZE,
             kwargs={"autocommit": True},
             configure=_configure,
+            # A connection the server closed (a restart) is found out and replaced when it is
+            # taken, rather than failing the request that took it.
+            check=ConnectionPool.check_connection,
+            timeout=POOL_TIMEOUT,
             open=False,
         )
         self._pool.open(wait=True, timeout=10.0)
@@ -338,6 +345,13 @@ class PostgresStore(Store):
         if self._listener is not None and not self._pool.closed:
             self._listener.close(self._notify)
         self._pool.close()
+
+    def unavailable(self, error: BaseException) -> bool:
+        """Whether ``error`` is the server's absence: a connection refused or cut (psycopg's
+        ``OperationalError``, the pool's ``PoolTimeout`` among them)."""
+        from psycopg import OperationalError
+
+        return isinstance(error, OperationalError)
 
     def _notify(self, channel: str, payload: str) -> None:
         """Send a notification (to this store's listener)."""
