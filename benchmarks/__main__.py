@@ -33,6 +33,7 @@ SUITES = (
     "compaction",
     "chat_content",
     "live_events",
+    "live_notify",
     "front",
     "soak",
     "startup",
