@@ -130,6 +130,11 @@ class Cluster:
             conn.execute(f"CREATE SCHEMA {name}")
         return f"{self.url}?options=-csearch_path%3D{name}"
 
+    @property
+    def pid(self) -> int:
+        """The server's process id (its postmaster, the parent of every backend)."""
+        return int((self._data / "postmaster.pid").read_text().split()[0])
+
     def stop(self) -> None:
         """Stop the server (fast: open sessions are ended) and remove its folder."""
         try:
