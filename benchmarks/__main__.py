@@ -23,6 +23,7 @@ from typing import Any
 #: chat_ingest reports the eventlog suite's measurements too.
 SUITES = (
     "rest_server",
+    "rest_scaleout",
     "rest_client",
     "channel_scale",
     "chat_fanout",

@@ -388,15 +388,15 @@ def starts(channels: int, rounds: int, cluster: Any) -> None:
     )
     for engine in ENGINES:
         walls = [p[0] / f[0] for p, f in times[engine]]
-        platform = statistics.median(p[0] for p, _ in times[engine])
-        floor = statistics.median(f[0] for _, f in times[engine])
+        started = statistics.median(p[0] for p, _ in times[engine])
+        alone = statistics.median(f[0] for _, f in times[engine])
         cpu = statistics.median(p[1] for p, _ in times[engine]) / statistics.median(
             f[1] for _, f in times[engine]
         )
         print(
-            f"    {engine:<10} {platform:6.1f} s against {floor:6.1f} s alone: "
-            f"{platform / floor:.2f} (rounds {_spread(walls, digits=2)}; goal <= {START_GOAL}) "
-            f"{verdict(platform / floor <= START_GOAL)}; CPU {cpu:.2f}x"
+            f"    {engine:<10} {started:6.1f} s against {alone:6.1f} s alone: "
+            f"{started / alone:.2f} (rounds {_spread(walls, digits=2)}; goal <= {START_GOAL}) "
+            f"{verdict(started / alone <= START_GOAL)}; CPU {cpu:.2f}x"
         )
     sqlite = statistics.median(p[0] for p, _ in times["sqlite"])
     postgres = statistics.median(p[0] for p, _ in times["postgresql"])
