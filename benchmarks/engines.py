@@ -197,7 +197,7 @@ def _compare(part: str, runs: Runs, goal: float) -> None:
         rates = _spread([r.rate for r, _, _ in measured])
         print(
             f"    {engine:<10} {rate:7.0f} req/s (rounds {rates}), p99 {p99:7.1f} ms, "
-            f"errors {errors}, {_cpu(measured)}"
+            f"errors {errors}, {_cpu(measured, engine)}"
         )
     sqlite, postgres = runs["sqlite"], runs["postgresql"]
     ratio = statistics.median(r.rate for r, _, _ in postgres) / statistics.median(
@@ -212,11 +212,11 @@ def _compare(part: str, runs: Runs, goal: float) -> None:
     )
 
 
-def _cpu(measured: list[Measured]) -> str:
-    """The median CPU a request of ``measured``, the database server's share named."""
+def _cpu(measured: list[Measured], engine: str) -> str:
+    """The median CPU a request of ``measured``, PostgreSQL's server's share named."""
     micros = statistics.median(c for _, c, _ in measured)
     database = statistics.median(d for _, _, d in measured)
-    share = f" ({database:.0f} of them the database server's)" if database else ""
+    share = f" ({database:.0f} of them the database server's)" if engine == "postgresql" else ""
     return f"CPU {micros:.0f} us a request{share}"
 
 
@@ -447,12 +447,16 @@ def scale_out(cluster: Any, rounds: int) -> None:
             print(
                 f"    {engine:<10} {processes} process{'es' if processes > 1 else '  '} "
                 f"{rate:7.0f} req/s (rounds {_spread([r.rate for r, _, _ in measured])}), "
-                f"{_cpu(measured)}"
+                f"{_cpu(measured, engine)}"
             )
         pairs = zip(runs[engine, 1], runs[engine, 2], strict=True)
         each = [two[0].rate / one[0].rate for one, two in pairs]
         ratios[engine] = statistics.median(each)
         print(f"    {engine:<10} two/one {ratios[engine]:.2f} (rounds {_spread(each, digits=2)})")
+    alone = {engine: statistics.median(r.rate for r, _, _ in runs[engine, 1]) for engine in ENGINES}
+    print(
+        f"    postgresql/sqlite one process {alone['postgresql'] / alone['sqlite']:.2f} (no goal)"
+    )
     print(
         f"    postgresql two/one {ratios['postgresql']:.2f} (goal >= {SCALE_GOAL}) "
         f"{verdict(ratios['postgresql'] >= SCALE_GOAL)}"
