@@ -95,7 +95,8 @@ def _world(seed: int, channels: int) -> str:
     key = (seed, channels)
     if key not in _worlds:
         server = cluster()
-        name = f"world_{seed}_{channels}".replace("-", "m")
+        # Numbered: a seeding that failed leaves its database, and the next try its own error.
+        name = f"world_{next(_numbers)}"
         server.create(name)
         services = open_platform_services(server.url_of(name), Config(seed=seed, channels=channels))
         try:
