@@ -28,11 +28,12 @@ $(LAB_STAMP): pyproject.toml
 	touch $(LAB_STAMP)
 
 ## test: install everything (Python, Debian and npm packages) and run lint, types and all tests:
-## two test processes (each test file in one of them), then the tests marked serial alone
+## two test processes (each test file in one of them, the longest files first:
+## tests/conftest.py), then the tests marked serial alone
 ## (`make -j3 test`, as CI runs it, installs the three kinds of packages at once)
 test: $(STAMP) system-packages npm-packages
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 
 system-packages:
