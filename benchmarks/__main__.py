@@ -22,6 +22,7 @@ from typing import Any
 #: chat_ingest reports the eventlog suite's measurements too.
 SUITES = (
     "rest_server",
+    "rest_scaleout",
     "rest_client",
     "channel_scale",
     "chat_fanout",
@@ -33,6 +34,7 @@ SUITES = (
     "compaction",
     "chat_content",
     "live_events",
+    "live_notify",
     "front",
     "soak",
     "startup",

@@ -1,11 +1,14 @@
 """Servers that benchmarks measure, each run in its own process so the load generator does not
 share their GIL: ``python -m benchmarks.targets platform`` (the emulator, limits off, no
-simulation), ``python -m benchmarks.targets bare FILE`` (a bare Starlette endpoint answering
-FILE's bytes) or ``python -m benchmarks.targets decoy KIND`` (a listener that does with each
-connection the least a server can: holds it unread for ``slowloris``, closes it at once for
-``headers``, reads and discards every frame of a websocket for ``websocket``; what an attack
-costs the machine, not a server). Each prints its base URL on one
-line, then serves until killed.
+simulation), ``python -m benchmarks.targets shared DB BROKER PORT`` (a REST process of a
+platform on the file DB, rate limits on in buckets too large to fill, counted in the Redis at
+BROKER, ``-`` for in process; sharing PORT, 0 for a free one, with the other REST processes of
+that platform; the first one seeds DB), ``python -m benchmarks.targets bare FILE`` (a bare
+Starlette endpoint answering FILE's bytes) or ``python -m benchmarks.targets decoy KIND`` (a
+listener that does with each connection the least a server can: holds it unread for
+``slowloris``, closes it at once for ``headers``, reads and discards every frame of a websocket
+for ``websocket``; what an attack costs the machine, not a server). Each prints its base URL on
+one line, then serves until killed.
 """
 
 from __future__ import annotations
@@ -101,6 +104,27 @@ def _platform(channels: int) -> None:
         time.sleep(3600)
 
 
+def _shared(db: str, broker: str, port: int) -> None:
+    from explorer.emulator import Platform, PlatformOptions
+    from explorer.emulator.context import Config
+    from explorer.wire.ratelimit import BUCKETS
+
+    endless = {name: (10**9, bucket.interval) for name, bucket in BUCKETS.items()}
+    shared = broker != "-"
+    options = PlatformOptions(
+        db=db,
+        port=port,
+        config=Config(channels=5000, buckets=endless),
+        chat_nodes=0 if shared else 1,
+        broker=broker if shared else None,
+        reuse_port=shared,
+    )
+    platform = Platform(options).start_in_thread(120)
+    print(platform.base_url, flush=True)
+    while True:
+        time.sleep(3600)
+
+
 @contextmanager
 def running(*args: str) -> Iterator[tuple[str, int]]:
     """Start a target in a subprocess; yield (base URL, pid); terminate that pid after."""
@@ -123,5 +147,7 @@ if __name__ == "__main__":
         _bare(sys.argv[2])
     elif sys.argv[1] == "decoy":
         _decoy(sys.argv[2])
+    elif sys.argv[1] == "shared":
+        _shared(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
         _platform(int(sys.argv[2]) if len(sys.argv) > 2 else 5000)

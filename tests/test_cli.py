@@ -124,3 +124,16 @@ def test_python_dash_m_explorer_is_the_command() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: explorer ")
     assert all(command in done.stdout for command in ("serve", "lab", "tour", "record"))
+
+
+def test_serve_rest_refuses_a_file_without_a_world(tmp_path: Path) -> None:
+    """`explorer serve rest` on a file holding no world exits 2 saying to start the platform
+    first, and creates no file; without `--broker` it exits 2 naming the flag."""
+    command = [sys.executable, "-m", "explorer.cli", "serve", "rest", "--db", "new.db"]
+    broker = ("--broker", "redis://127.0.0.1:1/0")
+    for args, said in (((), "--broker is required"), (broker, "start `explorer serve --broker")):
+        done = subprocess.run(
+            [*command, *args], capture_output=True, text=True, timeout=60, cwd=tmp_path
+        )
+        assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -40,7 +40,8 @@ def test_nested_transactions_commit_together(new_database: Callable[[], str]) ->
 
 
 def test_catalog_writes_bump_the_catalog_version(new_database: Callable[[], str]) -> None:
-    """Writes to channels (from any connection) change the catalog version; others do not."""
+    """Writes to channels (from any connection) change the catalog version, as another store
+    sees it once caught up with the commits so far; others do not."""
     target = new_database()
     store, other = Store(target), Store(target)
     before = store.catalog_version()
@@ -48,6 +49,7 @@ def test_catalog_writes_bump_the_catalog_version(new_database: Callable[[], str]
     assert store.catalog_version() == before
     with other.transaction() as tx:
         tx.execute("INSERT INTO types (id, name, parent, source) VALUES (1, 'a', 'b', 'c')")
+    store.catch_up()
     assert store.catalog_version() == before + 1
     other.close()
     store.close()

@@ -1,27 +1,48 @@
 """A request's tally of rate-limit buckets: places held while it is served, charged or given
-back when it ends."""
+back when it ends; the same in this process and in Redis (a real redis-server)."""
 
 from __future__ import annotations
 
+import shutil
+import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from explorer.emulator.context import Config, Services
+from explorer.emulator.fleet import RedisServer
 from explorer.emulator.policy import Tally
 from explorer.emulator.server import open_services
 from tests.clocks import ManualClock
 
 BUCKETS = ("channel-read",)
+KEY = ("channel-read", "addr:127.0.0.1")
 
 
-@pytest.fixture
-def services() -> Iterator[Services]:
-    """A small world, channel reads limited to 2 a minute."""
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A redis-server for this module's tests (each counts under a prefix of its own)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("no redis-server binary (Debian: apt install redis-server)")
+    server = RedisServer().start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(params=["local", "redis"])
+def services(request: pytest.FixtureRequest) -> Iterator[Services]:
+    """A small world, channel reads limited to 2 a minute, counted in this process or in
+    Redis."""
     opened = open_services(
         ":memory:", Config(channels=5, buckets={"channel-read": (2, 60.0)}), ManualClock()
     )
+    if request.param == "redis":
+        from explorer.emulator.redislimits import RedisLimits
+
+        url = request.getfixturevalue("redis_url")
+        opened.limits = RedisLimits(url, opened.limits.buckets, prefix=uuid.uuid4().hex)
     yield opened
+    opened.limits.close()
     opened.store.close()
 
 
@@ -41,8 +62,10 @@ def test_a_cancelled_request_gives_its_place_back_uncharged(services: Services) 
     first, second = _tally(services), _tally(services)
     first.admit(), second.admit()
     first.cancel()
-    assert _tally(services).admit() is None
-    assert services.ledger.window("channel-read", "addr:127.0.0.1").used == 0
+    third = _tally(services)
+    assert third.admit() is None
+    third.cancel(), second.cancel()
+    assert services.limits.standing(KEY, services.clock()).remaining == 2
 
 
 def test_an_answer_charges_the_held_place_once(services: Services) -> None:
@@ -51,5 +74,24 @@ def test_an_answer_charges_the_held_place_once(services: Services) -> None:
     counted.admit(), refused.admit()
     headers = counted.settle(200)
     refused.settle(429)
-    window = services.ledger.window("channel-read", "addr:127.0.0.1")
-    assert (window.used, window.pending, headers["X-RateLimit-Remaining"]) == (1, 0, "0")
+    assert headers["X-RateLimit-Remaining"] == "0"
+    assert services.limits.standing(KEY, services.clock()).remaining == 1
+
+
+def test_a_full_bucket_reports_when_it_resets(services: Services) -> None:
+    """The refusal's headers describe the full window, which refills an interval after it
+    opened."""
+    opened_at = services.clock()
+    for _ in range(2):
+        tally = _tally(services)
+        tally.admit()
+        tally.settle(200)
+    refused = _tally(services)
+    assert refused.admit() == "channel-read"
+    assert refused.rate_headers("channel-read") == {
+        "X-Rate-Limit": "2",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset": str(int((opened_at + 60) * 1000)),
+    }
+    services.clock.advance(60)  # type: ignore[attr-defined]
+    assert _tally(services).admit() is None

@@ -1,8 +1,17 @@
-"""The world clock's response headers: they follow the clock to the millisecond."""
+"""The world clock's response headers: they follow the clock to the millisecond; a process
+joining a platform follows the owner's clock."""
 
 from __future__ import annotations
 
-from explorer.emulator.clock import CLOCK_HEADER, KEPT_HEADER, SPEED_HEADER, WorldClock
+from explorer.emulator.clock import (
+    CLOCK_HEADER,
+    KEPT_HEADER,
+    SPEED_HEADER,
+    WorldClock,
+    join,
+    resume,
+)
+from explorer.emulator.db.engine import Store
 from tests.clocks import ManualClock
 
 
@@ -30,3 +39,16 @@ def test_headers_are_the_caller_s_to_extend() -> None:
     clock = WorldClock(1_600_000_000.0, 1.0, ManualClock())
     clock.headers()["X-Extra"] = "1"
     assert "X-Extra" not in clock.headers()
+
+
+def test_a_joining_process_follows_the_owner_s_clock() -> None:
+    """A clock joined later from the owner's anchor reads what the owner's reads, at speed,
+    not the last saved position."""
+    store, wall = Store(":memory:"), ManualClock()
+    owner = resume(store, 100.0, wall)
+    owner.anchor(store)
+    owner.save(store)
+    wall.advance(30)
+    joined = join(store, 100.0, wall)
+    assert joined() == owner() == resume(store, 100.0, wall)() + 3000
+    store.close()

@@ -2,7 +2,9 @@
 ``CHAT <url>`` per chat node, once each answers, then ``CLOCK <world time> at speed <N>`` (with
 the share of chat kept when ``--speed`` thins it); ``explorer serve chat-node --broker URL --db
 FILE`` runs one more chat node of a platform whose REST process was started with ``--broker
-URL --db FILE``."""
+URL --db FILE``, and ``explorer serve rest --broker URL --db FILE --port PORT`` one more REST
+process of it, on the same port or another (no simulator, no seeding: the first process owns
+those)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from explorer.core.jupyterhub import served_hosts
 from explorer.emulator import Platform, PlatformOptions, addresses
 from explorer.emulator.clock import check_speed
 from explorer.emulator.context import Config
-from explorer.emulator.nodeprocess import run_chat_node
+from explorer.emulator.nodeprocess import run_chat_node, seeded
 from explorer.emulator.server import run_loop
 
 #: The default settings, shown in ``--help``.
@@ -30,9 +32,10 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     serve.add_argument(
         "role",
         nargs="?",
-        choices=("platform", "chat-node"),
+        choices=("platform", "chat-node", "rest"),
         default="platform",
-        help="the whole platform (default), or one chat node of a platform (needs --broker)",
+        help="the whole platform (default); or one more chat node, or one more REST process, "
+        "of a platform started with --broker (needs the same --broker and --db)",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument(
@@ -81,7 +84,10 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
         "notebook kernel) has its own buckets; only on loopback (explorer lab uses it)",
     )
     serve.add_argument(
-        "--chat-nodes", type=int, default=2, help="chat websocket servers to run (default 2)"
+        "--chat-nodes",
+        type=int,
+        default=None,
+        help="chat websocket servers to run (default 2; rest: 0)",
     )
     serve.add_argument(
         "--simulate",
@@ -196,9 +202,15 @@ def exposure_warning(host: str, open_control: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The ``explorer serve`` command: run the platform (or a chat node) until interrupted."""
+    """The ``explorer serve`` command: run the platform (or one more chat node or REST process
+    of it) until interrupted."""
     db = args.db or str(default_db())
+    if args.role != "platform" and not args.broker:
+        print(f"explorer serve {args.role}: --broker is required", file=sys.stderr)
+        return 2
     fewest_nodes = 0 if args.broker else 1
+    if args.chat_nodes is None:
+        args.chat_nodes = 0 if args.role == "rest" else 2
     rates = (
         args.sim_rate,
         args.sim_channel_rate,
@@ -215,8 +227,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.role == "chat-node" and not args.broker:
-        print("explorer serve chat-node: --broker is required", file=sys.stderr)
+    if args.role == "rest" and not seeded(db):
+        print(
+            f"explorer serve rest: {db} holds no world yet: start `explorer serve --broker URL "
+            "--db FILE` first (it seeds the world and runs the simulator)",
+            file=sys.stderr,
+        )
         return 2
     try:
         check_speed(args.speed)
@@ -264,8 +280,10 @@ def run(args: argparse.Namespace) -> int:
             port=8000 if args.port is None else args.port,
             config=config,
             chat_nodes=args.chat_nodes,
-            simulate=args.simulate,
+            simulate=args.simulate and args.role == "platform",
             broker=args.broker,
+            reuse_port=args.broker is not None,
+            joins=args.role == "rest",
         )
     except ValueError as exc:
         print(f"explorer serve: --limits-per-client: {exc}", file=sys.stderr)

@@ -13,8 +13,11 @@ Two clocks run a platform, and each reading goes to exactly one of them:
 
 A world clock starts at the world's instant (``world.WORLD_NOW``) the first time a store is
 seeded; the simulator writes its position to ``meta`` (``world_time``), so a restarted
-persistent world resumes where it stopped. It reads its wall clock, so a test that injects a
-manual wall clock moves the world by hand too (``speed`` world seconds per wall second).
+persistent world resumes where it stopped. The process that starts a platform owns its clock and
+writes where it started (``world_anchor``); the processes that join it (chat nodes, more REST
+processes) read the same world time from that anchor (:func:`join`). It reads its wall clock,
+so a test that injects a manual wall clock moves the world by hand too (``speed`` world seconds
+per wall second).
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ MIN_SPEED = 1.0
 MAX_SPEED = 100_000.0
 #: The ``meta`` key of the world clock's saved position.
 WORLD_TIME_KEY = "world_time"
+#: The ``meta`` key of the running world clock's anchor: its world and wall seconds at its
+#: start, written by the process that owns the clock, read by processes that join it.
+ANCHOR_KEY = "world_anchor"
 
 
 def check_speed(speed: float) -> float:
@@ -93,9 +99,28 @@ class WorldClock:
         """Write the world's position, for :func:`resume` after a restart."""
         store.set_meta({WORLD_TIME_KEY: repr(self())})
 
+    def anchor(self, store: Store) -> None:
+        """Write where this clock started, world and wall, for the processes that
+        :func:`join` it."""
+        store.set_meta({ANCHOR_KEY: f"{self._start!r} {self._wall_start!r}"})
+
 
 def resume(store: Store, speed: float, wall: Callable[[], float] = time.time) -> WorldClock:
     """The world clock of ``store``: where it last stopped, or at the world's instant."""
     saved = store.meta(WORLD_TIME_KEY)
     start = float(saved) if saved is not None else WORLD_NOW.timestamp()
     return WorldClock(start, speed, wall)
+
+
+def join(store: Store, speed: float, wall: Callable[[], float] = time.time) -> WorldClock:
+    """The world clock of a process joining a running platform (chat-node and more REST
+    processes): the clock of the process that owns it, from the anchor that one wrote at its
+    start (at the same ``speed``, on wall clocks that agree); :func:`resume`'s without one.
+
+    A joining process that resumed instead would start at the last saved position and trail
+    the owner's world time by as much as its saves are apart, dating what it writes earlier."""
+    anchor = store.meta(ANCHOR_KEY)
+    if anchor is None:
+        return resume(store, speed, wall)
+    world, at = (float(part) for part in anchor.split())
+    return WorldClock(world + (wall() - at) * speed, speed, wall)

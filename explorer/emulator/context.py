@@ -18,11 +18,11 @@ from starlette.requests import ClientDisconnect, Request
 
 from explorer.emulator.clock import WorldClock
 from explorer.emulator.db.engine import Store
+from explorer.emulator.limits import Limits
 from explorer.emulator.responses import ApiError, bad_request
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.world import DEFAULT_CHANNELS
 from explorer.wire.numbers import identifier
-from explorer.wire.ratelimit import Ledger
 
 if TYPE_CHECKING:
     from explorer.emulator.chat.hub import ChatHub
@@ -116,7 +116,8 @@ class Services:
     config: Config
     store: Store
     secret: bytes
-    ledger: Ledger
+    #: The rate-limit windows: this process's, or every REST process's (in Redis).
+    limits: Limits
     types: TypeCatalog
     #: The world's clock: what records say happened when (see ``clock.py`` for which is which).
     world: WorldClock

@@ -48,7 +48,7 @@ async def run_chat_node(
             f"a chat node joins a platform's database file, and {db} holds no world yet: "
             "start `explorer serve --broker URL --db FILE` first"
         )
-    services = open_services(db, config)
+    services = open_services(db, config, joins=True)
     cluster = ChatCluster(services, host, 1, open_broker(broker, services.store), port)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -31,6 +31,7 @@ from starlette.responses import Response
 from explorer.emulator import addresses, credentials, endings
 from explorer.emulator.context import Caller, Config, Context, Services
 from explorer.emulator.db import oauth, sessions
+from explorer.emulator.limits import Key, Standing, hold_name
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
 from explorer.wire.endpoint import Endpoint
@@ -233,49 +234,59 @@ class Tally:
     """What one request counts in: its ``buckets``, charged to ``identity``, at ``now``.
 
     :meth:`admit` holds a place in every bucket while the request is served, so requests
-    arriving while it awaits (a page being computed, the database) see it counted; the place
-    is charged or given back when the answer is settled, or given back by :meth:`cancel`.
+    arriving while it awaits (a page being computed, the database), in this process or another
+    sharing the limits, see it counted; the place is charged or given back when the answer is
+    settled, or given back by :meth:`cancel`. The windows live in ``services.limits``
+    (:mod:`~explorer.emulator.limits`).
     """
 
     services: Services
     buckets: tuple[str, ...]
     identity: Identity
     now: float
-    #: Whether :meth:`admit` holds a place in each bucket.
-    held: bool = False
+    #: The place :meth:`admit` holds in each bucket, if any.
+    held: str | None = None
+    #: What the limits last said of a bucket (the full one, the one reported).
+    standings: dict[str, Standing] = field(default_factory=dict)
+
+    def _keys(self) -> list[Key]:
+        return [(name, self.identity(name)) for name in self.buckets]
 
     def admit(self) -> str | None:
         """The first bucket whose window is full, if any (none when limits are off); else a
         place is held in every bucket until :meth:`settle` or :meth:`cancel`."""
         if not self.services.config.rate_limits:
             return None
-        windows = [self.services.ledger.window(n, self.identity(n)) for n in self.buckets]
-        for name, window in zip(self.buckets, windows, strict=True):
-            if not window.allows(self.now):
-                return name
-        for window in windows:
-            window.hold()
-        self.held = True
+        hold = hold_name()
+        refused = self.services.limits.admit(self._keys(), self.now, hold)
+        if refused is not None:
+            index, standing = refused
+            self.standings[self.buckets[index]] = standing
+            return self.buckets[index]
+        self.held = hold
         return None
 
     def cancel(self) -> None:
         """Give back the places :meth:`admit` held, charging nothing: the request was not
         answered here (it goes on elsewhere, or failed)."""
-        if self.held:
-            self.held = False
-            for name in self.buckets:
-                self.services.ledger.window(name, self.identity(name)).release(self.now, False)
+        if self.held is not None:
+            counted = [False] * len(self.buckets)
+            self.services.limits.settle(self._keys(), self.now, counted, self.held, None)
+            self.held = None
 
     def rate_headers(self, bucket: str) -> dict[str, str]:
         """The rate-limit headers describing ``bucket``'s window."""
         if not self.services.config.rate_limits:
             # Nothing is counted down, so a client has nothing to wait for.
             return {ENFORCED_HEADER: "false"}
-        window = self.services.ledger.window(bucket, self.identity(bucket))
+        standing = self.standings.get(bucket)
+        if standing is None:
+            key = (bucket, self.identity(bucket))
+            standing = self.standings[bucket] = self.services.limits.standing(key, self.now)
         return {
-            LIMIT_HEADER: str(window.bucket.count),
-            REMAINING_HEADER: str(window.remaining(self.now)),
-            RESET_HEADER: str(int(window.resets_at * 1000)),
+            LIMIT_HEADER: str(standing.limit),
+            REMAINING_HEADER: str(standing.remaining),
+            RESET_HEADER: str(int(standing.resets_at * 1000)),
         }
 
     def settle(self, status: int, header_bucket: str | None = "") -> dict[str, str]:
@@ -284,18 +295,16 @@ class Tally:
         (the first of the buckets when empty, none when None)."""
         services = self.services
         headers = services.world.headers()
-        for name in self.buckets if services.config.rate_limits else ():
-            window, counted = (
-                services.ledger.window(name, self.identity(name)),
-                counts_status(name, status),
-            )
-            if self.held:
-                window.release(self.now, counted)
-            elif counted:
-                window.charge(self.now)
-        self.held = False
-        if header_bucket is not None:
-            headers.update(self.rate_headers(header_bucket or self.buckets[0]))
+        shown = (header_bucket or self.buckets[0]) if header_bucket is not None else None
+        if services.config.rate_limits:
+            counted = [counts_status(name, status) for name in self.buckets]
+            report = self.buckets.index(shown) if shown in self.buckets else None
+            standing = services.limits.settle(self._keys(), self.now, counted, self.held, report)
+            if standing is not None and shown is not None:
+                self.standings[shown] = standing
+        self.held = None
+        if shown is not None:
+            headers.update(self.rate_headers(shown))
         return headers
 
     def finish(self, response: Response, header_bucket: str | None = "") -> Response:

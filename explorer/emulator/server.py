@@ -5,7 +5,9 @@ simulator share it, and so does the single SQLite connection (no locks needed). 
 runs that loop in a daemon thread for notebooks and tests (port 0 by default); ``explorer
 serve`` runs it in the main thread. With a Redis broker (``PlatformOptions.broker``) this
 process is one of several sharing the database file: chat-node processes join it (see
-:mod:`~explorer.emulator.brokers.redis`), and it may run no chat node of its own.
+:mod:`~explorer.emulator.brokers.redis`), and it may run no chat node of its own; more REST
+processes may join it on its port (``explorer serve rest``), all counting rate limits in that
+Redis (:mod:`~explorer.emulator.redislimits`).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ from explorer.emulator.chat.cluster import ChatCluster, open_broker
 from explorer.emulator.context import Config, Services
 from explorer.emulator.db import ddl
 from explorer.emulator.db.engine import IndexBuild, Store, engine_of
+from explorer.emulator.limits import Limits, LocalLimits
 from explorer.emulator.resources import modules
 from explorer.emulator.resources.oauth import ensure_builtin_client
 from explorer.emulator.shapes import TypeCatalog
 from explorer.emulator.simulate import Simulator
-from explorer.wire.ratelimit import BUCKETS, Bucket, Ledger
+from explorer.wire.ratelimit import BUCKETS, Bucket
 
 log = logging.getLogger("explorer.emulator")
 
@@ -59,6 +62,13 @@ class PlatformOptions:
     simulate: bool = False
     #: The platform's clock in epoch seconds: every TTL and expiry reads it (tests inject one).
     clock: Callable[[], float] = time.time
+    #: Bind the REST port with ``SO_REUSEPORT``, so that the other REST processes of a platform
+    #: spread over processes bind it too, and the kernel spreads connections among them (see
+    #: ``explorer serve rest``); it needs a ``broker``, through which they share limits.
+    reuse_port: bool = False
+    #: One more REST process of a running platform (``explorer serve rest``): it follows the
+    #: world clock of the process that started the platform.
+    joins: bool = False
 
     def __post_init__(self) -> None:
         engine = engine_of(self.db)
@@ -69,6 +79,11 @@ class PlatformOptions:
                 f"{engine}:// is not a database the platform serves from yet: give a SQLite "
                 "file path (or :memory:)"
             )
+        if self.reuse_port and self.broker is None:
+            raise ValueError(
+                "REST processes sharing a port must share their rate limits and chat: give them "
+                "one --broker redis://..."
+            )
         config = self.config
         if config.limits_per_client and (not is_loopback(self.host) or config.forwarded_allow_ips):
             raise ValueError(
@@ -78,8 +93,11 @@ class PlatformOptions:
             )
 
 
-def open_services(db: str, config: Config, clock: Callable[[], float] = time.time) -> Services:
-    """Open (and seed, if new) the store and build the services around it, on ``clock``."""
+def open_services(
+    db: str, config: Config, clock: Callable[[], float] = time.time, joins: bool = False
+) -> Services:
+    """Open (and seed, if new) the store and build the services around it, on ``clock``; a
+    process that ``joins`` a running platform follows its world clock, any other owns it."""
     store = Store(db, ddl())
     if world.seed_store(
         store, config.seed, config.channels, credentials.hash_password, categories.opening
@@ -96,6 +114,11 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
         secret_hex = secrets.token_hex(32)
         store.set_meta({"secret": secret_hex})
     ensure_builtin_client(store, world.iso(world.WORLD_NOW))
+    if joins:
+        world_now = world_clock.join(store, config.speed, clock)
+    else:
+        world_now = world_clock.resume(store, config.speed, clock)
+        world_now.anchor(store)
     buckets = dict(BUCKETS)
     for name, (count, interval) in config.buckets.items():
         if name not in buckets:
@@ -105,18 +128,32 @@ def open_services(db: str, config: Config, clock: Callable[[], float] = time.tim
         config=config,
         store=store,
         secret=bytes.fromhex(secret_hex),
-        ledger=Ledger(buckets=buckets),
+        limits=LocalLimits(buckets),
         types=TypeCatalog(store),
-        world=world_clock.resume(store, config.speed, clock),
+        world=world_now,
         clock=clock,
     )
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket (port 0 picks a free port)."""
+def open_limits(broker: str | None, services: Services) -> Limits:
+    """Where ``services`` counts rate limits: with a Redis ``broker`` (a platform spread over
+    processes) in that Redis, shared by every REST process; else in this process."""
+    if broker is None or not services.config.rate_limits:
+        return services.limits
+    from explorer.emulator.redislimits import RedisLimits  # redis is an optional extra
+
+    return RedisLimits(broker, services.limits.buckets)
+
+
+def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
+    """A listening TCP socket (port 0 picks a free port); with ``reuse_port``, one that other
+    sockets made so by the same user bind too (``SO_REUSEPORT``: Linux then hands each new
+    connection to one of them)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
     sock.listen(2048)
     sock.setblocking(False)
@@ -159,9 +196,10 @@ class Platform:
         ``ready`` is called once the server listens, ``planned`` once the simulator's first
         plan is made (at once without a simulator)."""
         self._loop = asyncio.get_running_loop()
-        services = open_services(self.options.db, self.options.config, self.options.clock)
+        options = self.options
+        services = open_services(options.db, options.config, options.clock, options.joins)
         self.services = services
-        sock = bind(self.options.host, self.options.port)
+        sock = bind(self.options.host, self.options.port, self.options.reuse_port)
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         self.root_url = f"http://{shown}:{port}"
@@ -185,6 +223,7 @@ class Platform:
         )
         self._server = uvicorn.Server(config)
         broker = open_broker(self.options.broker, services.store)
+        services.limits = open_limits(self.options.broker, services)
         chat = ChatCluster(services, self.options.host, self.options.chat_nodes, broker)
         simulator = Simulator(services, chat) if self.options.simulate else None
         if services.store.defers_indexes:
@@ -217,6 +256,7 @@ class Platform:
                 await simulator.stop()
             services.world.save(services.store)
             await chat.close()
+            services.limits.close()
             sock.close()
             services.store.close()
 

@@ -15,6 +15,16 @@ time, and the pages that arrived while one ran are read together, one line each,
 and 4 pages in one call cost about 0.7 of reading them one by one (the latest round, CPU, same
 bytes). A batch Arrow cannot read is read again page by page.
 (Cutting a page to one record a line instead was measured no cheaper than the wrapped page.)
+Since reads left ``pageplan``'s download places, the next pages download while pages are read.
+
+What follows a call works on its whole batch, and the frame on the whole listing, never page by
+page: a batch's records are checked once (their Arrow type against the fields the reader was
+told of; a type already found good is not walked again), cut to their declared fields by one
+cast, and their free-form values made Python values once; a page keeps its slice of the batch.
+The frame joins every page's records into one array and flattens it once into its columns.
+Flattening and converting page by page had cost 47-52 ms of CPU on top of Arrow's own 71-77 ms
+for a ranking's 50 pages (read and frame); this way 35-37 ms (the latest round, the same bytes,
+one process alternating, best of 15, shared machine). Arrow's own read is now the larger part.
 
 Why Arrow (measured on the same 50 pages of 100 channels, CPU time on the shared 2-core
 machine; ``docs/performance.md``): it reads a page into typed columns in 2.5-3.4 ms where orjson
@@ -60,6 +70,7 @@ from typing import Any
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from explorer.core import columns
@@ -67,8 +78,8 @@ from explorer.rest import tables
 from explorer.rest.schemas import Schema
 from explorer.wire.kinds import Kind
 
-#: One page's leaf columns by dotted name: Arrow arrays, or Python values (free-form fields).
-Columns = dict[str, Any]
+#: A page's free-form columns (``object`` kind): their Python values by dotted name.
+Columns = dict[str, list[Any]]
 _READ = pj.ReadOptions(use_threads=False)
 #: At most this many pages in one Arrow call: 4 pages cost about 0.7 of reading them one by one
 #: (the 50 of a ranking at once were no cheaper than 4 at a time).
@@ -87,13 +98,16 @@ class Leaf:
 
 @dataclass(slots=True)
 class Page:
-    """One page: its bytes, and its columns when Arrow read it as the schema says (else None,
-    and the listing's frame is built the old way). ``len`` is its number of records."""
+    """One page: its bytes, and its records as Arrow read them when it read them as the schema
+    says (else None, and the listing's frame is built the old way): ``typed``, the declared
+    fields (a slice of its batch's array), and ``free``, the free-form fields' values. ``len``
+    is its number of records."""
 
     body: bytes
-    columns: Columns | None
+    typed: pa.StructArray | None
     count: int = 0
     records: list[Any] = field(default_factory=list)
+    free: Columns = field(default_factory=dict)
 
     def __len__(self) -> int:
         return self.count
@@ -114,14 +128,17 @@ class Reader:
         self._waiting: list[tuple[bytes, asyncio.Future[Page | None]]] = []
         self._reading = asyncio.Lock()
         if self.native:
-            record = self._plan(schema, names, ())
+            #: A record's declared (typed) fields: what Arrow is told, and what a page keeps.
+            self._typed = self._plan(schema, names, ())
+            #: The last type of records found to hold only fields the reader was told of.
+            self._fitting: pa.DataType | None = None
             self._options = pj.ParseOptions(
-                explicit_schema=pa.schema([pa.field("r", pa.list_(record))]),
+                explicit_schema=pa.schema([pa.field("r", pa.list_(self._typed))]),
                 unexpected_field_behavior="infer",
                 newlines_in_values=True,
             )
 
-    def _plan(self, schema: Schema, names: Sequence[str], path: tuple[str, ...]) -> pa.DataType:
+    def _plan(self, schema: Schema, names: Sequence[str], path: tuple[str, ...]) -> pa.StructType:
         """Add the leaves of ``names`` of ``schema`` at ``path``; the Arrow type to read."""
         typed: list[pa.Field] = []
         for name in names:
@@ -178,7 +195,7 @@ class Reader:
             lines = b"".join(b'{"r":' + body + b"}\n" for body in bodies)
             lists = self._lists(lines, len(bodies))
             if lists is not None:
-                return [self._page(b, lists.slice(i, 1)) for i, b in enumerate(bodies)]
+                return self._split(bodies, lists)
         if len(bodies) == 1:
             return [None]
         return [self.columns(body) for body in bodies]
@@ -197,73 +214,71 @@ class Reader:
         assert isinstance(lists, pa.ListArray)
         return lists
 
-    def _page(self, body: bytes, lists: pa.ListArray) -> Page | None:
-        """The page of ``body`` from its list of records as Arrow read it."""
-        if lists.null_count:
-            return None
+    def _split(self, bodies: Sequence[bytes], lists: pa.ListArray) -> list[Page | None]:
+        """The pages of ``bodies`` from their lists of records as Arrow read them in one call:
+        the batch's records checked, cut to their declared fields and their free-form values
+        made Python values once, then sliced page by page."""
         records = lists.flatten()
-        found: dict[tuple[str, ...], pa.Array] = {}
-        if not self._gather(records, (), found, projected=self.fields is not None):
-            return None
-        out: Columns = {}
+        if lists.null_count:
+            return [None] * len(bodies)
+        if records.type != self._fitting:  # a ranking's batches mostly read as one type
+            if not self._fits(records.type, self._typed, ()):
+                return [None] * len(bodies)
+            self._fitting = records.type
+        free: Columns = {}
         for leaf in self.leaves:
-            array = found.get(leaf.path)
-            if leaf.kind != "object":
-                out[leaf.name] = array
-            elif array is None:
-                out[leaf.name] = [None] * len(records)
-            elif _has_time(array.type):
-                return None
-            else:
-                out[leaf.name] = [_members(value) for value in array.to_pylist()]
-        return Page(body, out, len(records))
+            if leaf.kind == "object":
+                values = _free_values(records, leaf.path)
+                if values is None:
+                    return [None] * len(bodies)
+                free[leaf.name] = values
+        typed = records.cast(self._typed)
+        offsets = lists.offsets.to_pylist()
+        ends = [end - offsets[0] for end in offsets]  # flatten() starts at the first offset
+        return [
+            Page(
+                body,
+                typed.slice(start, end - start),
+                end - start,
+                free={name: values[start:end] for name, values in free.items()},
+            )
+            for body, start, end in zip(bodies, ends[:-1], ends[1:], strict=True)
+        ]
 
-    def _gather(
-        self,
-        array: pa.StructArray,
-        path: tuple[str, ...],
-        found: dict[tuple[str, ...], pa.Array],
-        projected: bool = False,
-    ) -> bool:
-        """Collect the arrays under ``array`` (each with its parents' nulls) by path; False
-        when it holds a field the reader was not told of (beyond a projection's top level)."""
+    def _fits(self, kind: pa.StructType, declared: pa.StructType, path: tuple[str, ...]) -> bool:
+        """Whether records of ``kind`` (as Arrow read them) hold only the fields the reader
+        was told of at ``path`` (beyond a projection's top level, which the platform left)."""
         free = self._free.get(path, set())
-        typed = {f.name for f in self._struct_at(path)}
-        for child, values in zip(array.type, array.flatten(), strict=True):
+        for child in kind:
             name = child.name
-            if name not in typed and name not in free:
-                if projected:
+            if name in free:
+                continue
+            index = declared.get_field_index(name)
+            if index < 0:
+                if self.fields is not None and not path:
                     continue
                 return False
-            found[(*path, name)] = values
-            nested = name in typed and pa.types.is_struct(child.type)
-            if nested and not self._gather(values, (*path, name), found):
+            sub = declared.field(index).type
+            if pa.types.is_struct(sub) and not self._fits(child.type, sub, (*path, name)):
                 return False
         return True
 
-    def _struct_at(self, path: tuple[str, ...]) -> pa.StructType:
-        """The declared (typed) struct at ``path`` of a record."""
-        struct = self._options.explicit_schema.field("r").type.value_type
-        for name in path:
-            struct = struct.field(name).type
-        return struct
-
     def frame(self, pages: Sequence[Page], max_rows: int | None = None) -> pd.DataFrame:
-        """The listing's frame from its ``pages`` (the first ``max_rows`` rows)."""
-        if not all(page.columns is not None for page in pages) or not pages:
+        """The listing's frame from its ``pages`` (the first ``max_rows`` rows): the pages'
+        records joined once, then each column taken from them."""
+        typed = [page.typed for page in pages if page.typed is not None]
+        if len(typed) < len(pages) or not pages:
             return self._old(pages, max_rows)
         count = sum(len(page) for page in pages)
         rows = count if max_rows is None else min(count, max_rows)
+        found = _flat(pa.concat_arrays(typed).slice(0, rows), ())
         built: dict[str, Any] = {}
         for leaf in self.leaves:
-            parts = [page.columns[leaf.name] for page in pages if page.columns is not None]
             if leaf.kind == "object":
-                values = list(chain.from_iterable(parts))[:rows]
-                built[leaf.name] = columns.column(values, "object")
+                values = list(chain.from_iterable(page.free[leaf.name] for page in pages))
+                built[leaf.name] = columns.column(values[:rows], "object")
             else:
-                array = pa.chunked_array(parts, columns.ARROW_TYPES[leaf.kind])
-                whole = array.slice(0, rows).combine_chunks()
-                built[leaf.name] = columns.from_arrow(whole, leaf.kind, leaf.categories)
+                built[leaf.name] = columns.from_arrow(found[leaf.path], leaf.kind, leaf.categories)
         key = self.schema.index
         index = tables.index_of(built.pop(key), key) if key in built else pd.RangeIndex(rows)
         return pd.DataFrame(built, index=index, copy=False)
@@ -272,10 +287,36 @@ class Reader:
         """The frame the old way: every page's records decoded by orjson."""
         records: list[Any] = []
         for page in pages:
-            records += page.records if page.columns is None else _decode(page.body)
+            records += page.records if page.typed is None else _decode(page.body)
         if max_rows is not None:
             records = records[:max_rows]
         return tables.frame(records, self.schema, fields=self.fields)
+
+
+def _flat(records: pa.StructArray, path: tuple[str, ...]) -> dict[tuple[str, ...], pa.Array]:
+    """Every leaf array under ``records`` by path, each with its parents' nulls."""
+    found: dict[tuple[str, ...], pa.Array] = {}
+    for child, values in zip(records.type, records.flatten(), strict=True):
+        here = (*path, child.name)
+        if pa.types.is_struct(child.type):
+            found.update(_flat(values, here))
+        else:
+            found[here] = values
+    return found
+
+
+def _free_values(records: pa.StructArray, path: tuple[str, ...]) -> list[Any] | None:
+    """The free-form field at ``path`` of ``records`` as decoded JSON values (None for each
+    record when no record holds it); None when Arrow read a time in it (it was text)."""
+    kind: pa.DataType = records.type
+    for name in path:
+        index = kind.get_field_index(name)
+        if index < 0:
+            return [None] * len(records)
+        kind = kind.field(index).type
+    if _has_time(kind):
+        return None
+    return [_members(value) for value in pc.struct_field(records, list(path)).to_pylist()]
 
 
 def _decode(body: bytes) -> list[Any]:

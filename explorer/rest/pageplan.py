@@ -5,6 +5,10 @@ are fetched ``concurrency`` at a time and kept in order. Without a total, explic
 listings continue page by page until a short one, others stop after the first answer. The
 pages are returned in order, for one DataFrame built at the end (``rest/pagecolumns.py``); a
 page is anything with a length, its number of records (decoded records, or a page Arrow read).
+
+A page is fetched, then read (``read``: its answer made a page): only the fetch holds one of the
+``concurrency`` places, so the next pages download while the pages before are read (Arrow's
+reads run in a worker thread), instead of waiting for them.
 """
 
 from __future__ import annotations
@@ -18,12 +22,16 @@ from explorer.rest.pacing import Status
 from explorer.rest.progress import Progress
 
 P = TypeVar("P", bound=Sized)
-#: Fetches one page with the given query: the page and the listing's total, if told.
-PageFetch = Callable[[Mapping[str, Any], Status], Awaitable[tuple[P, int | None]]]
+A = TypeVar("A")
+#: Fetches one page with the given query: its answer and the listing's total, if told.
+PageFetch = Callable[[Mapping[str, Any], Status], Awaitable[tuple[A, int | None]]]
+#: Reads one answer into a page.
+PageRead = Callable[[A], Awaitable[P]]
 
 
 async def collect(
-    fetch: PageFetch[P],
+    fetch: PageFetch[A],
+    read: PageRead[A, P],
     params: Mapping[str, Any],
     *,
     size: int | None,
@@ -36,7 +44,8 @@ async def collect(
     records; ``size`` pages it explicitly (``page``/``limit``), without it the first answer
     decides the page size."""
     query = dict(params) if size is None else {**params, "page": 0, "limit": size}
-    first, total = await fetch(query, bar.status)
+    answer, total = await fetch(query, bar.status)
+    first = await read(answer)
     found, size = [first], size or len(first)
     more = (
         "page" not in params
@@ -50,29 +59,31 @@ async def collect(
         count = count if pages is None else min(count, pages)
         if count > 1:
             bar.start(min(wanted, count * size), len(first))
-            found += await _together(fetch, params, size, count, bar, concurrency)
+            found += await _together(fetch, read, params, size, count, bar, concurrency)
     elif more and "page" in query:
         bar.start(None, len(first))
-        found += await _in_turn(fetch, params, size, pages, max_rows, bar)
+        found += await _in_turn(fetch, read, params, size, pages, max_rows, bar)
     return found
 
 
 async def _together(
-    fetch: PageFetch[P],
+    fetch: PageFetch[A],
+    read: PageRead[A, P],
     params: Mapping[str, Any],
     size: int,
     count: int,
     bar: Progress,
     concurrency: int,
 ) -> list[P]:
-    """Pages 1 .. count-1, ``concurrency`` at a time, in order."""
+    """Pages 1 .. count-1, ``concurrency`` fetched at a time, in order."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(page: int) -> P:
         async with gate:
-            records, _ = await fetch(
+            answer, _ = await fetch(
                 {**params, "page": page, "limit": size, "noCount": 1}, bar.status
             )
+        records = await read(answer)
         bar.update(len(records))
         return records
 
@@ -87,7 +98,8 @@ async def _together(
 
 
 async def _in_turn(
-    fetch: PageFetch[P],
+    fetch: PageFetch[A],
+    read: PageRead[A, P],
     params: Mapping[str, Any],
     size: int,
     pages: int | None,
@@ -98,7 +110,8 @@ async def _in_turn(
     found: list[P] = []
     rows, page = size, 1
     while (pages is None or page < pages) and (max_rows is None or rows < max_rows):
-        records, _ = await fetch({**params, "page": page, "limit": size}, bar.status)
+        answer, _ = await fetch({**params, "page": page, "limit": size}, bar.status)
+        records = await read(answer)
         found.append(records)
         bar.update(len(records))
         rows, page = rows + len(records), page + 1

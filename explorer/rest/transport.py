@@ -273,14 +273,17 @@ class Transport:
         """Every page of the listing at ``path``, in order, each answer made a page by
         ``read`` (its length the page's number of records); enough pages for ``max_rows``."""
 
-        async def fetch(query: Mapping[str, Any], status: Status) -> tuple[P, int | None]:
+        async def fetch(
+            query: Mapping[str, Any], status: Status
+        ) -> tuple[httpx.Response, int | None]:
             response = await self.send("GET", path, bucket, params=query, status=status)
-            return await read(response), header_number(response.headers, TOTAL_HEADER)
+            return response, header_number(response.headers, TOTAL_HEADER)
 
         bar = Progress(self.progress if progress is None else progress, path)
         try:
             return await pageplan.collect(
                 fetch,
+                read,
                 params,
                 size=size,
                 pages=pages,

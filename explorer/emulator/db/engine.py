@@ -37,6 +37,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from explorer.emulator.db.listener import Hearing
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -369,12 +371,10 @@ def engine_of(target: str | Path) -> str:
     return "sqlite" if found is None else found.group(1)
 
 
-class Store(Reads):
-    """The platform's database: schema, transactions and shared lookups.
-
-    This class is the SQLite engine; a URL opens the engine registered for its scheme in
-    :data:`ENGINES` (a subclass doing each engine-specific method its way).
-    """
+class Store(Reads, Hearing):
+    """The platform's database: schema, transactions and shared lookups. This class is the
+    SQLite engine; a URL opens the engine registered for its scheme in :data:`ENGINES` (a
+    subclass doing each engine-specific method its way)."""
 
     engine = "sqlite"
 

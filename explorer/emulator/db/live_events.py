@@ -5,7 +5,9 @@ increasing ``seq`` (see :mod:`explorer.emulator.live.outbox` for what goes in an
 and ``users`` tables, carrying the public fields that changed and their new values (a patch);
 ``updatedAt`` alone is no change worth an event, and private columns (``streamKey``, e-mail,
 password hashes) never reach one. A trigger keeps the newest :data:`KEEP` events, pruning
-every :data:`PRUNE_EVERY` writes. The triggers are given per engine (SQLite's and PostgreSQL's
+every :data:`PRUNE_EVERY` writes. On PostgreSQL a statement that writes events also notifies
+(once per transaction: identical notifications fold, :mod:`.listener`), so readers wake when
+there is something to read. The triggers are given per engine (SQLite's and PostgreSQL's
 own dialect); they name other families' tables, so
 :func:`explorer.emulator.db.ddl` gives this schema last.
 """
@@ -17,6 +19,7 @@ from typing import Any
 import orjson
 
 from explorer.emulator.db.engine import PerEngine, Store, Transaction
+from explorer.emulator.db.listener import LIVE_EVENTS, channel
 from explorer.wire.records import CHANNEL, USER, Field
 
 #: Events kept in the table; older ones are pruned (a reader further behind skips them).
@@ -101,6 +104,10 @@ CREATE OR REPLACE FUNCTION live_events_prune() RETURNS trigger LANGUAGE plpgsql 
 BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; RETURN NULL; END $$;
 CREATE OR REPLACE TRIGGER live_events_prune AFTER INSERT ON live_events
 FOR EACH ROW WHEN (NEW.seq % {PRUNE_EVERY} = 0) EXECUTE FUNCTION live_events_prune();
+CREATE OR REPLACE FUNCTION live_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_notify({channel(LIVE_EVENTS)}, ''); RETURN NULL; END $$;
+CREATE OR REPLACE TRIGGER live_events_notify AFTER INSERT ON live_events
+FOR EACH STATEMENT EXECUTE FUNCTION live_events_notify();
 """,
 )
 

@@ -20,10 +20,13 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
   so ids given explicitly, as a seeding gives them, never collide with later ones), an
   ``AUTOINCREMENT`` column an identity; the ``versions`` counters bumped by PL/pgSQL
   statement triggers.
+- **Across processes**, the ``versions`` counters and the outbox's readers go by
+  ``LISTEN``/``NOTIFY`` (:mod:`.listener`) instead of a query per cached listing and a poll.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,6 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from explorer.emulator.db import listener
 from explorer.emulator.db.engine import (
     CATALOG_TABLES,
     GROUPING_COLUMNS,
@@ -133,7 +137,7 @@ def _rowid_trigger(table: str, column: str) -> str:
 def catalog_triggers() -> str:
     """The ``versions`` counters' triggers: once per statement that writes a catalog table
     (SQLite's run per row; a counter only has to change, and a tick's bulk update would
-    otherwise rewrite its row once per channel)."""
+    otherwise rewrite its row once per channel); and the notification of each bump."""
     grouping = ", ".join(GROUPING_COLUMNS)
     return _rewrite(
         "CREATE OR REPLACE FUNCTION bump_version() RETURNS trigger LANGUAGE plpgsql AS $$ "
@@ -145,7 +149,13 @@ def catalog_triggers() -> str:
             for table in CATALOG_TABLES
         )
         + "CREATE OR REPLACE TRIGGER channels_grouping AFTER INSERT OR DELETE OR UPDATE OF "
-        f"{grouping} ON channels FOR EACH STATEMENT EXECUTE FUNCTION bump_version('grouping');",
+        f"{grouping} ON channels FOR EACH STATEMENT EXECUTE FUNCTION bump_version('grouping');\n"
+        # Every process hears each bump, by any writer (:mod:`.listener`).
+        "CREATE OR REPLACE FUNCTION versions_notify() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        f"BEGIN PERFORM pg_notify({listener.channel(listener.VERSIONS)}, "
+        "NEW.name || ' ' || NEW.value); RETURN NULL; END $$;\n"
+        "CREATE OR REPLACE TRIGGER versions_notify AFTER UPDATE ON versions FOR EACH ROW "
+        "EXECUTE FUNCTION versions_notify();",
         bound=False,
     )
 
@@ -294,14 +304,31 @@ class PostgresStore(Store):
         self._depth = 0
         self._held: psycopg.Connection[Any] | None = None
         self._tx = Transaction(self._pooled, self.engine)
+        #: This process's listener (started on first use), and whether a transaction of this
+        #: store committed since the counters were last read (its own notification may not
+        #: have arrived yet: the next read asks).
+        self._listener: listener.Listener | None = None
+        self._wrote = False
         with self.transaction() as tx:
             tx.executescript(translate(SCHEMA) + "\n" + catalog_triggers())
             for ddl in extra_ddl:
                 tx.executescript(render(ddl))
 
     def close(self) -> None:
-        """Close the pool and its connections (idempotent)."""
+        """Stop the listener; close the pool and its connections (idempotent)."""
+        if self._listener is not None and not self._pool.closed:
+            self._listener.close(self._notify)
         self._pool.close()
+
+    def _notify(self, channel: str, payload: str) -> None:
+        """Send a notification (to this store's listener)."""
+        self._pooled.execute("SELECT pg_notify(?, ?)", (channel, payload))
+
+    def listening(self) -> listener.Listener:
+        """This store's :class:`~.listener.Listener`, started on the first call."""
+        if self._listener is None:
+            self._listener = listener.Listener(self.path)
+        return self._listener
 
     @contextmanager
     def reader(self) -> Iterator[Reader]:
@@ -335,6 +362,7 @@ class PostgresStore(Store):
         assert conn is not None
         try:
             conn.execute("COMMIT" if commit else "ROLLBACK")
+            self._wrote = self._wrote or commit
         finally:
             self._pool.putconn(conn)
 
@@ -403,9 +431,46 @@ class PostgresStore(Store):
             tx.execute("ANALYZE")
 
     def catalog_version(self) -> int:
-        """A number that changes whenever channels, users or types change (by any writer)."""
-        value: int = self.scalar("SELECT value FROM versions WHERE name = 'catalog'")
+        """A number that changes whenever channels, users or types change (by any writer):
+        as the listener heard it (no round trip), else read (see :meth:`_version`)."""
+        return self._version("catalog")
+
+    def grouping_version(self) -> int:
+        """The grouping counter (see :meth:`~.engine.Store.grouping_version`), as
+        :meth:`catalog_version` reads it."""
+        return self._version("grouping")
+
+    def _version(self, name: str) -> int:
+        """The ``versions`` counter ``name``: the listener's when it is up, confirmed and no
+        transaction of this store committed since the last read (its own notification may
+        still be on its way); else read (inside a transaction, as that transaction sees it),
+        the listener taking what was read."""
+        heard = self.listening()
+        value = None if self._wrote or self._held is not None else heard.version(name)
+        if value is None:
+            rows = self.all("SELECT name, value FROM versions")
+            if self._held is None:
+                self._wrote = False
+                heard.saw(rows)
+            value = dict(rows)[name]
         return value
+
+    def catch_up(self, timeout: float = 10.0) -> None:
+        """Make the counters this store answers include every commit made before the call:
+        a confirmation of its listener (a round trip; nothing while it is down, as the
+        counters are read then)."""
+        heard = self.listening()
+        if heard.up and not heard.confirm(self._notify, timeout):
+            self._wrote = True  # not confirmed: the next read asks
+
+    async def wait_for_events(self, after: int, poll: float, idle: float = 1.0) -> None:
+        """Wait until an outbox event after ``after`` is notified, at most ``idle`` seconds;
+        while the listener is down, ``poll`` seconds."""
+        heard = self.listening()
+        if heard.up:
+            await heard.wait(after, idle)
+        else:
+            await asyncio.sleep(poll)
 
     def columns(self, table: str) -> list[str]:
         """Column names of ``table`` in declaration order."""

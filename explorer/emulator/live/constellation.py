@@ -26,8 +26,9 @@ unknown method, 4010 bad arguments, 4011 session expired (closes), 4106 unknown 
 not permitted, 4108 already subscribed, 4110 too many subscriptions. Unsubscribing from an
 event one is not subscribed to is no error (the docs say so; carina's 4109 is never sent).
 
-Delivery: one task per process reads the :class:`~.outbox.Outbox` every :data:`POLL` seconds
-while anyone is connected and hands each event to its subscribers' send queues.
+Delivery: one task per process reads the :class:`~.outbox.Outbox` while anyone is connected
+(every :data:`POLL` seconds on SQLite, when events are committed on PostgreSQL) and hands each
+event to its subscribers' send queues.
 
 What one client can make a process hold is bounded (SECURITY.md, "Live events"):
 
@@ -83,7 +84,8 @@ from explorer.wire.topics import SUBSCRIBE, UNSUBSCRIBE, Topic, UnknownTopic, pa
 
 log = logging.getLogger("explorer.emulator.live")
 
-#: Seconds between reads of the outbox while anyone is connected.
+#: Seconds between reads of the outbox while anyone is connected (SQLite, or PostgreSQL while
+#: its listener is down).
 POLL = 0.05
 #: Subscriptions one connection may hold (the historical limit was 1,000,000 per address).
 MAX_SUBSCRIPTIONS = 10_000
@@ -443,7 +445,7 @@ class Constellation:
     async def _run(self) -> None:
         outbox = Outbox(self.services.store)
         while self.connections:
-            await asyncio.sleep(POLL)
+            await outbox.wait(POLL)
             try:
                 events = outbox.read()
             except Exception:  # a locked or closing database: try again next time

@@ -17,9 +17,11 @@ when its change is committed, never for a write that rolled back:
   :mod:`~explorer.emulator.endings`; no client can subscribe to it, no hook name it).
 
 Readers (:class:`Outbox`) follow the table by its increasing ``seq``; every process of a
-platform shares the file, so an event written by one reaches subscribers on all (the chat
-side's broker is not needed, and nothing is lost while Redis is away). A trigger keeps the
-newest :data:`~explorer.emulator.db.live_events.KEEP` events.
+platform shares the database, so an event written by one reaches subscribers on all (the chat
+side's broker is not needed, and nothing is lost while Redis is away). On SQLite they poll; on
+PostgreSQL a commit of events wakes them (``LISTEN``/``NOTIFY``, see
+:mod:`explorer.emulator.db.listener`), the table staying the record they read from. A trigger
+keeps the newest :data:`~explorer.emulator.db.live_events.KEEP` events.
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ class Outbox:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.seen = live_events.newest(store)
+
+    async def wait(self, poll: float) -> None:
+        """Wait until there may be events to read: ``poll`` seconds on SQLite; on PostgreSQL
+        until one is committed, by any process (``Store.wait_for_events``)."""
+        await self.store.wait_for_events(self.seen, poll)
 
     def read(self, limit: int = 10_000) -> list[tuple[str, str]]:
         """``(topic, payload JSON)`` of the events written since the last read, oldest first."""
