@@ -8,13 +8,18 @@ STAMP := $(VENV)/.installed
 # docs and benchmark tools that `make test` installs (they are a superset, so a full install
 # satisfies the lab too).
 LAB_STAMP := $(VENV)/.installed-lab
+# The versions `make test` installs, every package of the `dev` extra's tree pinned: without
+# them pip's resolver backtracks through hundreds of aiobotocore and boto3 releases (s3fs pins
+# botocore narrowly, boto3's newest wants a newer one), more than 15 minutes on a fresh clone.
+# `make constraints` writes it again from the current venv.
+CONSTRAINTS := .ci/constraints.txt
 
-.PHONY: test system-packages npm-packages lint lab notebooks clear-notebooks bench serve docs clean
+.PHONY: test system-packages npm-packages constraints lint lab notebooks clear-notebooks bench serve docs clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev]" -c $(CONSTRAINTS)
 	touch $(STAMP) $(LAB_STAMP)
 
 $(LAB_STAMP): pyproject.toml
@@ -23,11 +28,12 @@ $(LAB_STAMP): pyproject.toml
 	touch $(LAB_STAMP)
 
 ## test: install everything (Python, Debian and npm packages) and run lint, types and all tests:
-## two test processes (each test file in one of them), then the tests marked serial alone
+## two test processes (each test file in one of them, the longest files first:
+## tests/conftest.py), then the tests marked serial alone
 ## (`make -j3 test`, as CI runs it, installs the three kinds of packages at once)
 test: $(STAMP) system-packages npm-packages
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 
 system-packages:
@@ -35,6 +41,11 @@ system-packages:
 
 npm-packages:
 	bash .ci/npm-packages
+
+## constraints: pin the current venv's packages in .ci/constraints.txt (after changing the
+## dependencies in pyproject.toml: install them, run the tests, then this)
+constraints: $(STAMP)
+	$(BIN)/python -m pip freeze --exclude-editable > $(CONSTRAINTS)
 
 ## lint: the same lint, format and type checks that make test runs first
 lint: $(STAMP)

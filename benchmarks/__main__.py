@@ -2,7 +2,8 @@
 
 A suite in :data:`COMMANDS` takes options after its name (``python -m benchmarks soak
 --minutes 3``, ``python -m benchmarks realism --channels 100000``, ``python -m benchmarks
-listings --channels 1000000``, ``python -m benchmarks rest_client --channels 1000000``); run
+listings --channels 1000000``, ``python -m benchmarks rest_client --channels 1000000``,
+``python -m benchmarks engines --channels 1000000``); run
 with the others (no name given) it gets none and picks its short run.
 
 Each module's ``main()`` measures the toolkit or platform side by side with its baseline in
@@ -35,6 +36,7 @@ SUITES = (
     "chat_content",
     "live_events",
     "live_notify",
+    "engines",
     "front",
     "soak",
     "startup",
@@ -42,7 +44,7 @@ SUITES = (
     "realism",
 )
 #: Suites whose ``main`` takes the command line's options (``None`` in a run of every suite).
-COMMANDS = frozenset(("soak", "realism", "listings", "rest_client"))
+COMMANDS = frozenset(("soak", "realism", "listings", "rest_client", "engines"))
 
 
 def main(args: list[str]) -> int:

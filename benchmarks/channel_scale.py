@@ -63,9 +63,12 @@ def verdict(met: bool) -> str:
 
 
 @contextmanager
-def serving(channels: int, folder: str, simulate: bool = False) -> Iterator[tuple[str, int, float]]:
-    """``explorer serve`` on the database of ``channels`` in ``folder`` (made if new): yield
-    (base URL, pid, seconds it took to print its URL); stop that pid after."""
+def serving(
+    channels: int, folder: str, simulate: bool = False, db: str | None = None
+) -> Iterator[tuple[str, int, float]]:
+    """``explorer serve`` on the database of ``channels`` in ``folder`` (made if new), or on
+    ``db`` (a ``postgresql://`` URL) when given: yield (base URL, pid, seconds it took to print
+    its URL); stop that pid after."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [
@@ -76,7 +79,7 @@ def serving(channels: int, folder: str, simulate: bool = False) -> Iterator[tupl
             "--port",
             "0",
             "--db",
-            str(Path(folder) / f"world-{channels}.db"),
+            db or str(Path(folder) / f"world-{channels}.db"),
             "--channels",
             str(channels),
             "--no-rate-limits",

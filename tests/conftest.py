@@ -49,6 +49,32 @@ def _fresh_databases() -> Iterator[None]:
     databases.release()
 
 
+#: The test files that take longest (minutes each on a shared 2-core machine: a wheel installed
+#: into a fresh venv and every recipe run in it, 575 fuzzed requests, recorders and their
+#: pauses, the docs site, process drills), longest first. They run first: under
+#: ``--dist loadfile --no-loadscope-reorder`` (make test) the other process works through the
+#: short files meanwhile, instead of idling at the end of the pass while the last long file
+#: runs alone (xdist's own order, by number of tests, put the wheel's 4 tests last).
+LONG_FILES = (
+    "test_wheel.py",
+    "test_fuzz_rest.py",
+    "test_recorder.py",
+    "test_record_cli.py",
+    "test_docs_site.py",
+    "test_recorder_pauses.py",
+    "test_scaleout_drills.py",
+    "test_security_round2.py",
+    "test_coverage.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the tests of :data:`LONG_FILES` to the front, in that order, keeping every other
+    test where it was."""
+    rank = {name: place for place, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))
+
+
 @pytest.fixture(scope="session")
 def platform() -> Iterator[Platform]:
     """One shared read-mostly platform (seed 0, 1,000 channels: 14 live at the world's instant;

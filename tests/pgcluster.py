@@ -148,6 +148,11 @@ class Cluster:
                 "pg_ctl", "start", "-w", "-D", self._data, "-l", self._log, "-o", self._options
             )
 
+    @property
+    def pid(self) -> int:
+        """The server's process id (its postmaster, the parent of every backend)."""
+        return int((self._data / "postmaster.pid").read_text().split()[0])
+
     def stop(self) -> None:
         """Stop the server (fast: open sessions are ended) and remove its folder."""
         try:

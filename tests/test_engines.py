@@ -5,6 +5,7 @@ the PostgreSQL engine's conversion of statements and schema."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import orjson
@@ -16,6 +17,7 @@ from explorer.emulator.db import ddl, live_events
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.db.postgres import PostgresStore, statement, translate
 from explorer.emulator.world import seed_store
+from tests import databases
 from tests.pgcluster import Cluster
 
 _USER = (
@@ -90,6 +92,27 @@ def test_a_platform_serves_from_postgresql_over_http(
     with start(db=url, channels=100, rate_limits=False) as again:
         read = httpx.get(f"{again.base_url}/channels/streamer", timeout=10).json()
         assert read["name"] == "Served from PostgreSQL"
+
+
+def test_the_switch_gives_each_platform_a_copy_of_a_seeded_world(
+    postgres: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``EXPLORER_TEST_DATABASE=postgresql`` a platform asked for a new file gets a copy
+    of the seeded world of its seed and size, the same one each time for that path (another
+    for ``:memory:``), dropped once nothing is connected to it."""
+    monkeypatch.setattr(databases, "ENGINE", "postgresql")
+    path = tmp_path / "platform.db"
+    url = databases.target(path, seed=0, channels=20)
+    other = databases.target(":memory:", seed=0, channels=20)
+    assert databases.target(path) == url and other != url and not path.exists()
+    with databases.opened(path) as store:
+        assert store.meta("seed") is not None and store.scalar("SELECT COUNT(*) FROM users") > 5
+    databases.release()
+    import psycopg  # the postgres extra, installed where the cluster runs
+
+    with psycopg.connect(postgres.url) as conn:
+        names = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
+    assert not {url.rsplit("/", 1)[1], other.rsplit("/", 1)[1]} & names
 
 
 def test_a_row_without_its_id_gets_the_largest_plus_one(new_database: Callable[[], str]) -> None:

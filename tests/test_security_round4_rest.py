@@ -312,6 +312,7 @@ def test_named_hosts_and_trusted_proxies_are_served(make_platform: MakePlatform)
 # --- Rule 6: what one request costs is bounded, not only how many -----------------------------
 
 
+@pytest.mark.sqlite_only("counts the steps of SQLite's virtual machine (its progress handler)")
 def test_related_and_hosts_pages_cost_no_scan_of_the_world() -> None:
     """In a world of 5,000 channels, a page of a popular channel's relatives (deep pages too),
     once its tiers are counted, a channel's hosts and a user search cost SQLite fewer than four

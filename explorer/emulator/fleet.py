@@ -5,11 +5,12 @@ persistence (``--save '' --appendonly no``). :class:`Fleet` runs a platform on o
 (a SQLite file or a ``postgresql://`` URL) and that Redis: one REST process (``explorer serve
 --broker URL --chat-nodes 0``), more that join it if asked (``explorer serve rest``), and
 chat-node processes (``explorer serve chat-node --broker URL``), all on 127.0.0.1 or each on
-a loopback address of its own (``spread``), as on separate hosts. Every process is a :class:`~explorer.core.processes.Child` of this one (the one
-supervisor of ``explorer``'s child processes): started with :func:`spawn`, awaited with
-:func:`wait_for` (its ``REST``/``CHAT`` lines) and ended by its own PID: gently (SIGINT: it
-closes its connections and unregisters) or with ``kill -9``, which is what the drills do to
-nodes and REST processes.
+a loopback address of its own (``spread``), as on separate hosts. Every process is a
+:class:`~explorer.core.processes.Child` of this one (the one supervisor of ``explorer``'s
+child processes): started with :func:`spawn`, awaited with :func:`wait_for` (its
+``REST``/``CHAT`` lines) and ended by its own PID: gently (SIGINT: it closes its connections
+and unregisters) or with ``kill -9``, which is what the drills do to nodes and REST
+processes.
 
 ``python -m explorer.emulator.fleet --nodes 3`` runs such a platform until Ctrl-C (or SIGTERM)
 and prints its ``REST`` and ``CHAT`` lines.

@@ -5,10 +5,10 @@ simulator share it, and so does the database (SQLite's single connection, or Pos
 pool called synchronously from the loop: no locks needed). ``start()`` runs that loop in a
 daemon thread for notebooks and tests (port 0 by default); ``explorer serve`` runs it in the
 main thread. With a Redis broker (``PlatformOptions.broker``) this process is one of several
-sharing the database: chat-node processes join it (see
-:mod:`~explorer.emulator.brokers.redis`), and it may run no chat node of its own; more REST
-processes may join it on its port (``explorer serve rest``), all counting rate limits in that
-Redis (:mod:`~explorer.emulator.redislimits`).
+sharing the database: chat-node processes join it (see :mod:`~explorer.emulator.brokers.redis`),
+and it may run no chat node of its own; more REST processes may join it on its port
+(``explorer serve rest``), all counting rate limits in that Redis
+(:mod:`~explorer.emulator.redislimits`).
 """
 
 from __future__ import annotations

@@ -276,6 +276,8 @@ def highest_id(db: Store) -> int:
 def chat_profiles(db: Store, user_ids: Sequence[int]) -> list[tuple[int, str, int, str | None]]:
     """``(id, username, level, avatarUrl)`` of each of ``user_ids`` that exists, what chat
     shows of a sender (:func:`chat_profile`), in no order."""
+    if not user_ids:  # ``IN ()``: SQLite reads it as no match, PostgreSQL refuses it
+        return []
     rows = db.all(
         "SELECT id, username, level, avatarUrl FROM users "
         f"WHERE id IN ({', '.join('?' * len(user_ids))})",
