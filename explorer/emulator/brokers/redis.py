@@ -387,21 +387,25 @@ class RedisBroker(Broker):
 
     async def _tick(self) -> None:
         """Every heartbeat: deliver what did not arrive, then register and read the registry.
-        A beat whose reading of the database fails (its server restarting) still registers,
-        or the process would drop out of the directory; the next beat reads on from the same
-        mark, so nothing stored meanwhile is skipped."""
+        A beat whose use of the database fails (its server restarting: reading the chat
+        backlog, releasing the dead's presence) still registers, and the loop goes on, or the
+        process would drop out of the directory for good; the next beat reads on from the
+        same mark and releases again, so nothing stored meanwhile is skipped."""
         failing = False
         while True:
             await asyncio.sleep(self.heartbeat)
+            failed: Exception | None = None
             try:
                 self._reconcile()
             except Exception as exc:
-                if not failing:
-                    log.warning("the chat backlog is unreadable (%s); retrying each beat", exc)
-                failing = True
-            else:
-                failing = False
-            await self.refresh()
+                failed = exc
+            try:
+                await self.refresh()
+            except Exception as exc:
+                failed = exc
+            if failed is not None and not failing:
+                log.warning("a heartbeat failed (%s); retrying each beat", failed)
+            failing = failed is not None
 
     async def _beat(self) -> None:
         """Register this process, read who else is alive, and let the living release the
