@@ -63,6 +63,7 @@ LONG_FILES = (
     "test_docs_site.py",
     "test_recorder_pauses.py",
     "test_scaleout_drills.py",
+    "test_drills_postgres.py",
     "test_security_round2.py",
     "test_coverage.py",
 )
