@@ -411,11 +411,6 @@ class Store(Reads, Hearing):
         """Close the connection (idempotent)."""
         self.conn.close()
 
-    def unavailable(self, error: BaseException) -> bool:
-        """Whether ``error`` says the database cannot be reached right now (a server down or
-        restarting), which a request answers 503 rather than 500. A file never is."""
-        return False
-
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """Run a block atomically: all of its writes commit, or none do.
