@@ -37,7 +37,7 @@ from explorer.emulator.fleet import Fleet
 from explorer.errors import ChatError, ConnectionFailed
 from tests import pgcluster
 from tests.chatkit import run
-from tests.test_live_constellation import Socket
+from tests.test_live_constellation import opened_at
 from tests.test_scaleout_drills import PASSWORD, caught_up, until
 
 #: Seconds any one call of the load may take before it counts as a hang.
@@ -296,11 +296,7 @@ def under_load(fleet: Fleet, drill: str, fault: Callable[[], None], tmp_path: Pa
     forwarded = f"192.0.2.{list(WRITERS).index(drill) + 1}"
 
     async def scenario() -> Outcome:
-        from websockets.asyncio.client import connect
-
-        ws = await connect(root_of(bases[0]).replace("http", "ws", 1) + "/", subprotocols=["cnstl"])
-        live = Socket(ws)
-        live.events.append(await live.packet())
+        live = await opened_at(root_of(bases[0]))
         topics = [f"channel:{target}:followed" for target in targets]
         assert (await live.call("livesubscribe", {"events": topics}))["error"] is None
         api = explorer.AsyncClient(bases[0], progress=False)
@@ -352,7 +348,7 @@ def under_load(fleet: Fleet, drill: str, fault: Callable[[], None], tmp_path: Pa
                 live.events.append(await live.packet(timeout=CALL_TIMEOUT))
 
         await asyncio.wait_for(listen(), 15)
-        await ws.close()
+        await live.ws.close()
         history = await asyncio.to_thread(history_ids, url, channel)
         await until(partial(caught_up, recorded, history[-1]), 15, "the recorder to catch up")
         await watch.aclose()

@@ -71,8 +71,13 @@ class Socket:
 
 
 async def opened(platform: Platform, headers: dict[str, str] | None = None) -> Socket:
-    """A socket at the web root, past its hello (kept in ``events``)."""
-    root = platform.root_url.replace("http", "ws", 1) + "/"
+    """A socket at the platform's web root, past its hello (kept in ``events``)."""
+    return await opened_at(platform.root_url, headers)
+
+
+async def opened_at(root_url: str, headers: dict[str, str] | None = None) -> Socket:
+    """A socket at the web root ``root_url`` (http), past its hello (kept in ``events``)."""
+    root = root_url.replace("http", "ws", 1) + "/"
     ws = await connect(root, subprotocols=["cnstl"], additional_headers=headers)
     socket = Socket(ws)
     socket.events.append(await socket.packet())
