@@ -171,6 +171,7 @@ def test_explorer_lab_and_every_recipe_run_from_the_wheel(
     log = base / "platform.log"
     # 5,000 channels, as tests/test_notebooks.py: recipe 1 ranks every channel.
     serve = [explorer, "serve", "--port", "0", "--channels", "5000"]
+    # SQLite whatever the suite's switch says: the wheel's venv has the lab extra, no psycopg.
     serve += ["--db", str(base / "platform.db")]
     with log.open("w") as output:
         platform = subprocess.Popen(serve, stdout=output, stderr=output, env=env)
