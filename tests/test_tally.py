@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from explorer.emulator.context import Config, Services
 from explorer.emulator.fleet import RedisServer
-from explorer.emulator.limits import Admission, Key, Limits, Refusal, Standing
+from explorer.emulator.limits import Admission, Limits, Refusal, Standing
 from explorer.emulator.policy import Tally
 from tests.clocks import ManualClock
 from tests.databases import open_services
@@ -106,19 +107,12 @@ class Counted(Limits):
         super().__init__(inner.buckets)
         self.inner, self.settles = inner, 0
 
-    def admit(self, keys: Sequence[Key], now: float, ahead: Sequence[bool]) -> Admission | Refusal:
-        return self.inner.admit(keys, now, ahead)
+    def admit(self, *args: Any) -> Admission | Refusal:
+        return self.inner.admit(*args)
 
-    def settle(
-        self,
-        keys: Sequence[Key],
-        now: float,
-        counted: Sequence[bool],
-        admission: Admission | None,
-        report: int | None,
-    ) -> Standing | None:
+    def settle(self, *args: Any) -> Standing | None:
         self.settles += 1
-        return self.inner.settle(keys, now, counted, admission, report)
+        return self.inner.settle(*args)
 
     def close(self) -> None:
         self.inner.close()
