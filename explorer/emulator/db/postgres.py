@@ -15,7 +15,8 @@ the :class:`~.engine.Store` methods:
 - **Transactions** take a pooled connection for their block, and a transaction-level advisory
   lock first: one transaction writes at a time, as SQLite's ``BEGIN IMMEDIATE`` makes it, so
   statements written for SQLite's isolation (read, then write) keep their meaning. Reads
-  outside a transaction take a pooled connection in autocommit for one statement.
+  outside a transaction take a pooled connection in autocommit for one statement (a
+  request's in one of :data:`READ_THREADS` threads, the loop serving others meanwhile).
 - **Values** read back as SQLite's: ``numeric`` (what ``SUM`` of integers gives) as ``int``
   or ``float``, never ``Decimal``.
 - **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, text
