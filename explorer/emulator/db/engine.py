@@ -377,6 +377,11 @@ class Store(Reads, Hearing):
     subclass doing each engine-specific method its way)."""
 
     engine = "sqlite"
+    #: Whether a bulk load (:meth:`load`) runs in another process, the database server, so
+    #: that a seeding making its next rows meanwhile runs beside it. Not SQLite's: its
+    #: ``executemany`` lets go of the GIL for each row only, and a thread making rows would
+    #: take it at each, slowing both.
+    loads_beside = False
 
     def __new__(cls, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> Store:
         if cls is Store:
