@@ -624,7 +624,7 @@ class Store(Reads, Hearing):
         """Bulk-insert ``rows`` (tuples of ``columns``) into ``table``, every row also holding
         the values of ``same`` (column: value, written into the statement once as literals).
         Use inside :meth:`transaction`."""
-        literals = {name: _literal(value) for name, value in same.items()}
+        literals = {name: literal(value) for name, value in same.items()}
         names = [*columns, *literals]
         values = ["?"] * len(columns) + list(literals.values())
         with self.transaction() as tx:
@@ -661,7 +661,7 @@ def _keyed(script: str) -> tuple[tuple[str, str, str], ...]:
     )
 
 
-def _literal(value: Any) -> str:
+def literal(value: Any) -> str:
     """``value`` (None, an int or a str) as an SQL literal."""
     if value is None:
         return "NULL"

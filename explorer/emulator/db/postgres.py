@@ -51,6 +51,7 @@ from explorer.emulator.db.engine import (
     Schema,
     Store,
     Transaction,
+    literal,
 )
 
 if TYPE_CHECKING:
@@ -458,25 +459,29 @@ class PostgresStore(Store):
     ) -> None:
         """Bulk-insert ``rows`` (tuples of ``columns``), each with the values of ``same``, by
         binary ``COPY`` (each value sent as the server stores it: nothing to parse there).
-        Use inside :meth:`transaction`."""
-        tail = tuple(same.values())
-        names = [*columns, *same]
+        The columns of ``same`` are the table's defaults for the ``COPY``, their declared ones
+        given back after it: neither sent nor read a row. Use inside :meth:`transaction`."""
         with self.transaction() as tx:
             assert self._held is not None
-            types = dict(
-                tx.all(
-                    "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
-                    "WHERE attrelid = CAST(? AS regclass) AND attnum > 0",
-                    (table,),
-                )
+            described = tx.all(
+                "SELECT attname, format_type(atttypid, NULL), pg_get_expr(adbin, adrelid) "
+                "FROM pg_attribute LEFT JOIN pg_attrdef ON adrelid = attrelid AND adnum = attnum "
+                "WHERE attrelid = CAST(? AS regclass) AND attnum > 0 AND NOT attisdropped",
+                (table,),
             )
-            listed = _rewrite(", ".join(names), bound=False)
+            if same:
+                tx.execute(_defaults(table, {name: literal(value) for name, value in same.items()}))
+            listed = _rewrite(", ".join(columns), bound=False)
             with self._held.cursor().copy(
                 f"COPY {table} ({listed}) FROM STDIN (FORMAT binary)"
             ) as copy:
-                copy.set_types([types[name] for name in names])
+                types = {name: kind for name, kind, _ in described}
+                copy.set_types([types[name] for name in columns])
                 for row in rows:
-                    copy.write_row((*row, *tail))
+                    copy.write_row(row)
+            if same:
+                declared = {name: default for name, _, default in described}
+                tx.execute(_defaults(table, {name: declared[name] for name in same}))
 
     def analyze(self) -> None:
         """Gather the planner's statistics from a small sample of each table (a tenth of the
@@ -538,6 +543,16 @@ class PostgresStore(Store):
                 (table,),
             )
         ]
+
+
+def _defaults(table: str, defaults: Mapping[str, str | None]) -> str:
+    """An ``ALTER TABLE`` (for :meth:`Transaction.execute`) giving each column of ``defaults``
+    its default (an SQL expression; None: none)."""
+    changes = ", ".join(
+        f"ALTER COLUMN {name} " + ("DROP DEFAULT" if default is None else f"SET DEFAULT {default}")
+        for name, default in defaults.items()
+    )
+    return f"ALTER TABLE {table} {changes}"
 
 
 class LaterIndexes(IndexBuild):
