@@ -75,8 +75,9 @@ def test_permissions_per_role(world: World, outsider: str, role: str) -> None:
     async def scenario() -> dict[str, int]:
         poster = await world.join("staff")
         others = (await poster.ok("msg", "someone else's message"))["id"]
-        # A running poll makes vote:start answer 4006 past the permission check.
-        poll = await poster.call("vote:start", "Running?", ["yes", "no"], 2)
+        # A running poll makes vote:start answer 4006 past the permission check (long enough
+        # to outlast the test on a loaded machine; a later role finds it still running).
+        poll = await poster.call("vote:start", "Running?", ["yes", "no"], 600)
         assert poll["error"] is None or poll["error"]["code"] == 4006, poll
         chat = await world.join(user)
         got = {

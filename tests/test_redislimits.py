@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from explorer.emulator.fleet import RedisServer, free_port
-from explorer.emulator.limits import Limits, LocalLimits, hold_name
+from explorer.emulator.limits import Admission, Limits, LocalLimits, Refusal, Standing
 from explorer.emulator.redislimits import HOLD_TTL, RETRY_AFTER, RedisLimits
 from explorer.wire.ratelimit import Bucket
 from tests.clocks import ManualClock
@@ -25,6 +25,8 @@ pytestmark = pytest.mark.skipif(
 
 BUCKETS = {"read": Bucket("read", 3, 60.0), "global": Bucket("global", 5, 30.0)}
 KEYS = (("read", "addr:a"), ("global", "addr:a"))
+#: A success counts in both windows: both are charged ahead.
+AHEAD = (True, True)
 NOW = 1_000_000.0
 
 
@@ -47,13 +49,11 @@ def test_two_processes_share_one_limit(server: RedisServer) -> None:
     prefix = uuid.uuid4().hex
     first, second = shared(server.url, prefix), shared(server.url, prefix)
     for limits in (first, second, first):
-        hold = hold_name()
-        assert limits.admit(KEYS, NOW, hold) is None
-        limits.settle(KEYS, NOW, (True, True), hold, None)
+        assert isinstance(limits.admit(KEYS, NOW, AHEAD), Admission)
     for limits in (first, second):
-        refused = limits.admit(KEYS, NOW, hold_name())
-        assert refused is not None and refused[0] == 0
-        assert refused[1].remaining == 0
+        refused = limits.admit(KEYS, NOW, AHEAD)
+        assert isinstance(refused, Refusal) and refused.index == 0
+        assert refused.standing.remaining == 0
     first.close(), second.close()
 
 
@@ -62,31 +62,58 @@ def test_a_dead_process_held_place_expires(server: RedisServer) -> None:
     HOLD_TTL seconds after they were taken."""
     limits = shared(server.url, uuid.uuid4().hex)
     for _ in range(3):
-        assert limits.admit(KEYS[:1], NOW, hold_name()) is None
-    assert limits.admit(KEYS[:1], NOW + HOLD_TTL - 1, hold_name()) is not None
-    assert limits.admit(KEYS[:1], NOW + HOLD_TTL, hold_name()) is None
+        assert isinstance(limits.admit(KEYS[:1], NOW, (False,)), Admission)
+    assert isinstance(limits.admit(KEYS[:1], NOW + HOLD_TTL - 1, (False,)), Refusal)
+    assert isinstance(limits.admit(KEYS[:1], NOW + HOLD_TTL, (False,)), Admission)
     limits.close()
 
 
+def test_a_charge_is_given_back_only_in_its_own_window(server: RedisServer) -> None:
+    """An answer that does not count gives back the charge made ahead for it, unless the
+    window it was made in has reset meanwhile."""
+    limits = shared(server.url, uuid.uuid4().hex)
+    admitted = limits.admit(KEYS[:1], NOW, (True,))
+    assert isinstance(admitted, Admission)
+    assert admitted.standings[0] == Standing(3, 2, NOW + 60.0)
+    assert limits.settle(KEYS[:1], NOW, (False,), admitted, 0) == Standing(3, 3, NOW + 60.0)
+    late = limits.admit(KEYS[:1], NOW, (True,))
+    assert isinstance(late, Admission)
+    after = limits.settle(KEYS[:1], NOW + 60.0, (False,), late, 0)
+    assert after is not None and after.resets_at == NOW + 120.0 and after.remaining == 3
+    limits.close()
+
+
+def _same(local: object, remote: object) -> None:
+    """The same answer from both limits, hold names aside (each draws its own)."""
+    if isinstance(local, Admission) and isinstance(remote, Admission):
+        assert (local.ahead, local.standings) == (remote.ahead, remote.standings)
+    else:
+        assert local == remote
+
+
 def test_redis_and_this_process_count_alike(server: RedisServer) -> None:
-    """A random run of admissions, answers, cancellations and clock steps gives the same
-    answers, and the same standing after every step, in Redis as in this process."""
+    """A random run of admissions (charged ahead or held), answers, cancellations and clock
+    steps gives the same answers, and the same standing after every step, in Redis as in
+    this process."""
     both: tuple[Limits, Limits] = (LocalLimits(BUCKETS), shared(server.url, uuid.uuid4().hex))
     rng = random.Random(7)
-    now, open_holds, refusals = NOW, [], 0
+    now, in_flight, refusals = NOW, [], 0
     for _ in range(300):
         step = rng.random()
         if step < 0.45:
-            hold = hold_name()
-            local, remote = (limits.admit(KEYS, now, hold) for limits in both)
-            assert local == remote
-            if local is None:
-                open_holds.append(hold)
-            refusals += local is not None
-        elif step < 0.8 and open_holds:
-            hold = open_holds.pop(rng.randrange(len(open_holds)))
-            counted = (rng.random() < 0.7, True)
-            local, remote = (limits.settle(KEYS, now, counted, hold, 1) for limits in both)
+            ahead = (rng.random() < 0.7, True)
+            local, remote = (limits.admit(KEYS, now, ahead) for limits in both)
+            _same(local, remote)
+            if isinstance(local, Admission) and isinstance(remote, Admission):
+                in_flight.append((local, remote))
+            refusals += isinstance(local, Refusal)
+        elif step < 0.8 and in_flight:
+            admitted = in_flight.pop(rng.randrange(len(in_flight)))
+            counted = (rng.random() < 0.7, rng.random() < 0.9)
+            local, remote = (
+                limits.settle(KEYS, now, counted, admission, 1)
+                for limits, admission in zip(both, admitted, strict=True)
+            )
             assert local == remote
         elif step < 0.9:
             charged = (True, rng.random() < 0.5)
@@ -111,16 +138,14 @@ def test_without_redis_a_process_counts_alone_then_shares_again(
     )
     with caplog.at_level(logging.INFO, logger="explorer.emulator.redislimits"):
         for _ in range(3):
-            hold = hold_name()
-            assert limits.admit(KEYS[:1], NOW, hold) is None
-            limits.settle(KEYS[:1], NOW, (True,), hold, None)
-        assert limits.admit(KEYS[:1], NOW, hold_name()) is not None  # this process's window
+            assert isinstance(limits.admit(KEYS[:1], NOW, (True,)), Admission)
+        assert isinstance(limits.admit(KEYS[:1], NOW, (True,)), Refusal)  # this process's window
         warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
         assert len(warnings) == 1 and "counts alone" in warnings[0].getMessage()
         server = RedisServer(port=port).start()
         try:
             clock.advance(RETRY_AFTER)
-            assert limits.admit(KEYS[:1], NOW, hold_name()) is None  # Redis's window: empty
+            assert isinstance(limits.admit(KEYS[:1], NOW, (True,)), Admission)  # Redis's: empty
             assert "shared again" in caplog.records[-1].getMessage()
         finally:
             limits.close()

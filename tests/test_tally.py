@@ -6,11 +6,13 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from explorer.emulator.context import Config, Services
 from explorer.emulator.fleet import RedisServer
+from explorer.emulator.limits import Admission, Limits, Refusal, Standing
 from explorer.emulator.policy import Tally
 from tests.clocks import ManualClock
 from tests.databases import open_services
@@ -68,13 +70,14 @@ def test_a_cancelled_request_gives_its_place_back_uncharged(services: Services) 
     assert services.limits.standing(KEY, services.clock()).remaining == 2
 
 
-def test_an_answer_charges_the_held_place_once(services: Services) -> None:
-    """Settling a success charges its place once; a refused answer (429) frees it."""
+def test_an_answer_is_charged_once(services: Services) -> None:
+    """A success is charged once, and its headers describe the window as its admission left
+    it; a refused answer (429) gives its charge back."""
     counted, refused = _tally(services), _tally(services)
     counted.admit(), refused.admit()
     headers = counted.settle(200)
     refused.settle(429)
-    assert headers["X-RateLimit-Remaining"] == "0"
+    assert headers["X-RateLimit-Remaining"] == "1"
     assert services.limits.standing(KEY, services.clock()).remaining == 1
 
 
@@ -95,3 +98,34 @@ def test_a_full_bucket_reports_when_it_resets(services: Services) -> None:
     }
     services.clock.advance(60)  # type: ignore[attr-defined]
     assert _tally(services).admit() is None
+
+
+class Counted(Limits):
+    """Limits that count the calls made to ``inner``'s settle (a seam of ours)."""
+
+    def __init__(self, inner: Limits) -> None:
+        super().__init__(inner.buckets)
+        self.inner, self.settles = inner, 0
+
+    def admit(self, *args: Any) -> Admission | Refusal:
+        return self.inner.admit(*args)
+
+    def settle(self, *args: Any) -> Standing | None:
+        self.settles += 1
+        return self.inner.settle(*args)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_success_costs_one_call_and_an_error_two(services: Services) -> None:
+    """A successful answer is settled by its admission alone; an answer that does not count
+    calls the limits again to give its charge back."""
+    services.limits = counting = Counted(services.limits)
+    success, failure = _tally(services), _tally(services)
+    success.admit(), failure.admit()
+    success.settle(200)
+    assert counting.settles == 0
+    failure.settle(404)
+    assert counting.settles == 1
+    assert counting.standing(KEY, services.clock()).remaining == 1

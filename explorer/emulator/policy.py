@@ -31,7 +31,7 @@ from starlette.responses import Response
 from explorer.emulator import addresses, credentials, endings
 from explorer.emulator.context import Caller, Config, Context, Services
 from explorer.emulator.db import oauth, sessions
-from explorer.emulator.limits import Key, Standing, hold_name
+from explorer.emulator.limits import Admission, Key, Refusal, Standing
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse
 from explorer.emulator.scopes import SCOPES
 from explorer.wire.endpoint import Endpoint
@@ -178,6 +178,9 @@ def cross_site(request: Request) -> bool:
 #: must not turn the lockout or the registration limit into a per-user count.
 PER_ADDRESS = frozenset({"user-login-failed", "user-register"})
 
+#: The status a request is counted as from its admission until its answer is known.
+SUCCESS = 200
+
 #: Whom a request is charged to in each bucket it counts in.
 Identity = Callable[[str], str]
 
@@ -233,19 +236,21 @@ def charged(route: Route, params: Mapping[str, str]) -> tuple[str, ...]:
 class Tally:
     """What one request counts in: its ``buckets``, charged to ``identity``, at ``now``.
 
-    :meth:`admit` holds a place in every bucket while the request is served, so requests
-    arriving while it awaits (a page being computed, the database), in this process or another
-    sharing the limits, see it counted; the place is charged or given back when the answer is
-    settled, or given back by :meth:`cancel`. The windows live in ``services.limits``
-    (:mod:`~explorer.emulator.limits`).
+    :meth:`admit` counts the request as a success would in every bucket (charging ahead, or
+    holding a place where only a failure counts), so requests arriving while it awaits (a page
+    being computed, the database), in this process or another sharing the limits, see it
+    counted; :meth:`settle` corrects what its answer counts otherwise, and :meth:`cancel`
+    gives everything back. A success needs no second call to the limits: its rate-limit
+    headers describe the window as its admission left it. The windows live in
+    ``services.limits`` (:mod:`~explorer.emulator.limits`).
     """
 
     services: Services
     buckets: tuple[str, ...]
     identity: Identity
     now: float
-    #: The place :meth:`admit` holds in each bucket, if any.
-    held: str | None = None
+    #: What :meth:`admit` did, until the answer is settled.
+    admission: Admission | None = None
     #: What the limits last said of a bucket (the full one, the one reported).
     standings: dict[str, Standing] = field(default_factory=dict)
 
@@ -253,26 +258,25 @@ class Tally:
         return [(name, self.identity(name)) for name in self.buckets]
 
     def admit(self) -> str | None:
-        """The first bucket whose window is full, if any (none when limits are off); else a
-        place is held in every bucket until :meth:`settle` or :meth:`cancel`."""
+        """The first bucket whose window is full, if any (none when limits are off); else the
+        request is counted as a success until :meth:`settle` or :meth:`cancel`."""
         if not self.services.config.rate_limits:
             return None
-        hold = hold_name()
-        refused = self.services.limits.admit(self._keys(), self.now, hold)
-        if refused is not None:
-            index, standing = refused
-            self.standings[self.buckets[index]] = standing
-            return self.buckets[index]
-        self.held = hold
+        ahead = [counts_status(name, SUCCESS) for name in self.buckets]
+        found = self.services.limits.admit(self._keys(), self.now, ahead)
+        if isinstance(found, Refusal):
+            self.standings[self.buckets[found.index]] = found.standing
+            return self.buckets[found.index]
+        self.admission = found
         return None
 
     def cancel(self) -> None:
-        """Give back the places :meth:`admit` held, charging nothing: the request was not
-        answered here (it goes on elsewhere, or failed)."""
-        if self.held is not None:
+        """Give back what :meth:`admit` counted: the request was not answered here (it goes
+        on elsewhere, or failed)."""
+        if self.admission is not None:
             counted = [False] * len(self.buckets)
-            self.services.limits.settle(self._keys(), self.now, counted, self.held, None)
-            self.held = None
+            self.services.limits.settle(self._keys(), self.now, counted, self.admission, None)
+            self.admission = None
 
     def rate_headers(self, bucket: str) -> dict[str, str]:
         """The rate-limit headers describing ``bucket``'s window."""
@@ -299,10 +303,15 @@ class Tally:
         if services.config.rate_limits:
             counted = [counts_status(name, status) for name in self.buckets]
             report = self.buckets.index(shown) if shown in self.buckets else None
-            standing = services.limits.settle(self._keys(), self.now, counted, self.held, report)
-            if standing is not None and shown is not None:
-                self.standings[shown] = standing
-        self.held = None
+            admission, self.admission = self.admission, None
+            if admission is not None and admission.settled_by(counted):
+                if report is not None:
+                    self.standings[self.buckets[report]] = admission.standings[report]
+            else:
+                keys = self._keys()
+                standing = services.limits.settle(keys, self.now, counted, admission, report)
+                if standing is not None and report is not None:
+                    self.standings[self.buckets[report]] = standing
         if shown is not None:
             headers.update(self.rate_headers(shown))
         return headers

@@ -3,12 +3,15 @@
 Each (bucket, identity) window is a hash ``{prefix}:limit:{bucket}:{identity}`` (``used``,
 ``resets``) and a sorted set beside it (``...:held``) of the places held by requests in
 flight, each scored by when it expires. One Lua script (:data:`SCRIPT`, run with ``EVALSHA``)
-admits a request atomically: it checks every window the request counts in and holds a place
-in each, or holds none; the same script settles (charges and gives back) and reads a window.
+admits a request atomically: it checks every window the request counts in and, if all allow
+one more, charges ahead those a success counts in and holds a place in the others; the same
+script settles (gives back, charges) and reads a window. A successful answer needs no second
+call (:class:`~explorer.emulator.limits.Admission`), so a request costs one round trip.
 It follows :class:`~explorer.wire.ratelimit.Window`'s rules: a window opens at the first
 request checked and lasts its bucket's interval, held places count against the limit and are
 taken off ``X-RateLimit-Remaining``. A held place expires :data:`HOLD_TTL` seconds after it was
-taken, so a process killed mid-request leaks nothing for longer. Times are the platform's clock
+taken, so a process killed mid-request leaks nothing for longer (a charge made ahead stays: the
+request was received). Times are the platform's clock
 (``Services.clock``, passed in), not Redis's; key expiry only frees memory.
 
 The calls are synchronous: a round trip on loopback costs less CPU through redis-py's blocking
@@ -27,6 +30,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from redis import Redis
@@ -35,7 +39,15 @@ from redis.exceptions import ConnectionError as BrokenConnection
 from redis.exceptions import RedisError
 from redis.retry import Retry
 
-from explorer.emulator.limits import Key, Limits, LocalLimits, Standing
+from explorer.emulator.limits import (
+    Admission,
+    Key,
+    Limits,
+    LocalLimits,
+    Refusal,
+    Standing,
+    hold_name,
+)
 from explorer.wire.ratelimit import Bucket
 
 log = logging.getLogger("explorer.emulator.redislimits")
@@ -50,10 +62,13 @@ RETRY_AFTER = 2.0
 UNREACHABLE = (RedisError, OSError, TimeoutError)
 
 #: ``ARGV[1]``, words separated by spaces (one argument: redis-py packs each argument in Python,
-#: which cost more than the script): mode (``admit`` or ``settle``), now, hold name (``-``:
-#: none), hold TTL, the index of the window to report (0: none), then per window its count,
-#: interval and (settle) 1 when charged. ``KEYS``: per window its hash and its held places.
-#: Numbers go back as strings: Redis would truncate a Lua number to an integer.
+#: which cost more than the script): mode (``admit`` or ``settle``), now, hold name, hold TTL,
+#: the index of the window to report (0: none), then per window its count, interval and what
+#: to do: at admission ``c`` (charge ahead) or ``h`` (hold a place); when settling ``-``
+#: (nothing), ``c`` (charge), ``h`` (give the held place back), ``hc`` (give it back and
+#: charge), or the reset of the window a charge was made in (give it back if still that one).
+#: ``KEYS``: per window its hash and its held places. An admission returns every window's
+#: standing. Numbers go back as strings: Redis would truncate a Lua number to an integer.
 SCRIPT = """
 local a = {}
 for word in string.gmatch(ARGV[1], '%S+') do a[#a + 1] = word end
@@ -78,21 +93,36 @@ local function standing(i)
   local left = math.max(limit[i] - used[i] - pending[i], 0)
   return {i, limit[i], left, string.format('%.17g', resets[i])}
 end
+local function charge(i, by)
+  used[i] = used[i] + by
+  redis.call('HINCRBY', KEYS[2 * i - 1], 'used', by)
+end
 if mode == 'admit' then
   for i = 1, n do
     if used[i] + pending[i] >= limit[i] then return standing(i) end
   end
+  local all = {0}
   for i = 1, n do
-    redis.call('ZADD', KEYS[2 * i], now + ttl, hold)
-    redis.call('EXPIRE', KEYS[2 * i], math.ceil(ttl))
+    if a[5 + 3 * i] == 'c' then
+      charge(i, 1)
+    else
+      redis.call('ZADD', KEYS[2 * i], now + ttl, hold)
+      redis.call('EXPIRE', KEYS[2 * i], math.ceil(ttl))
+      pending[i] = pending[i] + 1
+    end
+    all[#all + 1] = standing(i)
   end
-  return {0}
+  return all
 end
 for i = 1, n do
-  if hold ~= '-' then pending[i] = pending[i] - redis.call('ZREM', KEYS[2 * i], hold) end
-  if a[5 + 3 * i] == '1' then
-    used[i] = used[i] + 1
-    redis.call('HINCRBY', KEYS[2 * i - 1], 'used', 1)
+  local todo = a[5 + 3 * i]
+  if todo == 'h' or todo == 'hc' then
+    pending[i] = pending[i] - redis.call('ZREM', KEYS[2 * i], hold)
+  end
+  if todo == 'c' or todo == 'hc' then
+    charge(i, 1)
+  elseif tonumber(todo) == resets[i] and used[i] > 0 then
+    charge(i, -1)
   end
 end
 if report > 0 then return standing(report) end
@@ -123,53 +153,56 @@ class RedisLimits(Limits):
             retry=Retry(NoBackoff(), 1, supported_errors=(BrokenConnection,)),
         )
         self._script = self._redis.register_script(SCRIPT)
-        #: Where this process counts while Redis does not answer, and the holds made there.
+        #: Where this process counts while Redis does not answer.
         self.alone = LocalLimits(buckets)
-        self._held_alone: set[str] = set()
         self._clock = clock
         self._retry_at = 0.0
         self._failing = False
 
-    def admit(self, keys: Sequence[Key], now: float, hold: str) -> tuple[int, Standing] | None:
-        if self._away():
-            return self._admit_alone(keys, now, hold)
-        found = self._call(keys, now, "admit", hold, 0, ())
-        if found is None:
-            return self._admit_alone(keys, now, hold)
-        if found[0] == 0:
-            return None
-        index, standing = _standing(found)
-        return index, standing
+    def admit(self, keys: Sequence[Key], now: float, ahead: Sequence[bool]) -> Admission | Refusal:
+        if not self._away():
+            hold = hold_name()
+            found = self._call(keys, now, "admit", hold, 0, ["c" if c else "h" for c in ahead])
+            if found is not None:
+                if found[0] != 0:
+                    return Refusal(*_standing(found))
+                standings = tuple(_standing(each)[1] for each in found[1:])
+                return Admission(tuple(ahead), hold, standings)
+        admitted = self.alone.admit(keys, now, ahead)
+        if isinstance(admitted, Refusal):
+            return admitted
+        return replace(admitted, alone=True)
 
     def settle(
         self,
         keys: Sequence[Key],
         now: float,
         counted: Sequence[bool],
-        hold: str | None,
+        admission: Admission | None,
         report: int | None,
     ) -> Standing | None:
-        if hold is not None and hold in self._held_alone:
-            self._held_alone.discard(hold)
-            return self.alone.settle(keys, now, counted, hold, report)
+        if admission is not None and admission.alone:
+            return self.alone.settle(keys, now, counted, admission, report)
         if not self._away():
             shown = 0 if report is None else report + 1
-            found = self._call(keys, now, "settle", hold or "-", shown, counted)
+            found = self._call(
+                keys,
+                now,
+                "settle",
+                admission.hold if admission else "-",
+                shown,
+                _corrections(counted, admission),
+            )
             if found is not None:
                 return _standing(found)[1] if report is not None else None
-        # Redis is away: the held place expires there; charge here what this answer counts.
+        # Redis is away: a place held there expires, a charge made ahead stays; count here
+        # what the answer counts beyond those charges.
+        if admission is not None:
+            counted = [c and not made for c, made in zip(counted, admission.ahead, strict=True)]
         return self.alone.settle(keys, now, counted, None, report)
 
     def close(self) -> None:
         self._redis.close()
-
-    def _admit_alone(
-        self, keys: Sequence[Key], now: float, hold: str
-    ) -> tuple[int, Standing] | None:
-        refused = self.alone.admit(keys, now, hold)
-        if refused is None:
-            self._held_alone.add(hold)
-        return refused
 
     def _away(self) -> bool:
         """Whether this process counts alone for now (Redis failed less than
@@ -183,18 +216,17 @@ class RedisLimits(Limits):
         mode: str,
         hold: str,
         report: int,
-        counted: Sequence[bool],
+        todo: Sequence[str],
     ) -> list[Any] | None:
-        """Run the script over ``keys``; None (and counting alone for a while) when Redis
-        does not answer."""
+        """Run the script over ``keys``, doing ``todo`` to each window (:data:`SCRIPT`); None
+        (and counting alone for a while) when Redis does not answer."""
         names: list[str] = []
         words = [mode, repr(now), hold, repr(HOLD_TTL), str(report)]
-        for index, (bucket_name, identity) in enumerate(keys):
+        for (bucket_name, identity), what in zip(keys, todo, strict=True):
             bucket = self.buckets[bucket_name]
             window = f"{self._prefix}{bucket_name}:{identity}"
             names += (window, window + ":held")
-            charged = "1" if index < len(counted) and counted[index] else "0"
-            words += (str(bucket.count), repr(float(bucket.interval)), charged)
+            words += (str(bucket.count), repr(float(bucket.interval)), what)
         try:
             found: list[Any] = self._script(keys=names, args=[" ".join(words)])
         except UNREACHABLE as exc:
@@ -213,6 +245,20 @@ class RedisLimits(Limits):
             self._failing = False
             log.info("Redis at %s answers again: rate limits are shared again", self.url)
         return found
+
+
+def _corrections(counted: Sequence[bool], admission: Admission | None) -> list[str]:
+    """What settling an answer counting in ``counted`` does to each window (:data:`SCRIPT`'s
+    words) after ``admission``."""
+    if admission is None:
+        return ["c" if charge else "-" for charge in counted]
+    todo = []
+    for charge, made, standing in zip(counted, admission.ahead, admission.standings, strict=True):
+        if not made:
+            todo.append("hc" if charge else "h")
+        else:
+            todo.append("-" if charge else repr(standing.resets_at))
+    return todo
 
 
 def _standing(found: list[Any]) -> tuple[int, Standing]:

@@ -112,6 +112,12 @@ class Window:
         if counted:
             self.charge(now)
 
+    def refund(self, resets_at: float) -> None:
+        """Give back a charge made in the window that resets at ``resets_at``, if this is
+        still that window (a charge made ahead for an answer that did not count)."""
+        if self.resets_at == resets_at and self.used > 0:
+            self.used -= 1
+
     def remaining(self, now: float) -> int:
         """Requests still allowed in the window at ``now`` (those in flight taken off)."""
         self._roll(now)
