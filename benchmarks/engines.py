@@ -14,8 +14,9 @@ postmaster and backends) together, the server's named, since the work is split b
 
 1. **distinct listings**: ``benchmarks/listings.py``'s requests (a filter at the data's own
    quantiles and a page, every request a listing new to the server), the project's own load
-   generator at ``listings.CONCURRENCY`` connections. Goal: PostgreSQL's CPU a request at
-   most :data:`LISTINGS_GOAL` times SQLite's (the rates' ratio is printed beside it).
+   generator at ``listings.CONCURRENCY`` connections, then wrk (when installed: a client in C,
+   requests of its own) at as many. Goal: PostgreSQL's CPU a request at most
+   :data:`LISTINGS_GOAL` times SQLite's, from each generator (the rates' ratio beside it).
 2. **writes**: :data:`WRITERS` signed-in clients (the demo accounts) each cycling follow,
    unfollow, a retitle of their own channel and a chat details request (``GET /chats/{id}``),
    one at a time. Goal: PostgreSQL's CPU a request at most :data:`WRITES_GOAL` times
@@ -61,7 +62,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from benchmarks import listings, live_events, rest_scaleout, startup
+from benchmarks import listings, live_events, rest_scaleout, startup, wrk
 from benchmarks.channel_scale import serving
 from benchmarks.http_load import LoadResult, load
 from benchmarks.rest_server import cpu_seconds
@@ -175,19 +176,35 @@ Measured = tuple[LoadResult, float, float]
 
 
 def distinct_listings(servers: dict[str, Server], rounds: int) -> None:
-    """Part 1: the same distinct listings against both servers, alternating."""
+    """Part 1: the same distinct listings against both servers, alternating; from the
+    project's own generator, then from wrk (when installed), each its own requests."""
     values = listings.sample(servers["sqlite"].url)
-    runs: Runs = {engine: [] for engine in ENGINES}
+    generators = ("own", "wrk") if wrk.available() else ("own",)
+    runs: dict[str, Runs] = {name: {engine: [] for engine in ENGINES} for name in generators}
     for server in servers.values():  # warm each server's rankings
         warm = listings.distinct_queries(values, 2000, 0)
         load([server.url + q for q in warm], listings.CONCURRENCY, 10.0)
     for number in range(1, rounds + 1):
-        queries = listings.distinct_queries(values, LISTING_REQUESTS, seed=number)
-        for engine, server in servers.items():
-            urls = [server.url + q for q in queries]
-            run = partial(load, urls, listings.CONCURRENCY, LISTING_SECONDS, LISTING_REQUESTS)
-            runs[engine].append(_measured(server, run))
-    _compare("distinct listings", runs, LISTINGS_GOAL)
+        for name in generators:
+            seed = 2 * number + (name == "wrk")  # none answered from the other's pages
+            queries = listings.distinct_queries(values, LISTING_REQUESTS, seed=seed)
+            for engine, server in servers.items():
+                runs[name][engine].append(_measured(server, _listing_load(name, server, queries)))
+    for name in generators:
+        _compare(f"distinct listings ({name} generator)", runs[name], LISTINGS_GOAL)
+    if "wrk" not in generators:
+        print("  wrk: not installed (.ci/system-packages installs it), own generator only")
+
+
+def _listing_load(generator: str, server: Server, queries: list[str]) -> Callable[[], LoadResult]:
+    """A round of ``queries`` against ``server`` from ``generator`` (``own`` or ``wrk``), at
+    ``listings.CONCURRENCY`` connections, bounded in time (and count, the own)."""
+    if generator == "own":
+        urls = [server.url + q for q in queries]
+        return partial(load, urls, listings.CONCURRENCY, LISTING_SECONDS, LISTING_REQUESTS)
+    parts = urlsplit(server.url)
+    base, paths = f"{parts.scheme}://{parts.netloc}", [parts.path + q for q in queries]
+    return partial(wrk.run, base, paths, listings.CONCURRENCY, LISTING_SECONDS)
 
 
 #: Each engine's rounds.

@@ -12,6 +12,12 @@ Installing the package registers it; no conftest is needed. Fixtures:
   every one stopped after the test.
 - ``explorer_scenario``: a :class:`~explorer.scenario.Scenario` on ``explorer_platform``.
 
+The platforms run on SQLite in memory unless told otherwise: ``--explorer-db
+postgresql://user@host/db`` (or ``explorer_db`` in the ini file) runs each one on that
+PostgreSQL database instead, in a new schema of its own that is seeded for it and dropped
+after the test, so tests stay as independent as in memory. A marker's ``db=`` (a SQLite file
+or a URL) runs that test's platform on exactly that database, kept after it.
+
 The platform is imported when a fixture is first used, so the plugin costs other test suites
 nothing.
 """
@@ -19,6 +25,7 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -37,10 +44,32 @@ DEFAULTS: dict[str, Any] = {
     "port": 0,
 }
 MARKER = "explorer_platform"
+#: The option (and ini setting) naming the PostgreSQL database the platforms run on.
+DATABASE = "explorer_db"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--explorer-db`` and its ini setting ``explorer_db``."""
+    described = (
+        "a postgresql:// URL: the explorer_platform fixtures run each platform on that "
+        "database, in a new schema of its own dropped after the test (default: SQLite in memory)"
+    )
+    parser.addoption("--explorer-db", dest=DATABASE, metavar="URL", help=described)
+    parser.addini(DATABASE, described)
+
+
+def _database(config: pytest.Config) -> str | None:
+    """The PostgreSQL URL the option or the ini file gives, or None (SQLite in memory)."""
+    url = config.getoption(DATABASE) or config.getini(DATABASE) or None
+    if url is not None and not url.startswith("postgresql://"):
+        raise pytest.UsageError(f"--explorer-db takes a postgresql:// URL, not {url!r}")
+    return url
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Declare the marker, so ``--strict-markers`` accepts it."""
+    """Declare the marker, so ``--strict-markers`` accepts it; refuse a database that is
+    not PostgreSQL's at once."""
+    _database(config)
     config.addinivalue_line(
         "markers",
         f"{MARKER}(seed=0, channels=1000, speed=1.0, **options): how the {MARKER} fixture's "
@@ -55,19 +84,27 @@ def _start(options: dict[str, Any]) -> Platform:
 
 
 @pytest.fixture
-def explorer_platform_factory() -> Iterator[Callable[..., Platform]]:
+def explorer_platform_factory(
+    pytestconfig: pytest.Config,
+) -> Iterator[Callable[..., Platform]]:
     """Start platforms (``explorer_platform_factory(seed=1, speed=60)``) on 127.0.0.1; each is
-    stopped after the test."""
+    stopped after the test (and its schema dropped, on ``--explorer-db``)."""
+    url = _database(pytestconfig)
     started: list[Platform] = []
+    with ExitStack() as schemas:
 
-    def make(**options: Any) -> Platform:
-        running = _start(options)
-        started.append(running)
-        return running
+        def make(**options: Any) -> Platform:
+            if url is not None and "db" not in options:
+                from explorer.emulator.db.schemas import private_schema
 
-    yield make
-    for running in started:
-        running.stop()
+                options["db"] = schemas.enter_context(private_schema(url))
+            running = _start(options)
+            started.append(running)
+            return running
+
+        yield make
+        for running in started:
+            running.stop()
 
 
 @pytest.fixture

@@ -134,7 +134,6 @@ def _explain(page: Page, tmp_path: Path) -> str:
     return f"prompts {prompts}; outputs {outputs}; screenshot {tmp_path / 'page.png'}"
 
 
-@pytest.mark.timeout(180)
 def _send_link(base_url: str) -> None:
     """Say :data:`LINK` with an emoticon in the tour's channel (the busiest online one)."""
     with explorer.connect(base_url, username="viewer2", password="explorer") as api:
@@ -143,6 +142,7 @@ def _send_link(base_url: str) -> None:
             chat.send(f"from the browser test {LINK} :D")
 
 
+@pytest.mark.timeout(180)
 def test_tour_widget_counts_live_events_in_the_browser(
     jupyterlab: tuple[str, str], tmp_path: Path
 ) -> None:

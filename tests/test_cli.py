@@ -11,6 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
+
+from tests.databases import target
 
 
 @contextmanager
@@ -43,14 +46,14 @@ def serve(*args: str) -> Iterator[str]:
 
 def test_serve_prints_the_rest_line_and_serves(tmp_path: Path) -> None:
     """`explorer serve` prints `REST http://HOST:PORT/api/v1` once it is ready to answer."""
-    with serve("--db", str(tmp_path / "p.db"), "--channels", "100") as base_url:
+    with serve("--db", target(tmp_path / "p.db", channels=100), "--channels", "100") as base_url:
         assert base_url.endswith("/api/v1")
         assert len(httpx.get(base_url + "/channels").json()) == 50
 
 
 def test_serve_keeps_writes_across_restarts(tmp_path: Path) -> None:
     """A user registered through one `explorer serve` exists after restarting on the same db."""
-    db = str(tmp_path / "p.db")
+    db = target(tmp_path / "p.db", channels=100)
     account = {"username": "persisted", "password": "long enough", "email": "p@example.org"}
     with serve("--db", db, "--channels", "100") as base_url:
         assert httpx.post(base_url + "/users", json=account).status_code == 201
@@ -59,6 +62,7 @@ def test_serve_keeps_writes_across_restarts(tmp_path: Path) -> None:
         assert login.status_code == 200 and login.json()["username"] == "persisted"
 
 
+@pytest.mark.sqlite_only("`--db :memory:` is SQLite's in-memory database")
 def test_serve_in_memory(tmp_path: Path) -> None:
     """`--db :memory:` runs a platform that writes no file."""
     with serve("--db", ":memory:", "--channels", "100", "--no-rate-limits") as base_url:

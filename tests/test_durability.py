@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 #: Kill once every writer has this many writes acknowledged, or after BURST_SECONDS.
@@ -284,6 +285,10 @@ def serving(db: Path, log: Path) -> Iterator[Server]:
             server.stop()
 
 
+@pytest.mark.sqlite_only(
+    "kill -9 durability of the SQLite file and its integrity_check; on PostgreSQL "
+    "tests/test_drills_postgres.py kills REST processes under load"
+)
 def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
     """Every write acknowledged before SIGKILL is there after a restart; the db is intact."""
     db, log = tmp_path / "platform.db", tmp_path / "serve.log"

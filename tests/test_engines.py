@@ -4,8 +4,11 @@ the PostgreSQL engine's conversion of statements and schema."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -92,6 +95,49 @@ def test_a_platform_serves_from_postgresql_over_http(
     with start(db=url, channels=100, rate_limits=False) as again:
         read = httpx.get(f"{again.base_url}/channels/streamer", timeout=10).json()
         assert read["name"] == "Served from PostgreSQL"
+
+
+def test_a_listing_waiting_on_postgresql_leaves_the_loop_serving(postgres: Cluster) -> None:
+    """While a listing's read waits on PostgreSQL (its table locked by another session),
+    another request's read is answered, and the listing completes once the lock goes."""
+    import psycopg
+
+    url = postgres.schema()
+    with (
+        start(db=url, channels=100, rate_limits=False) as platform,
+        psycopg.connect(url) as locker,
+        psycopg.connect(url, autocommit=True) as watcher,
+        ThreadPoolExecutor(1) as requests,
+    ):
+        locker.execute("LOCK TABLE channels IN ACCESS EXCLUSIVE MODE")
+        try:
+            waiting = requests.submit(
+                httpx.get,
+                f"{platform.base_url}/channels",
+                params={"order": "numFollowers:desc", "limit": 3},
+                timeout=30,
+            )
+            _until_a_read_waits_for_a_lock(watcher, "channels")
+            other = httpx.get(f"{platform.base_url}/achievements", timeout=10)
+            assert other.status_code == 200 and other.json()
+            assert not waiting.done()
+        finally:
+            locker.rollback()
+        listed = waiting.result(timeout=30)
+        assert listed.status_code == 200 and len(listed.json()) == 3
+
+
+def _until_a_read_waits_for_a_lock(conn: Any, text: str, timeout: float = 30.0) -> None:
+    """Wait (polling on ``conn``, in autocommit: a transaction reads the activity once) until
+    another session's statement holding ``text`` waits for a lock."""
+    deadline = time.monotonic() + timeout
+    while not conn.execute(
+        "SELECT 1 FROM pg_stat_activity "
+        "WHERE wait_event_type = 'Lock' AND position(%s in query) > 0",
+        (text,),
+    ).fetchone():
+        assert time.monotonic() < deadline, "no read waited for the lock"
+        time.sleep(0.02)
 
 
 def test_the_switch_gives_each_platform_a_copy_of_a_seeded_world(

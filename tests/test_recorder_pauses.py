@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import databases
+
 #: Pauses of each half of the run, seconds each, and seconds to settle after each.
 HALF, PAUSE, SETTLE = 3, 12.0, 6.0
 #: Rows the recordings' watches keep in memory: small, so they are warm within seconds.
@@ -40,7 +42,7 @@ def test_repeated_pauses_do_not_ratchet_a_recorders_memory(tmp_path: Path) -> No
     """Over the second half of six pauses, a paused recorder's resident memory grows at most
     ``LEVEL`` MB, and at most half what it grew over the first half (a ratchet keeps
     climbing), while it and an unpaused twin record the same channels."""
-    world = ("--db", ":memory:", "--channels", "2000", "--speed", "30")
+    world = ("--db", databases.target(channels=2000), "--channels", "2000", "--speed", "30")
     serve = subprocess.Popen(
         [sys.executable, "-m", "explorer.cli", "serve", "--port", "0", *world],
         stdout=subprocess.PIPE,

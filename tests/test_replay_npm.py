@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from explorer.emulator import Platform
-from explorer.emulator.fleet import Fleet, spawn, wait_for
+from explorer.emulator.fleet import FLEET_CHANNELS, Fleet, spawn, wait_for
+from tests import databases
 from tests.conftest import sign_in
 from tests.test_platform_oauth import implicit_token
 
@@ -137,7 +138,8 @@ def test_carina_sees_a_rest_change_as_a_live_update(make_platform: Callable[...,
 def test_carina_sees_a_change_made_in_another_process(tmp_path: Path) -> None:
     """Two REST processes on one database and Redis (beside two chat-node processes): carina
     connected to the second sees, within a second, a PATCH answered by the first."""
-    with Fleet(tmp_path / "platform.db", nodes=2) as fleet:
+    db = databases.target(tmp_path / "platform.db", channels=FLEET_CHANNELS)
+    with Fleet(db, nodes=2) as fleet:
         args = ["--port", "0", "--db", str(fleet.db), "--broker", fleet.redis.url]
         flags = ["--chat-nodes", "0", "--no-simulate", "--no-rate-limits"]
         second = wait_for(spawn([*args, *flags], tmp_path / "second.log"), 1)

@@ -1,5 +1,6 @@
 """Fault drills on a platform of real processes: one REST process and three chat-node processes
-on one SQLite file and a real redis-server, each ended by its own PID.
+on one database (a SQLite file; PostgreSQL under the suite's switch) and a real redis-server,
+each ended by its own PID.
 
 kill -9 a node under load, restart Redis, expire authkeys mid-session, a slow client, a poll
 whose owner dies. The module's platform is shared; after each drill the killed nodes are
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import socket
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -29,8 +29,9 @@ from explorer.chat import ChatClient
 from explorer.chat.session import Loss, State
 from explorer.core.processes import Child
 from explorer.emulator.chat.node import TOO_SLOW
-from explorer.emulator.fleet import Fleet
+from explorer.emulator.fleet import FLEET_CHANNELS, Fleet
 from explorer.errors import ConnectionFailed
+from tests import databases
 from tests.chatkit import Chat, run
 from tests.conftest import sign_in
 
@@ -49,7 +50,8 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     """REST + three chat-node processes + redis-server, for the whole module."""
     db = tmp_path_factory.mktemp("scaleout") / "platform.db"
     rest = ["--authkey-ttl", str(AUTHKEY_TTL)]
-    with Fleet(db, nodes=3, rest_args=rest, node_args=["--chat-rate", "5000"]) as fleet:
+    target = databases.target(db, channels=FLEET_CHANNELS)
+    with Fleet(target, nodes=3, rest_args=rest, node_args=["--chat-rate", "5000"]) as fleet:
         yield fleet
 
 
@@ -66,16 +68,14 @@ def channel_of(fleet: Fleet, owner: str) -> int:
     return found
 
 
-def history_ids(db: Path, channel: int) -> list[str]:
-    """Every stored, undeleted message id of ``channel`` in history order, read from SQLite."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(
+def history_ids(db: Path | str, channel: int) -> list[str]:
+    """Every stored, undeleted message id of ``channel`` in history order, read from the
+    platform's database."""
+    with databases.opened(db) as store:
+        rows = store.all(
             "SELECT id FROM chat_messages WHERE channelId = ? AND deleted = 0 ORDER BY seq",
             (channel,),
-        ).fetchall()
-    finally:
-        conn.close()
+        )
     return [row[0] for row in rows]
 
 

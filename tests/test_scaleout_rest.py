@@ -18,6 +18,7 @@ import pytest
 from explorer.core.processes import Child
 from explorer.emulator.fleet import RedisServer, spawn, wait_for
 from explorer.wire.ratelimit import BUCKET_HEADER, BUCKETS
+from tests import databases
 from tests.conftest import sign_in
 
 pytestmark = pytest.mark.skipif(
@@ -29,6 +30,8 @@ pytestmark = pytest.mark.skipif(
 #: World seconds per wall second: a process joining with a world clock of its own would trail
 #: the first by this many world seconds per second it started later.
 SPEED = 100
+#: The size of the platform's world.
+CHANNELS = 300
 
 
 class TwoProcesses:
@@ -37,9 +40,9 @@ class TwoProcesses:
     def __init__(self, folder: Path, redis: RedisServer) -> None:
         self.folder = folder
         self.args = [
-            *("--db", str(folder / "platform.db"), "--broker", redis.url),
-            *("--channels", "300", "--no-simulate", "--forwarded-allow-ips", "127.0.0.1"),
-            *("--speed", str(SPEED)),
+            *("--db", databases.target(folder / "platform.db", channels=CHANNELS)),
+            *("--broker", redis.url, "--channels", str(CHANNELS), "--speed", str(SPEED)),
+            *("--no-simulate", "--forwarded-allow-ips", "127.0.0.1"),
         ]
         self.first = wait_for(spawn(["--port", "0", *self.args], folder / "first.log"), 1)
         self.second = self.join("0", "second")

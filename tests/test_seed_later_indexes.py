@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from explorer.emulator.categories import opening
 from explorer.emulator.db.engine import LATER_INDEXES, LaterIndexes, Store
@@ -15,6 +16,11 @@ from explorer.emulator.server import Platform
 from explorer.emulator.shapes import CHANNEL_FILTERS
 from explorer.emulator.world import seed_store
 from explorer.wire.query import parse_list_query
+
+# PostgreSQL's later indexes are tests/test_engines.py's (a seeding on either engine).
+pytestmark = pytest.mark.sqlite_only(
+    "a SQLite file's later indexes: its builder thread, sqlite_master and sqlite_stat1"
+)
 
 #: Listings each of the later indexes serves.
 QUERIES = (

@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, WebSocketRoute
 from starlette.routing import Route as StarletteRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.emulator import gopage
 from explorer.emulator.chat import emoticons
@@ -85,6 +86,25 @@ def _server_error(services: Services) -> Callable[[Request, Exception], Awaitabl
     return handle
 
 
+class ServedByStore:
+    """ASGI middleware: each HTTP request awaited through the store's
+    :meth:`~explorer.emulator.db.engine.Store.serve`, which on PostgreSQL runs its reads in
+    threads (the loop serving other requests while one waits for the database)."""
+
+    def __init__(self, app: ASGIApp, services: Services) -> None:
+        self.app = app
+        self.store = services.store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.store.serve(self._call(scope, receive, send))
+        else:
+            await self.app(scope, receive, send)
+
+    async def _call(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
 def build_app(services: Services) -> Starlette:
     """The ASGI app for one platform instance."""
     routes = platform_routes()
@@ -108,8 +128,10 @@ def build_app(services: Services) -> Starlette:
         # Inside the 500 handler, before any routing: a request naming a host the platform
         # does not serve (DNS rebinding) is refused first, then the platform's own hook
         # deliveries (a hook pointed at the platform itself), then anonymous channel pages
-        # are answered by the page cache's layer (cached, or computed and cached).
+        # are answered by the page cache's layer (cached, or computed and cached). Outside them
+        # all, each request is served through the store (its reads in threads on PostgreSQL).
         middleware=[
+            Middleware(ServedByStore, services=services),
             Middleware(Hosts, config=services.config),
             Middleware(RefuseDeliveries),
             Middleware(

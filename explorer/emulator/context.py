@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl
 import orjson
 from starlette.requests import ClientDisconnect, Request
 
+from explorer.emulator import plaintext
 from explorer.emulator.clock import WorldClock
 from explorer.emulator.db.engine import Store
 from explorer.emulator.limits import Limits
@@ -213,9 +214,10 @@ class Context:
         if not raw:
             raise bad_request("A JSON body is required.", "body", "required")
         try:
-            return orjson.loads(raw)
+            value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise bad_request(f"Malformed JSON: {exc.msg}.", "body", "json") from None
+        return plaintext.check_body(value)
 
     async def json_object(self) -> dict[str, Any]:
         """The request body as a JSON object (400 for any other JSON value)."""
@@ -234,4 +236,4 @@ class Context:
             text = (await self.body()).decode()
         except UnicodeDecodeError:
             raise bad_request("A form body must be UTF-8 text.", "body", "form") from None
-        return dict(parse_qsl(text, keep_blank_values=True))
+        return plaintext.check_body(dict(parse_qsl(text, keep_blank_values=True)))

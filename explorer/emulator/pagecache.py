@@ -11,9 +11,9 @@ them and carries the same headers (clock, rate limit, ``X-Total-Count``). Given 
 ``fill`` (what its handler computes for a page), a page not cached yet is computed here too and
 answered the same way: distinct listings (a new filter or page each) cost the server about
 half as much as through routing. Anything else, a full bucket (the guard writes the 429), a
-query the listing refuses (the guard writes the 400), a credential, goes on to the app
-unchanged. Starlette's routing, request objects and response objects cost more than serving
-the page.
+query the listing refuses or one holding a NUL (the guard writes the 400), a credential, goes
+on to the app unchanged. Starlette's routing, request objects and response objects cost more
+than serving the page.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from urllib.parse import unquote_plus
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from explorer.emulator import addresses
+from explorer.emulator import addresses, plaintext
 from explorer.emulator.context import Services
 from explorer.emulator.policy import Route, Tally, charged, client_of, counting
 from explorer.wire.query import QueryError
@@ -109,6 +109,7 @@ class CachedPages:
             or scope["path"] != self.path
             or scope["method"] != "GET"
             or scope.get("root_path")
+            or plaintext.may_hold_nul(scope.get("query_string", b""))
             or not await self._answer(scope, send)
         ):
             await self.app(scope, receive, send)

@@ -28,7 +28,7 @@ from typing import Any
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
-from explorer.emulator import addresses, credentials, endings
+from explorer.emulator import addresses, credentials, endings, plaintext
 from explorer.emulator.context import Caller, Config, Context, Services
 from explorer.emulator.db import oauth, sessions
 from explorer.emulator.limits import Admission, Key, Refusal, Standing
@@ -366,6 +366,7 @@ def guard(route: Route, services: Services) -> Callable[[Request], Awaitable[Res
                 # A refusal counts in global only, and describes the full bucket alone.
                 refusal = Tally(services, ("global",), tally.identity, now)
                 return refusal.finish(error.response(), header_bucket=None)
+            plaintext.check_request(request)
             response = _render(route, await route.handler(Context(request, services, caller)))
         except ApiError as error:
             response = error.response()

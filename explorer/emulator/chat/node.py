@@ -58,7 +58,7 @@ from typing import Any, cast
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
-from explorer.emulator import addresses
+from explorer.emulator import addresses, plaintext
 from explorer.emulator.brokers.broker import Broker, Delivery
 from explorer.emulator.chat import authkeys, dispatch, presence, settings
 from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS, Limits
@@ -392,6 +392,10 @@ class ChatNode:
         if not isinstance(packet, Method):
             wrong = error_object(ChatErrorCode.BAD_REQUEST, "Only method packets are accepted.")
             return encode_reply(getattr(packet, "id", 0), error=wrong)
+        if plaintext.holds_nul((packet.method, packet.arguments)):
+            return encode_reply(
+                packet.id, error=error_object(ChatErrorCode.BAD_REQUEST, plaintext.MESSAGE)
+            )
         try:
             result = self._call(session, packet)
         except Refusal as refused:

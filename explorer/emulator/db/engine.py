@@ -26,18 +26,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
-from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, TypeVar
 
 import orjson
 
 from explorer.emulator.db.listener import Hearing
+from explorer.emulator.db.protocols import Connection, IndexBuild, Rows
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -206,48 +207,6 @@ def connect(path: str | Path, check_same_thread: bool = True) -> sqlite3.Connect
     return conn
 
 
-class Rows(Protocol):
-    """What a statement returns: its rows, and what a write changed."""
-
-    @property
-    def rowcount(self) -> int:
-        """Rows a write changed."""
-        ...
-
-    def fetchone(self) -> Any:
-        """The next row, or None."""
-        ...
-
-    def fetchall(self) -> list[Any]:
-        """The remaining rows."""
-        ...
-
-    def fetchmany(self, size: int, /) -> list[Any]:
-        """The next ``size`` rows at most (none: no rows left)."""
-        ...
-
-    def __iter__(self) -> Iterator[Any]:
-        """The remaining rows, one at a time."""
-        ...
-
-
-class Connection(Protocol):
-    """What an engine's connection runs: ``sqlite3.Connection`` as it is, PostgreSQL's through
-    an adapter that converts the placeholders (:mod:`.postgres`)."""
-
-    def execute(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
-        """Run one statement with ``params`` bound to its ``?`` placeholders."""
-        ...
-
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Rows:
-        """Run one statement once per parameter row."""
-        ...
-
-    def executescript(self, script: str, /) -> object:
-        """Run statements separated by semicolons, without parameters (DDL)."""
-        ...
-
-
 class Reads:
     """Queries on a connection: what the :class:`Store` (outside any transaction) and an open
     :class:`Transaction` both answer."""
@@ -315,51 +274,6 @@ class Transaction(Reader):
         self._conn.executescript(script)
 
 
-class IndexBuild(ABC):
-    """A build of the :data:`LATER_INDEXES` in a thread of its own: the thread's life is
-    here, the build and how to interrupt it are each engine's."""
-
-    def __init__(self) -> None:
-        self._stopped, self._done = threading.Event(), threading.Event()
-        self._thread = threading.Thread(target=self._run, name="explorer-indexes", daemon=True)
-
-    def start(self) -> IndexBuild:
-        """Start building; returns self."""
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        try:
-            self._build()
-        finally:
-            self._done.set()
-
-    @abstractmethod
-    def _build(self) -> None:
-        """Build each missing index, returning early once ``_stopped`` is set."""
-
-    @abstractmethod
-    def _interrupt(self) -> None:
-        """End the statement in progress, if any, at once."""
-
-    @abstractmethod
-    def _release(self) -> None:
-        """Release what the build held, once its thread has ended."""
-
-    def stop(self) -> None:
-        """Interrupt a build still running and wait for its thread."""
-        self._stopped.set()
-        self._interrupt()
-        if self._thread.ident is not None:
-            self._thread.join()
-        self._release()
-        self._done.set()
-
-    def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the build to end; whether it has."""
-        return self._done.wait(timeout)
-
-
 #: The engines a URL opens, by its scheme (``explorer.emulator.db`` registers PostgreSQL's).
 ENGINES: dict[str, type[Store]] = {}
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -415,6 +329,18 @@ class Store(Reads, Hearing):
     def close(self) -> None:
         """Close the connection (idempotent)."""
         self.conn.close()
+
+    def unavailable(self, error: BaseException) -> bool:
+        """Whether ``error`` says the database server is away (down or restarting), which a
+        request answers 503 rather than 500: never, for an engine without a server (a file);
+        the PostgreSQL engine's store overrides it."""
+        return False
+
+    async def serve(self, request: Coroutine[Any, Any, T]) -> T:
+        """Await ``request`` (a request's ASGI call): here its statements run on the loop, as
+        they are written (a SQLite read takes microseconds, less than a hop to a thread: see
+        ``docs/architecture.md``); the PostgreSQL engine's store runs its reads in threads."""
+        return await request
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

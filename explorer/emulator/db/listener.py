@@ -83,12 +83,6 @@ class Hearing:
         by any process: nothing to do here, where they are read each time (a store that keeps
         them as notified waits at most ``timeout`` seconds to have heard all of it)."""
 
-    def unavailable(self, error: BaseException) -> bool:
-        """Whether ``error`` says the database server is away (down or restarting), which a
-        request answers 503 rather than 500: never, for an engine without a server (a file);
-        the PostgreSQL engine's store overrides it."""
-        return False
-
 
 class Listener:
     """A thread listening on a connection of its own for one schema's notifications, from its

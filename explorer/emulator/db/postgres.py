@@ -1,8 +1,10 @@
 """The PostgreSQL engine of the data layer: ``Store("postgresql://user@host/db")``.
 
-Psycopg 3 with a pool of its connections (``psycopg_pool``), called synchronously from the
-platform's event-loop thread like SQLite's connection (see ``docs/architecture.md``, "The data
-layer"). What differs from SQLite is done here, behind the :class:`~.engine.Store` methods:
+Psycopg 3 with a pool of its connections (``psycopg_pool``), called synchronously like SQLite's
+connection: on the platform's event-loop thread but for a request's reads outside a
+transaction, which wait in threads of their own while the loop serves others (:mod:`.offload`;
+see ``docs/architecture.md``, "The data layer"). What differs from SQLite is done here, behind
+the :class:`~.engine.Store` methods:
 
 - **Statements** keep SQLite's ``?`` placeholders; each text is converted once (cached) to
   psycopg's ``%s``, with literal ``%`` doubled, as Synapse's ``convert_param_style`` does, and
@@ -13,7 +15,8 @@ layer"). What differs from SQLite is done here, behind the :class:`~.engine.Stor
 - **Transactions** take a pooled connection for their block, and a transaction-level advisory
   lock first: one transaction writes at a time, as SQLite's ``BEGIN IMMEDIATE`` makes it, so
   statements written for SQLite's isolation (read, then write) keep their meaning. Reads
-  outside a transaction take a pooled connection in autocommit for one statement.
+  outside a transaction take a pooled connection in autocommit for one statement (a
+  request's in one of :data:`READ_THREADS` threads, the loop serving others meanwhile).
 - **Values** read back as SQLite's: ``numeric`` (what ``SUM`` of integers gives) as ``int``
   or ``float``, never ``Decimal``.
 - **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, text
@@ -30,12 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache, lru_cache
 from itertools import count, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from explorer.emulator.db import listener
 from explorer.emulator.db.engine import (
@@ -45,23 +49,29 @@ from explorer.emulator.db.engine import (
     ROWID,
     SCHEMA,
     TABLE,
-    IndexBuild,
     Reader,
-    Rows,
     Schema,
     Store,
     Transaction,
     literal,
 )
+from explorer.emulator.db.protocols import IndexBuild, Rows
 
 if TYPE_CHECKING:
     import psycopg
     import psycopg_pool
 
+T = TypeVar("T")
+
 #: The advisory lock every transaction takes first (one writer at a time, like SQLite's).
 WRITE_LOCK = 0x6578706C6F726572
-#: Connections the pool keeps at most: a transaction's, a read's beside it, and spares.
-POOL_SIZE = 4
+#: Threads a request's reads outside a transaction run in (:mod:`.offload`), each on a pooled
+#: connection of its own: how many round trips of the process overlap.
+READ_THREADS = 8
+#: Connections the pool keeps at most: one per read thread, and the loop's own beside them (a
+#: transaction's, a read's in it, a ranking's reader) with a spare, so the loop never waits
+#: for a read thread's connection.
+POOL_SIZE = READ_THREADS + 4
 #: The statistics target of a seeding's sampled ``ANALYZE`` (the server's default is 100: a
 #: sample of 300 rows a unit, 30,000 a table).
 SAMPLED_STATISTICS = 10
@@ -279,15 +289,29 @@ class _Reading(_Session):
 
 
 class _Pooled:
-    """Statements outside a transaction: each on a pooled connection in autocommit."""
+    """Statements outside a transaction: each on a pooled connection in autocommit; a
+    request's reads in a thread of ``threads`` (:mod:`.offload`)."""
 
-    __slots__ = ("_pool",)
+    __slots__ = ("_blocking", "_pool", "_threads")
 
-    def __init__(self, pool: psycopg_pool.ConnectionPool[Any]) -> None:
+    def __init__(
+        self,
+        pool: psycopg_pool.ConnectionPool[Any],
+        threads: ThreadPoolExecutor,
+        blocking: Callable[..., Rows],
+    ) -> None:
         self._pool = pool
+        self._threads = threads
+        #: :func:`.offload.blocking` (greenlet is imported with psycopg, by the store).
+        self._blocking = blocking
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
-        """Run one statement and read its rows."""
+        """Run one statement and read its rows: inside a request (:meth:`PostgresStore.serve`)
+        in a read thread, the loop serving other requests meanwhile."""
+        return self._blocking(self._threads, self.run, sql, params)
+
+    def run(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
+        """Run one statement and read its rows, in the calling thread."""
         with self._pool.connection() as conn:
             return _Session(conn).execute(sql, params)
 
@@ -311,9 +335,11 @@ class PostgresStore(Store):
     def __init__(self, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> None:
         try:
             from psycopg_pool import ConnectionPool
+
+            from explorer.emulator.db import offload
         except ModuleNotFoundError as missing:
             raise ModuleNotFoundError(
-                "the PostgreSQL engine needs psycopg 3 and its pool: "
+                "the PostgreSQL engine needs psycopg 3, its pool and greenlet: "
                 "pip install 'explorer-livestream[postgres]'"
             ) from missing
         self.path = str(target)
@@ -330,26 +356,36 @@ class PostgresStore(Store):
             open=False,
         )
         self._pool.open(wait=True, timeout=10.0)
-        self._pooled = _Pooled(self._pool)
+        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="explorer-reads")
+        self._offload = offload
+        self._pooled = _Pooled(self._pool, self._threads, offload.blocking)
         self._conn = self._pooled
         self._depth = 0
         self._held: psycopg.Connection[Any] | None = None
         self._tx = Transaction(self._pooled, self.engine)
-        #: This process's listener (started on first use), and whether a transaction of this
-        #: store committed since the counters were last read (its own notification may not
-        #: have arrived yet: the next read asks).
+        #: This process's listener (started on first use); this store's commits so far, and
+        #: how many of them the counters last read include (its own notification of a newer
+        #: one may not have arrived yet: the next read asks).
         self._listener: listener.Listener | None = None
-        self._wrote = False
+        self._commits = self._counted = 0
         with self.transaction() as tx:
             tx.executescript(translate(SCHEMA) + "\n" + catalog_triggers())
             for ddl in extra_ddl:
                 tx.executescript(render(ddl))
 
     def close(self) -> None:
-        """Stop the listener; close the pool and its connections (idempotent)."""
+        """Stop the listener and the read threads; close the pool and its connections
+        (idempotent)."""
         if self._listener is not None and not self._pool.closed:
             self._listener.close(self._notify)
+        self._threads.shutdown(cancel_futures=True)
         self._pool.close()
+
+    async def serve(self, request: Coroutine[Any, Any, T]) -> T:
+        """Await ``request`` with its reads outside a transaction in the read threads
+        (:mod:`.offload`): the loop serves other requests while one waits for the server.
+        Transactions stay on the loop, one at a time (:data:`WRITE_LOCK`)."""
+        return await self._offload.overlapping(request)
 
     def unavailable(self, error: BaseException) -> bool:
         """Whether ``error`` is the server's absence: a connection refused or cut (psycopg's
@@ -360,7 +396,7 @@ class PostgresStore(Store):
 
     def _notify(self, channel: str, payload: str) -> None:
         """Send a notification (to this store's listener)."""
-        self._pooled.execute("SELECT pg_notify(?, ?)", (channel, payload))
+        self._pooled.run("SELECT pg_notify(?, ?)", (channel, payload))
 
     def listening(self) -> listener.Listener:
         """This store's :class:`~.listener.Listener`, started on the first call."""
@@ -400,7 +436,7 @@ class PostgresStore(Store):
         assert conn is not None
         try:
             conn.execute("COMMIT" if commit else "ROLLBACK")
-            self._wrote = self._wrote or commit
+            self._commits += commit
         finally:
             self._pool.putconn(conn)
 
@@ -507,11 +543,14 @@ class PostgresStore(Store):
         still be on its way); else read (inside a transaction, as that transaction sees it),
         the listener taking what was read."""
         heard = self.listening()
-        value = None if self._wrote or self._held is not None else heard.version(name)
+        commits = self._commits
+        fresh = commits == self._counted and self._held is None
+        value = heard.version(name) if fresh else None
         if value is None:
             rows = self.all("SELECT name, value FROM versions")
             if self._held is None:
-                self._wrote = False
+                # Only the commits made before the read (it may wait in a thread meanwhile).
+                self._counted = max(self._counted, commits)
                 heard.saw(rows)
             value = dict(rows)[name]
         return value
@@ -522,7 +561,7 @@ class PostgresStore(Store):
         counters are read then)."""
         heard = self.listening()
         if heard.up and not heard.confirm(self._notify, timeout):
-            self._wrote = True  # not confirmed: the next read asks
+            self._commits += 1  # not confirmed: as after a commit of its own, the next read asks
 
     async def wait_for_events(self, after: int, poll: float, idle: float = 1.0) -> None:
         """Wait until an outbox event after ``after`` is notified, at most ``idle`` seconds;

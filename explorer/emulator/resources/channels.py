@@ -70,14 +70,18 @@ class ChannelBodies:
         bodies = self.bodies
         for _ in range(min(len(bodies) + len(ids) - self.size, len(bodies))):
             bodies.popitem(last=False)
-        missing = [i for i in ids if i not in bodies]
+        # The page's own bodies: on PostgreSQL other requests run while the missing rows are
+        # read (in a thread), and may make room by dropping some of those kept here.
+        page = {i: bodies[i] for i in ids if i in bodies}
+        missing = [i for i in ids if i not in page]
         if missing:
             catalog = types.all()
             for row in channels.with_owner(store, missing):
                 # A copy of orjson's answer: its bytes keep the whole 16 KiB buffer they were
                 # written into (measured with orjson 3.13), thirteen times a channel's size.
-                bodies[row[0]] = bytes(memoryview(orjson.dumps(render_channel(row, catalog))))
-        return b"[" + b",".join([bodies[i] for i in ids]) + b"]"
+                body = bytes(memoryview(orjson.dumps(render_channel(row, catalog))))
+                bodies[row[0]] = page[row[0]] = body
+        return b"[" + b",".join([page[i] for i in ids]) + b"]"
 
 
 def channel_bodies(services: Services) -> ChannelBodies:

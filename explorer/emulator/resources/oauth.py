@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 import orjson
 from starlette.responses import RedirectResponse, Response
 
-from explorer.emulator import credentials, endings, names
+from explorer.emulator import credentials, endings, names, plaintext
 from explorer.emulator.context import Context, Services
 from explorer.emulator.db import hooks, oauth
 from explorer.emulator.db.engine import Store, dumps
@@ -268,7 +268,15 @@ def _revoke_family(services: Services, family: str) -> None:
 
 async def read_body(ctx: Context) -> dict[str, str]:
     """An OAuth request body, form-encoded or JSON (mixer.py and the official shortcode client
-    send JSON); anything else is a 400 ``invalid_request`` that says what was wrong."""
+    send JSON); anything else, or text holding a NUL (:mod:`~explorer.emulator.plaintext`), is
+    a 400 ``invalid_request`` that says what was wrong."""
+    fields = await _parse_body(ctx)
+    if plaintext.holds_nul(fields):
+        raise OAuthError("invalid_request", plaintext.MESSAGE)
+    return fields
+
+
+async def _parse_body(ctx: Context) -> dict[str, str]:
     raw = await ctx.body()
     media = ctx.request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media == "application/json" or raw.lstrip().startswith(b"{"):
