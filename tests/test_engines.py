@@ -234,6 +234,21 @@ def test_a_bulk_load_breaking_a_foreign_key_writes_nothing(
     store.close()
 
 
+def test_a_seeding_leaves_the_declared_defaults_and_keys(new_database: Callable[[], str]) -> None:
+    """After a seeding (its load sets the seeded rows' common values as defaults on
+    PostgreSQL, and sets the keys aside), a new user takes the declared defaults, and a
+    repeated id is refused."""
+    store = Store(new_database(), ddl())
+    seed_store(store, 0, 8, lambda password: "x", opening)
+    with store.transaction() as tx:
+        tx.execute(_USER, (100, "late"))
+    columns = "verified, groups, preferences, password_hash"
+    assert store.one(f"SELECT {columns} FROM users WHERE id = 100") == (0, '["User"]', "{}", None)
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"), store.transaction() as tx:
+        tx.execute(_USER, (100, "again"))
+    store.close()
+
+
 def test_sums_read_back_as_numbers(new_database: Callable[[], str]) -> None:
     """A sum of integers reads back as an ``int``, an average as a ``float``, on either
     engine (PostgreSQL's ``numeric`` is not a ``Decimal`` here)."""

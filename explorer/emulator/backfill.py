@@ -39,6 +39,13 @@ def seed_history(store: Store, seed: int, now: float) -> int:
     the messages over the hour before ``now`` (a wall time: stored chat is dated on the wall
     clock, see ``clock.py``). Returns the number of messages stored.
     """
+    # One transaction: one connection for every read (on PostgreSQL, not a pooled one each).
+    with store.transaction():
+        return _seed_history(store, seed, now)
+
+
+def _seed_history(store: Store, seed: int, now: float) -> int:
+    """:func:`seed_history`'s work, inside its transaction."""
     rng = random.Random(f"{seed}:history")
     # Chatters are sampled by id and names looked up by index: loading every user would cost
     # seconds at a million channels.

@@ -22,9 +22,8 @@ CREATE TABLE IF NOT EXISTS chat_messages (
 CREATE INDEX IF NOT EXISTS chat_messages_channel ON chat_messages (channelId, deleted, seq);
 """
 
-_INSERT = (
-    "INSERT INTO chat_messages (id, channelId, userId, createdAt, data) VALUES (?, ?, ?, ?, ?)"
-)
+_COLUMNS = ("id", "channelId", "userId", "createdAt", "data")
+_INSERT = f"INSERT INTO chat_messages ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?)"
 
 
 def _json(data: dict[str, Any]) -> str:
@@ -46,8 +45,7 @@ def append(
 def append_many(db: Store, rows: Iterable[tuple[str, int, int, float, dict[str, Any]]]) -> int:
     """Store messages ``(id, channel, user, createdAt, data)`` at once; returns how many."""
     encoded = [(*row[:4], _json(row[4])) for row in rows]
-    with db.transaction() as tx:
-        tx.executemany(_INSERT, encoded)
+    db.load("chat_messages", _COLUMNS, {}, encoded)
     return len(encoded)
 
 

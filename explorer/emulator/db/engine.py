@@ -291,6 +291,11 @@ class Store(Reads, Hearing):
     subclass doing each engine-specific method its way)."""
 
     engine = "sqlite"
+    #: Whether a bulk load (:meth:`load`) runs in another process, the database server, so
+    #: that a seeding making its next rows meanwhile runs beside it. Not SQLite's: its
+    #: ``executemany`` lets go of the GIL for each row only, and a thread making rows would
+    #: take it at each, slowing both.
+    loads_beside = False
 
     def __new__(cls, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> Store:
         if cls is Store:
@@ -545,7 +550,7 @@ class Store(Reads, Hearing):
         """Bulk-insert ``rows`` (tuples of ``columns``) into ``table``, every row also holding
         the values of ``same`` (column: value, written into the statement once as literals).
         Use inside :meth:`transaction`."""
-        literals = {name: _literal(value) for name, value in same.items()}
+        literals = {name: literal(value) for name, value in same.items()}
         names = [*columns, *literals]
         values = ["?"] * len(columns) + list(literals.values())
         with self.transaction() as tx:
@@ -582,7 +587,7 @@ def _keyed(script: str) -> tuple[tuple[str, str, str], ...]:
     )
 
 
-def _literal(value: Any) -> str:
+def literal(value: Any) -> str:
     """``value`` (None, an int or a str) as an SQL literal."""
     if value is None:
         return "NULL"

@@ -3,13 +3,14 @@ with the indexes and triggers of users and channels set aside, then sampled stat
 
 The rows come from ``world.py`` (a pure function of the seed); this module only writes them,
 with one bulk load per chunk and table (:meth:`~explorer.emulator.db.engine.Store.load`: an
-``executemany`` on SQLite, no Python per row; ``COPY`` on PostgreSQL).
+``executemany`` on SQLite, no Python per row; a binary ``COPY`` on PostgreSQL).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 
@@ -37,13 +38,15 @@ def fill(
 
     Users and channels load with their indexes and triggers set aside, rebuilt once after; in
     a file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
-    :class:`~explorer.emulator.db.engine.LaterIndexes`.
+    :class:`~explorer.emulator.db.engine.LaterIndexes`. Where the database server loads
+    (:attr:`~explorer.emulator.db.engine.Store.loads_beside`), each chunk is made in a thread
+    while the server loads the one before it, the two on two cores.
     """
     with store.filling() as conn:
         store.insert_many("types", types)
         later = LATER_INDEXES if store.defers_indexes else ()
         with store.set_aside(("users", "channels"), later):
-            for user_rows, channel_rows in chunks:
+            for user_rows, channel_rows in ahead(chunks) if store.loads_beside else chunks:
                 store.load("users", *layouts[0], user_rows)
                 store.load("channels", *layouts[1], channel_rows)
             conn.executemany(
@@ -54,6 +57,20 @@ def fill(
             "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
             (str(seed), str(channels)),
         )
+
+
+T = TypeVar("T")
+_END: Any = object()
+
+
+def ahead(items: Iterable[T]) -> Iterator[T]:
+    """``items`` in order, the next one made in a thread while the caller uses this one."""
+    made = iter(items)
+    with ThreadPoolExecutor(1, thread_name_prefix="seeding") as pool:
+        coming = pool.submit(next, made, _END)
+        while (item := coming.result()) is not _END:
+            coming = pool.submit(next, made, _END)
+            yield item
 
 
 def analyze(store: Store) -> None:
