@@ -109,6 +109,9 @@ def test_a_listing_waiting_on_postgresql_leaves_the_loop_serving(postgres: Clust
         psycopg.connect(url, autocommit=True) as watcher,
         ThreadPoolExecutor(1) as requests,
     ):
+        # The seeding's later indexes first: a concurrent index build beside the lock can
+        # deadlock with it (PostgreSQL then ends one of them).
+        assert platform.indexes is None or platform.indexes.wait(60)
         locker.execute("LOCK TABLE channels IN ACCESS EXCLUSIVE MODE")
         try:
             waiting = requests.submit(
