@@ -14,7 +14,6 @@ rules.
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,8 +50,9 @@ class Admission:
     (a charge is given back only in that window)."""
 
     ahead: tuple[bool, ...]
-    hold: str
     standings: tuple[Standing, ...]
+    #: The name of the places held in a shared store (none in process: its places are counts).
+    hold: str = ""
     #: Counted in this process's own windows (a shared store did not answer).
     alone: bool = False
 
@@ -60,12 +60,6 @@ class Admission:
         """Whether an answer counting in ``counted`` leaves nothing to correct: every window
         charged ahead counts, and no place is held."""
         return all(self.ahead) and all(counted)
-
-
-def hold_name() -> str:
-    """A name for the places one request holds, unique among every process's (random: a
-    forked process draws its own)."""
-    return os.urandom(8).hex()
 
 
 class Limits(ABC):
@@ -122,7 +116,7 @@ class LocalLimits(Limits):
             else:
                 window.hold()
         standings = tuple(self._standing(key, now) for key in keys)
-        return Admission(tuple(ahead), hold_name(), standings)
+        return Admission(tuple(ahead), standings)
 
     def settle(
         self,

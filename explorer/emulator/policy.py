@@ -305,13 +305,12 @@ class Tally:
             report = self.buckets.index(shown) if shown in self.buckets else None
             admission, self.admission = self.admission, None
             if admission is not None and admission.settled_by(counted):
-                if report is not None:
-                    self.standings[self.buckets[report]] = admission.standings[report]
+                standing = None if report is None else admission.standings[report]
             else:
                 keys = self._keys()
                 standing = services.limits.settle(keys, self.now, counted, admission, report)
-                if standing is not None and report is not None:
-                    self.standings[self.buckets[report]] = standing
+            if standing is not None and report is not None:
+                self.standings[self.buckets[report]] = standing
         if shown is not None:
             headers.update(self.rate_headers(shown))
         return headers

@@ -28,6 +28,7 @@ settled where it was admitted.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -46,7 +47,6 @@ from explorer.emulator.limits import (
     LocalLimits,
     Refusal,
     Standing,
-    hold_name,
 )
 from explorer.wire.ratelimit import Bucket
 
@@ -130,6 +130,12 @@ return {0}
 """
 
 
+def hold_name() -> str:
+    """A name for the places one request holds, unique among every process's (random: a
+    forked process draws its own)."""
+    return os.urandom(8).hex()
+
+
 class RedisLimits(Limits):
     """The windows of every REST process of a platform, in the Redis at ``url``."""
 
@@ -167,7 +173,7 @@ class RedisLimits(Limits):
                 if found[0] != 0:
                     return Refusal(*_standing(found))
                 standings = tuple(_standing(each)[1] for each in found[1:])
-                return Admission(tuple(ahead), hold, standings)
+                return Admission(tuple(ahead), standings, hold)
         admitted = self.alone.admit(keys, now, ahead)
         if isinstance(admitted, Refusal):
             return admitted
