@@ -14,32 +14,6 @@ LAB_STAMP := $(VENV)/.installed-lab
 # `make constraints` writes it again from the current venv.
 CONSTRAINTS := .ci/constraints.txt
 
-# The platform's files that `make test` runs a second time on PostgreSQL (docs/testing.md):
-# channels and listings, accounts, sessions, OAuth, live events, chat and its permissions, rate
-# limits; then the rest of the REST surface, input checks and fuzzed chat, hooks, uploads,
-# analytics, categories, raids, the data layer, the docs' example packets and the replays of
-# the published (npm) clients, the page cache, the pytest plugin, the world on its clock. The
-# whole suite twice would not fit CI's budget: the others (the security rounds, the fuzzed
-# REST, recorders and captures, browsers and notebooks) pass on PostgreSQL run by hand.
-POSTGRES_TESTS := tests/test_channels_*.py tests/test_listing.py tests/test_platform_channels.py \
-	tests/test_rest_channels.py tests/test_platform_oauth.py tests/test_session.py \
-	tests/test_live.py tests/test_platform_accounts.py tests/test_chat_*.py \
-	tests/test_live_constellation.py tests/test_security_live.py tests/test_rest_auth.py \
-	tests/test_shortcode_signin.py tests/test_platform_shortcode.py tests/test_groups_*.py \
-	tests/test_platform_ratelimit.py \
-	tests/test_rest_groups.py tests/test_rest_surface.py tests/test_endpoint_walk.py \
-	tests/test_error_messages.py tests/test_plaintext.py tests/test_fuzz_chat.py \
-	tests/test_hooks.py tests/test_uploads.py tests/test_analytics.py tests/test_categories.py \
-	tests/test_raids.py tests/test_renames.py tests/test_broadcasts.py tests/test_budget.py \
-	tests/test_exclusions.py tests/test_chatsocket.py tests/test_chatter.py \
-	tests/test_data_layer.py tests/test_store.py tests/test_tally.py tests/test_pagecache.py \
-	tests/test_docs_examples_chat.py tests/test_docs_examples_rest.py tests/test_replay.py \
-	tests/test_replay_clients.py tests/test_replay_docs_packets.py tests/test_replay_live.py \
-	tests/test_replay_npm.py tests/test_public_api.py tests/test_pytest_plugin.py \
-	tests/test_capture.py tests/test_eventtables.py tests/test_sprites.py \
-	tests/test_tokenfiles.py tests/test_scaleout_order.py tests/test_scaleout_outage.py \
-	tests/test_world_platform.py tests/test_world_standing.py tests/test_worldclock.py
-
 .PHONY: test system-packages npm-packages constraints lint lab notebooks clear-notebooks bench serve docs clean
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
@@ -55,15 +29,19 @@ $(LAB_STAMP): pyproject.toml
 
 ## test: install everything (Python, Debian and npm packages) and run lint, types and all tests:
 ## two test processes (each test file in one of them, the longest files first:
-## tests/conftest.py), then the tests marked serial alone, then the platform's files of
-## POSTGRES_TESTS again on PostgreSQL
-## (`make -j3 test`, as CI runs it, installs the three kinds of packages at once)
-test: $(STAMP) system-packages npm-packages
-	$(MAKE) --no-print-directory lint
+## tests/conftest.py), then the tests marked serial alone; then the same again with the
+## platforms on PostgreSQL, but for the tests marked any_engine (docs/testing.md)
+## (`make -j3 test`, as CI runs it, installs the three kinds of packages and lints at once)
+# Bytecode written: with PYTHONDONTWRITEBYTECODE set in the environment every pytest process
+# rewrote every test module's asserts afresh, and every `explorer serve` a test starts compiled
+# the package again (the caches go to the ignored __pycache__ folders).
+test: export PYTHONDONTWRITEBYTECODE =
+test: lint system-packages npm-packages
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -n 2 --dist loadfile \
-		-m "not serial" $(POSTGRES_TESTS)
+		--no-loadscope-reorder -m "not serial and not any_engine"
+	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -m "serial and not any_engine"
 
 system-packages:
 	bash .ci/system-packages
@@ -76,7 +54,7 @@ npm-packages:
 constraints: $(STAMP)
 	$(BIN)/python -m pip freeze --exclude-editable > $(CONSTRAINTS)
 
-## lint: the same lint, format and type checks that make test runs first
+## lint: the same lint, format and type checks that make test runs (beside its installs)
 lint: $(STAMP)
 	$(BIN)/ruff check explorer tests benchmarks docs/hooks.py
 	$(BIN)/ruff format --check explorer tests benchmarks docs/hooks.py

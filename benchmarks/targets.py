@@ -106,7 +106,7 @@ def _platform(channels: int) -> None:
 
 def _shared(db: str, broker: str, port: int) -> None:
     from explorer.emulator import Platform, PlatformOptions
-    from explorer.emulator.context import Config
+    from explorer.emulator.config import Config
     from explorer.wire.ratelimit import BUCKETS
 
     endless = {name: (10**9, bucket.interval) for name, bucket in BUCKETS.items()}

@@ -15,10 +15,10 @@ live views; :func:`compact` merges its small files into day files. :func:`import
 chat logs of real platforms (chat-downloader, TwitchDownloader, justlog/rustlog, yt-dlp) into
 a capture of the same shape.
 
-Every public name but the errors loads when first named (the REST client with httpx, the
-chats and live views with websockets, the capture and recorder with DuckDB and Parquet), so
-``import explorer`` costs about what ``import pandas`` does and a script loads only what it
-uses.
+Every public name but the errors loads when first named (the REST client with httpx and
+pandas, the chats and live views with websockets, the capture and recorder with DuckDB and
+Parquet), so ``import explorer`` loads none of them, pandas included (nor does ``explorer
+serve``), and a script loads only what it uses.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from explorer.core.deprecation import moved_module
+from explorer.core.renames import moved_module
 from explorer.errors import ChatError, ChatErrorCode
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from explorer import embedded
 from explorer.api import Api
 from explorer.core import loop
 from explorer.core.closing import AsyncClosing
-from explorer.core.deprecation import Renamed
+from explorer.core.renames import Renamed
 from explorer.core.settings import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, resolve
 from explorer.rest.handle import Async, M, Sync
 from explorer.rest.transport import Transport

@@ -49,8 +49,8 @@ def _fresh_databases() -> Iterator[None]:
     databases.release()
 
 
-#: The test files that take longest (minutes each on a shared 2-core machine: a wheel installed
-#: into a fresh venv and every recipe run in it, 575 fuzzed requests, recorders and their
+#: The test files that take longest (one to two minutes each on a quiet 2-core machine: a wheel
+#: installed into a fresh venv and a recipe run in it, 575 fuzzed requests, recorders and their
 #: pauses, the docs site, process drills), longest first. They run first: under
 #: ``--dist loadfile --no-loadscope-reorder`` (make test) the other process works through the
 #: short files meanwhile, instead of idling at the end of the pass while the last long file

@@ -9,9 +9,9 @@ released, and a kernel starting in parallel (here, or in another test run on the
 could bind one of them first (``ZMQError: Address already in use``). Socket files under
 distinct prefixes cannot collide.
 
-As a script: ``python recipe_runs.py FOLDER`` runs every recipe in ``FOLDER`` in place (the
-environment's ``EXPLORER_BASE_URL`` names the platform) and prints one JSON object, each
-recipe's seconds, error (null when it ran through) and output texts.
+As a script: ``python recipe_runs.py FOLDER [NAME ...]`` runs every recipe in ``FOLDER`` (or
+those named) in place (the environment's ``EXPLORER_BASE_URL`` names the platform) and prints
+one JSON object, each recipe's seconds, error (null when it ran through) and output texts.
 """
 
 from __future__ import annotations
@@ -71,10 +71,12 @@ async def _execute(path: Path, env: dict[str, str], sockets: Path) -> Run:
     return Run(time.monotonic() - started, None, texts(notebook))
 
 
-async def execute_all(folder: Path, env: dict[str, str]) -> dict[str, Run]:
-    """Run every ``*.ipynb`` of ``folder`` in place, at once, in kernels with ``env``; how
-    each went, by file name."""
-    notebooks = sorted(folder.glob("*.ipynb"))
+async def execute_all(
+    folder: Path, env: dict[str, str], names: list[str] | None = None
+) -> dict[str, Run]:
+    """Run every ``*.ipynb`` of ``folder`` (or those ``names``) in place, at once, in kernels
+    with ``env``; how each went, by file name."""
+    notebooks = sorted(folder / name for name in names) if names else sorted(folder.glob("*.ipynb"))
     # A short folder: a Unix socket's path has at most 107 bytes.
     with tempfile.TemporaryDirectory(prefix="nb-") as sockets:
         runs = await asyncio.gather(*(_execute(path, env, Path(sockets)) for path in notebooks))
@@ -82,10 +84,11 @@ async def execute_all(folder: Path, env: dict[str, str]) -> dict[str, Run]:
 
 
 def main() -> None:
-    """The script: run the recipes of the folder given, print how each went as JSON."""
+    """The script: run the recipes of the folder given (or those named after it), print how
+    each went as JSON."""
     import os
 
-    runs = asyncio.run(execute_all(Path(sys.argv[1]), dict(os.environ)))
+    runs = asyncio.run(execute_all(Path(sys.argv[1]), dict(os.environ), sys.argv[2:]))
     print(json.dumps({name: asdict(run) for name, run in runs.items()}))
 
 

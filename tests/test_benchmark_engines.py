@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.engines import postgres_floor
 from explorer.emulator import credentials
 from explorer.emulator.categories import opening
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.world import seed_store
 from tests import pgcluster
+
+pytestmark = pytest.mark.any_engine("runs both engines itself, in every pass")
 
 
 def test_the_floor_writes_every_row_and_the_indexes_before_the_line(

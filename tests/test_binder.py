@@ -18,6 +18,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytestmark = pytest.mark.any_engine("Binder's files and start-up")
+
+
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
 README = ROOT / "README.md"

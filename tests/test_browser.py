@@ -61,6 +61,7 @@ LOADED_EMOTICONS = """() => Array.from(document.querySelectorAll("img.explorer-e
 #: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
+    pytest.mark.any_engine("the widget in JupyterLab, fed by the platform"),
     pytest.mark.skipif(
         not CHROMIUM.exists(),
         reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)",

@@ -61,6 +61,7 @@ PENDING = re.compile(r"\[( |\*)?\]")
 #: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
+    pytest.mark.any_engine("the widgets as on Binder, fed by the platform"),
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
 ]
 

@@ -28,6 +28,7 @@ from tests.test_security import attempt
 #: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
+    pytest.mark.any_engine("the widgets given hostile text"),
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
 ]
 

@@ -35,6 +35,9 @@ from tests.test_recorder import (
     terminate_feeder,
 )
 
+pytestmark = pytest.mark.any_engine("captures on object storage, fed by the platform")
+
+
 DAY = 86_400.0
 
 

@@ -21,6 +21,9 @@ from explorer.recording.coverage import coverage
 from tests.test_capture_s3 import keys
 from tests.test_record_cli import wait_for
 
+pytestmark = pytest.mark.any_engine("a sharded capture's coverage, fed by the platform")
+
+
 T = pd.Timestamp("2026-11-20 12:00", tz="UTC")
 
 

@@ -17,6 +17,9 @@ import pytest
 
 import explorer
 
+pytestmark = pytest.mark.any_engine("the docs site's build and reference")
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -40,6 +40,9 @@ from tests.chatkit import run
 from tests.test_live_constellation import opened_at
 from tests.test_scaleout_drills import PASSWORD, caught_up, until
 
+pytestmark = pytest.mark.any_engine("runs on PostgreSQL whatever the switch")
+
+
 #: Seconds any one call of the load may take before it counts as a hang.
 CALL_TIMEOUT = 10.0
 #: Acknowledged follows and replied messages the load makes before the fault, and after it.

@@ -23,6 +23,9 @@ from explorer.emulator.world import seed_store
 from tests import databases
 from tests.pgcluster import Cluster
 
+pytestmark = pytest.mark.any_engine("runs both engines itself, in every pass")
+
+
 _USER = (
     "INSERT INTO users (id, username, createdAt, updatedAt) VALUES (?, ?, 'c', 'u') RETURNING id"
 )
@@ -162,6 +165,30 @@ def test_the_switch_gives_each_platform_a_copy_of_a_seeded_world(
     with psycopg.connect(postgres.url) as conn:
         names = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
     assert not {url.rsplit("/", 1)[1], other.rsplit("/", 1)[1]} & names
+
+
+def test_on_sqlite_each_platform_gets_a_file_copied_from_a_seeded_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite a platform asked for ``:memory:`` gets a new file, a copy of the seeded world
+    of its seed and size with its later indexes built, removed once nothing holds it open; a
+    file path given is that file itself."""
+    monkeypatch.setattr(databases, "ENGINE", "sqlite")
+    path = tmp_path / "platform.db"
+    first, second = (Path(databases.target(":memory:", seed=0, channels=20)) for _ in range(2))
+    assert databases.target(path) == str(path) and not path.exists() and first != second
+    with databases.opened(first) as one, databases.opened(second) as other:
+        with one.transaction() as tx:
+            tx.execute("DELETE FROM chat_messages")
+        assert other.scalar("SELECT COUNT(*) FROM chat_messages") > 0
+        assert one.meta("seed") is not None and one.scalar("SELECT COUNT(*) FROM users") > 5
+        names = {name for (name,) in one.all("SELECT name FROM sqlite_master")}
+        assert set(LATER_INDEXES) <= names
+        other.close()
+        databases.release()
+        assert first.exists() and not second.exists()
+    databases.release()
+    assert not first.exists()
 
 
 def test_a_row_without_its_id_gets_the_largest_plus_one(new_database: Callable[[], str]) -> None:

@@ -11,7 +11,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import explorer
+
+pytestmark = pytest.mark.any_engine("the package's imports")
+
 
 ROOT = Path(explorer.__file__).parent
 

@@ -19,6 +19,9 @@ from explorer.cli import lab, recipes
 from explorer.core import processes
 from tests.test_processes import alive
 
+pytestmark = pytest.mark.any_engine("JupyterLab's processes, on SQLite whatever the switch")
+
+
 FETCH = (
     "import os, httpx; url = os.environ['EXPLORER_BASE_URL']; "
     "print('TOKEN', httpx.get(url + '/channels/streamer', timeout=10).json()['token']); "

@@ -19,6 +19,9 @@ from explorer.emulator.db.postgres import PostgresStore
 from explorer.emulator.live.outbox import Outbox
 from tests.pgcluster import Cluster
 
+pytestmark = pytest.mark.any_engine("runs both engines itself, in every pass")
+
+
 #: Seconds a test waits for what it expects before failing.
 DEADLINE = 10.0
 _TYPE = "INSERT INTO types (id, name, parent, source) VALUES (?, 'a', 'b', 'c')"

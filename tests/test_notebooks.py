@@ -6,7 +6,9 @@ The notebooks execute once, all at the same time (``tests/recipe_runs.py``), in 
 fixture; each test then reads its notebook's result. Kernels get the platform through
 ``EXPLORER_BASE_URL`` in their environment and run in a copy of ``notebooks/``, as
 JupyterLab runs them in the user's copy, so what a recipe writes (recipe 5's capture) stays out
-of the repository.
+of the repository. This is the suite's one run of every recipe: ``tests/test_wheel.py`` runs the
+tour alone from the installed wheel, after checking that every import of every recipe succeeds
+there.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from tests.recipe_runs import CELL_TIMEOUT, Run, execute_all
 
 #: Runs alone (serial): the recipes' time budgets are set for seven kernels sharing the machine
 #: with nothing else.
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.any_engine("the recipes, fed by the platform")]
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))

@@ -28,6 +28,9 @@ from explorer.emulator.listing import Pager, listing_of, read_rankings
 from explorer.emulator.shapes import CHANNEL_FILTERS
 from explorer.wire.query import parse_list_query
 
+pytestmark = pytest.mark.any_engine("runs both engines itself, in every pass")
+
+
 NOW = "2024-01-01T00:00:00.000Z"
 
 

@@ -13,6 +13,8 @@ import pytest
 from explorer.core import processes
 from explorer.core.processes import Child, ChildFailed
 
+pytestmark = pytest.mark.any_engine("process plumbing, on SQLite whatever the switch")
+
 
 def _python(code: str) -> list[str]:
     return [sys.executable, "-c", code]

@@ -10,7 +10,8 @@ import pytest
 
 from explorer.chat import Chat, ChatClient
 from explorer.collect.track import AsyncTracker, Tracker
-from explorer.core.deprecation import CalledFrame, Renamed
+from explorer.core.deprecation import CalledFrame
+from explorer.core.renames import Renamed
 from explorer.recording.capture import open_capture
 from explorer.views.twins import BlockingTwin
 

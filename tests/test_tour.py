@@ -13,6 +13,9 @@ import pytest
 from explorer.cli.guide import length_shares
 from tests.databases import start
 
+pytestmark = pytest.mark.any_engine("the recipes' terminal tour: the platform only serves it")
+
+
 PLOTS = ["ranking.png", "languages.png", "chat-rate.png", "poll.png", "history-lengths.png"]
 
 

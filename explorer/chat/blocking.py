@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from explorer.chat.client import ChatClient
 from explorer.chat.session import State
 from explorer.core import loop
-from explorer.core.deprecation import Renamed
 from explorer.core.loop import Blocking
+from explorer.core.renames import Renamed
 from explorer.events.feeds import Callback, EventIterator
 from explorer.views.twins import LoggedTwin, Mirror
 

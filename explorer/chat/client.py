@@ -86,7 +86,7 @@ from explorer.chat.session import (
 )
 from explorer.chat.socket import ChatSocket, Compression, Message
 from explorer.core.closing import AsyncClosing
-from explorer.core.deprecation import Renamed
+from explorer.core.renames import Renamed
 from explorer.errors import (
     ChatError,
     ChatErrorCode,

@@ -54,7 +54,7 @@ from typing import Any
 
 import orjson
 
-from explorer.core.deprecation import warn_renamed
+from explorer.core.renames import warn_renamed
 from explorer.errors import ChatError
 from explorer.events.chunks import Raw
 from explorer.events.log import EventLog

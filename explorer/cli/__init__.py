@@ -14,6 +14,10 @@
   capture;
 - ``explorer compact`` (:mod:`explorer.cli.compact`): a capture's small files merged into
   day files, doubles dropped.
+
+Building the parser imports every subcommand's module, so each imports at its top only what
+its flags need, and what its run needs in ``run``: ``explorer serve`` loads no pandas, and
+``explorer record`` (or any ``--help``) no platform.
 """
 
 from __future__ import annotations

@@ -43,7 +43,6 @@ import explorer
 from explorer.cli.terminal import inert, say
 from explorer.core.durations import describe, seconds
 from explorer.errors import ConnectionFailed, ExplorerError, NotFound
-from explorer.rest.channelrefs import refs
 from explorer.wire.numbers import identifier, integer
 
 if TYPE_CHECKING:
@@ -283,6 +282,8 @@ def _signals() -> Iterator[Stop]:
 
 def _check_tokens(api: explorer.Client, channels: list[str]) -> None:
     """Raise ValueError naming the ``--channels`` tokens no channel has (one listing call)."""
+    from explorer.rest.channelrefs import refs
+
     tokens = [ref for ref, _ in refs(channels) if isinstance(ref, str)]
     if not tokens:
         return

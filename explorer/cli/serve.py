@@ -12,15 +12,13 @@ import argparse
 import gc
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.cli.paths import database_file, default_db
-from explorer.core.jupyterhub import served_hosts
-from explorer.emulator import Platform, PlatformOptions, addresses
-from explorer.emulator.clock import check_speed
-from explorer.emulator.context import Config
-from explorer.emulator.nodeprocess import run_chat_node, seeded
-from explorer.emulator.server import run_loop
+from explorer.emulator.config import Config
+
+if TYPE_CHECKING:
+    from explorer.emulator.server import Platform
 
 #: The default settings, shown in ``--help``.
 DEFAULTS = Config()
@@ -205,6 +203,12 @@ def exposure_warning(host: str, open_control: bool) -> str:
 def run(args: argparse.Namespace) -> int:
     """The ``explorer serve`` command: run the platform (or one more chat node or REST process
     of it) until interrupted."""
+    from explorer.core.jupyterhub import served_hosts
+    from explorer.emulator import addresses
+    from explorer.emulator.clock import check_speed
+    from explorer.emulator.nodeprocess import run_chat_node, seeded
+    from explorer.emulator.server import Platform, PlatformOptions
+
     db = args.db or str(default_db())
     if args.role != "platform" and not args.broker:
         print(f"explorer serve {args.role}: --broker is required", file=sys.stderr)
@@ -294,6 +298,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(main: Coroutine[Any, Any, None]) -> int:
     """Run ``main`` until it ends or is interrupted; 1 when it could not start."""
+    from explorer.emulator.server import run_loop
+
     try:
         run_loop(main)
     except KeyboardInterrupt:

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from explorer.cli.guide import Tour
 from explorer.cli.terminal import inert
 from explorer.errors import ExplorerError
 
@@ -42,6 +41,8 @@ def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The ``explorer tour`` command."""
+    from explorer.cli.guide import Tour
+
     if args.watch <= 0 or args.poll <= 0 or args.sample < 1:
         print("explorer tour: --watch, --poll and --sample must be positive", file=sys.stderr)
         return 2

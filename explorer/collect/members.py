@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from explorer.chat.client import ChatClient
 from explorer.chat.session import OUTAGES_KEPT, Outage
-from explorer.core.deprecation import warn_renamed
+from explorer.core.renames import warn_renamed
 
 #: Rates are events per second over this many seconds.
 RATE_WINDOW = 10.0

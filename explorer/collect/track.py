@@ -42,9 +42,10 @@ import pandas as pd
 
 from explorer.core import loop
 from explorer.core.closing import AsyncClosing
-from explorer.core.deprecation import CalledFrame, Renamed
+from explorer.core.deprecation import CalledFrame
 from explorer.core.durations import Duration, seconds
 from explorer.core.loop import Blocking
+from explorer.core.renames import Renamed
 from explorer.core.worldclock import PlatformClock
 from explorer.errors import ExplorerError, RateLimited, ServerError
 from explorer.live.constellation import LiveSocket

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from starlette.requests import Request
 
-    from explorer.emulator.context import Config
+    from explorer.emulator.config import Config
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: A request-header lookup by lower-case name.

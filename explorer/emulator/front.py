@@ -53,7 +53,7 @@ from typing import Any, Literal, cast
 
 import uvicorn
 
-from explorer.emulator.context import Config
+from explorer.emulator.config import Config
 
 #: The end of a request head (or of a chunked body's trailers).
 _HEAD_END = b"\r\n\r\n"

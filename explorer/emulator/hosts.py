@@ -28,7 +28,7 @@ from functools import lru_cache
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from explorer.emulator import addresses
-from explorer.emulator.context import Config
+from explorer.emulator.config import Config
 
 _STATUS = {400: b"Bad Request", 421: b"Misdirected Request"}
 #: A host name (or IPv4 address) as a Host header spells it, lower-cased.

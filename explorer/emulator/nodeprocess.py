@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
-from explorer.emulator.context import Config
+from explorer.emulator.config import Config
 from explorer.emulator.db.engine import Store, engine_of
 from explorer.emulator.server import open_services
 

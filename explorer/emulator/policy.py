@@ -29,7 +29,8 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from explorer.emulator import addresses, credentials, endings, plaintext
-from explorer.emulator.context import Caller, Config, Context, Services
+from explorer.emulator.config import Config
+from explorer.emulator.context import Caller, Context, Services
 from explorer.emulator.db import oauth, sessions
 from explorer.emulator.limits import Admission, Key, Refusal, Standing
 from explorer.emulator.responses import CSRF_HEADER, ApiError, JSONResponse

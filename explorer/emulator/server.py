@@ -33,7 +33,8 @@ from explorer.emulator.addresses import is_loopback
 from explorer.emulator.app import build_app
 from explorer.emulator.backfill import seed_history
 from explorer.emulator.chat.cluster import ChatCluster, open_broker
-from explorer.emulator.context import Config, Services
+from explorer.emulator.config import DEFAULT_CHANNELS, Config
+from explorer.emulator.context import Services
 from explorer.emulator.db import ddl
 from explorer.emulator.db.engine import IndexBuild, Store
 from explorer.emulator.limits import Limits, LocalLimits
@@ -300,7 +301,7 @@ def start(
     *,
     db: str | Path = ":memory:",
     seed: int = 0,
-    channels: int = world.DEFAULT_CHANNELS,
+    channels: int = DEFAULT_CHANNELS,
     speed: float = 1.0,
     rate_limits: bool = True,
     buckets: dict[str, tuple[int, float]] | None = None,

@@ -47,7 +47,8 @@ from explorer.emulator.chat.cluster import ChatCluster
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.moderation import parse_duration
 from explorer.emulator.chat.rooms import Room
-from explorer.emulator.context import Config, Services
+from explorer.emulator.config import Config
+from explorer.emulator.context import Services
 from explorer.emulator.db import channels
 from explorer.emulator.db import users as db_users
 from explorer.emulator.db.engine import Store

@@ -29,10 +29,6 @@ from explorer.emulator.shapes import CHANNEL_FIELDS
 #: The instant the seeded world describes; creation dates fall before it.
 WORLD_NOW = datetime(2020, 7, 22, tzinfo=UTC)
 WORLD_START = datetime(2016, 1, 5, tzinfo=UTC)
-#: Channels in a world unless asked otherwise (``explorer serve --channels``): enough that the
-#: busiest channel has a few thousand viewers (chat several messages a second at measured
-#: rates), few enough to start in a few seconds.
-DEFAULT_CHANNELS = 50_000
 FIRST_CHANNEL_ID = 100_000
 DEMO_PASSWORD = "explorer"
 

@@ -52,8 +52,8 @@ import pyarrow as pa
 from duckdb.func import SPECIAL
 
 from explorer.core import columns
-from explorer.core.deprecation import warn_renamed
 from explorer.core.polarsframes import polars_frame
+from explorer.core.renames import warn_renamed
 from explorer.errors import CaptureError, CaptureNotFound
 from explorer.events import frames as chatviews
 from explorer.events.exclusions import Screen, UsersLike

@@ -7,7 +7,7 @@ names still answer here for one release, with a warning.
 import importlib
 from typing import Any
 
-from explorer.core.deprecation import warn_renamed
+from explorer.core.renames import warn_renamed
 
 _MOVED = ("AsyncClient", "Client", "connect")
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Generic, Never, Protocol, Self, TypeVar, 
 import pandas as pd
 
 from explorer.core import loop
-from explorer.core.deprecation import Renamed
 from explorer.core.loop import Twin
+from explorer.core.renames import Renamed
 from explorer.events.log import EventLog, LogViews
 
 if TYPE_CHECKING:

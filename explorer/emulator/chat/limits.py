@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from explorer.emulator.brokers.broker import Broker
-from explorer.emulator.context import Config
+from explorer.emulator.config import Config
 from explorer.emulator.db import chat_presence
 from explorer.emulator.db.engine import Store
 

@@ -65,7 +65,8 @@ from explorer.emulator.chat.limits import TOO_MANY_CONNECTIONS, Limits
 from explorer.emulator.chat.members import Member, member_of, refresh
 from explorer.emulator.chat.methods import NO_DATA
 from explorer.emulator.chat.rooms import Room, Rooms
-from explorer.emulator.context import Config, lenient_id
+from explorer.emulator.config import Config
+from explorer.emulator.context import lenient_id
 from explorer.wire import chatmethods as chat_methods
 from explorer.wire.codes import (
     CLOSE_CREDENTIAL_ENDED,

@@ -21,7 +21,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from explorer.emulator.brokers.broker import Broker, Delivery
-from explorer.emulator.context import Config
+from explorer.emulator.config import Config
 from explorer.emulator.db import channels
 from explorer.emulator.db.engine import Store
 from explorer.wire.packets import encode_event

@@ -29,6 +29,8 @@ for a hook whose client is gone.
 One dispatcher per platform: every process may run one (started by the first ``/hooks``
 request it serves), and they share the outbox cursor (``meta`` key ``hooks_seen``), each batch
 claimed by a compare-and-set in one transaction, so each event is delivered by one process.
+The delivering client, httpx, loads with the first hook (its URL's check or the dispatcher),
+not with the platform: most platforms never see one.
 """
 
 from __future__ import annotations
@@ -41,9 +43,8 @@ import hmac
 import ipaddress
 import logging
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -51,6 +52,9 @@ from explorer.emulator.addresses import networks
 from explorer.emulator.context import Services
 from explorer.emulator.db import hook_deliveries, live_events
 from explorer.emulator.responses import ApiError, bad_request
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("explorer.emulator.webhooks")
 
@@ -81,6 +85,8 @@ def allowed(url: Any, allow: tuple[str, ...]) -> str:
     addresses are never allowed (``0.0.0.0`` reaches this host)."""
     if not isinstance(url, str) or not url or len(url) > MAX_URL:
         raise bad_request("url must be an http or https address.", "url")
+    import httpx
+
     try:
         parsed = httpx.URL(url)
         port = parsed.port
@@ -162,6 +168,8 @@ def _hooks_for(services: Services, topics: list[str]) -> dict[str, list[tuple[in
 
 
 async def _dispatch(services: Services) -> None:
+    import httpx
+
     pending: set[asyncio.Task[None]] = set()
     in_flight: dict[int, int] = {}
 
@@ -210,6 +218,8 @@ async def _deliver(
     payload: str,
 ) -> None:
     """POST one event to one hook, retrying; count the outcome on the hook."""
+    import httpx
+
     hook_id, url, secret, failures = hook
     sent_at = services.world.iso()
     body = b"".join(
