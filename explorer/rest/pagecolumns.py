@@ -26,16 +26,20 @@ Flattening and converting page by page had cost 47-52 ms of CPU on top of Arrow'
 for a ranking's 50 pages (read and frame); this way 35-37 ms (the latest round, the same bytes,
 one process alternating, best of 15, shared machine). Arrow's own read is now the larger part.
 
-Why Arrow (measured on the same 50 pages of 100 channels, CPU time on the shared 2-core
-machine; ``docs/performance.md``): it reads a page into typed columns in 2.5-3.4 ms where orjson
-decodes it to dicts in 1.1-1.3 ms, but those dicts then cost ``tables.frame`` about 4 ms more a
-page where Arrow's columns cost 0.7 ms: reading and building take about two thirds of the CPU
-of the old way. Arrow is already a dependency (pandas keeps text in it), and it is strict: a
-value of another type than declared, or a field the schema does not declare, is an error rather
-than a guess. Polars reads a page in about as much time but is only an optional extra, and its
-columns would go through Arrow to pandas anyway; DuckDB (a dependency, for captures) took
-4-5.6 ms a page for three fields, casts mismatched values ("1" into an integer) and ignores
-undeclared fields.
+Why Arrow (issue 42's reader comparison, ``docs/performance.md``: the same 50 pages of 100
+channels, 6.3 MB, CPU medians of 15 alternating rounds on the shared 2-core machine): Arrow
+reads them in 33-36 ms 4 pages a call (41-44 ms all 50 in one call, 50-52 ms page by page; its
+own threads save 3 ms of CPU and no wall beyond the noise), and read and frame together cost
+64-67 ms, about 0.85 of orjson + ``tables.frame``. No other native reader is cheaper to the
+same frame: Polars (``pl.read_json`` given the schema, page by page; simd-json inside) reads in
+33-34 ms but its columns cost more to bring to pandas (70-72 ms to the frame without the
+free-form column), and Polars is an optional extra; DuckDB (``read_json`` given the columns,
+all pages in one call) reads in 44-45 ms (59-61 ms to the frame), casts mismatched values
+(``12.0`` into an integer, ``7`` into text, ``1`` into a flag) and ignores undeclared fields,
+and checking those itself (``json_structure``) costs 60 ms more; pysimdjson parses the 50 pages
+in 3 ms but gives Python values, about 0.7 ms a column of 5,000 read back. Arrow is already a
+dependency (pandas keeps text in it), and it is strict: a value of another type than declared,
+or a field the schema does not declare, is an error rather than a guess.
 
 The frame is the one ``tables.frame`` builds from the same pages, same columns, dtypes and
 values (``tests/test_pagecolumns.py`` compares them); whenever Arrow cannot promise that, the
