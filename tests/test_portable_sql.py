@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from explorer.emulator.chat.roles import owners_roles, roles_of
 from explorer.emulator.db import (
     achievements,
     channel_roles,
@@ -173,6 +174,21 @@ def test_role_holders_are_found_in_the_json_list_of_roles(store: Store) -> None:
     assert names("Banned", set()) == []
     assert names(None, set()) == ["Streamer_1", "viewer"]
     assert names(None, {"Subscriber"}) == ["Streamer_1"]
+
+
+def test_owners_roles_read_together_are_those_read_one_by_one(store: Store) -> None:
+    """The chat roles of several channels' owners, read in one batch (the seeded history's),
+    are those :func:`roles_of` reads for each: channel roles and global groups included."""
+    first, second = _ids(store)
+    owner, viewer = (users.id_named(store, name) for name in ("Streamer_1", "viewer"))
+    assert owner is not None and viewer is not None
+    channel_roles.change_roles(store, first, owner, {"Mod"}, set())
+    with store.transaction() as tx:
+        tx.execute("UPDATE users SET groups = ? WHERE id = ?", ('["User", "Staff"]', viewer))
+    owned = [(first, owner), (second, viewer)]
+    batch = owners_roles(store, owned)
+    assert batch == {channel: roles_of(store, channel, user) for channel, user in owned}
+    assert "Mod" in batch[first] and "Staff" in batch[second]
 
 
 def test_present_users_are_picked_by_channel_role_or_global_group(store: Store) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from explorer.emulator import chatter
 from explorer.emulator.chat import history
 from explorer.emulator.chat.messages import compose, message_data
-from explorer.emulator.chat.roles import roles_of
+from explorer.emulator.chat.roles import owners_roles
 from explorer.emulator.db import channels, users
 from explorer.emulator.db.engine import Store
 from explorer.emulator.simulate import MAX_BOTS
@@ -53,6 +53,10 @@ def _seed_history(store: Store, seed: int, now: float) -> int:
     total = channels.count(store)
     busiest = channels.busiest_listed(store, min(HISTORY_CHANNELS, max(1, total // HISTORY_SHARE)))
     known: dict[str, tuple[int, str] | None] = {}
+    # The owners' profiles and roles in a few reads, not a round trip each per channel.
+    owned = [(channel_id, owner_id) for channel_id, owner_id, _, _ in busiest]
+    owners = {row[0]: row for row in users.chat_profiles(store, [owner for _, owner in owned])}
+    standing = owners_roles(store, owned)
 
     def lookup(name: str) -> tuple[int, str] | None:
         key = name.lower()
@@ -67,10 +71,9 @@ def _seed_history(store: Store, seed: int, now: float) -> int:
         found = {row[0]: row for row in users.chat_profiles(store, sampled)}
         chatters = [found[user_id] for user_id in sampled if user_id in found]
         people = [(row, ["User"]) for row in chatters if row[0] != owner_id]
-        profile = users.chat_profile(store, owner_id)
-        if profile is not None:
-            owner = (owner_id, *profile)
-            people.append((owner, roles_of(store, channel_id, owner_id)))
+        owner = owners.get(owner_id)
+        if owner is not None:
+            people.append((owner, standing[channel_id]))
             known[owner[1].lower()] = (owner[0], owner[1])
         for row, _ in people:
             known[row[1].lower()] = (row[0], row[1])

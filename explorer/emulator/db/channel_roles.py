@@ -4,7 +4,7 @@ them."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Set
+from collections.abc import Collection, Sequence, Set
 from typing import Any
 
 import orjson
@@ -19,6 +19,19 @@ def roles(db: Store, channel_id: int, user_id: int) -> str | None:
         "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?", (channel_id, user_id)
     )
     return found
+
+
+def given(db: Store, channel_ids: Sequence[int]) -> dict[tuple[int, int], str]:
+    """The JSON list of roles each of ``channel_ids`` (a batch small enough for one
+    statement's parameters) gave a user, by (channel id, user id)."""
+    if not channel_ids:  # ``IN ()``: SQLite reads it as no match, PostgreSQL refuses it
+        return {}
+    rows = db.all(
+        "SELECT channelId, userId, roles FROM channel_roles "
+        f"WHERE channelId IN ({', '.join('?' * len(channel_ids))})",
+        channel_ids,
+    )
+    return {(row[0], row[1]): row[2] for row in rows}
 
 
 def role_holders(

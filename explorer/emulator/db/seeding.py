@@ -33,8 +33,8 @@ def fill(
 ) -> None:
     """Write the world for ``seed`` (``channels`` channels) into an empty store, in one
     transaction: ``types``, the ``chunks`` of user and channel rows (laid out as ``layouts``),
-    the demo ``accounts``' (password hash, groups, user id), the channel ``roles``, and the
-    ``seed`` and ``channels`` meta keys.
+    the demo ``accounts``' (password hash, groups, user id: users of the first chunk), the
+    channel ``roles``, and the ``seed`` and ``channels`` meta keys.
 
     Users and channels load with their indexes and triggers set aside, rebuilt once after; in
     a file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
@@ -46,12 +46,16 @@ def fill(
         store.insert_many("types", types)
         later = LATER_INDEXES if store.defers_indexes else ()
         with store.set_aside(("users", "channels"), later):
-            for user_rows, channel_rows in ahead(chunks) if store.loads_beside else chunks:
+            made = ahead(chunks) if store.loads_beside else chunks
+            for number, (user_rows, channel_rows) in enumerate(made):
                 store.load("users", *layouts[0], user_rows)
+                if number == 0:
+                    # The accounts are the first users: updated while the table holds one
+                    # chunk, its key set aside (each update reads every row loaded so far).
+                    conn.executemany(
+                        "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", accounts
+                    )
                 store.load("channels", *layouts[1], channel_rows)
-            conn.executemany(
-                "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", accounts
-            )
         store.insert_many("channel_roles", roles)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
