@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import re
 import tracemalloc
@@ -11,9 +12,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from explorer.emulator import listing as listing_module
 from explorer.emulator.categories import opening
-from explorer.emulator.db.engine import Store
-from explorer.emulator.listing import Listing, Pager, listing_of
+from explorer.emulator.db.engine import Reads, Store
+from explorer.emulator.listing import Listing, Pager, Ranking, listing_of, read_rankings
 from explorer.emulator.resources.channels import ChannelBodies
 from explorer.emulator.shapes import CHANNEL_FILTERS, TypeCatalog, render_channel
 from explorer.emulator.world import seed_store
@@ -349,3 +351,30 @@ def test_a_ranking_of_a_file_is_read_on_a_connection_of_its_own(
     finally:
         world.close()
     assert not [call for call in calls if "ORDER BY" in call or "COUNT" in call], calls
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_ranking_read_pauses_the_cyclic_collector(
+    filed: Path, enabled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file's ranking is read with the cyclic collector off (its row tuples would set off
+    hundreds of collections), which is left on or off as it was."""
+    world = Store(filed)
+    query = {"where": "name:gte:M", "order": "name:desc"}
+    listing = listing_of(parse_list_query(query, CHANNEL_FILTERS, ()))
+    during: list[bool] = []
+
+    def read(reader: Reads, names: list[str]) -> tuple[int, list[Ranking]]:
+        during.append(gc.isenabled())
+        return read_rankings(reader, names)
+
+    monkeypatch.setattr(listing_module, "read_rankings", read)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        asyncio.run(Pager(world, scan_rows=0).ready(listing, world.catalog_version(), False))
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+        world.close()
+    assert (during, after) == ([False], enabled)
