@@ -13,6 +13,11 @@ LAB_STAMP := $(VENV)/.installed-lab
 # botocore narrowly, boto3's newest wants a newer one), more than 15 minutes on a fresh clone.
 # `make constraints` writes it again from the current venv.
 CONSTRAINTS := .ci/constraints.txt
+# The files that hold the tests marked serial: the serial passes of `make test` collect only
+# these, not the whole suite in each of their processes; tests/test_makefile.py checks the
+# list against the markers.
+SERIAL_FILES := tests/test_browser.py tests/test_browser_binder.py tests/test_browser_consent.py \
+	tests/test_browser_escaping.py tests/test_notebooks.py tests/test_scaleout_drills.py
 
 .PHONY: test system-packages npm-packages constraints lint lab notebooks clear-notebooks bench serve docs clean
 
@@ -29,8 +34,9 @@ $(LAB_STAMP): pyproject.toml
 
 ## test: install everything (Python, Debian and npm packages) and run lint, types and all tests:
 ## two test processes (each test file in one of them, the longest files first:
-## tests/conftest.py), then the tests marked serial alone; then the same again with the
-## platforms on PostgreSQL, but for the tests marked any_engine (docs/testing.md)
+## tests/conftest.py), then the files of the tests marked serial in a pass of their own (two
+## processes again: they wait on clocks and browsers more than they compute); then the same
+## again with the platforms on PostgreSQL, but for the tests marked any_engine (docs/testing.md)
 ## (`make -j3 test`, as CI runs it, installs the three kinds of packages and lints at once)
 # Bytecode written: with PYTHONDONTWRITEBYTECODE set in the environment every pytest process
 # rewrote every test module's asserts afresh, and every `explorer serve` a test starts compiled
@@ -38,10 +44,12 @@ $(LAB_STAMP): pyproject.toml
 test: export PYTHONDONTWRITEBYTECODE =
 test: lint system-packages npm-packages
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial"
-	$(BIN)/python -m pytest -q -m serial
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m serial \
+		$(SERIAL_FILES)
 	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -n 2 --dist loadfile \
 		--no-loadscope-reorder -m "not serial and not any_engine"
-	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -m "serial and not any_engine"
+	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -m "serial and not any_engine" \
+		$(SERIAL_FILES)
 
 system-packages:
 	bash .ci/system-packages

@@ -58,7 +58,8 @@ IMAGES_LOADED = """() => {
 #: A code cell still to run or running ("[ ]:" or "[*]:").
 PENDING = re.compile(r"\[( |\*)?\]")
 
-#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
+#: Serial (a pass of few files, after the rest): a browser and the servers it drives, waited
+#: on with time limits.
 pytestmark = [
     pytest.mark.serial,
     pytest.mark.any_engine("the widgets as on Binder, fed by the platform"),
@@ -200,6 +201,9 @@ def test_widgets_and_recipes_whole_in_a_browser_that_cannot_reach_the_platform(
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 1500})
             context.route(LOOPBACK, refuse)
+            # Recipe 5 first: it records for a minute, its kernel running on while the
+            # sign-in and the tour are checked in tabs of their own.
+            collecting = _open(context, binder.notebook("05-collecting-over-time.ipynb"))
             sign_in = _open(context, binder.notebook(GO_NOTEBOOK))
             go = _approve_at_go(context, sign_in, tmp_path)
             assert go.startswith(f"{binder.url}proxy/"), go
@@ -216,7 +220,6 @@ def test_widgets_and_recipes_whole_in_a_browser_that_cannot_reach_the_platform(
             assert rows.count() == 5, audience.first.inner_text()
             tour.close()
 
-            collecting = _open(context, binder.notebook("05-collecting-over-time.ipynb"))
             assert _emoticons_loaded(collecting, tmp_path) > 0
             _wait_until_run(collecting, tmp_path, timeout=400)
             collecting.wait_for_function(IMAGES_LOADED, timeout=30_000, polling=500)

@@ -22,7 +22,8 @@ from tests.test_browser import CHROMIUM
 from tests.test_browser_escaping import browser  # noqa: F401 -- the fixture
 from tests.test_security import attempt
 
-#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
+#: Serial (a pass of few files, after the rest): a browser and the servers it drives, waited
+#: on with time limits.
 pytestmark = [
     pytest.mark.serial,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),

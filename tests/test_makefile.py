@@ -1,7 +1,10 @@
-"""The Makefile's targets install what they need: the lab only the lab, the tests everything."""
+"""The Makefile's targets install what they need: the lab only the lab, the tests everything;
+the serial passes of `make test` name every file that holds a test marked serial."""
 
 from __future__ import annotations
 
+import ast
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -48,3 +51,33 @@ def test_full_install_satisfies_the_lab(tmp_path: Path) -> None:
     assert "pip install" not in planned("lab", venv)
     full = planned("test", venv / "missing")
     assert "touch" in full and ".installed-lab" in full
+
+
+def marks_serial(path: Path) -> bool:
+    """Whether the test file uses ``pytest.mark.serial`` (on a test or in ``pytestmark``)."""
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == "serial"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "mark"
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
+
+
+def test_serial_passes_name_every_file_with_serial_tests(tmp_path: Path) -> None:
+    """Both serial passes of `make test` collect exactly the test files that mark a test
+    serial, so a new serial file is not silently left out of them."""
+    plan = planned("test", tmp_path / "venv").replace("\\\n", " ")
+    serial = [
+        shlex.split(line)
+        for line in plan.splitlines()
+        if "-m serial" in line or '-m "serial and' in line
+    ]
+    holding = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").glob("test_*.py")
+        if marks_serial(path)
+    )
+    assert len(serial) == 2 and "tests/test_notebooks.py" in holding
+    for command in serial:
+        assert sorted(word for word in command if word.startswith("tests/")) == holding, command
