@@ -34,9 +34,9 @@ $(LAB_STAMP): pyproject.toml
 
 ## test: install everything (Python, Debian and npm packages) and run lint, types and all tests:
 ## two test processes (each test file in one of them, the longest files first:
-## tests/conftest.py), then the files of the tests marked serial in a pass of their own (two
-## processes again: they wait on clocks and browsers more than they compute); then the same
-## again with the platforms on PostgreSQL, but for the tests marked any_engine (docs/testing.md)
+## tests/conftest.py), then the tests marked serial alone (one process: their budgets and
+## deadlines assume a machine that runs nothing else); then the same again with the platforms
+## on PostgreSQL, but for the tests marked any_engine (docs/testing.md)
 ## (`make -j3 test`, as CI runs it, installs the three kinds of packages and lints at once)
 # Bytecode written: with PYTHONDONTWRITEBYTECODE set in the environment every pytest process
 # rewrote every test module's asserts afresh, and every `explorer serve` a test starts compiled
@@ -44,8 +44,7 @@ $(LAB_STAMP): pyproject.toml
 test: export PYTHONDONTWRITEBYTECODE =
 test: lint system-packages npm-packages
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial"
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m serial \
-		$(SERIAL_FILES)
+	$(BIN)/python -m pytest -q -m serial $(SERIAL_FILES)
 	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -n 2 --dist loadfile \
 		--no-loadscope-reorder -m "not serial and not any_engine"
 	EXPLORER_TEST_DATABASE=postgresql $(BIN)/python -m pytest -q -m "serial and not any_engine" \

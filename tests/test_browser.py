@@ -58,8 +58,7 @@ LINK = "https://example.org/explorer-browser-test"
 LOADED_EMOTICONS = """() => Array.from(document.querySelectorAll("img.explorer-emoticon"))
     .filter((image) => image.complete && image.naturalWidth > 0).length"""
 
-#: Serial (a pass of few files, after the rest): a browser and the servers it drives, waited
-#: on with time limits.
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
     pytest.mark.any_engine("the widget in JupyterLab, fed by the platform"),

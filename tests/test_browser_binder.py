@@ -58,8 +58,7 @@ IMAGES_LOADED = """() => {
 #: A code cell still to run or running ("[ ]:" or "[*]:").
 PENDING = re.compile(r"\[( |\*)?\]")
 
-#: Serial (a pass of few files, after the rest): a browser and the servers it drives, waited
-#: on with time limits.
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
     pytest.mark.any_engine("the widgets as on Binder, fed by the platform"),

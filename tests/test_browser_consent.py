@@ -22,8 +22,7 @@ from tests.test_browser import CHROMIUM
 from tests.test_browser_escaping import browser  # noqa: F401 -- the fixture
 from tests.test_security import attempt
 
-#: Serial (a pass of few files, after the rest): a browser and the servers it drives, waited
-#: on with time limits.
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),

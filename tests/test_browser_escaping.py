@@ -25,8 +25,7 @@ from explorer.views.watch import WatchView
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.test_security import attempt
 
-#: Serial (a pass of few files, after the rest): a browser and the servers it drives, waited
-#: on with time limits.
+#: Runs alone (serial): a browser and the servers it drives, waited on with time limits.
 pytestmark = [
     pytest.mark.serial,
     pytest.mark.any_engine("the widgets given hostile text"),

@@ -29,8 +29,8 @@ from explorer.cli import recipes
 from tests.databases import start
 from tests.recipe_runs import CELL_TIMEOUT, Run, execute_all
 
-#: Serial (a pass of few files, after the rest): the recipes' time budgets are set for seven
-#: kernels sharing the machine with one browser test at most.
+#: Runs alone (serial): the recipes' time budgets are set for seven kernels sharing the machine
+#: with nothing else.
 pytestmark = [pytest.mark.serial, pytest.mark.any_engine("the recipes, fed by the platform")]
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
