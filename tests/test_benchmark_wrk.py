@@ -10,6 +10,8 @@ import pytest
 
 from benchmarks import wrk
 
+pytestmark = pytest.mark.any_engine("wrk against servers of the test's own, no platform")
+
 #: How long the test's server waits, before each further accept, for a request that should
 #: not come (well within the hold the test gives wrk).
 WINDOW = 0.25
@@ -93,7 +95,8 @@ def test_no_request_is_sent_before_every_connection_is_up(
     with socket.create_server(("127.0.0.1", 0)) as listener:
         early: list[list[bool]] = []
         server = threading.Thread(
-            target=lambda: early.append(_requests_before_all_connected(listener, 4))
+            target=lambda: early.append(_requests_before_all_connected(listener, 4)),
+            daemon=True,  # left waiting in accept should wrk fail to connect
         )
         server.start()
         result = wrk.run(f"http://127.0.0.1:{listener.getsockname()[1]}", ["/a", "/b"], 4, 1)
