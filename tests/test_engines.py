@@ -356,3 +356,29 @@ def test_both_engines_hold_the_same_world(postgres: Cluster) -> None:
         return found
 
     assert rows(":memory:") == rows(postgres.schema())
+
+
+def test_a_pooled_connection_whose_backend_ended_is_replaced_when_taken(
+    postgres: Cluster,
+) -> None:
+    """A pooled connection whose backend the server ended while it sat idle is found out and
+    replaced when the next request takes it: the request is answered, not failed."""
+    import psycopg  # the postgres extra, installed where the cluster runs
+
+    database = "pooled_backend_ended"
+    postgres.create(database)
+    store = Store(postgres.url_of(database))
+    try:
+        assert store.scalar("SELECT COUNT(*) FROM users") == 0
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            ended = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+            assert conn.execute(ended, (database,)).fetchall()
+            deadline = time.monotonic() + 30
+            while conn.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE datname = %s", (database,)
+            ).fetchone():
+                assert time.monotonic() < deadline, "the ended backends stayed"
+                time.sleep(0.05)
+        assert store.scalar("SELECT COUNT(*) FROM users") == 0
+    finally:
+        store.close()
