@@ -146,6 +146,17 @@ def _until_a_read_waits_for_a_lock(conn: Any, text: str, timeout: float = 30.0) 
         time.sleep(0.02)
 
 
+def _wait_disconnected(conn: Any, databases: list[str]) -> None:
+    """Wait until no backend is connected to ``databases`` (a closed or ended session's backend
+    leaves ``pg_stat_activity`` a moment after its client), at most 30 s."""
+    deadline = time.monotonic() + 30
+    while conn.execute(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = ANY(%s)", (databases,)
+    ).fetchone():
+        assert time.monotonic() < deadline, f"sessions stayed connected to {databases}"
+        time.sleep(0.05)
+
+
 def test_the_switch_gives_each_platform_a_copy_of_a_seeded_world(
     postgres: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,13 +174,7 @@ def test_the_switch_gives_each_platform_a_copy_of_a_seeded_world(
 
     copies = [url.rsplit("/", 1)[1], other.rsplit("/", 1)[1]]
     with psycopg.connect(postgres.url, autocommit=True) as conn:
-        # A closed session's backend leaves pg_stat_activity a moment after its client.
-        deadline = time.monotonic() + 30
-        while conn.execute(
-            "SELECT 1 FROM pg_stat_activity WHERE datname = ANY(%s)", (copies,)
-        ).fetchone():
-            assert time.monotonic() < deadline, "the closed platform's sessions stayed"
-            time.sleep(0.05)
+        _wait_disconnected(conn, copies)
         databases.release()
         names = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
     assert not set(copies) & names
@@ -373,12 +378,7 @@ def test_a_pooled_connection_whose_backend_ended_is_replaced_when_taken(
         with psycopg.connect(postgres.url, autocommit=True) as conn:
             ended = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
             assert conn.execute(ended, (database,)).fetchall()
-            deadline = time.monotonic() + 30
-            while conn.execute(
-                "SELECT 1 FROM pg_stat_activity WHERE datname = %s", (database,)
-            ).fetchone():
-                assert time.monotonic() < deadline, "the ended backends stayed"
-                time.sleep(0.05)
+            _wait_disconnected(conn, [database])
         assert store.scalar("SELECT COUNT(*) FROM users") == 0
     finally:
         store.close()
