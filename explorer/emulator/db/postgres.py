@@ -333,10 +333,15 @@ def _check_if_stirred(conn: psycopg.Connection[Any]) -> None:
     restarting or ending its backend, says so or hangs up, and either makes it readable).
     Checking every checkout cost a write request one more round trip: about a third of the
     platform's samples under the benchmark's writes."""
-    if conn.closed or select.select([conn.fileno()], [], [], 0)[0]:
-        from psycopg_pool import ConnectionPool
+    if not conn.closed:
+        # poll, not select: a busy platform's descriptors can pass select's limit of 1,024.
+        readable = select.poll()
+        readable.register(conn.fileno(), select.POLLIN)
+        if not readable.poll(0):
+            return
+    from psycopg_pool import ConnectionPool
 
-        ConnectionPool.check_connection(conn)
+    ConnectionPool.check_connection(conn)
 
 
 class PostgresStore(Store):
