@@ -32,7 +32,7 @@ from explorer.chat import ChatClient
 from explorer.emulator.app import RETRY_AFTER, UNAVAILABLE
 from explorer.emulator.brokers.redis import TTL
 from explorer.emulator.db.engine import Store
-from explorer.emulator.db.postgres import POOL_TIMEOUT
+from explorer.emulator.db.pools import POOL_TIMEOUT
 from explorer.emulator.fleet import Fleet
 from explorer.errors import ChatError, ConnectionFailed
 from tests import pgcluster

@@ -4,6 +4,7 @@ the PostgreSQL engine's conversion of statements and schema."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +17,7 @@ import pytest
 
 from explorer.emulator import start
 from explorer.emulator.categories import opening
-from explorer.emulator.db import ddl, live_events
+from explorer.emulator.db import ddl, live_events, sessions
 from explorer.emulator.db.engine import LATER_INDEXES, Store
 from explorer.emulator.db.postgres import PostgresStore, statement, translate
 from explorer.emulator.world import seed_store
@@ -380,5 +381,56 @@ def test_a_pooled_connection_whose_backend_ended_is_replaced_when_taken(
             assert conn.execute(ended, (database,)).fetchall()
             _wait_disconnected(conn, [database])
         assert store.scalar("SELECT COUNT(*) FROM users") == 0
+    finally:
+        store.close()
+
+
+def test_a_session_lookup_is_kept_only_where_its_counter_is_heard_without_a_read(
+    new_database: Callable[[], str],
+) -> None:
+    """PostgreSQL's store keeps a found session (its listener hears the ``sessions``
+    counter); SQLite's reads it each time (reading the counter would cost as much)."""
+    store = Store(new_database())
+    try:
+        if isinstance(store, PostgresStore):
+            assert store.listening().wait_up(10.0)
+        sessions.open_session(store, "digest", 1, 0.0, 1e12)
+        kept: dict[str, tuple[int, tuple[int, int, float]]] = {}
+        assert sessions.found(store, kept, "digest") == sessions.find(store, "digest")
+        assert list(kept) == (["digest"] if store.engine == "postgresql" else [])
+    finally:
+        store.close()
+
+
+def test_a_requests_read_on_a_connection_whose_backend_ended_is_answered(
+    postgres: Cluster,
+) -> None:
+    """A request's read (awaited on an async connection) taking a connection whose backend the
+    server ended while it sat idle is answered on a new one, not failed."""
+    import psycopg  # the postgres extra, installed where the cluster runs
+
+    database = "awaited_backend_ended"
+    postgres.create(database)
+    store = Store(postgres.url_of(database))
+
+    async def read() -> Any:
+        return store.scalar("SELECT COUNT(*) FROM users")
+
+    def end_backends() -> None:
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            ended = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+            assert conn.execute(ended, (database,)).fetchall()
+            _wait_disconnected(conn, [database])
+
+    async def scenario() -> tuple[Any, Any]:
+        try:
+            first = await store.serve(read())
+            await asyncio.to_thread(end_backends)
+            return first, await store.serve(read())
+        finally:
+            await store.stop_serving()
+
+    try:
+        assert asyncio.run(scenario()) == (0, 0)
     finally:
         store.close()

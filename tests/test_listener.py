@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from explorer.emulator.db import live_events
+from explorer.emulator.db import live_events, sessions
 from explorer.emulator.db.engine import Store
 from explorer.emulator.db.listener import Listener
 from explorer.emulator.db.postgres import PostgresStore
@@ -143,3 +143,66 @@ def test_a_listener_that_cannot_connect_answers_nothing() -> None:
         asyncio.run(asyncio.wait_for(heard.wait(0, 3600), DEADLINE))
     finally:
         heard.close(lambda channel, payload: None)
+
+
+def test_an_outbox_notification_says_the_newest_seq_its_statement_wrote(
+    postgres: Cluster,
+) -> None:
+    """The outbox's notification carries the newest ``seq`` of the statement's events, so the
+    listener need not ask for it."""
+    import psycopg  # the postgres extra, installed where the cluster runs
+
+    url = postgres.schema()
+    store = Store(url, [live_events.SCHEMA])
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            name = conn.execute(
+                "SELECT 'explorer_' || current_schema()::regnamespace::oid || '_live_events'"
+            ).fetchone()
+            assert name is not None
+            conn.execute(f"LISTEN {name[0]}")
+            _publish(store, 1)
+            _publish(store, 2)
+            notes = [n.payload for n in conn.notifies(timeout=DEADLINE, stop_after=2)]
+        assert notes == [
+            str(seq) for seq in (live_events.newest(store) - 1, live_events.newest(store))
+        ]
+    finally:
+        store.close()
+
+
+def test_a_stores_own_commit_is_heard_at_once_without_a_read(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """A commit reads the counters it leaves in its own round trip: a session ended in this
+    store is in its heard ``sessions`` counter at once, before its notification need have
+    arrived."""
+    store = pair[0]
+    before = store.heard_version("sessions")
+    assert before is not None
+    with store.transaction() as tx:
+        tx.execute(
+            "INSERT INTO sessions (token_hash, userId, createdAt, expiresAt) "
+            "VALUES ('a', 1, 0, 1e12)"
+        )
+    assert store.heard_version("sessions") == before
+    with store.transaction() as tx:
+        tx.execute("DELETE FROM sessions WHERE token_hash = 'a'")
+    assert store.heard_version("sessions") == before + 1
+
+
+def test_a_session_another_store_ended_is_refused_once_heard(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    """A session lookup kept by one store (found again without a read: the same row) is
+    refused there once the other store's end of that session is heard."""
+    kept_by, ender = pair
+    sessions.open_session(kept_by, "digest", 1, 0.0, 1e12)
+    kept: dict[str, tuple[int, tuple[int, int, float]]] = {}
+    first = sessions.found(kept_by, kept, "digest")
+    assert first is not None and sessions.found(kept_by, kept, "digest") is first
+    found = sessions.find(ender, "digest")
+    assert found is not None
+    sessions.end(ender, found[0])
+    kept_by.catch_up()
+    assert sessions.found(kept_by, kept, "digest") is None

@@ -87,7 +87,7 @@ def test_an_unfollow_never_counts_followers_below_zero(store: Store) -> None:
         assert not follows.follow(tx, channel, viewer[0], NOW)
         channels.update(tx, channel, {"numFollowers": 0}, NOW)
         assert follows.unfollow(tx, channel, viewer[0])
-    assert channels.followers(store, channel) == 0
+    assert follows.state(store, channel, viewer[0]) == (None, 0)
 
 
 def test_a_new_application_resets_the_decision_as_replace_did(store: Store) -> None:

@@ -449,3 +449,16 @@ def test_serving_beyond_loopback_warns_what_is_open() -> None:
     assert "mail box" in opened and "--open-control" in opened
     assert all(addresses.is_loopback(host) for host in ("127.0.0.1", "::1", "localhost"))
     assert not addresses.is_loopback("0.0.0.0")
+
+
+def test_a_suspended_channels_chat_details_are_not_found_signed_in_or_not(
+    make_platform: MakePlatform,
+) -> None:
+    """``GET /chats/{id}`` of a suspended channel is a 404 for a signed-in caller, as for an
+    anonymous one: no permissions and no authkey for it."""
+    world = world_of(make_platform, rate_limits=False)
+    channel = world.channel_of("viewer2")
+    world.rest("staff").post(f"/channels/{channel}/suspend").raise_for_status()
+    assert httpx.get(f"{world.base_url}/chats/{channel}", timeout=10).status_code == 404
+    answer = world.rest("viewer").get(f"/chats/{channel}")
+    assert answer.status_code == 404 and "authkey" not in answer.text

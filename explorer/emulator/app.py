@@ -88,8 +88,8 @@ def _server_error(services: Services) -> Callable[[Request, Exception], Awaitabl
 
 class ServedByStore:
     """ASGI middleware: each HTTP request awaited through the store's
-    :meth:`~explorer.emulator.db.engine.Store.serve`, which on PostgreSQL runs its reads in
-    threads (the loop serving other requests while one waits for the database)."""
+    :meth:`~explorer.emulator.db.engine.Store.serve`, which on PostgreSQL awaits its reads
+    (the loop serving other requests while one waits for the database)."""
 
     def __init__(self, app: ASGIApp, services: Services) -> None:
         self.app = app
@@ -129,7 +129,7 @@ def build_app(services: Services) -> Starlette:
         # does not serve (DNS rebinding) is refused first, then the platform's own hook
         # deliveries (a hook pointed at the platform itself), then anonymous channel pages
         # are answered by the page cache's layer (cached, or computed and cached). Outside them
-        # all, each request is served through the store (its reads in threads on PostgreSQL).
+        # all, each request is served through the store (its reads awaited on PostgreSQL).
         middleware=[
             Middleware(ServedByStore, services=services),
             Middleware(Hosts, config=services.config),

@@ -137,7 +137,7 @@ def identify(request: HTTPConnection, services: Services) -> tuple[Caller | None
     if not cookie:
         return None, True, None
     token_hash = credentials.digest(cookie)
-    session = sessions.find(store, token_hash)
+    session = sessions.found(store, services.caches.setdefault("sessions", {}), token_hash)
     if session is None or session[2] < now:
         return None, True, None
     session_id, user_id = session[0], session[1]

@@ -254,6 +254,7 @@ class Platform:
             await chat.close()
             services.limits.close()
             sock.close()
+            await services.store.stop_serving()
             services.store.close()
 
     @property

@@ -117,13 +117,11 @@ class TypeCatalog:
         """Every Type object by id."""
         version = self.store.catalog_version()
         if self._version != version or not self._types:
-            live = type_rows.live(self.store)
             types = {}
-            for row in type_rows.rows(self.store, TYPE_FIELDS):
-                item = dict(zip(TYPE_FIELDS, row, strict=True))
-                online, viewers = live.get(item["id"], (0, 0))
-                item["viewersCurrent"] = viewers
-                item["online"] = online
+            width = len(TYPE_FIELDS)
+            for row in type_rows.with_live(self.store, TYPE_FIELDS):
+                item = dict(zip(TYPE_FIELDS, row[:width], strict=True))
+                item["online"], item["viewersCurrent"] = row[width:]
                 types[item["id"]] = item
             self._types, self._version = types, version
         return self._types

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import orjson
 
-from explorer.emulator.db import channel_roles, channels, users
+from explorer.emulator.db import channel_roles, users
 from explorer.emulator.db.engine import Store
 
 #: Every permission name of the spec.
@@ -91,17 +91,20 @@ _ORDER = (
 
 def roles_of(store: Store, channel_id: int, user_id: int) -> list[str]:
     """The chat roles of ``user_id`` in ``channel_id``, most significant first, ``User`` last."""
-    return _combined(
-        channels.owner(store, channel_id) == user_id,
-        channel_roles.roles(store, channel_id, user_id),
-        users.groups(store, user_id),
-    )
+    return _combined(*channel_roles.standing(store, channel_id, user_id)[1:])
+
+
+def listed_roles_of(store: Store, channel_id: int, user_id: int) -> list[str] | None:
+    """:func:`roles_of`, when ``channel_id`` names a listed (unsuspended) channel, else None:
+    both in one statement."""
+    listed, owner, given, groups = channel_roles.standing(store, channel_id, user_id)
+    return _combined(owner, given, groups) if listed else None
 
 
 def owners_roles(store: Store, owned: Sequence[tuple[int, int]]) -> dict[int, list[str]]:
     """The chat roles of each owner in their channel, for ``owned`` (channel id, its owner's
     id) pairs, as :func:`roles_of` gives them, by channel id: two reads in all (the seeded
-    history's owners; :func:`roles_of` makes three a pair)."""
+    history's owners; :func:`roles_of` makes one a pair)."""
     given = channel_roles.given(store, [channel_id for channel_id, _ in owned])
     grouped = users.groups_of(store, [owner_id for _, owner_id in owned])
     return {

@@ -20,7 +20,7 @@ from explorer.emulator.db.postgres import PostgresStore
 ENGINES["postgresql"] = PostgresStore
 
 #: Modules of this package that are not repositories.
-_NOT_REPOSITORIES = frozenset({"engine", "listener", "offload", "postgres", "protocols"})
+_NOT_REPOSITORIES = frozenset({"engine", "listener", "offload", "pools", "postgres", "protocols"})
 #: Repositories whose schema comes after every other: the outbox's triggers (``live_events``)
 #: name other families' tables, and a trigger needs its table to exist.
 _LAST = ("live_events",)

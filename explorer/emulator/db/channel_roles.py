@@ -13,12 +13,19 @@ from explorer.emulator.db.engine import JSON_ITEMS, Store, dumps
 from explorer.emulator.db.users import USER_COLUMNS
 
 
-def roles(db: Store, channel_id: int, user_id: int) -> str | None:
-    """The JSON list of roles ``channel_id`` gave ``user_id``, or None."""
-    found: str | None = db.scalar(
-        "SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?", (channel_id, user_id)
+def standing(db: Store, channel_id: int, user_id: int) -> tuple[bool, bool, str | None, str | None]:
+    """Whether ``channel_id`` is listed (an unsuspended channel) and what ``user_id``'s chat
+    roles in it come from, in one statement: whether they own it, the JSON list of roles it
+    gave them (or None) and their global groups' (None: an unknown user)."""
+    row = db.one(
+        "SELECT EXISTS (SELECT 1 FROM channels WHERE id = ? AND suspended = 0), "
+        "(SELECT userId FROM channels WHERE id = ?) = ?, "
+        "(SELECT roles FROM channel_roles WHERE channelId = ? AND userId = ?), "
+        "(SELECT groups FROM users WHERE id = ?)",
+        (channel_id, channel_id, user_id, channel_id, user_id, user_id),
     )
-    return found
+    assert row is not None
+    return bool(row[0]), bool(row[1]), row[2], row[3]
 
 
 def given(db: Store, channel_ids: Sequence[int]) -> dict[tuple[int, int], str]:

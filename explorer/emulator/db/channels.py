@@ -231,12 +231,6 @@ def is_partnered(db: Store, channel_id: int) -> bool:
     return bool(db.scalar("SELECT partnered FROM channels WHERE id = ?", (channel_id,)))
 
 
-def followers(db: Store, channel_id: int) -> int | None:
-    """The ``numFollowers`` of ``channel_id``."""
-    value: int | None = db.scalar("SELECT numFollowers FROM channels WHERE id = ?", (channel_id,))
-    return value
-
-
 def standing(db: Store, channel_id: int) -> tuple[bool, int, int] | None:
     """Whether ``channel_id`` is partnered, its followers and all-time viewers; None when there
     is no such channel."""

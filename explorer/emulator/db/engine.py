@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- Bumped by triggers on every write to what channel listings show, from any connection or
 -- process, so read caches can never serve a stale page.
 CREATE TABLE IF NOT EXISTS versions (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT INTO versions (name, value) VALUES ('catalog', 0), ('grouping', 0) ON CONFLICT DO NOTHING;
+INSERT INTO versions (name, value) VALUES ('catalog', 0), ('grouping', 0), ('sessions', 0)
+ON CONFLICT DO NOTHING;
 
 CREATE TABLE IF NOT EXISTS types (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent TEXT NOT NULL, description TEXT,
@@ -152,19 +153,28 @@ SCHEMA = SCHEMA.replace("{later}", ";\n".join(LATER_INDEXES.values()))
 CATALOG_TABLES = ("channels", "users", "types")
 #: The ``channels`` columns whose change regroups the listed channels (the grouping version).
 GROUPING_COLUMNS = ("typeId", "languageId", "suspended")
-CATALOG_TRIGGERS = "\n".join(
-    f"CREATE TRIGGER IF NOT EXISTS {table}_{op.lower()}_catalog AFTER {op} ON {table} "
-    "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'catalog'; END;"
-    for table in CATALOG_TABLES
-    for op in ("INSERT", "UPDATE", "DELETE")
-) + "".join(
-    # The grouping version: which channels share a type or a language (and are listed) changed.
-    f"\nCREATE TRIGGER IF NOT EXISTS channels_{name}_grouping AFTER {op} ON channels "
-    "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'grouping'; END;"
-    for name, op in (
-        ("insert", "INSERT"),
-        ("delete", "DELETE"),
-        ("update", f"UPDATE OF {', '.join(GROUPING_COLUMNS)}"),
+CATALOG_TRIGGERS = (
+    "\n".join(
+        f"CREATE TRIGGER IF NOT EXISTS {table}_{op.lower()}_catalog AFTER {op} ON {table} "
+        "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'catalog'; END;"
+        for table in CATALOG_TABLES
+        for op in ("INSERT", "UPDATE", "DELETE")
+    )
+    + "".join(
+        # The grouping version: which channels share a type or a language (and are listed) changed.
+        f"\nCREATE TRIGGER IF NOT EXISTS channels_{name}_grouping AFTER {op} ON channels "
+        "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'grouping'; END;"
+        for name, op in (
+            ("insert", "INSERT"),
+            ("delete", "DELETE"),
+            ("update", f"UPDATE OF {', '.join(GROUPING_COLUMNS)}"),
+        )
+    )
+    + "".join(
+        # The sessions version: a session ended or changed (what a kept lookup may no longer say).
+        f"\nCREATE TRIGGER IF NOT EXISTS sessions_{op.lower()}_version AFTER {op} ON sessions "
+        "BEGIN UPDATE versions SET value = value + 1 WHERE name = 'sessions'; END;"
+        for op in ("UPDATE", "DELETE")
     )
 )
 
@@ -339,8 +349,12 @@ class Store(Reads, Hearing):
     async def serve(self, request: Coroutine[Any, Any, T]) -> T:
         """Await ``request`` (a request's ASGI call): here its statements run on the loop, as
         they are written (a SQLite read takes microseconds, less than a hop to a thread: see
-        ``docs/architecture.md``); the PostgreSQL engine's store runs its reads in threads."""
+        ``docs/architecture.md``); the PostgreSQL engine's store awaits its reads."""
         return await request
+
+    async def stop_serving(self) -> None:
+        """Release what serving requests on the running loop holds: nothing here (the
+        PostgreSQL engine's store closes its async connections of reads)."""
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

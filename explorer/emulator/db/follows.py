@@ -38,6 +38,18 @@ def followed_at(db: Store, channel_id: int, user_id: int) -> str | None:
     return value
 
 
+def state(db: Store | Transaction, channel_id: int, user_id: int) -> tuple[str | None, int]:
+    """When ``user_id`` followed ``channel_id`` (None: they do not follow it) and the channel's
+    ``numFollowers``, in one statement (the channel exists)."""
+    row = db.one(
+        "SELECT (SELECT createdAt FROM channel_follows WHERE channelId = ? AND userId = ?), "
+        "numFollowers FROM channels WHERE id = ?",
+        (channel_id, user_id, channel_id),
+    )
+    assert row is not None, f"channel {channel_id} exists"
+    return row[0], int(row[1])
+
+
 def is_seeded(db: Store, channel_id: int) -> bool:
     """Whether the past follows of ``channel_id`` are stored."""
     return db.one("SELECT 1 FROM follows_seeded WHERE channelId = ?", (channel_id,)) is not None

@@ -9,9 +9,9 @@ process too).
 
 - ``versions``: ``name value`` on every bump of a ``versions`` counter (by any writer), so a
   process keeps the counters in memory instead of asking on every cached listing.
-- ``live_events``: events were written to the outbox (one notification per transaction,
-  however many events: PostgreSQL folds identical ones), so its readers read when there is
-  something to read instead of on a timer; the listener then reads the newest ``seq``.
+- ``live_events``: events were written to the outbox, the newest ``seq`` a statement wrote as
+  the payload, so its readers read when there is something to read instead of on a timer
+  (the listener reads the newest ``seq`` itself only for a notification without one).
 
 The tables stay the record; a notification only says "read now". The :class:`Listener` is
 *up* once it has ``LISTEN``\\ed and then read the counters and the newest event: what commits
@@ -71,6 +71,11 @@ class Hearing:
     notifications (SQLite) does: nothing, so outbox readers poll and the ``versions`` counters
     are read each time. The PostgreSQL engine's store overrides both with its
     :class:`Listener`."""
+
+    def heard_version(self, name: str) -> int | None:
+        """The ``versions`` counter ``name`` when known without a round trip (None here, where
+        counters are read: a lookup kept while a counter stays put would cost a read too)."""
+        return None
 
     async def wait_for_events(self, after: int, poll: float, idle: float = 1.0) -> None:
         """Wait until the outbox (``live_events``) may hold events after ``seq`` ``after``,
@@ -223,16 +228,16 @@ class Listener:
                     self._sent[token] = monotonic()
                 conn.execute("SELECT pg_notify(%s, %s)", (own, str(token)))
                 beat = monotonic() + HEARTBEAT
-            written = False
+            written: list[int] = []  # each notification's newest seq (0: not said)
             # What arrived together, or nothing until the next beat: a query cannot run while
             # the generator holds the connection, and leaving it early drops the rest.
             for note in conn.notifies(timeout=max(0.0, beat - monotonic()), stop_after=1):
                 if note.channel == events:
-                    written = True
+                    written.append(int(note.payload) if note.payload.isdigit() else 0)
                 elif not takes[note.channel](note.payload):
                     return
             if written:
-                self._event(_newest(conn))
+                self._event(max(written) if all(written) else _newest(conn))
 
     def _set(self, values: dict[str, int] | None, newest: int) -> None:
         """Be up with ``values`` and the outbox at ``newest`` (or down: None), waking the outbox

@@ -105,9 +105,10 @@ BEGIN DELETE FROM live_events WHERE seq <= NEW.seq - {KEEP}; RETURN NULL; END $$
 CREATE OR REPLACE TRIGGER live_events_prune AFTER INSERT ON live_events
 FOR EACH ROW WHEN (NEW.seq % {PRUNE_EVERY} = 0) EXECUTE FUNCTION live_events_prune();
 CREATE OR REPLACE FUNCTION live_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_notify({channel(LIVE_EVENTS)}, ''); RETURN NULL; END $$;
+BEGIN PERFORM pg_notify({channel(LIVE_EVENTS)}, (SELECT CAST(MAX(seq) AS TEXT) FROM inserted));
+RETURN NULL; END $$;
 CREATE OR REPLACE TRIGGER live_events_notify AFTER INSERT ON live_events
-FOR EACH STATEMENT EXECUTE FUNCTION live_events_notify();
+REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION live_events_notify();
 """,
 )
 

@@ -1,28 +1,27 @@
-"""Blocking statements off the event loop, handlers and repositories staying synchronous code.
+"""Waits on the event loop, handlers and repositories staying synchronous code.
 
-The PostgreSQL engine's reads are network round trips. Made on the loop, 32 connections'
-listings queue behind each other's; made in threads, their waits overlap (see
-``docs/architecture.md``, "Reads in threads on PostgreSQL"). :func:`overlapping` awaits a
-coroutine (a request's ASGI call) with each of its steps run in a greenlet of its own, just as
-asyncio would run them; a blocking call made inside it through :func:`blocking` switches back
-to the loop with the call, which the loop hands to a thread pool and awaits, serving other
-requests meanwhile, then switches back into the request with the result (or the error).
-Outside such a greenlet :func:`blocking` simply calls. SQLAlchemy's asyncio extension bridges
-its synchronous ORM to asynchronous drivers the same way (``greenlet_spawn``,
+The PostgreSQL engine's reads are network round trips. Made blocking on the loop, 32
+connections' listings queue behind each other's; awaited, their waits overlap (see
+``docs/architecture.md``, "Reads awaited on the loop on PostgreSQL"). :func:`overlapping`
+awaits a coroutine (a request's ASGI call) with each of its steps run in a greenlet of its own,
+just as asyncio would run them; a call made inside it through :func:`blocking` switches back to
+the loop with the call's awaitable form, which the loop awaits, serving other requests
+meanwhile, then switches back into the request with the result (or the error). Outside such a
+greenlet :func:`blocking` makes the call's blocking form. SQLAlchemy's asyncio extension
+bridges its synchronous ORM to asynchronous drivers the same way (``greenlet_spawn``,
 ``await_only``), with greenlet's documented ``switch``.
 
 A request resumes where it called, on the loop's thread, so the code before and after a read
 runs as before; what changes is that other requests may run while it waits, as they already
-do at every ``await``.
+do at every ``await``. Nothing crosses threads: a hop to a thread and back cost a read about
+2.5 times the CPU of the awaited read (``docs/architecture.md``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import types
-from collections.abc import Callable, Coroutine, Generator
-from concurrent.futures import Executor
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from functools import partial
 from typing import Any, TypeVar
 
@@ -31,7 +30,7 @@ from greenlet import getcurrent, greenlet
 T = TypeVar("T")
 
 #: What a request's greenlet asks of the loop: pass a value its coroutine yielded on to the
-#: task (an asyncio future to wait for), run a call in a thread, or take its result.
+#: task (an asyncio future to wait for), await a call, or take its result.
 _YIELD, _CALL, _DONE = "yield", "call", "done"
 
 
@@ -53,8 +52,8 @@ def _drive(coro: Coroutine[Any, Any, Any]) -> tuple[str, Any]:
 
 @types.coroutine
 def overlapping(coro: Coroutine[Any, Any, T]) -> Generator[Any, Any, T]:
-    """Await ``coro`` so that its :func:`blocking` calls run in threads, the loop serving
-    others meanwhile; in the caller's context variables (a copy, as a task has)."""
+    """Await ``coro`` so that its :func:`blocking` calls are awaited, the loop serving others
+    meanwhile; in the caller's context variables (a copy, as a task has)."""
     steps = _Steps(_drive)
     steps.gr_context = contextvars.copy_context()
     message = steps.switch(coro)
@@ -68,21 +67,19 @@ def overlapping(coro: Coroutine[Any, Any, T]) -> Generator[Any, Any, T]:
             if kind == _YIELD:
                 reply = (yield item), None
             else:
-                threads, call = item
-                future = asyncio.get_running_loop().run_in_executor(threads, call)
-                reply = (yield from future.__await__()), None
+                reply = (yield from item().__await__()), None
         except BaseException as error:  # a cancellation, or the call's own error
             reply = None, error
         message = steps.switch(reply)
 
 
-def blocking(threads: Executor, call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)``: inside :func:`overlapping`, in a thread of ``threads`` while the loop
-    serves others; anywhere else, here and now."""
+def blocking(call: Callable[..., T], waiting: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """One call in two forms: inside :func:`overlapping`, ``await waiting(*args)`` on the loop
+    while it serves others; anywhere else ``call(*args)``, here and now."""
     current = getcurrent()
     if not isinstance(current, _Steps):
         return call(*args)
-    value, error = current.parent.switch((_CALL, (threads, partial(call, *args))))
+    value, error = current.parent.switch((_CALL, partial(waiting, *args)))
     if error is not None:
         raise error
     result: T = value

@@ -1,8 +1,8 @@
 """The PostgreSQL engine of the data layer: ``Store("postgresql://user@host/db")``.
 
-Psycopg 3 with a pool of its connections (``psycopg_pool``), called synchronously like SQLite's
-connection: on the platform's event-loop thread but for a request's reads outside a
-transaction, which wait in threads of their own while the loop serves others (:mod:`.offload`;
+Psycopg 3 with pools of its connections (``psycopg_pool``), called synchronously like SQLite's
+connection, on the platform's event-loop thread; a request's reads outside a transaction are
+awaited there on async connections of their own while the loop serves others (:mod:`.offload`;
 see ``docs/architecture.md``, "The data layer"). What differs from SQLite is done here, behind
 the :class:`~.engine.Store` methods:
 
@@ -16,7 +16,7 @@ the :class:`~.engine.Store` methods:
   lock first: one transaction writes at a time, as SQLite's ``BEGIN IMMEDIATE`` makes it, so
   statements written for SQLite's isolation (read, then write) keep their meaning. Reads
   outside a transaction take a pooled connection in autocommit for one statement (a
-  request's in one of :data:`READ_THREADS` threads, the loop serving others meanwhile).
+  request's one of at most :data:`.pools.READ_CONNECTIONS`, awaited, the loop serving others).
 - **Values** read back as SQLite's: ``numeric`` (what ``SUM`` of integers gives) as ``int``
   or ``float``, never ``Decimal``.
 - **Schema** is translated from SQLite's dialect (:func:`translate`): 64-bit integers, text
@@ -33,16 +33,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-import select
 from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import count, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from explorer.emulator.db import listener
+from explorer.emulator.db import listener, pools
 from explorer.emulator.db.engine import (
     CATALOG_TABLES,
     GROUPING_COLUMNS,
@@ -66,19 +64,9 @@ T = TypeVar("T")
 
 #: The advisory lock every transaction takes first (one writer at a time, like SQLite's).
 WRITE_LOCK = 0x6578706C6F726572
-#: Threads a request's reads outside a transaction run in (:mod:`.offload`), each on a pooled
-#: connection of its own: how many round trips of the process overlap.
-READ_THREADS = 8
-#: Connections the pool keeps at most: one per read thread, and the loop's own beside them (a
-#: transaction's, a read's in it, a ranking's reader) with a spare, so the loop never waits
-#: for a read thread's connection.
-POOL_SIZE = READ_THREADS + 4
 #: The statistics target of a seeding's sampled ``ANALYZE`` (the server's default is 100: a
 #: sample of 300 rows a unit, 30,000 a table).
 SAMPLED_STATISTICS = 10
-#: Seconds a caller waits for a pooled connection before :class:`psycopg_pool.PoolTimeout`
-#: (the server down: a request answers 503 within this, rather than hang).
-POOL_TIMEOUT = 5.0
 
 #: A statement's tokens the conversion looks at: string literals, quoted names, comments,
 #: placeholders, percent signs and words.
@@ -179,6 +167,8 @@ def catalog_triggers() -> str:
         )
         + "CREATE OR REPLACE TRIGGER channels_grouping AFTER INSERT OR DELETE OR UPDATE OF "
         f"{grouping} ON channels FOR EACH STATEMENT EXECUTE FUNCTION bump_version('grouping');\n"
+        "CREATE OR REPLACE TRIGGER sessions_version AFTER UPDATE OR DELETE ON sessions "
+        "FOR EACH STATEMENT EXECUTE FUNCTION bump_version('sessions');\n"
         # Every process hears each bump, by any writer (:mod:`.listener`).
         "CREATE OR REPLACE FUNCTION versions_notify() RETURNS trigger LANGUAGE plpgsql AS $$ "
         f"BEGIN PERFORM pg_notify({listener.channel(listener.VERSIONS)}, "
@@ -194,28 +184,6 @@ def render(schema: Schema) -> str:
     if isinstance(schema, str):
         return translate(schema)
     return translate(schema.source) + "\n" + _rewrite(schema.postgresql, bound=False)
-
-
-@cache
-def _numeric_loader() -> type[Any]:
-    """A loader of ``numeric`` values as SQLite gives them: an ``int`` when whole (``SUM`` of
-    integers is ``numeric`` in PostgreSQL), else a ``float``, never a ``Decimal``."""
-    from psycopg.adapt import Loader
-
-    class NumericLoader(Loader):
-        """``numeric`` text as an ``int`` or a ``float``."""
-
-        def load(self, data: Any) -> int | float:
-            """The number ``data`` spells."""
-            text = bytes(data).decode()
-            return int(text) if text.lstrip("-").isdigit() else float(text)
-
-    return NumericLoader
-
-
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    """Set up a new pooled connection: numbers read back as SQLite's."""
-    conn.adapters.register_loader("numeric", _numeric_loader())
 
 
 class _Fetched:
@@ -291,25 +259,30 @@ class _Reading(_Session):
 
 class _Pooled:
     """Statements outside a transaction: each on a pooled connection in autocommit; a
-    request's reads in a thread of ``threads`` (:mod:`.offload`)."""
+    request's reads awaited on the loop (:mod:`.offload`, :class:`.pools.LoopReads`)."""
 
-    __slots__ = ("_blocking", "_pool", "_threads")
+    __slots__ = ("_blocking", "_pool", "_reads")
 
     def __init__(
         self,
         pool: psycopg_pool.ConnectionPool[Any],
-        threads: ThreadPoolExecutor,
+        reads: pools.LoopReads,
         blocking: Callable[..., Rows],
     ) -> None:
         self._pool = pool
-        self._threads = threads
+        self._reads = reads
         #: :func:`.offload.blocking` (greenlet is imported with psycopg, by the store).
         self._blocking = blocking
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
         """Run one statement and read its rows: inside a request (:meth:`PostgresStore.serve`)
-        in a read thread, the loop serving other requests meanwhile."""
-        return self._blocking(self._threads, self.run, sql, params)
+        awaited, the loop serving other requests meanwhile."""
+        return self._blocking(self.run, self._awaited, sql, params)
+
+    async def _awaited(self, sql: str, params: Sequence[Any]) -> Rows:
+        """:meth:`run`, awaited on the loop's async connections."""
+        rows, count = await self._reads.fetch(statement(sql), params)
+        return _Fetched(rows, count)
 
     def run(self, sql: str, params: Sequence[Any] = (), /) -> Rows:
         """Run one statement and read its rows, in the calling thread."""
@@ -327,23 +300,6 @@ class _Pooled:
             return _Session(conn).executescript(script)
 
 
-def _check_if_stirred(conn: psycopg.Connection[Any]) -> None:
-    """The pool's check of a connection it hands out: a round trip to the server only when
-    the idle connection's socket has something to read (a server that closes a connection,
-    restarting or ending its backend, says so or hangs up, and either makes it readable).
-    Checking every checkout cost a write request one more round trip: about a third of the
-    platform's samples under the benchmark's writes."""
-    if not conn.closed:
-        # poll, not select: a busy platform's descriptors can pass select's limit of 1,024.
-        readable = select.poll()
-        readable.register(conn.fileno(), select.POLLIN)
-        if not readable.poll(0):
-            return
-    from psycopg_pool import ConnectionPool
-
-    ConnectionPool.check_connection(conn)
-
-
 class PostgresStore(Store):
     """The platform's database on a PostgreSQL server (a ``postgresql://`` URL)."""
 
@@ -351,32 +307,19 @@ class PostgresStore(Store):
     loads_beside = True
 
     def __init__(self, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> None:
+        self.path = str(target)
         try:
-            from psycopg_pool import ConnectionPool
-
             from explorer.emulator.db import offload
+
+            self._pool = pools.blocking_pool(self.path)
         except ModuleNotFoundError as missing:
             raise ModuleNotFoundError(
                 "the PostgreSQL engine needs psycopg 3, its pool and greenlet: "
                 "pip install 'explorer-livestream[postgres]'"
             ) from missing
-        self.path = str(target)
-        self._pool: ConnectionPool[Any] = ConnectionPool(
-            self.path,
-            min_size=1,
-            max_size=POOL_SIZE,
-            kwargs={"autocommit": True},
-            configure=_configure,
-            # A connection the server closed (a restart) is found out and replaced when it is
-            # taken, rather than failing the request that took it.
-            check=_check_if_stirred,
-            timeout=POOL_TIMEOUT,
-            open=False,
-        )
-        self._pool.open(wait=True, timeout=10.0)
-        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="explorer-reads")
+        self._reads = pools.LoopReads(self.path)
         self._offload = offload
-        self._pooled = _Pooled(self._pool, self._threads, offload.blocking)
+        self._pooled = _Pooled(self._pool, self._reads, offload.blocking)
         self._conn = self._pooled
         self._depth = 0
         self._held: psycopg.Connection[Any] | None = None
@@ -392,18 +335,21 @@ class PostgresStore(Store):
                 tx.executescript(render(ddl))
 
     def close(self) -> None:
-        """Stop the listener and the read threads; close the pool and its connections
-        (idempotent)."""
+        """Stop the listener; close the blocking pool and its connections (idempotent). The
+        async connections of requests' reads close with :meth:`stop_serving`."""
         if self._listener is not None and not self._pool.closed:
             self._listener.close(self._notify)
-        self._threads.shutdown(cancel_futures=True)
         self._pool.close()
 
     async def serve(self, request: Coroutine[Any, Any, T]) -> T:
-        """Await ``request`` with its reads outside a transaction in the read threads
+        """Await ``request`` with its reads outside a transaction awaited on the loop
         (:mod:`.offload`): the loop serves other requests while one waits for the server.
-        Transactions stay on the loop, one at a time (:data:`WRITE_LOCK`)."""
+        Transactions stay blocking on the loop, one at a time (:data:`WRITE_LOCK`)."""
         return await self._offload.overlapping(request)
+
+    async def stop_serving(self) -> None:
+        """Close this loop's idle async connections of requests' reads."""
+        await self._reads.close()
 
     def unavailable(self, error: BaseException) -> bool:
         """Whether ``error`` is the server's absence: a connection refused or cut (psycopg's
@@ -420,6 +366,8 @@ class PostgresStore(Store):
         """This store's :class:`~.listener.Listener`, started on the first call."""
         if self._listener is None:
             self._listener = listener.Listener(self.path)
+            # Its first read of the counters, once it listens, sees every commit made so far.
+            self._counted = self._commits
         return self._listener
 
     @contextmanager
@@ -435,11 +383,12 @@ class PostgresStore(Store):
                 conn.execute("COMMIT")
 
     def _begin(self) -> Transaction:
-        """Take a pooled connection, begin, and wait for the write lock."""
+        """Take a pooled connection; the transaction's begin and its wait for the write lock
+        go out with its first statement (the server waits for the lock before running it)."""
         conn = self._pool.getconn()
         try:
-            conn.execute("BEGIN")
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            # One round trip: statements without parameters go out as one query.
+            conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
         except BaseException:
             self._pool.putconn(conn)
             raise
@@ -449,12 +398,20 @@ class PostgresStore(Store):
         return self._tx
 
     def _end(self, commit: bool) -> None:
-        """Commit or roll back, and give the connection back to the pool."""
+        """Commit or roll back, and give the connection back to the pool. A commit reads the
+        ``versions`` counters in its round trip, as it leaves them (no other writer commits
+        in between: it holds the write lock), so its own bumps are known at once."""
         conn, self._held, self._conn = self._held, None, self._pooled
         assert conn is not None
         try:
-            conn.execute("COMMIT" if commit else "ROLLBACK")
-            self._commits += commit
+            if not commit:
+                conn.execute("ROLLBACK")
+                return
+            counters = conn.execute("SELECT name, value FROM versions; COMMIT").fetchall()
+            self._commits += 1
+            if self._listener is not None:
+                self._counted = self._commits
+                self._listener.saw(counters)
         finally:
             self._pool.putconn(conn)
 
@@ -567,11 +524,17 @@ class PostgresStore(Store):
         if value is None:
             rows = self.all("SELECT name, value FROM versions")
             if self._held is None:
-                # Only the commits made before the read (it may wait in a thread meanwhile).
+                # Only the commits made before the read (it may be awaited meanwhile).
                 self._counted = max(self._counted, commits)
                 heard.saw(rows)
             value = dict(rows)[name]
         return value
+
+    def heard_version(self, name: str) -> int | None:
+        """The ``versions`` counter ``name`` as the listener heard it, when that includes every
+        commit of this store (see :meth:`_version`); else None (no round trip either way)."""
+        fresh = self._commits == self._counted and self._held is None
+        return self.listening().version(name) if fresh else None
 
     def catch_up(self, timeout: float = 10.0) -> None:
         """Make the counters this store answers include every commit made before the call:

@@ -23,6 +23,32 @@ def find(db: Store, token_hash: str) -> tuple[int, int, float] | None:
     return None if row is None else (row[0], row[1], row[2])
 
 
+#: Sessions a :func:`found` keeps at most (all dropped at once past it).
+KEPT = 10_000
+
+
+def found(
+    db: Store, kept: dict[str, tuple[int, tuple[int, int, float]]], token_hash: str
+) -> tuple[int, int, float] | None:
+    """:func:`find`, kept in ``kept`` while the ``sessions`` counter (bumped whenever a session
+    ends, by any process) stays as it was before the read: on an engine that hears the
+    counter without a round trip (PostgreSQL's listener), a signed-in request finds its
+    session without one. A session ended in another process is refused once that commit is
+    heard (milliseconds); one ended here, at once (a commit knows its own bumps)."""
+    version = db.heard_version("sessions")
+    if version is None:
+        return find(db, token_hash)
+    held = kept.get(token_hash)
+    if held is not None and held[0] == version:
+        return held[1]
+    row = find(db, token_hash)
+    if row is not None:
+        if len(kept) >= KEPT:
+            kept.clear()
+        kept[token_hash] = (version, row)
+    return row
+
+
 def by_prefix(db: Store, prefix: str) -> tuple[int, float] | None:
     """``(userId, expiresAt)`` of the session whose cookie digest starts with ``prefix`` (a
     range on the unique digest index)."""

@@ -14,17 +14,14 @@ def exists(db: Store, type_id: int) -> bool:
     return db.one("SELECT 1 FROM types WHERE id = ?", (type_id,)) is not None
 
 
-def live(db: Store) -> dict[int, tuple[int, int]]:
-    """Per type with a listed channel online: how many are online and their live viewers."""
-    return {
-        row[0]: (row[1], row[2])
-        for row in db.all(
-            "SELECT typeId, COUNT(*), CAST(SUM(viewersCurrent) AS BIGINT) FROM channels "
-            "WHERE online = 1 AND suspended = 0 AND typeId IS NOT NULL GROUP BY typeId"
-        )
-    }
-
-
-def rows(db: Store, columns: Sequence[str]) -> list[tuple[Any, ...]]:
-    """Every type's ``columns`` (named by the platform's code), by id."""
-    return db.all(f"SELECT {', '.join(columns)} FROM types ORDER BY id")
+def with_live(db: Store, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+    """Every type's ``columns`` (named by the platform's code), by id, each followed by how
+    many of its listed channels are online and their live viewers (0 and 0 for none), in one
+    statement."""
+    named = ", ".join(f"t.{column}" for column in columns)
+    return db.all(
+        f"SELECT {named}, COALESCE(a.online, 0), COALESCE(a.viewers, 0) FROM types t "
+        "LEFT JOIN (SELECT typeId, COUNT(*) AS online, CAST(SUM(viewersCurrent) AS BIGINT) "
+        "AS viewers FROM channels WHERE online = 1 AND suspended = 0 AND typeId IS NOT NULL "
+        "GROUP BY typeId) a ON a.typeId = t.id ORDER BY t.id"
+    )

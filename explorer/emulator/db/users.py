@@ -51,6 +51,20 @@ def row(db: Store | Transaction, user_id: int) -> tuple[Any, ...] | None:
     return db.one(f"SELECT {_COLUMNS} FROM users WHERE id = ?", (user_id,))
 
 
+def row_with_channel(
+    db: Store | Transaction, user_id: int, channel_columns: Sequence[str]
+) -> tuple[Any, ...] | None:
+    """The :data:`FIELDS` row of ``user_id`` followed by the ``channel_columns`` (named by the
+    platform's code) of the channel they own (all None: none), in one statement; None when
+    there is no such user."""
+    named = ", ".join(f"c.{column}" for column in channel_columns)
+    return db.one(
+        f"SELECT {USER_COLUMNS}, {named} FROM users u LEFT JOIN channels c ON c.userId = u.id "
+        "WHERE u.id = ?",
+        (user_id,),
+    )
+
+
 def username(db: Store, user_id: int) -> str | None:
     """The name of ``user_id``, or None."""
     value: str | None = db.scalar("SELECT username FROM users WHERE id = ?", (user_id,))

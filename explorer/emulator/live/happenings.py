@@ -19,7 +19,11 @@ from explorer.wire.topics import checked as name
 
 def _channel(conn: Transaction, channel_id: int) -> dict[str, Any] | None:
     """A channel's own fields (no embedded user or type), or None."""
-    row = channels.fields(conn, channel_id, *CHANNEL_FIELDS)
+    return _rendered(channels.fields(conn, channel_id, *CHANNEL_FIELDS))
+
+
+def _rendered(row: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """A channel's own fields from their row (None: no channel)."""
     if row is None:
         return None
     channel = dict(zip(CHANNEL_FIELDS, row, strict=True))
@@ -28,23 +32,26 @@ def _channel(conn: Transaction, channel_id: int) -> dict[str, Any] | None:
     return channel
 
 
-def followed(conn: Transaction, channel_id: int, user_id: int, following: bool) -> None:
+def followed(conn: Transaction, channel_id: int, user_id: int, following: bool) -> dict[str, Any]:
     """``channel:{id}:followed`` (the user, with their channel) and ``user:{id}:followed``
-    (the channel), for a follow or an unfollow."""
-    row = users.row(conn, user_id)
+    (the channel), for a follow or an unfollow; the follower's User object (read here, so a
+    notification of the follow need not read it again)."""
+    row = users.row_with_channel(conn, user_id, CHANNEL_FIELDS)
     assert row is not None, f"follower {user_id} exists"
-    follower = render_user(row)
-    follower["channel"] = _channel(conn, channels.id_of_owner(conn, user_id) or 0)
+    width = len(row) - len(CHANNEL_FIELDS)
+    user = render_user(row[:width])
+    own = _rendered(row[width:] if row[width] is not None else None)
     publish(
         conn,
         name("channel", channel_id, "followed"),
-        {"following": following, "user": follower},
+        {"following": following, "user": {**user, "channel": own}},
     )
     publish(
         conn,
         name("user", user_id, "followed"),
         {"following": following, "channel": _channel(conn, channel_id)},
     )
+    return user
 
 
 def hosted(conn: Transaction, host_id: int, hostee_id: int, hosting: bool) -> None:

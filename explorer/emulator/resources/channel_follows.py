@@ -26,9 +26,9 @@ import orjson
 from explorer.emulator import streams
 from explorer.emulator.access import ChannelRef, channel_ref, listed_users
 from explorer.emulator.context import Context, lenient_id
-from explorer.emulator.db import channels, follows
+from explorer.emulator.db import follows
 from explorer.emulator.db import users as db_users
-from explorer.emulator.db.engine import Store
+from explorer.emulator.db.engine import Store, Transaction
 from explorer.emulator.live import happenings
 from explorer.emulator.paging import PAGE_PARAMS, channel_page, page_of, paged
 from explorer.emulator.policy import Handler, Route
@@ -63,14 +63,15 @@ async def _follower(ctx: Context, channel: ChannelRef) -> int:
     return caller
 
 
-def _state(ctx: Context, channel: ChannelRef, user_id: int) -> dict[str, Any]:
-    since = follows.followed_at(ctx.store, channel.id, user_id)
+def _state(tx: Transaction, channel: ChannelRef, user_id: int) -> dict[str, Any]:
+    """The caller's follow state, read in the transaction that changed it."""
+    since, followers = follows.state(tx, channel.id, user_id)
     return {
         "channelId": channel.id,
         "userId": user_id,
         "following": since is not None,
         "followedAt": since,
-        "numFollowers": channels.followers(ctx.store, channel.id),
+        "numFollowers": followers,
     }
 
 
@@ -120,9 +121,9 @@ async def follow(ctx: Context) -> dict[str, Any]:
     user_id = await _follower(ctx, channel)
     with ctx.store.transaction() as tx:
         if follows.follow(tx, channel.id, user_id, ctx.iso_now()):
-            happenings.followed(tx, channel.id, user_id, following=True)
-            notifications.followed(tx, channel.id, channel.user_id, user_id, ctx.iso_now())
-    return _state(ctx, channel, user_id)
+            follower = happenings.followed(tx, channel.id, user_id, following=True)
+            notifications.followed(tx, channel.id, channel.user_id, follower, ctx.iso_now())
+        return _state(tx, channel, user_id)
 
 
 async def unfollow(ctx: Context) -> dict[str, Any]:
@@ -132,7 +133,7 @@ async def unfollow(ctx: Context) -> dict[str, Any]:
     with ctx.store.transaction() as tx:
         if follows.unfollow(tx, channel.id, user_id):
             happenings.followed(tx, channel.id, user_id, following=False)
-    return _state(ctx, channel, user_id)
+        return _state(tx, channel, user_id)
 
 
 _WRITE_ERRORS = (400, 401, 403, 404, 413, 461)

@@ -19,7 +19,7 @@ from explorer.emulator.context import Context
 from explorer.emulator.db import channels, types
 from explorer.emulator.db.engine import Store
 from explorer.emulator.policy import Route
-from explorer.emulator.resources.channels import get_channel
+from explorer.emulator.resources.channels import channel_view
 from explorer.emulator.responses import bad_request
 from explorer.emulator.shapes import CHANNEL_FIELDS
 from explorer.wire import channel_routes as channel_wire
@@ -107,7 +107,7 @@ async def _edit(ctx: Context, *, tolerate_read_only: bool) -> dict[str, Any]:
     changes = _changes(ctx.store, await ctx.json_object(), tolerate_read_only=tolerate_read_only)
     with ctx.store.transaction() as tx:
         channels.update(tx, channel.id, changes, ctx.iso_now())
-    return await get_channel(ctx)
+        return channel_view(ctx, channel)
 
 
 async def put_channel(ctx: Context) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from explorer.emulator.access import channel_ref
+from explorer.emulator.access import ChannelRef, channel_ref
 from explorer.emulator.context import Context, Services
 from explorer.emulator.db import channels
 from explorer.emulator.db.engine import Store
@@ -160,7 +160,15 @@ def _owns(ctx: Context, row: tuple[Any, ...]) -> bool:
 
 async def get_channel(ctx: Context) -> dict[str, Any]:
     """GET /channels/{idOrToken}: one channel (the owner also sees ``streamKey``)."""
-    row = channel_or_404(ctx)
+    return channel_view(ctx)
+
+
+def channel_view(ctx: Context, found: ChannelRef | None = None) -> dict[str, Any]:
+    """The channel of the request's path as ``GET /channels/{idOrToken}`` answers it (given
+    ``found``, its reference the request already checked); read from the store as it stands
+    (an edit reads it in its transaction)."""
+    row = channel_or_404(ctx) if found is None else channels.find(ctx.store, found.id)
+    assert row is not None  # found in this same request
     fields = ctx.params.get("fields")
     projection = parse_fields(fields, PROJECTABLE) if fields is not None else None
     owner = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.emulator.chat import authkeys
-from explorer.emulator.chat.roles import permissions_of, roles_of
+from explorer.emulator.chat.roles import listed_roles_of, permissions_of
 from explorer.emulator.context import Context
 from explorer.emulator.db import channels
 from explorer.emulator.policy import Route
@@ -62,13 +62,18 @@ async def anonymous_details(ctx: Context) -> dict[str, Any]:
 
 async def chat_details(ctx: Context) -> dict[str, Any]:
     """GET /chats/{channelId}: endpoints, permissions, and an authkey for signed-in callers."""
-    channel_id = _listed(ctx)
-    body: dict[str, Any] = {"endpoints": live_endpoints(ctx), "permissions": []}
     caller = ctx.caller
     if caller is None:
-        return body
+        return await anonymous_details(ctx)
+    channel_id = ctx.path_int("channel")
+    roles = listed_roles_of(ctx.store, channel_id, caller.user_id)
+    if roles is None:
+        raise not_found("Channel")
     scopes = None if caller.kind == "session" else caller.scopes
-    body["permissions"] = permissions_of(roles_of(ctx.store, channel_id, caller.user_id), scopes)
+    body: dict[str, Any] = {
+        "endpoints": live_endpoints(ctx),
+        "permissions": permissions_of(roles, scopes),
+    }
     if scopes is None or "chat:connect" in scopes:
         body["authkey"] = authkeys.issue(
             ctx.store,

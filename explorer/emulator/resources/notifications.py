@@ -75,13 +75,11 @@ def notify(
 
 
 def followed(
-    conn: Transaction, channel_id: int, owner_id: int, follower_id: int, sent_at: str
+    conn: Transaction, channel_id: int, owner_id: int, follower: dict[str, Any], sent_at: str
 ) -> None:
-    """Tell a channel's owner that ``follower_id`` followed it (the docs' ``follow``
-    notification; inside the caller's transaction)."""
-    row = users.row(conn, follower_id)
-    assert row is not None
-    payload = {"channelOwnerId": channel_id, "triggeringUser": render_user(row)}
+    """Tell a channel's owner that ``follower`` (a User object) followed it (the docs'
+    ``follow`` notification; inside the caller's transaction)."""
+    payload = {"channelOwnerId": channel_id, "triggeringUser": follower}
     notify(conn, owner_id, "follow", payload, sent_at)
 
 
@@ -124,8 +122,9 @@ def seed(store: Store, world_seed: int) -> None:
             sent_at = iso(WORLD_NOW - timedelta(hours=len(stories) - index))
             if isinstance(payload, int):
                 owned = channels.id_of_owner(conn, demo[owner])
-                assert owned is not None
-                followed(conn, owned, demo[owner], payload, sent_at)
+                row = users.row(conn, payload)
+                assert owned is not None and row is not None
+                followed(conn, owned, demo[owner], render_user(row), sent_at)
             else:
                 notify(conn, demo[owner], kind, payload, sent_at)
 
