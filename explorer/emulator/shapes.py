@@ -121,7 +121,8 @@ class TypeCatalog:
             width = len(TYPE_FIELDS)
             for row in type_rows.with_live(self.store, TYPE_FIELDS):
                 item = dict(zip(TYPE_FIELDS, row[:width], strict=True))
-                item["online"], item["viewersCurrent"] = row[width:]
+                online, viewers = row[width:]
+                item["viewersCurrent"], item["online"] = viewers, online
                 types[item["id"]] = item
             self._types, self._version = types, version
         return self._types

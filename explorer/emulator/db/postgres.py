@@ -383,8 +383,7 @@ class PostgresStore(Store):
                 conn.execute("COMMIT")
 
     def _begin(self) -> Transaction:
-        """Take a pooled connection; the transaction's begin and its wait for the write lock
-        go out with its first statement (the server waits for the lock before running it)."""
+        """Take a pooled connection, begin, and wait for the write lock (one round trip)."""
         conn = self._pool.getconn()
         try:
             # One round trip: statements without parameters go out as one query.
