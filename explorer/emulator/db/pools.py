@@ -139,9 +139,10 @@ class LoopReads:
 
 
 def _stirred(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> bool:
-    """Whether an idle pooled connection needs a check (a round trip) before it is handed out:
-    closed, or its socket has something to read (a server that closes a connection,
-    restarting or ending its backend, says so or hangs up, and either makes it readable).
+    """Whether an idle connection may no longer serve (the blocking pool checks it with a round
+    trip, :class:`LoopReads` makes a new one): closed, or its socket has something to read (a
+    server that closes a connection, restarting or ending its backend, says so or hangs up,
+    and either makes it readable).
     Checking every checkout cost a write request one more round trip: about a third of the
     platform's samples under the benchmark's writes."""
     if conn.closed:

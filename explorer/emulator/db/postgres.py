@@ -518,8 +518,7 @@ class PostgresStore(Store):
         the listener taking what was read."""
         heard = self.listening()
         commits = self._commits
-        fresh = commits == self._counted and self._held is None
-        value = heard.version(name) if fresh else None
+        value = self.heard_version(name)
         if value is None:
             rows = self.all("SELECT name, value FROM versions")
             if self._held is None:
