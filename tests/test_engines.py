@@ -278,6 +278,27 @@ def test_a_bulk_load_breaking_a_foreign_key_writes_nothing(
     store.close()
 
 
+def test_a_load_in_parts_writes_every_part_with_its_common_values(
+    new_database: Callable[[], str],
+) -> None:
+    """A load written in several parts stores every part's rows, each with the load's common
+    values, and a row written after the load takes the declared defaults again."""
+    store = Store(new_database(), ddl())
+    columns = ("id", "username", "createdAt", "updatedAt")
+    with store.transaction(), store.loading("users", columns, {"verified": 1}) as write:
+        write([(1, "one", "c", "u"), (2, "two", "c", "u")])
+        write([(3, "three", "c", "u")])
+    with store.transaction() as tx:
+        tx.execute(_USER, (4, "late"))
+    assert store.all("SELECT id, username, verified FROM users ORDER BY id") == [
+        (1, "one", 1),
+        (2, "two", 1),
+        (3, "three", 1),
+        (4, "late", 0),
+    ]
+    store.close()
+
+
 def test_a_seeding_leaves_the_declared_defaults_and_keys(new_database: Callable[[], str]) -> None:
     """After a seeding (its load sets the seeded rows' common values as defaults on
     PostgreSQL, and sets the keys aside), a new user takes the declared defaults, and a

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -562,15 +562,28 @@ class Store(Reads, Hearing):
         self, table: str, columns: Sequence[str], same: Mapping[str, Any], rows: Iterable[Any]
     ) -> None:
         """Bulk-insert ``rows`` (tuples of ``columns``) into ``table``, every row also holding
-        the values of ``same`` (column: value, written into the statement once as literals).
-        Use inside :meth:`transaction`."""
+        the values of ``same``. Use inside :meth:`transaction`."""
+        with self.loading(table, columns, same) as write:
+            write(rows)
+
+    @contextmanager
+    def loading(
+        self, table: str, columns: Sequence[str], same: Mapping[str, Any]
+    ) -> Iterator[Callable[[Iterable[Any]], None]]:
+        """A bulk load of ``table`` in several parts: yields a writer of rows (tuples of
+        ``columns``), every row also holding the values of ``same`` (column: value, written into
+        the statement once as literals). What a load needs is prepared once, not per part. Use
+        inside :meth:`transaction`."""
         literals = {name: literal(value) for name, value in same.items()}
         names = [*columns, *literals]
         values = ["?"] * len(columns) + list(literals.values())
+        sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})"
         with self.transaction() as tx:
-            tx.executemany(
-                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(values)})", rows
-            )
+
+            def write(rows: Iterable[Any]) -> None:
+                tx.executemany(sql, rows)
+
+            yield write
 
     def insert_many(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         """Insert dict rows (all with the same keys) in one statement batch."""

@@ -2,7 +2,7 @@
 with the indexes and triggers of users and channels set aside, then sampled statistics.
 
 The rows come from ``world.py`` (a pure function of the seed); this module only writes them,
-with one bulk load per chunk and table (:meth:`~explorer.emulator.db.engine.Store.load`: an
+with one bulk load per chunk and table (:meth:`~explorer.emulator.db.engine.Store.loading`: an
 ``executemany`` on SQLite, no Python per row; a binary ``COPY`` on PostgreSQL).
 """
 
@@ -45,17 +45,21 @@ def fill(
     with store.filling() as conn:
         store.insert_many("types", types)
         later = LATER_INDEXES if store.defers_indexes else ()
-        with store.set_aside(("users", "channels"), later):
+        with (
+            store.set_aside(("users", "channels"), later),
+            store.loading("users", *layouts[0]) as load_users,
+            store.loading("channels", *layouts[1]) as load_channels,
+        ):
             made = ahead(chunks) if store.loads_beside else chunks
             for number, (user_rows, channel_rows) in enumerate(made):
-                store.load("users", *layouts[0], user_rows)
+                load_users(user_rows)
                 if number == 0:
                     # The accounts are the first users: updated while the table holds one
                     # chunk, its key set aside (each update reads every row loaded so far).
                     conn.executemany(
                         "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", accounts
                     )
-                store.load("channels", *layouts[1], channel_rows)
+                load_channels(channel_rows)
         store.insert_many("channel_roles", roles)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
