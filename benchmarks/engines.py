@@ -36,8 +36,10 @@ postmaster and backends) together, the server's named, since the work is split b
    PostgreSQL's reads every table of the platform's database (off the clock, binary ``COPY
    TO``), then, in one transaction, creates the same tables in a schema of its own, ``COPY``s the
    rows in and builds the same indexes (every index but the later ones). Goal: at most
-   :data:`START_GOAL` on PostgreSQL, as on SQLite (issue 42). The default run is at
-   :data:`START_CHANNELS`; ``--channels 1000000`` is the issue's start.
+   :data:`START_GOAL` on PostgreSQL, as on SQLite (issue 42), judged at the issue's million
+   channels (:data:`START_CHANNELS`, the default) only: a smaller ``--channels`` prints its
+   figures without a verdict, since there the imports and the world's opening, the same at any
+   size, outweigh the rows.
 
 ``python -m benchmarks engines [--channels N] [--rounds R] [--start-rounds R] [--parts
 listings,writes,live,scale,start]``.
@@ -83,8 +85,9 @@ LISTING_SECONDS = 4.0
 WRITERS = 5
 WRITES = 2_000
 WRITE_SECONDS = 4.0
-#: The start: channels of the default run, and its rounds.
-START_CHANNELS = 100_000
+#: The start: channels of the default run (the issue's start, the only one judged), and its
+#: rounds.
+START_CHANNELS = startup.CHANNELS
 START_ROUNDS = 2
 #: Goals, PostgreSQL against SQLite in the same run (set from the measurement): the CPU a
 #: listing and a write cost (at most), the live-event latency's median (at most).
@@ -439,10 +442,14 @@ def starts(channels: int, rounds: int, cluster: Any) -> None:
         cpu = statistics.median(p[1] for p, _ in times[engine]) / statistics.median(
             f[1] for _, f in times[engine]
         )
+        judged = (
+            f"goal <= {START_GOAL}) {verdict(started / alone <= START_GOAL)}"
+            if channels >= START_CHANNELS
+            else f"the goal is judged at {START_CHANNELS:,} channels)"
+        )
         print(
             f"    {engine:<10} {started:6.1f} s against {alone:6.1f} s alone: "
-            f"{started / alone:.2f} (rounds {_spread(walls, digits=2)}; goal <= {START_GOAL}) "
-            f"{verdict(started / alone <= START_GOAL)}; CPU {cpu:.2f}x"
+            f"{started / alone:.2f} (rounds {_spread(walls, digits=2)}; {judged}; CPU {cpu:.2f}x"
         )
     sqlite = statistics.median(p[0] for p, _ in times["sqlite"])
     postgres = statistics.median(p[0] for p, _ in times["postgresql"])
