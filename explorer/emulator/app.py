@@ -124,14 +124,16 @@ def build_app(services: Services) -> Starlette:
         services,
     )
     listing = next(r for r in routes if r.endpoint is wire.CHANNELS)
+    # Where the store awaits its reads (PostgreSQL), each request is served through it,
+    # outside every other layer; elsewhere that layer would only cost each request a call.
+    served = [Middleware(ServedByStore, services=services)] if services.store.awaits_reads else []
     return Starlette(
         # Inside the 500 handler, before any routing: a request naming a host the platform
         # does not serve (DNS rebinding) is refused first, then the platform's own hook
         # deliveries (a hook pointed at the platform itself), then anonymous channel pages
-        # are answered by the page cache's layer (cached, or computed and cached). Outside them
-        # all, each request is served through the store (its reads awaited on PostgreSQL).
+        # are answered by the page cache's layer (cached, or computed and cached).
         middleware=[
-            Middleware(ServedByStore, services=services),
+            *served,
             Middleware(Hosts, config=services.config),
             Middleware(RefuseDeliveries),
             Middleware(

@@ -306,6 +306,9 @@ class Store(Reads, Hearing):
     #: ``executemany`` lets go of the GIL for each row only, and a thread making rows would
     #: take it at each, slowing both.
     loads_beside = False
+    #: Whether a request's reads are awaited (:meth:`serve` does something): the platform puts
+    #: its requests through :meth:`serve` only then. Not SQLite's, whose reads run as written.
+    awaits_reads = False
 
     def __new__(cls, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> Store:
         if cls is Store:

@@ -305,6 +305,7 @@ class PostgresStore(Store):
 
     engine = "postgresql"
     loads_beside = True
+    awaits_reads = True
 
     def __init__(self, target: str | Path = ":memory:", extra_ddl: Iterable[Schema] = ()) -> None:
         self.path = str(target)
