@@ -442,14 +442,15 @@ def starts(channels: int, rounds: int, cluster: Any) -> None:
         cpu = statistics.median(p[1] for p, _ in times[engine]) / statistics.median(
             f[1] for _, f in times[engine]
         )
-        judged = (
-            f"goal <= {START_GOAL}) {verdict(started / alone <= START_GOAL)}"
-            if channels >= START_CHANNELS
-            else f"the goal is judged at {START_CHANNELS:,} channels)"
-        )
+        goal, judged = f"goal <= {START_GOAL}", ""
+        if channels < START_CHANNELS:
+            goal = f"the goal is judged at {START_CHANNELS:,} channels"
+        else:
+            judged = f" {verdict(started / alone <= START_GOAL)}"
         print(
             f"    {engine:<10} {started:6.1f} s against {alone:6.1f} s alone: "
-            f"{started / alone:.2f} (rounds {_spread(walls, digits=2)}; {judged}; CPU {cpu:.2f}x"
+            f"{started / alone:.2f} (rounds {_spread(walls, digits=2)}; {goal}){judged}; "
+            f"CPU {cpu:.2f}x"
         )
     sqlite = statistics.median(p[0] for p, _ in times["sqlite"])
     postgres = statistics.median(p[0] for p, _ in times["postgresql"])

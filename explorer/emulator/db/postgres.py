@@ -474,7 +474,7 @@ class PostgresStore(Store):
         value sent as the server stores it: nothing to parse there). The columns of ``same``
         are the table's defaults for the load, their declared ones given back after it: neither
         sent nor read a row. The table is described and its defaults set and given back once,
-        not per part (a million channels load in 50 parts a table: 6 statements, not 300). Use
+        not per part (a million channels load in 50 parts a table: 3 statements, not 150). Use
         inside :meth:`transaction`."""
         with self.transaction() as tx:
             assert self._held is not None
