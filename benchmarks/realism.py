@@ -21,7 +21,10 @@ and measures in two phases:
   lengths from start and end, not from snapshots).
 
 It prints one row per target: measured, target and tolerance, source, confidence, PASS or
-FAIL, then how each row was measured and a verdict. Every loop is bounded in count and time.
+FAIL, then how each row was measured and a verdict. Rows resting on a sample carry a 95%
+interval and pass when it meets the band: rare counts (12), the window's days resampled (round 2's
+rows of the directory) and the sampled channels resampled (7; ``benchmarks/resampling.py``).
+Every loop is bounded in count and time.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 import explorer
-from benchmarks import chatstats, directory
+from benchmarks import chatstats, directory, resampling
 from explorer.core.processes import serve
 from explorer.core.ranksize import rank_size_exponent
 from explorer.events.log import EventLog
@@ -495,8 +498,9 @@ TARGETS = {
 
 @dataclass
 class Result:
-    """A measured value for one target, how it was measured, and its 95% interval when the
-    value is a rate of rare counts (then PASS means the interval meets the target band)."""
+    """A measured value for one target, how it was measured, and its 95% interval where the
+    value rests on a sample (rare counts; a window's days or sampled channels, resampled):
+    then PASS means the interval meets the target band."""
 
     value: float | None
     method: str
@@ -838,53 +842,83 @@ def measure_window(snapshots: pd.DataFrame, went_live: float, out: Phases) -> No
             )
 
 
-def measure_directory(snapshots: pd.DataFrame, population: int, out: Phases) -> None:
+#: The rows of the tracked directory judged by their interval over resampled days.
+RESAMPLED_ROWS = ("1h", "1H", "13", "14a", "15a", "15b", "16a", "16b", "17b", "20a", "20b")
+
+
+def directory_figures(snapshots: pd.DataFrame) -> dict[str, float]:
+    """The figures of :data:`RESAMPLED_ROWS` from the tracked live directory."""
+    swing = directory.day_swing(snapshots)
+    week = directory.week_swing(snapshots)
+    kinds = directory.categories(snapshots)
+    spoken = directory.languages(snapshots)
+    return {
+        "1h": swing.per_channel_low / 26,
+        "1H": swing.per_channel_high / 26,
+        "13": swing.live,
+        "14a": swing.viewers,
+        "15a": week.viewers,
+        "15b": week.live,
+        "16a": kinds.top,
+        "16b": kinds.top_ten,
+        "17b": kinds.spread,
+        "20a": spoken.english_share,
+        "20b": spoken.english_to_spanish,
+    }
+
+
+def measure_directory(
+    snapshots: pd.DataFrame, population: int, rng: np.random.Generator, out: Phases
+) -> None:
     """Round 2's rows of the tracked live directory: row 1 hour by hour and at the start, the
-    day and the week (13-15), categories (16, 17), growth (18) and languages (20)."""
+    day and the week (13-15), categories (16, 17), growth (18) and languages (20); each of
+    :data:`RESAMPLED_ROWS` with its 95% interval over the window's days resampled (``rng``)."""
     span = (snapshots["time"].max() - snapshots["time"].min()).total_seconds() / DAY
     gap = directory.largest_gap(snapshots) / 60
     described = (
         f"{snapshots['time'].nunique():,} snapshots of the live directory over {span:.1f} "
         f"simulated days (at most {gap:.0f} simulated minutes apart)"
     )
+    figures = directory_figures(snapshots)
+    intervals = resampling.by_days(snapshots, directory_figures, rng)
     swing = directory.day_swing(snapshots)
     by_hour = f"viewers ÷ live channels per UTC hour of day, {described}"
-    out.results["1h"] = Result(
-        swing.per_channel_low / 26, f"lowest hour {swing.per_channel_low:.1f}; {by_hour}"
-    )
-    out.results["1H"] = Result(
-        swing.per_channel_high / 26, f"highest hour {swing.per_channel_high:.1f}; {by_hour}"
-    )
     hourly = f"mean per snapshot in each UTC hour, {described}"
-    out.results["13"] = Result(swing.live, f"live channels: {hourly}")
-    out.results["14a"] = Result(swing.viewers, f"summed viewersCurrent: {hourly}")
-    out.results["14b"] = Result(
-        swing.peak_hour - 24 if swing.peak_hour >= 12 else swing.peak_hour,
-        f"the peak is at {swing.peak_hour:02d}:00 UTC (hours after 12 shown less 24)",
-    )
     week = directory.week_swing(snapshots)
     weekly = (
         f"hour by hour, weekend days' mean ÷ weekdays' (Sat, Sun, UTC; {week.weekend_days} "
         f"weekend days and {week.weekdays} weekdays seen)"
     )
-    out.results["15a"] = Result(week.viewers, f"summed viewers: {weekly}")
-    out.results["15b"] = Result(week.live, f"live channels: {weekly}")
     kinds = directory.categories(snapshots)
     by_type = (
         f"viewer-time per typeId over {described}; {kinds.uncategorised:.1%} of live "
         "channel-time without a category"
     )
-    out.results["16a"] = Result(kinds.top, by_type)
-    out.results["16b"] = Result(kinds.top_ten, by_type)
+    methods = {
+        "1h": f"lowest hour {swing.per_channel_low:.1f}; {by_hour}",
+        "1H": f"highest hour {swing.per_channel_high:.1f}; {by_hour}",
+        "13": f"live channels: {hourly}",
+        "14a": f"summed viewersCurrent: {hourly}",
+        "15a": f"summed viewers: {weekly}",
+        "15b": f"live channels: {weekly}",
+        "16a": by_type,
+        "16b": by_type,
+        "17b": f"viewers ÷ live channels per category, the {directory.TOP_CATEGORIES} with the "
+        "most viewer-time",
+        "20a": f"viewer-time by languageId, {described}",
+        "20b": f"live channel-time 'en' ÷ 'es', {described}",
+    }
+    days = f"{snapshots['time'].dt.floor('D').nunique()} days"
+    for row in RESAMPLED_ROWS:
+        out.results[row] = _with_interval(figures[row], methods[row], intervals.get(row), days)
+    out.results["14b"] = Result(
+        swing.peak_hour - 24 if swing.peak_hour >= 12 else swing.peak_hour,
+        f"the peak is at {swing.peak_hour:02d}:00 UTC (hours after 12 shown less 24)",
+    )
     out.results["17a"] = Result(
         kinds.distinct * SPEED_CHANNELS / population,
         f"{kinds.distinct} distinct typeId seen live in {population:,} channels, per "
         f"{SPEED_CHANNELS:,} (the target scales with the world), {described}",
-    )
-    out.results["17b"] = Result(
-        kinds.spread,
-        f"viewers ÷ live channels per category, the {directory.TOP_CATEGORIES} with the most "
-        "viewer-time",
     )
     growth = directory.follower_growth(snapshots)
     out.results["18"] = Result(
@@ -894,11 +928,6 @@ def measure_directory(snapshots: pd.DataFrame, population: int, out: Phases) -> 
         f"{directory.GROWTH_SPAN_DAYS:g} days apart), scaled to 30 days",
         meaningful=growth.channels > 0,
     )
-    spoken = directory.languages(snapshots)
-    out.results["20a"] = Result(spoken.english_share, f"viewer-time by languageId, {described}")
-    out.results["20b"] = Result(
-        spoken.english_to_spanish, f"live channel-time 'en' ÷ 'es', {described}"
-    )
     if span < MONTH_DAYS:
         for row in ("17a", "18"):
             measured = out.results[row]
@@ -907,6 +936,21 @@ def measure_directory(snapshots: pd.DataFrame, population: int, out: Phases) -> 
                 f"{measured.method}; defined over 30 days, this window is {span:.1f}",
                 meaningful=False,
             )
+
+
+def _with_interval(
+    value: float, method: str, interval: tuple[float, float] | None, units: str
+) -> Result:
+    """A row's figure judged by its 95% interval over ``units`` resampled (by its value alone
+    where no draw defined it)."""
+    if interval is None:
+        return Result(value, method)
+    return Result(
+        value,
+        f"{method}; 95% interval {interval[0]:.3g}-{interval[1]:.3g} over {units} resampled, "
+        "PASS when it meets the band",
+        interval,
+    )
 
 
 def measure_subscriptions(
@@ -972,25 +1016,54 @@ def measure_recordings(
     return sessions(sample), sessions(big)
 
 
+def session_figures(frames: Mapping[str, pd.DataFrame]) -> dict[str, float]:
+    """Rows 7a-7c from the ``sampled`` and ``big`` channels' recordings of the month."""
+    hours, big = frames["sampled"]["hours"], frames["big"]["hours"]
+    mean = float(hours.mean()) if len(hours) else math.nan
+    return {
+        "7a": mean,
+        "7b": float((hours > 4).mean()) if len(hours) else math.nan,
+        "7c": float(big.mean() / mean) if len(big) and mean else math.nan,
+    }
+
+
 def measure_sessions(
-    sampled: pd.DataFrame, big: pd.DataFrame, sample_size: int, out: Phases
+    sampled: pd.DataFrame,
+    big: pd.DataFrame,
+    sample_size: int,
+    rng: np.random.Generator,
+    out: Phases,
 ) -> None:
-    """Rows 7a-7c from the sampled channels' recordings in the last 30 days."""
-    month = sampled.loc[sampled["in_month"].astype(bool)]
-    big_month = big.loc[big["in_month"].astype(bool)]
-    described = f"{len(month):,} recordings (start and duration) of {sample_size} random channels"
-    if month.empty:
+    """Rows 7a-7c from the sampled channels' recordings in the last 30 days, each with its 95%
+    interval over the channels resampled (``rng``)."""
+    month = {
+        "sampled": sampled.loc[sampled["in_month"].astype(bool)],
+        "big": big.loc[big["in_month"].astype(bool)],
+    }
+    described = (
+        f"{len(month['sampled']):,} recordings (start and duration) of {sample_size} random "
+        "channels"
+    )
+    if month["sampled"].empty:
         for row in ("7a", "7b", "7c"):
             out.results[row] = Result(None, f"no recordings in the last 30 days; {described}")
         return
-    mean = float(month["hours"].mean())
-    out.results["7a"] = Result(mean, described)
-    out.results["7b"] = Result(float((month["hours"] > 4).mean()), described)
-    out.results["7c"] = Result(
-        float(big_month["hours"].mean() / mean) if not big_month.empty else None,
-        f"{len(big_month):,} recordings of the {RECORDING_BIG} channels with the most "
+    figures = session_figures(month)
+    intervals = resampling.by_groups(month, "channel", session_figures, rng)
+    methods = {
+        "7a": described,
+        "7b": described,
+        "7c": f"{len(month['big']):,} recordings of the {RECORDING_BIG} channels with the most "
         "viewer-time in the window",
-    )
+    }
+    channels = f"{month['sampled']['channel'].nunique()} channels"
+    for row, method in methods.items():
+        value = figures[row]
+        out.results[row] = (
+            _with_interval(value, method, intervals.get(row), channels)
+            if not math.isnan(value)
+            else Result(None, method)
+        )
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -1095,8 +1168,9 @@ def run(
         f"tracking saw {seen:,} channels live; the recordings sample says "
         f"{went_window * per_channel:,.0f} went live in the tracked window"
     )
-    measure_sessions(sampled, biggest, len(sample), out)
-    measure_directory(snapshots, population, out)
+    resampled = np.random.default_rng(seed)
+    measure_sessions(sampled, biggest, len(sample), resampled, out)
+    measure_directory(snapshots, population, resampled, out)
     partnered = directory.partners_seen(snapshots)
     out.results["19"] = Result(
         partnered / went_live if went_live else None,
