@@ -5,6 +5,7 @@ the PostgreSQL engine's conversion of statements and schema."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -275,6 +276,37 @@ def test_a_bulk_load_breaking_a_foreign_key_writes_nothing(
     assert store.scalar("SELECT COUNT(*) FROM channels") == 0
     with pytest.raises(Exception, match=r"(?i)foreign key"), store.transaction():
         store.load("channels", columns, {}, orphan)
+    store.close()
+
+
+def test_work_beside_a_seeding_runs_once_in_another_thread(
+    new_database: Callable[[], str],
+) -> None:
+    """The work a seeding is given to do beside its index build runs once, off the seeding
+    thread, and the world it seeds is whole."""
+    store = Store(new_database(), ddl())
+    threads: list[threading.Thread] = []
+    beside = lambda: threads.append(threading.current_thread())  # noqa: E731
+    assert seed_store(store, 3, 300, lambda password: "x", opening, beside)
+    assert len(threads) == 1 and threads[0] is not threading.current_thread()
+    assert store.scalar("SELECT COUNT(*) FROM channels") == 300
+    store.close()
+
+
+def test_a_seeding_whose_work_beside_fails_writes_nothing(
+    new_database: Callable[[], str],
+) -> None:
+    """A failure of the work beside the index build fails the seeding, which leaves no rows
+    and no seed behind."""
+    store = Store(new_database(), ddl())
+
+    def beside() -> None:
+        raise RuntimeError("nothing to prepare")
+
+    with pytest.raises(RuntimeError, match="nothing to prepare"):
+        seed_store(store, 3, 300, lambda password: "x", opening, beside)
+    assert store.meta("seed") is None
+    assert store.scalar("SELECT COUNT(*) FROM channels") == 0
     store.close()
 
 

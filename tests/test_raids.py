@@ -190,6 +190,36 @@ def test_a_restarted_stream_keeps_the_hosts_and_raiders_of_before(store: Store) 
     assert again.hosting[raid.raider_channel] == raid
 
 
+def test_the_raids_prepared_while_seeding_are_all_the_simulator_restores(
+    new_database: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A world seeded with ``streams.prepare`` beside it starts its streams planning no raids:
+    the prepared window is the one they restore (and without it they would plan some)."""
+    plans: list[int] = []
+    plan = raids.Raiding._plan
+
+    def counted(self: raids.Raiding, index: int) -> raids.BlockRaids:
+        plans.append(index)
+        return plan(self, index)
+
+    monkeypatch.setattr(raids.Raiding, "_plan", counted)
+    seeded = Store(new_database(), ddl())
+    sessions.world_schedule.cache_clear()
+    seed_store(seeded, 7, SMALL_WORLD, lambda password: "x", categories.opening)
+    streams.Streams(seeded, streams.schedule_of(seeded), 7)
+    assert plans, "a fresh schedule's streams plan their standing raids"
+    plans.clear()
+    sessions.world_schedule.cache_clear()
+    again = Store(new_database(), ddl())
+    beside = lambda: streams.prepare(7, SMALL_WORLD)  # noqa: E731
+    seed_store(again, 7, SMALL_WORLD, lambda password: "x", categories.opening, beside)
+    prepared = len(plans)
+    streams.Streams(again, streams.schedule_of(again), 7)
+    assert prepared > 0 and len(plans) == prepared
+    seeded.close()
+    again.close()
+
+
 # --- a live platform at speed and the owner's analytics ----------------------------------------
 
 

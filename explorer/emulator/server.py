@@ -27,7 +27,7 @@ from typing import Any
 
 import uvicorn
 
-from explorer.emulator import categories, credentials, front, world
+from explorer.emulator import categories, credentials, front, streams, world
 from explorer.emulator import clock as world_clock
 from explorer.emulator.addresses import is_loopback
 from explorer.emulator.app import build_app
@@ -90,13 +90,24 @@ class PlatformOptions:
 
 
 def open_services(
-    db: str, config: Config, clock: Callable[[], float] = time.time, joins: bool = False
+    db: str,
+    config: Config,
+    clock: Callable[[], float] = time.time,
+    joins: bool = False,
+    simulate: bool = False,
 ) -> Services:
     """Open (and seed, if new) the store and build the services around it, on ``clock``; a
-    process that ``joins`` a running platform follows its world clock, any other owns it."""
+    process that ``joins`` a running platform follows its world clock, any other owns it. A
+    platform that will ``simulate`` a new world works out its standing raids while seeding."""
     store = Store(db, ddl())
+    seed, channels = config.seed, config.channels
     if world.seed_store(
-        store, config.seed, config.channels, credentials.hash_password, categories.opening
+        store,
+        seed,
+        channels,
+        credentials.hash_password,
+        categories.opening,
+        (lambda: streams.prepare(seed, channels)) if simulate else None,
     ):
         seed_history(store, config.seed, clock())
     for module in modules():
@@ -193,7 +204,9 @@ class Platform:
         plan is made (at once without a simulator)."""
         self._loop = asyncio.get_running_loop()
         options = self.options
-        services = open_services(options.db, options.config, options.clock, options.joins)
+        services = open_services(
+            options.db, options.config, options.clock, options.joins, options.simulate
+        )
         self.services = services
         sock = bind(self.options.host, self.options.port, self.options.reuse_port)
         host, port = sock.getsockname()[:2]

@@ -50,6 +50,21 @@ def applied(store: Store) -> float:
     return float(saved) if saved is not None else WORLD_NOW.timestamp()
 
 
+def standing_since(cursor: float) -> float:
+    """The start of the raids that may still stand at ``cursor`` (their viewers at the target,
+    or the raider's host): the longest session and a raid's reach before it."""
+    return cursor - sessions.LONGEST - raids.REACH
+
+
+def prepare(seed: int, channels: int) -> None:
+    """Work out the raids standing at a new world's instant, which :class:`Streams` reads when
+    the simulator starts; they stay cached with the world's schedule. A platform seeding a new
+    world runs this in a thread while the database builds its indexes, where Python would
+    otherwise wait: most of a second at a million channels, off the start."""
+    moment = WORLD_NOW.timestamp()
+    raids.of(sessions.world_schedule(seed, channels)).between(standing_since(moment), moment)
+
+
 def channel_id(item: Session) -> int:
     """The id of the channel a session belongs to."""
     return FIRST_CHANNEL_ID + item.channel
@@ -151,8 +166,7 @@ class Streams:
     def _restore_raids(self) -> None:
         """The raids standing at the cursor: their viewers at live targets, and the hosts of
         raiders offline since (a later raid of the same raider replaces an earlier one)."""
-        since = self.cursor - sessions.LONGEST - raids.REACH
-        for raid in self.raiding.between(since, self.cursor):
+        for raid in self.raiding.between(standing_since(self.cursor), self.cursor):
             if raid.target.end <= self.cursor:
                 continue
             if raid.at > self.cursor - raids.HORIZON:

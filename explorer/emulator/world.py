@@ -607,6 +607,7 @@ def seed_store(
     channels: int,
     hash_password: Callable[[str], str],
     opening: Callable[[int, int], Opening],
+    beside: Callable[[], object] | None = None,
 ) -> bool:
     """Fill an empty store with the world for ``seed``; a store already seeded is left alone.
 
@@ -617,6 +618,7 @@ def seed_store(
     indexes are built once, sorted: a million channels seed in seconds, not minutes. In a
     file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
     :class:`~explorer.emulator.db.engine.LaterIndexes` (the platform builds them once it serves).
+    ``beside`` runs in a thread while the indexes build (``seeding.fill``).
     """
     if store.meta("seed") is not None:
         return False
@@ -624,7 +626,15 @@ def seed_store(
     layouts = ((USER_COLUMNS, USER_SAME), (CHANNEL_COLUMNS, CHANNEL_SAME))
     with _collector_paused():
         seeding.fill(
-            store, seed, channels, world.types, world.roles, world.chunks, world.accounts, layouts
+            store,
+            seed,
+            channels,
+            world.types,
+            world.roles,
+            world.chunks,
+            world.accounts,
+            layouts,
+            beside,
         )
     seeding.analyze(store)
     return True

@@ -8,7 +8,7 @@ with one bulk load per chunk and table (:meth:`~explorer.emulator.db.engine.Stor
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ def fill(
     chunks: Iterable[Chunk],
     accounts: list[tuple[str | None, str, int]],
     layouts: tuple[Layout, Layout],
+    beside: Callable[[], object] | None = None,
 ) -> None:
     """Write the world for ``seed`` (``channels`` channels) into an empty store, in one
     transaction: ``types``, the ``chunks`` of user and channel rows (laid out as ``layouts``),
@@ -40,9 +41,14 @@ def fill(
     a file, the :data:`~explorer.emulator.db.engine.LATER_INDEXES` are left to
     :class:`~explorer.emulator.db.engine.LaterIndexes`. Where the database server loads
     (:attr:`~explorer.emulator.db.engine.Store.loads_beside`), each chunk is made in a thread
-    while the server loads the one before it, the two on two cores.
+    while the server loads the one before it, the two on two cores. ``beside`` (work of the
+    caller's that needs no database) runs in a thread while the database builds the indexes
+    set aside, where this thread only waits; its failure is raised here.
     """
-    with store.filling() as conn:
+    with (
+        ThreadPoolExecutor(1, thread_name_prefix="seeding-beside") as pool,
+        store.filling() as conn,
+    ):
         store.insert_many("types", types)
         later = LATER_INDEXES if store.defers_indexes else ()
         with (
@@ -60,11 +66,15 @@ def fill(
                         "UPDATE users SET password_hash = ?, groups = ? WHERE id = ?", accounts
                     )
                 load_channels(channel_rows)
+            # The indexes set aside are built as this block ends.
+            done = pool.submit(beside) if beside is not None else None
         store.insert_many("channel_roles", roles)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('seed', ?), ('channels', ?)",
             (str(seed), str(channels)),
         )
+        if done is not None:
+            done.result()
 
 
 T = TypeVar("T")
