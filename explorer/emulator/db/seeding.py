@@ -43,7 +43,8 @@ def fill(
     (:attr:`~explorer.emulator.db.engine.Store.loads_beside`), each chunk is made in a thread
     while the server loads the one before it, the two on two cores. ``beside`` (work of the
     caller's that needs no database) runs in a thread while the database builds the indexes
-    set aside, where this thread only waits; its failure is raised here.
+    set aside, which leaves the GIL free (SQLite's C code, or a wait on the server); its
+    failure fails the fill.
     """
     with (
         ThreadPoolExecutor(1, thread_name_prefix="seeding-beside") as pool,
