@@ -1056,11 +1056,16 @@ def measure_sessions(
         "7c": f"{len(month['big']):,} recordings of the {RECORDING_BIG} channels with the most "
         "viewer-time in the window",
     }
-    channels = f"{month['sampled']['channel'].nunique()} channels"
+    sampled_channels = f"{month['sampled']['channel'].nunique()} channels"
+    units = {
+        "7a": sampled_channels,
+        "7b": sampled_channels,
+        "7c": f"{month['big']['channel'].nunique()} busiest and {sampled_channels}",
+    }
     for row, method in methods.items():
         value = figures[row]
         out.results[row] = (
-            _with_interval(value, method, intervals.get(row), channels)
+            _with_interval(value, method, intervals.get(row), units[row])
             if not math.isnan(value)
             else Result(None, method)
         )

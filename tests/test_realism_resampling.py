@@ -33,6 +33,7 @@ def _days(levels: list[int]) -> pd.DataFrame:
 
 
 def _level(frame: pd.DataFrame) -> dict[str, float]:
+    """The mean live channels per snapshot."""
     return {"level": float(directory.per_snapshot(frame)["live"].mean())}
 
 

@@ -182,6 +182,27 @@ def test_events_during_resync_wait_for_the_missed_ones() -> None:
     assert receive(session, chat_frame("n2"))[0]  # no longer held
 
 
+def test_a_message_history_filled_that_comes_live_after_is_recorded_once() -> None:
+    """A message the rejoin's history added, delivered live only after the reply (the nodes
+    share messages through a broker), is neither logged nor delivered again."""
+    log = EventLog()
+    session = rejoined(ChatState(log), ["h1"])
+    assert [e.data["id"] for e in session.resync([message(i) for i in ["h1", "g1"]], T)] == ["g1"]
+    delivered, _ = receive(session, chat_frame("g1"), chat_frame("n1"))
+    assert [e.data["id"] for e in delivered] == ["n1"]
+    assert logged_ids(log) == ["g1", "n1"]
+
+
+def test_a_backlog_message_that_comes_live_after_the_first_join_is_recorded_once() -> None:
+    """The first join's backlog is watched for live the same way."""
+    log = EventLog()
+    session = joined(ChatState(log))
+    session.baseline([message(i) for i in ["h1", "h2"]], T, backlog=2)
+    delivered, _ = receive(session, chat_frame("h2"), chat_frame("n1"))
+    assert [e.data["id"] for e in delivered] == ["n1"]
+    assert logged_ids(log) == ["h1", "h2", "n1"]
+
+
 def test_resync_without_a_known_message_counts_a_gap() -> None:
     """When history holds no message seen before, all of it is added and a gap counted."""
     log = EventLog()

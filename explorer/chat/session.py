@@ -28,7 +28,10 @@ recorded in order (``_recent``), seeded on the first join from a ``history`` cal
 :meth:`ChatState.resync` gets the new ``history``: the messages after the latest remembered id
 are the missed ones; those not already in the log are added (``from_history`` True) and
 delivered as ``ChatMessage`` events, then the held events follow, so the log and the event
-stream equal what the channel said, without duplicates. When no remembered id is in the
+stream equal what the channel said, without duplicates. A message can be stored, and so in
+``history``, before its node delivers it live (the nodes share messages through a broker): the
+next 100 live messages are compared with the ids the reply added, and one of them coming
+again is dropped. When no remembered id is in the
 reply, more than 100 messages may have been missed: all of them are added and
 :attr:`ChatState.gaps` counts the possible gap. Whispers are never in ``history``: a whisper
 sent while away is lost, so whisper ids are not remembered either.
@@ -144,6 +147,10 @@ class ChatState:
         # (id, author) of the latest messages recorded in order.
         self._recent: deque[tuple[str, Any]] = deque(maxlen=HISTORY_LIMIT)
         self._held: list[tuple[Event, Raw, float]] | None = None
+        # Ids a ``history`` reply just added, and how many more live messages to compare with
+        # them: one of them may still come live after the reply (see :meth:`_came_again`).
+        self._filled: set[str] = set()
+        self._filled_left = 0
         self._joined = False
         self._lost_at: float | None = None
 
@@ -241,6 +248,7 @@ class ChatState:
         answers: list[Answer] = []
         held = self._held
         record = self._record
+        filled = self._filled
         for frame in frames:
             try:
                 obj = orjson.loads(frame)
@@ -253,6 +261,8 @@ class ChatState:
                     data = obj.get("data")
                     if held is not None:
                         held.append((Event(name, data), frame, received_at))
+                    elif filled and name == "ChatMessage" and self._came_again(data):
+                        continue
                     else:
                         record(name, data, frame, received_at, True)
                         if deliver is not None:
@@ -271,6 +281,26 @@ class ChatState:
                 error = None if packet.error is None else ChatError.from_object(packet.error)
                 answers.append(Answer(packet.id, method, packet.data, error))
         return answers
+
+    def _came_again(self, data: Any) -> bool:
+        """Whether live message ``data`` is one the last ``history`` reply added. The platform
+        may store a message, answer ``history`` with it, and only then deliver it live (its
+        chat nodes share messages through a broker), so for the next :data:`HISTORY_LIMIT` live
+        messages each is compared with the ids the reply added."""
+        self._filled_left -= 1
+        if self._filled_left <= 0:
+            self._filled.clear()
+        message_id = data.get("id") if type(data) is dict else None
+        if message_id in self._filled:
+            self._filled.discard(message_id)
+            return True
+        return False
+
+    def _fill(self, messages: Sequence[Mapping[str, Any]], received_at: float) -> None:
+        """Add ``messages`` of a ``history`` reply to the log, and watch for them live."""
+        self._count_history(self.log.add_history(messages, received_at, self.channel))
+        self._filled = {m["id"] for m in messages if isinstance(m.get("id"), str)}
+        self._filled_left = HISTORY_LIMIT
 
     def _record(self, name: str, data: Any, raw: Raw, received_at: float, remember: bool) -> None:
         message_id = None
@@ -317,9 +347,7 @@ class ChatState:
         ids = [(m["id"], m.get("user_id")) for m in messages if isinstance(m.get("id"), str)]
         self._recent = deque([*ids, *self._recent], maxlen=HISTORY_LIMIT)
         if backlog > 0:
-            self._count_history(
-                self.log.add_history(list(messages)[-backlog:], received_at, self.channel)
-            )
+            self._fill(list(messages)[-backlog:], received_at)
 
     def _count_history(self, added: int) -> None:
         self.recorded += added
@@ -347,7 +375,7 @@ class ChatState:
         wanted = {m["id"] for m in missed if isinstance(m.get("id"), str)}
         kept = self.log.kept_message_ids(wanted)
         fresh = [m for m in missed if m.get("id") not in kept]
-        self._count_history(self.log.add_history(fresh, received_at, self.channel))
+        self._fill(fresh, received_at)
         self.recovered += len(fresh)
         self._recent.extend(
             (m["id"], m.get("user_id")) for m in fresh if isinstance(m.get("id"), str)
