@@ -846,12 +846,29 @@ def measure_window(snapshots: pd.DataFrame, went_live: float, out: Phases) -> No
 RESAMPLED_ROWS = ("1h", "1H", "13", "14a", "15a", "15b", "16a", "16b", "17b", "20a", "20b")
 
 
+#: What :func:`directory_figures` reads of the directory: the day, the week, the categories
+#: and the languages.
+Reading = tuple[directory.DaySwing, directory.WeekSwing, directory.Categories, directory.Languages]
+
+
+def read_directory(snapshots: pd.DataFrame) -> Reading:
+    """The day, the week, the categories and the languages of the tracked live directory."""
+    return (
+        directory.day_swing(snapshots),
+        directory.week_swing(snapshots),
+        directory.categories(snapshots),
+        directory.languages(snapshots),
+    )
+
+
 def directory_figures(snapshots: pd.DataFrame) -> dict[str, float]:
     """The figures of :data:`RESAMPLED_ROWS` from the tracked live directory."""
-    swing = directory.day_swing(snapshots)
-    week = directory.week_swing(snapshots)
-    kinds = directory.categories(snapshots)
-    spoken = directory.languages(snapshots)
+    return _figures(read_directory(snapshots))
+
+
+def _figures(reading: Reading) -> dict[str, float]:
+    """:func:`directory_figures` from what was read once."""
+    swing, week, kinds, spoken = reading
     return {
         "1h": swing.per_channel_low / 26,
         "1H": swing.per_channel_high / 26,
@@ -879,17 +896,16 @@ def measure_directory(
         f"{snapshots['time'].nunique():,} snapshots of the live directory over {span:.1f} "
         f"simulated days (at most {gap:.0f} simulated minutes apart)"
     )
-    figures = directory_figures(snapshots)
+    reading = read_directory(snapshots)
+    swing, week, kinds, _ = reading
+    figures = _figures(reading)
     intervals = resampling.by_days(snapshots, directory_figures, rng)
-    swing = directory.day_swing(snapshots)
     by_hour = f"viewers ÷ live channels per UTC hour of day, {described}"
     hourly = f"mean per snapshot in each UTC hour, {described}"
-    week = directory.week_swing(snapshots)
     weekly = (
         f"hour by hour, weekend days' mean ÷ weekdays' (Sat, Sun, UTC; {week.weekend_days} "
         f"weekend days and {week.weekdays} weekdays seen)"
     )
-    kinds = directory.categories(snapshots)
     by_type = (
         f"viewer-time per typeId over {described}; {kinds.uncategorised:.1%} of live "
         "channel-time without a category"
