@@ -309,16 +309,27 @@ def sockets(pid: int) -> set[int]:
     return inodes
 
 
+def established(table: str) -> dict[int, int]:
+    """The peer port of each established TCP connection in a ``/proc/net/tcp`` table, by
+    socket inode. Keyed by inode because a table read while sockets come and go can list one
+    connection twice (the kernel resumes each chunk of the read by position)."""
+    peers: dict[int, int] = {}
+    for line in table.splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "01":  # ESTABLISHED
+            peers[int(fields[9])] = int(fields[2].rsplit(":", 1)[1], 16)
+    return peers
+
+
 def peer_ports(inodes: set[int]) -> Counter[int]:
-    """How many established TCP connections among the sockets ``inodes`` go to each port."""
-    ports: Counter[int] = Counter()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    """How many established TCP connections among the sockets ``inodes`` go to each port.
+    Each table is read twice: the kernel can skip a connection in a read while others come
+    and go, as it can list one twice, and two reads rarely both skip it."""
+    peers: dict[int, int] = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6") * 2:
         with contextlib.suppress(OSError):
-            for line in Path(table).read_text().splitlines()[1:]:
-                fields = line.split()
-                if fields[3] == "01" and int(fields[9]) in inodes:  # 01: ESTABLISHED
-                    ports[int(fields[2].rsplit(":", 1)[1], 16)] += 1
-    return ports
+            peers.update(established(Path(table).read_text()))
+    return Counter(port for inode, port in peers.items() if inode in inodes)
 
 
 def victim(fleet: Fleet, stable: Child, captures: Sequence[Child]) -> tuple[Child, int]:

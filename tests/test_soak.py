@@ -16,6 +16,7 @@ from benchmarks.soak import (
     MAX_GROWTH_MB,
     WARM_ROWS,
     Capture,
+    established,
     peer_ports,
     resource_table,
     sockets,
@@ -115,3 +116,19 @@ def test_a_process_connections_are_counted_by_peer_port() -> None:
                 for sock in accepted:
                     sock.close()
     assert ports[port] == 2
+
+
+TABLE = """\
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:A001 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 501 1 0
+   1: 0100007F:A002 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 502 1 0
+   1: 0100007F:A002 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 502 1 0
+   2: 0100007F:A003 0100007F:1F90 06 00000000:00000000 03:00000451 00000000     0        0 0 3 0
+   3: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 503 1 0
+"""
+
+
+def test_a_connection_listed_twice_in_the_table_is_counted_once() -> None:
+    """A connection a table read lists twice (sockets came and went during the read) counts
+    once; closing and listening sockets do not count."""
+    assert established(TABLE) == {501: 0x1F90, 502: 0x1F90}
