@@ -4,7 +4,7 @@ Column names passed to these functions come from the platform's code, never from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from explorer.emulator.db.engine import Store, Transaction
@@ -82,13 +82,24 @@ def update(tx: Transaction, channel_id: int, values: dict[str, Any], updated_at:
 TIER_ORDER = "c.online DESC, c.viewersCurrent DESC, c.viewersTotal DESC, c.id"
 
 
-def _tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[Any, ...]]]:
+#: The first tier's condition (type and language shared), by the index it is read in: the
+#: other field's term is written so that no index can serve it (an SQLite idiom PostgreSQL
+#: reads the same way), which leaves the planner the one range.
+_BOTH = {
+    "type": "c.typeId = ? AND c.languageId || '' = ?",
+    "language": "c.typeId + 0 = ? AND c.languageId = ?",
+}
+
+
+def _tiers(
+    type_id: int | None, language: str | None, by: str = "type"
+) -> list[tuple[str, tuple[Any, ...]]]:
     """The conditions of the tiers of listed (unsuspended) channels related to one of
-    ``type_id`` and ``language``, best first, each with its arguments: both shared, then the
-    type only, then the language only."""
+    ``type_id`` and ``language``, best first, each with its arguments: both shared (read in
+    the index of field ``by``), then the type only, then the language only."""
     found: list[tuple[str, tuple[Any, ...]]] = []
     if type_id is not None and language is not None:
-        found.append(("c.typeId = ? AND c.languageId = ?", (type_id, language)))
+        found.append((_BOTH[by], (type_id, language)))
     if type_id is not None:
         other = " AND c.languageId IS DISTINCT FROM ?" if language is not None else ""
         found.append((f"c.typeId = ?{other}", (type_id, language)[: 1 + bool(other)]))
@@ -98,13 +109,33 @@ def _tiers(type_id: int | None, language: str | None) -> list[tuple[str, tuple[A
     return [(f"c.suspended = 0 AND {where}", args) for where, args in found]
 
 
-def related_tier_sizes(db: Store, type_id: int | None, language: str | None) -> list[int]:
-    """How many listed channels each tier related to ``type_id`` and ``language`` holds
-    (a channel of that likeness is in its own first tier); no tiers when both are None."""
-    return [
-        int(db.scalar(f"SELECT COUNT(*) FROM channels c WHERE {where}", args))
-        for where, args in _tiers(type_id, language)
-    ]
+def related_tier_sizes(
+    type_id: int | None, language: str | None, count: Callable[[int | None, str | None], int]
+) -> list[int]:
+    """How many listed channels each tier related to ``type_id`` and ``language`` holds (a
+    channel of that likeness is in its own first tier; no tiers when both are None), from
+    ``count(type_id, language)``, the listed channels of a type, a language (the other None)
+    or both: each tier of :func:`_tiers` is one such count less the first tier's."""
+    both = type_id is not None and language is not None
+    first = count(type_id, language) if both else 0
+    sizes = [first] if both else []
+    if type_id is not None:
+        sizes.append(count(type_id, None) - first)
+    if language is not None:
+        sizes.append(count(None, language) - first)
+    return sizes
+
+
+def languages_of_type(db: Store, type_id: int) -> dict[str | None, int]:
+    """How many listed channels of type ``type_id`` each language has: one read of the type's
+    range of its related index, where counting one language of a type alone would read the
+    whole language's range (the planner's choice)."""
+    rows = db.all(
+        "SELECT c.languageId, COUNT(*) FROM channels c WHERE c.suspended = 0 AND c.typeId = ? "
+        "GROUP BY c.languageId",
+        (type_id,),
+    )
+    return {language: int(count) for language, count in rows}
 
 
 def related_ids(
@@ -119,10 +150,13 @@ def related_ids(
     """The ids of one page (``offset``, ``limit``) of the channels related to ``type_id`` and
     ``language``, channel ``channel_id`` left out, tier after tier; ``sizes`` are the tiers'
     sizes without that channel, so a page reads only the tiers it overlaps, in their index's
-    order."""
+    order. The first tier is read in the smaller of the type's and the language's ranges
+    (the second and third tiers' sizes tell which): the planner, left to choose, walked a
+    large language for a few channels of a small type, up to a millisecond a page."""
     skip, wanted = offset, limit
     ids: list[int] = []
-    for (where, args), count in zip(_tiers(type_id, language), sizes, strict=True):
+    by = "type" if len(sizes) < 3 or sizes[1] <= sizes[2] else "language"
+    for (where, args), count in zip(_tiers(type_id, language, by), sizes, strict=True):
         if wanted and skip < count:
             found = db.all(
                 f"SELECT c.id FROM channels c WHERE {where} AND c.id != ? "

@@ -29,28 +29,42 @@ from explorer.wire import channel_routes as channel_wire
 
 #: ``Services.caches`` key of the tiers' sizes.
 TIER_SIZES = "related-tier-sizes"
-#: Likeness pairs whose tier sizes are kept (any more, and the cache starts again).
+#: Types and languages whose counts are kept (any more, and the cache starts again).
 _KEPT = 4096
 
 
 class TierSizes:
-    """Listed channels per tier of each likeness (type, language), counted once until a
+    """Listed channels per language of each type, and per language, each counted once until a
     channel is added or removed or changes its type, language or suspension
     (``Store.grouping_version``): counting the channels of a large language holds the loop
-    for milliseconds, and viewers changing moves none of them between tiers."""
+    for milliseconds, and viewers changing moves none of them between tiers. A language's
+    count serves every likeness that has it, so a pass over a language's busiest channels
+    counts it once, not once per type."""
 
     def __init__(self) -> None:
         self.version = -1
-        self.sizes: dict[tuple[int | None, str | None], list[int]] = {}
+        self.types: dict[int, dict[str | None, int]] = {}
+        self.languages: dict[str, int] = {}
 
     def of(self, ctx: Context, likeness: tuple[int | None, str | None]) -> list[int]:
         """The sizes of the tiers of ``likeness``, the channel itself included."""
         version = ctx.store.grouping_version()
-        if version != self.version or len(self.sizes) >= _KEPT:
-            self.version, self.sizes = version, {}
-        found = self.sizes.get(likeness)
+        if version != self.version or len(self.types) + len(self.languages) >= _KEPT:
+            self.version, self.types, self.languages = version, {}, {}
+        return channels.related_tier_sizes(*likeness, lambda t, lang: self._count(ctx, t, lang))
+
+    def _count(self, ctx: Context, type_id: int | None, language: str | None) -> int:
+        """Listed channels of ``type_id`` and ``language`` (None matches any), kept."""
+        if type_id is not None:
+            languages = self.types.get(type_id)
+            if languages is None:
+                languages = self.types[type_id] = channels.languages_of_type(ctx.store, type_id)
+            return sum(languages.values()) if language is None else languages.get(language, 0)
+        assert language is not None
+        found = self.languages.get(language)
         if found is None:
-            found = self.sizes[likeness] = channels.related_tier_sizes(ctx.store, *likeness)
+            where = "c.languageId = ?"
+            found = self.languages[language] = channels.listed_count(ctx.store, where, [language])
         return found
 
 
@@ -63,7 +77,7 @@ async def related(ctx: Context) -> Any:
     sizes = ctx.services.caches.get(TIER_SIZES)
     if sizes is None:
         sizes = ctx.services.caches[TIER_SIZES] = TierSizes()
-    counts = list(sizes.of(ctx, likeness))
+    counts = sizes.of(ctx, likeness)
     if counts and not channel.suspended:
         counts[0] -= 1  # the channel is in its own first tier, and never its own relative
     page = page_of(ctx)
