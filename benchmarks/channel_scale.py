@@ -37,6 +37,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import explorer
+from benchmarks import verdict
 
 SMALL = 5000
 LARGE = 1_000_000
@@ -55,11 +56,6 @@ _FRESH = itertools.count(1)
 #: Goal: the per-row ranking cost against 5,000.
 RANK_GOAL = 1.2
 RANK_ROUNDS = 3
-
-
-def verdict(met: bool) -> str:
-    """PASS or FAIL."""
-    return "PASS" if met else "FAIL"
 
 
 @contextmanager

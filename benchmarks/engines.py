@@ -65,7 +65,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from benchmarks import listings, live_events, rest_scaleout, startup, wrk
+from benchmarks import listings, live_events, rest_scaleout, startup, verdict, wrk
 from benchmarks.channel_scale import serving
 from benchmarks.http_load import LoadResult, load
 from benchmarks.rest_server import cpu_seconds
@@ -130,11 +130,6 @@ def cluster_cpu(pid: int) -> float:
         elif int(fields[1]) == pid:
             ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def verdict(met: bool) -> str:
-    """PASS or FAIL."""
-    return "PASS" if met else "FAIL"
 
 
 def _spread(values: list[float], unit: str = "", digits: int = 0) -> str:
