@@ -37,14 +37,20 @@ def test_related_channels_are_paged(platform: Platform) -> None:
     assert len(response.json()) == 2 and int(response.headers["X-Total-Count"]) >= 2
 
 
-def _ranked(platform: Platform, channel: dict[str, Any]) -> list[int]:
-    """Every related channel's id in the documented order, from every channel at once."""
+def _listed(platform: Platform) -> list[dict[str, Any]]:
+    """Every listed channel, page by page."""
     channels: list[dict[str, Any]] = []
     for page in range(100):
         got = httpx.get(f"{platform.base_url}/channels", params={"limit": 100, "page": page})
         channels += got.json()
         if len(got.json()) < 100:
             break
+    return channels
+
+
+def _ranked(platform: Platform, channel: dict[str, Any]) -> list[int]:
+    """Every related channel's id in the documented order, from every channel at once."""
+    channels = _listed(platform)
 
     def key(other: dict[str, Any]) -> tuple[int, ...]:
         likeness = 2 * (other["typeId"] == channel["typeId"] is not None) + (
@@ -92,12 +98,7 @@ def test_related_pages_follow_the_ranking_in_either_range(platform: Platform) ->
     """The ranking holds for a channel whose language has fewer channels than its type and
     for one whose type has fewer than its language (the first tier is read in the smaller
     range)."""
-    listed: list[dict[str, Any]] = []
-    for page in range(100):
-        got = httpx.get(f"{platform.base_url}/channels", params={"limit": 100, "page": page})
-        listed += got.json()
-        if len(got.json()) < 100:
-            break
+    listed = _listed(platform)
     types = Counter(c["typeId"] for c in listed)
     languages = Counter(c["languageId"] for c in listed)
     both = [c for c in listed if c["typeId"] is not None and c["languageId"] is not None]
