@@ -138,6 +138,11 @@ def languages_of_type(db: Store, type_id: int) -> dict[str | None, int]:
     return {language: int(count) for language, count in rows}
 
 
+def language_count(db: Store, language: str) -> int:
+    """How many listed channels have language ``language``."""
+    return listed_count(db, "c.languageId = ?", [language])
+
+
 def related_ids(
     db: Store,
     type_id: int | None,

@@ -63,8 +63,7 @@ class TierSizes:
         assert language is not None
         found = self.languages.get(language)
         if found is None:
-            where = "c.languageId = ?"
-            found = self.languages[language] = channels.listed_count(ctx.store, where, [language])
+            found = self.languages[language] = channels.language_count(ctx.store, language)
         return found
 
 
